@@ -1,0 +1,176 @@
+/* The syntax tree of a description file: declarations as written, every node with the byte
+ * span it came from, names still unresolved. */
+#ifndef MDL_AST_H
+#define MDL_AST_H
+#include <stdbool.h>
+#include <stdio.h>
+#include "arena.h"
+#include "source.h"
+
+struct ast_ident {
+    const char *name;
+    struct span span;
+};
+typedef VEC(struct ast_ident) ast_idents;
+typedef VEC(long) ast_longs;
+
+enum ast_src_kind { AST_SRC_NONE, AST_SRC_NAME, AST_SRC_TEXT };
+struct ast_src {                        /* `@name` or `@"text"`: where a value comes from */
+    enum ast_src_kind kind;
+    const char *text;
+    struct span span;
+};
+
+enum ast_value_kind { AST_VAL_NUMBER, AST_VAL_RANGE, AST_VAL_IDENT, AST_VAL_STRING };
+struct ast_value {
+    enum ast_value_kind kind;
+    double lo, hi;                      /* numbers; hi == lo unless a range */
+    bool integral;                      /* written without a decimal point */
+    const char *text;                   /* number as written, identifier or string */
+    struct ast_ident unit, per;         /* `64 B/cycle`: unit B, per cycle; name NULL if absent */
+    struct ast_src src;
+    struct span span;
+};
+
+struct ast_param {                      /* `key value [unit] [@src];` in a block */
+    struct ast_ident key;
+    struct ast_value value;
+    struct span span;
+};
+
+struct ast_block {                      /* `frontend { ... }`, `cache L1D { ... }` */
+    struct ast_ident kind, name;        /* name.name NULL when absent */
+    VEC(struct ast_param) params;
+};
+
+struct ast_unit {                       /* `p0`, `U_ALU*3` in ports/units/async */
+    struct ast_ident name;
+    long count;
+    struct span count_span;
+    struct ast_src src;
+};
+
+struct ast_form {                       /* `ADD (R64, M64)`; a bare mnemonic has no list */
+    struct ast_ident mnemonic;
+    bool has_kinds;
+    ast_idents kinds;                   /* `*` is kept as the name "*" */
+    struct span span;
+};
+
+struct ast_term {                       /* `2*p06` */
+    long count;
+    struct ast_ident set;
+    struct span span;
+};
+
+struct ast_use {                        /* `U_ALU[0,2](1)*3` or `NOTHING*3` in a template */
+    struct ast_ident unit;              /* name "NOTHING" for an empty cycle */
+    bool nothing, has_instances;
+    ast_longs instances;
+    long quantity, cycles;
+    struct span span;
+};
+typedef VEC(struct ast_use) ast_cycle;
+typedef VEC(ast_cycle) ast_alt;
+
+struct ast_async_use {
+    struct ast_ident name;
+    long quantity;
+    struct span span;
+};
+
+#define AST_ATTRS(X) \
+    X(LATENCY, "latency") X(UOPS, "uops") X(TP, "tp") X(PORTS, "ports") \
+    X(TEMPLATE, "template") X(ASYNC, "async") X(CLASS, "class")
+enum ast_attr_kind {
+#define X(e, s) AST_ATTR_##e,
+    AST_ATTRS(X)
+#undef X
+    AST_ATTR_COUNT
+};
+extern const char *const ast_attr_names[];
+
+struct ast_attr {
+    enum ast_attr_kind kind;
+    struct span span;                   /* keyword to end of value */
+    struct ast_value num;               /* latency (number or range), tp */
+    long fused, unfused;                /* uops */
+    bool no_ports;                      /* `ports none` */
+    VEC(struct ast_term) terms;         /* ports */
+    VEC(ast_alt) alts;                  /* template */
+    VEC(struct ast_async_use) async;    /* async */
+    struct ast_ident cls;               /* class */
+    struct ast_src src;
+};
+typedef VEC(struct ast_attr) ast_attrs;
+
+struct ast_selector {                   /* `ADD (R64, R64)`, `{CMP, TEST} (R64, R64)`, `fp_add` */
+    ast_idents names;
+    bool has_kinds, is_set;
+    ast_idents kinds;
+    struct span span;
+};
+
+struct ast_pattern {                    /* a selector and its operands: `$a`, `_` */
+    struct ast_selector sel;
+    ast_idents operands;
+    struct span span;
+};
+
+struct ast_replace {
+    struct ast_pattern first, second;   /* second only for `++` pairs */
+    bool pair;
+    bool to_nop;                        /* `with nop ...` */
+    struct ast_form target;             /* `with FORM ...` */
+    ast_idents reads, writes;           /* `$s -> $d` */
+};
+
+struct ast_bypass {
+    struct ast_value latency;
+    int sign;                           /* +1 / -1 relative, 0 absolute */
+    struct ast_selector from, to;
+    bool memory;
+};
+
+#define AST_DECLS(X) \
+    X(MACHINE, "machine") X(INCLUDE, "include") X(SOURCE, "source") X(PORTS, "ports") \
+    X(UNITS, "units") X(ASYNC, "async") X(MAXIMUM, "maximum") X(INSN, "insn") \
+    X(CLASS, "class") X(REPLACE, "replace") X(BYPASS, "bypass") X(BLOCK, "block")
+enum ast_decl_kind {
+#define X(e, s) AST_DECL_##e,
+    AST_DECLS(X)
+#undef X
+};
+extern const char *const ast_decl_names[];
+
+struct ast_decl {
+    enum ast_decl_kind kind;
+    struct span span;
+    struct ast_ident name;              /* machine, source, class; form mnemonic for insn */
+    struct ast_ident parent;            /* machine `extends`; name NULL if none */
+    bool parent_is_path;
+    const char *text;                   /* include path, source text, insn form key */
+    struct span text_span;
+    struct ast_block block;             /* machine and parameter blocks */
+    VEC(struct ast_unit) units;         /* ports, units, async */
+    long maximum;                       /* maximum N from ... */
+    struct span maximum_span;
+    ast_idents members;                 /* maximum ... from members */
+    struct ast_form form;               /* insn */
+    ast_attrs attrs;                    /* insn, class */
+    struct ast_replace replace;
+    struct ast_bypass bypass;
+};
+
+struct ast_file {
+    uint32_t file;
+    VEC(struct ast_decl *) decls;
+};
+
+/* The canonical key of a form: `ADD (R64, M64)`, or the bare mnemonic. */
+const char *ast_form_key(struct arena *ar, const struct ast_form *f);
+
+/* Prints the tree in a stable indented form (`mdlc --dump-ast`). */
+void ast_dump(FILE *out, const struct ast_file *f);
+
+#endif

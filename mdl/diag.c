@@ -1,0 +1,113 @@
+/* Prints diagnostics in the compiler-standard shape with the offending span underlined. */
+#include "diag.h"
+#include <stdarg.h>
+#include <string.h>
+
+static const char *const diag_names[] = { "error", "warning", "note" };
+
+void diag_init(struct diag *d, const struct src_manager *sm, FILE *out)
+{
+    memset(d, 0, sizeof *d);
+    d->sm = sm;
+    d->out = out;
+    d->max_errors = 20;
+}
+
+static bool diag_count(struct diag *d, enum diag_level lvl)
+{
+    if (d->too_many)
+        return false;
+    if (lvl == DIAG_WARNING && d->werror)
+        lvl = DIAG_ERROR;
+    if (lvl == DIAG_ERROR)
+        d->errors++;
+    else if (lvl == DIAG_WARNING)
+        d->warnings++;
+    return true;
+}
+
+static void diag_after(struct diag *d)
+{
+    if (d->max_errors && d->errors >= d->max_errors && !d->too_many) {
+        d->too_many = true;
+        fprintf(d->out, "mdlc: fatal: too many errors (%u), stopping\n", d->errors);
+    }
+}
+
+/* Bytes that would garble a terminal are shown as '?', one column each, so the
+ * underline stays aligned; UTF-8 continuation bytes take no column of their own. */
+static void diag_echo_line(FILE *out, const char *line, size_t len)
+{
+    for (size_t i = 0; i < len; i++) {
+        unsigned char c = (unsigned char)line[i];
+        fputc(c == '\t' || c >= 0x80 || (c >= 0x20 && c != 0x7f) ? c : '?', out);
+    }
+    fputc('\n', out);
+}
+
+static void diag_underline(FILE *out, const char *line, size_t len, size_t from, size_t to)
+{
+    for (size_t i = 0; i < from && i < len; i++) {
+        unsigned char c = (unsigned char)line[i];
+        if ((c & 0xC0) != 0x80)
+            fputc(c == '\t' ? '\t' : ' ', out);
+    }
+    fputc('^', out);
+    for (size_t i = from + 1; i < to && i < len; i++)
+        if (((unsigned char)line[i] & 0xC0) != 0x80)
+            fputc('~', out);
+    fputc('\n', out);
+}
+
+static void diag_source(struct diag *d, struct span at)
+{
+    size_t len;
+    const char *line = src_line(d->sm, at.file, at.lo, &len);
+    size_t from = (size_t)(d->sm->files[at.file]->text + at.lo - line);
+    size_t to = from + (at.hi > at.lo ? at.hi - at.lo : 1);
+    diag_echo_line(d->out, line, len);
+    diag_underline(d->out, line, len, from, to > len ? (len > from ? len : from + 1) : to);
+}
+
+void diag_at(struct diag *d, enum diag_level lvl, struct span at, const char *fmt, ...)
+{
+    if (!diag_count(d, lvl))
+        return;
+    if (lvl == DIAG_WARNING && d->werror)
+        lvl = DIAG_ERROR;
+    const struct src_file *f = src_get(d->sm, at.file);
+    unsigned line = 0, col = 0;
+    if (f) {
+        if (at.lo > f->len) at.lo = (uint32_t)f->len;
+        if (at.hi > f->len) at.hi = (uint32_t)f->len;
+        src_position(d->sm, at.file, at.lo, &line, &col);
+        fprintf(d->out, "%s:%u:%u: %s: ", f->path, line, col, diag_names[lvl]);
+    } else {
+        fprintf(d->out, "mdlc: %s: ", diag_names[lvl]);
+    }
+    va_list ap;
+    va_start(ap, fmt);
+    vfprintf(d->out, fmt, ap);
+    va_end(ap);
+    fputc('\n', d->out);
+    if (f)
+        diag_source(d, at);
+    diag_after(d);
+}
+
+void diag_plain(struct diag *d, enum diag_level lvl, const char *fmt, ...)
+{
+    if (!diag_count(d, lvl))
+        return;
+    if (lvl == DIAG_WARNING && d->werror)
+        lvl = DIAG_ERROR;
+    fprintf(d->out, "mdlc: %s: ", diag_names[lvl]);
+    va_list ap;
+    va_start(ap, fmt);
+    vfprintf(d->out, fmt, ap);
+    va_end(ap);
+    fputc('\n', d->out);
+    diag_after(d);
+}
+
+bool diag_failed(const struct diag *d) { return d->errors > 0; }

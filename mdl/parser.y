@@ -1,0 +1,514 @@
+/* Grammar of the machine description language (spec.md is its prose). A file is a flat list
+ * of declarations; a syntax error skips to the next ';' or '}' so one run reports many. */
+%define api.pure full
+%define parse.error custom
+%define api.location.type {struct span}
+%locations
+%expect 0
+%param {void *scanner}
+%parse-param {struct parse_ctx *px}
+
+%code requires {
+#include "ast.h"
+#include "diag.h"
+struct parse_ctx {
+    struct arena *ar;
+    struct diag *diag;
+    const struct src_file *src;
+    struct ast_file *out;
+};
+}
+
+%code provides {
+int mdl_lex(YYSTYPE *lval, YYLTYPE *lloc, void *scanner);
+}
+
+%code {
+#include <stdlib.h>
+#include <string.h>
+#include "lexer.h"
+#include "parse.h"
+
+#define YYLLOC_DEFAULT(Cur, Rhs, N) do { \
+        if (N) { \
+            (Cur).file = YYRHSLOC(Rhs, 1).file; \
+            (Cur).lo = YYRHSLOC(Rhs, 1).lo; \
+            (Cur).hi = YYRHSLOC(Rhs, N).hi; \
+        } else { \
+            (Cur).file = YYRHSLOC(Rhs, 0).file; \
+            (Cur).lo = (Cur).hi = YYRHSLOC(Rhs, 0).hi; \
+        } \
+    } while (0)
+
+#define NEW(T) ((T *)arena_alloc(px->ar, sizeof(T)))
+#define PUSH(vec, item) vec_push(px->ar, (vec), (item))
+
+/* Stops the parse after too many errors by feeding it an end of file. */
+struct lex_ctx *yyget_extra(void *scanner);
+
+static int yylex(YYSTYPE *lval, YYLTYPE *lloc, void *scanner)
+{
+    struct lex_ctx *cx = yyget_extra(scanner);
+    int tok = cx->diag->too_many ? 0 : mdl_lex(lval, lloc, scanner);
+    if (tok == 0)
+        *lloc = (struct span){ cx->file, cx->pos, cx->pos };
+    cx->prev = cx->cur;
+    cx->cur = *lloc;
+    return tok;
+}
+
+/* Only bison's own failures (stack exhausted) come here; syntax errors go through
+ * yyreport_syntax_error. */
+static void yyerror(YYLTYPE *loc, void *scanner, struct parse_ctx *px, const char *msg)
+{
+    (void)scanner;
+    diag_error(px->diag, *loc, "%s", msg);
+}
+
+static struct ast_ident mkident(const char *name, struct span at)
+{
+    return (struct ast_ident){ name, at };
+}
+
+static struct ast_decl *mkdecl(struct parse_ctx *px, enum ast_decl_kind kind, struct span at)
+{
+    struct ast_decl *d = NEW(struct ast_decl);
+    d->kind = kind;
+    d->span = at;
+    return d;
+}
+
+static struct ast_value mknumber(const char *text, double v, struct span at)
+{
+    struct ast_value val = { .kind = AST_VAL_NUMBER, .lo = v, .hi = v, .text = text, .span = at };
+    val.integral = strchr(text, '.') == NULL;
+    return val;
+}
+}
+
+%union {
+    char *str;
+    double num;
+    struct ast_decl *decl;
+    struct ast_ident ident;
+    struct ast_value *value;
+    struct ast_src src;
+    struct ast_form *form;
+    struct ast_attr *attr;
+    ast_attrs *attrs;
+    ast_idents *idents;
+    struct ast_unit unit;
+    struct ast_block *block;
+    struct ast_param *param;
+    struct ast_term term;
+    struct ast_use *use;
+    ast_cycle *cycle;
+    ast_alt *alt;
+    struct ast_selector *sel;
+    struct ast_pattern *pattern;
+    struct ast_replace *replace;
+    struct ast_bypass *bypass;
+    struct ast_decl *units;
+    ast_longs *longs;
+    long ival;
+}
+
+%token <str> IDENT "identifier" VAR "variable" STRING "string"
+%token <str> INTEGER "integer" DECIMAL "number"
+%token MACHINE "'machine'" EXTENDS "'extends'" INCLUDE "'include'" SOURCE "'source'"
+%token PORTS "'ports'" UNITS "'units'" ASYNC "'async'" MAXIMUM "'maximum'" FROM "'from'"
+%token INSN "'insn'" CLASS "'class'" REPLACE "'replace'" WITH "'with'" NOP "'nop'"
+%token BYPASS "'bypass'" LATENCY "'latency'" FOR "'for'" MEMORY "'memory'"
+%token TEMPLATE "'template'" UOPS "'uops'" TP "'tp'" NOTHING "'NOTHING'" NONE "'none'"
+%token ARROW "'->'" DOTDOT "'..'" PLUSPLUS "'++'"
+
+%type <decl> decl machine_decl block_decl units_decl
+%type <ident> ident class_name block_kind param_key
+%type <value> number number_or_range value
+%type <src> src_opt
+%type <form> form
+%type <idents> kinds kind_list ident_list operands var_list
+%type <ident> kind operand
+%type <attrs> attrs
+%type <attr> attr attr_body async_list
+%type <unit> unit
+%type <block> params block_body
+%type <param> param
+%type <term> term
+%type <attr> mapping alts
+%type <use> use
+%type <cycle> cycle
+%type <alt> alt
+%type <sel> selector
+%type <pattern> pattern
+%type <ival> count_opt quantity_opt repeat_opt
+%type <replace> replacement flow
+%type <bypass> bypass_latency
+%type <units> unit_list
+%type <longs> instances_opt int_list
+
+%%
+
+file
+    : %empty
+    | file decl             { if ($2) PUSH(&px->out->decls, $2); }
+    ;
+
+decl
+    : machine_decl
+    | block_decl
+    | units_decl
+    | INCLUDE STRING ';'
+        { $$ = mkdecl(px, AST_DECL_INCLUDE, @$); $$->text = $2; $$->text_span = @2; }
+    | SOURCE ident STRING ';'
+        { $$ = mkdecl(px, AST_DECL_SOURCE, @$); $$->name = $2; $$->text = $3; $$->text_span = @3; }
+    | MAXIMUM INTEGER FROM ident_list ';'
+        { $$ = mkdecl(px, AST_DECL_MAXIMUM, @$); $$->maximum = (long)atol($2);
+          $$->maximum_span = @2; $$->members = *$4; }
+    | INSN form attrs ';'
+        { $$ = mkdecl(px, AST_DECL_INSN, @$); $$->form = *$2; $$->name = $2->mnemonic; $$->attrs = *$3;
+          $$->text = ast_form_key(px->ar, $2); }
+    | CLASS class_name attrs ';'
+        { $$ = mkdecl(px, AST_DECL_CLASS, @$); $$->name = $2; $$->attrs = *$3; }
+    | REPLACE pattern WITH replacement ';'
+        { $$ = mkdecl(px, AST_DECL_REPLACE, @$); $$->replace = *$4; $$->replace.first = *$2; }
+    | REPLACE pattern PLUSPLUS pattern WITH replacement ';'
+        { $$ = mkdecl(px, AST_DECL_REPLACE, @$); $$->replace = *$6;
+          $$->replace.first = *$2; $$->replace.second = *$4; $$->replace.pair = true; }
+    | BYPASS LATENCY bypass_latency FOR selector ARROW selector ';'
+        { $$ = mkdecl(px, AST_DECL_BYPASS, @$); $$->bypass = *$3;
+          $$->bypass.from = *$5; $$->bypass.to = *$7; }
+    | BYPASS LATENCY bypass_latency FOR selector ARROW MEMORY selector ';'
+        { $$ = mkdecl(px, AST_DECL_BYPASS, @$); $$->bypass = *$3;
+          $$->bypass.from = *$5; $$->bypass.to = *$8; $$->bypass.memory = true; }
+    | error ';'             { $$ = NULL; yyerrok; }
+    | error '}'             { $$ = NULL; yyerrok; }
+    ;
+
+machine_decl
+    : MACHINE ident block_body
+        { $$ = mkdecl(px, AST_DECL_MACHINE, @$); $$->name = $2; $$->block = *$3;
+          $$->block.kind = mkident("machine", @1); $$->block.name = $2; }
+    | MACHINE ident EXTENDS ident block_body
+        { $$ = mkdecl(px, AST_DECL_MACHINE, @$); $$->name = $2; $$->parent = $4; $$->block = *$5;
+          $$->block.kind = mkident("machine", @1); $$->block.name = $2; }
+    | MACHINE ident EXTENDS STRING block_body
+        { $$ = mkdecl(px, AST_DECL_MACHINE, @$); $$->name = $2; $$->parent = mkident($4, @4);
+          $$->parent_is_path = true; $$->block = *$5;
+          $$->block.kind = mkident("machine", @1); $$->block.name = $2; }
+    ;
+
+block_decl
+    : block_kind block_body
+        { $$ = mkdecl(px, AST_DECL_BLOCK, @$); $$->block = *$2; $$->block.kind = $1; $$->name = $1; }
+    | block_kind ident block_body
+        { $$ = mkdecl(px, AST_DECL_BLOCK, @$); $$->block = *$3; $$->block.kind = $1;
+          $$->block.name = $2; $$->name = $2; }
+    ;
+
+block_kind
+    : IDENT                 { $$ = mkident($1, @1); }
+    | MEMORY                { $$ = mkident("memory", @1); }
+    ;
+
+block_body
+    : '{' params '}'        { $$ = $2; }
+    | '{' params error '}'  { $$ = $2; yyerrok; }
+    ;
+
+params
+    : %empty                { $$ = NEW(struct ast_block); }
+    | params param          { $$ = $1; PUSH(&$$->params, *$2); }
+    | params error ';'      { $$ = $1; yyerrok; }
+    ;
+
+param
+    : param_key value src_opt ';'
+        { $$ = NEW(struct ast_param); $$->key = $1; $$->value = *$2; $$->value.src = $3; $$->span = @$; }
+    ;
+
+param_key
+    : IDENT                 { $$ = mkident($1, @1); }
+    | LATENCY               { $$ = mkident("latency", @1); }
+    ;
+
+value
+    : number_or_range
+    | number_or_range IDENT
+        { $$ = $1; $$->unit = mkident($2, @2); $$->span = @$; }
+    | number_or_range IDENT '/' IDENT
+        { $$ = $1; $$->unit = mkident($2, @2); $$->per = mkident($4, @4); $$->span = @$; }
+    | IDENT                 { $$ = NEW(struct ast_value); $$->kind = AST_VAL_IDENT; $$->text = $1; $$->span = @$; }
+    | NONE                  { $$ = NEW(struct ast_value); $$->kind = AST_VAL_IDENT; $$->text = "none"; $$->span = @$; }
+    | STRING                { $$ = NEW(struct ast_value); $$->kind = AST_VAL_STRING; $$->text = $1; $$->span = @$; }
+    ;
+
+number
+    : INTEGER               { $$ = NEW(struct ast_value); *$$ = mknumber($1, atof($1), @1); }
+    | DECIMAL               { $$ = NEW(struct ast_value); *$$ = mknumber($1, atof($1), @1); }
+    ;
+
+number_or_range
+    : number
+    | number DOTDOT number
+        { $$ = $1; $$->kind = AST_VAL_RANGE; $$->hi = $3->lo;
+          $$->integral = $1->integral && $3->integral;
+          $$->text = arena_printf(px->ar, "%s..%s", $1->text, $3->text); $$->span = @$; }
+    ;
+
+src_opt
+    : %empty                { $$ = (struct ast_src){ AST_SRC_NONE, NULL, @$ }; }
+    | '@' IDENT             { $$ = (struct ast_src){ AST_SRC_NAME, $2, @$ }; }
+    | '@' STRING            { $$ = (struct ast_src){ AST_SRC_TEXT, $2, @$ }; }
+    ;
+
+ident
+    : IDENT                 { $$ = mkident($1, @1); }
+    ;
+
+ident_list
+    : ident                 { $$ = NEW(ast_idents); PUSH($$, $1); }
+    | ident_list ',' ident  { $$ = $1; PUSH($$, $3); }
+    ;
+
+units_decl
+    : PORTS unit_list ';'   { $$ = $2; $$->kind = AST_DECL_PORTS; $$->span = @$; }
+    | UNITS unit_list ';'   { $$ = $2; $$->kind = AST_DECL_UNITS; $$->span = @$; }
+    | ASYNC unit_list ';'   { $$ = $2; $$->kind = AST_DECL_ASYNC; $$->span = @$; }
+    ;
+
+unit_list
+    : unit                  { $$ = mkdecl(px, AST_DECL_UNITS, @$); PUSH(&$$->units, $1); }
+    | unit_list ',' unit    { $$ = $1; PUSH(&$$->units, $3); }
+    ;
+
+unit
+    : ident count_opt src_opt
+        { $$ = (struct ast_unit){ .name = $1, .count = $2, .count_span = @2, .src = $3 };
+          if (!$2) { $$.count = 1; $$.count_span = @1; } }
+    ;
+
+count_opt
+    : %empty                { $$ = 0; }
+    | '*' INTEGER           { $$ = atol($2); }
+    ;
+
+form
+    : ident                 { $$ = NEW(struct ast_form); $$->mnemonic = $1; $$->span = @$; }
+    | ident kinds           { $$ = NEW(struct ast_form); $$->mnemonic = $1; $$->has_kinds = true;
+                              $$->kinds = *$2; $$->span = @$; }
+    ;
+
+kinds
+    : '(' ')'               { $$ = NEW(ast_idents); }
+    | '(' kind_list ')'     { $$ = $2; }
+    ;
+
+kind_list
+    : kind                  { $$ = NEW(ast_idents); PUSH($$, $1); }
+    | kind_list ',' kind    { $$ = $1; PUSH($$, $3); }
+    ;
+
+kind
+    : IDENT                 { $$ = mkident($1, @1); }
+    | INTEGER               { $$ = mkident($1, @1); }
+    | '*'                   { $$ = mkident("*", @1); }
+    ;
+
+class_name
+    : IDENT                 { $$ = mkident($1, @1); }
+    | NOP                   { $$ = mkident("nop", @1); }
+    ;
+
+attrs
+    : %empty                { $$ = NEW(ast_attrs); }
+    | attrs attr            { $$ = $1; PUSH($$, *$2); }
+    ;
+
+attr
+    : attr_body src_opt     { $$ = $1; $$->src = $2; $$->span = @$; }
+    ;
+
+attr_body
+    : LATENCY number_or_range
+        { $$ = NEW(struct ast_attr); $$->kind = AST_ATTR_LATENCY; $$->num = *$2; }
+    | UOPS INTEGER
+        { $$ = NEW(struct ast_attr); $$->kind = AST_ATTR_UOPS; $$->fused = $$->unfused = atol($2);
+          $$->num = mknumber($2, atof($2), @2); }
+    | UOPS INTEGER '/' INTEGER
+        { $$ = NEW(struct ast_attr); $$->kind = AST_ATTR_UOPS; $$->fused = atol($2); $$->unfused = atol($4);
+          $$->num = mknumber($2, atof($2), @2); $$->num.span = span_join(@2, @4); }
+    | TP number
+        { $$ = NEW(struct ast_attr); $$->kind = AST_ATTR_TP; $$->num = *$2; }
+    | PORTS NONE
+        { $$ = NEW(struct ast_attr); $$->kind = AST_ATTR_PORTS; $$->no_ports = true; }
+    | PORTS mapping         { $$ = $2; }
+    | TEMPLATE '=' alts     { $$ = $3; }
+    | ASYNC async_list      { $$ = $2; }
+    | CLASS class_name
+        { $$ = NEW(struct ast_attr); $$->kind = AST_ATTR_CLASS; $$->cls = $2; }
+    ;
+
+mapping
+    : term                  { $$ = NEW(struct ast_attr); $$->kind = AST_ATTR_PORTS; PUSH(&$$->terms, $1); }
+    | mapping '+' term      { $$ = $1; PUSH(&$$->terms, $3); }
+    ;
+
+term
+    : INTEGER '*' ident     { $$ = (struct ast_term){ atol($1), $3, @$ }; }
+    ;
+
+async_list
+    : ident quantity_opt
+        { $$ = NEW(struct ast_attr); $$->kind = AST_ATTR_ASYNC;
+          PUSH(&$$->async, ((struct ast_async_use){ $1, $2 ? $2 : 1, @$ })); }
+    | async_list ',' ident quantity_opt
+        { $$ = $1; PUSH(&$$->async, ((struct ast_async_use){ $3, $4 ? $4 : 1, span_join(@3, @4) })); }
+    ;
+
+alts
+    : alt                   { $$ = NEW(struct ast_attr); $$->kind = AST_ATTR_TEMPLATE; PUSH(&$$->alts, *$1); }
+    | alts '|' alt          { $$ = $1; PUSH(&$$->alts, *$3); }
+    ;
+
+alt
+    : cycle                 { $$ = NEW(ast_alt); PUSH($$, *$1); }
+    | alt ',' cycle         { $$ = $1; PUSH($$, *$3); }
+    ;
+
+cycle
+    : use                   { $$ = NEW(ast_cycle); PUSH($$, *$1); }
+    | cycle '+' use         { $$ = $1; PUSH($$, *$3); }
+    ;
+
+use
+    : ident instances_opt quantity_opt repeat_opt
+        { $$ = NEW(struct ast_use); $$->unit = $1; $$->span = @$;
+          if ($2) { $$->has_instances = true; $$->instances = *$2; }
+          $$->quantity = $3 ? $3 : 1; $$->cycles = $4 ? $4 : 1; }
+    | NOTHING repeat_opt
+        { $$ = NEW(struct ast_use); $$->unit = mkident("NOTHING", @1); $$->nothing = true;
+          $$->span = @$; $$->quantity = 1; $$->cycles = $2 ? $2 : 1; }
+    ;
+
+instances_opt
+    : %empty                { $$ = NULL; }
+    | '[' int_list ']'      { $$ = $2; }
+    ;
+
+int_list
+    : INTEGER               { $$ = arena_alloc(px->ar, sizeof *$$); PUSH($$, atol($1)); }
+    | int_list ',' INTEGER  { $$ = $1; PUSH($$, atol($3)); }
+    ;
+
+quantity_opt
+    : %empty                { $$ = 0; }
+    | '(' INTEGER ')'       { $$ = atol($2); if (!$$) $$ = -1; }
+    ;
+
+repeat_opt
+    : %empty                { $$ = 0; }
+    | '*' INTEGER           { $$ = atol($2); if (!$$) $$ = -1; }
+    ;
+
+selector
+    : ident
+        { $$ = NEW(struct ast_selector); PUSH(&$$->names, $1); $$->span = @$; }
+    | ident kinds
+        { $$ = NEW(struct ast_selector); PUSH(&$$->names, $1); $$->has_kinds = true; $$->kinds = *$2; $$->span = @$; }
+    | '{' ident_list '}'
+        { $$ = NEW(struct ast_selector); $$->names = *$2; $$->is_set = true; $$->span = @$; }
+    | '{' ident_list '}' kinds
+        { $$ = NEW(struct ast_selector); $$->names = *$2; $$->is_set = true; $$->has_kinds = true;
+          $$->kinds = *$4; $$->span = @$; }
+    ;
+
+pattern
+    : selector              { $$ = NEW(struct ast_pattern); $$->sel = *$1; $$->span = @$; }
+    | selector operands     { $$ = NEW(struct ast_pattern); $$->sel = *$1; $$->operands = *$2; $$->span = @$; }
+    ;
+
+operands
+    : operand               { $$ = NEW(ast_idents); PUSH($$, $1); }
+    | operands ',' operand  { $$ = $1; PUSH($$, $3); }
+    ;
+
+operand
+    : VAR                   { $$ = mkident($1, @1); }
+    | IDENT                 { $$ = mkident($1, @1); }
+    ;
+
+replacement
+    : NOP flow              { $$ = $2; $$->to_nop = true; }
+    | form flow             { $$ = $2; $$->target = *$1; }
+    ;
+
+flow
+    : %empty                { $$ = NEW(struct ast_replace); }
+    | var_list              { $$ = NEW(struct ast_replace); $$->reads = *$1; }
+    | ARROW var_list        { $$ = NEW(struct ast_replace); $$->writes = *$2; }
+    | var_list ARROW var_list
+        { $$ = NEW(struct ast_replace); $$->reads = *$1; $$->writes = *$3; }
+    ;
+
+var_list
+    : VAR                   { $$ = NEW(ast_idents); PUSH($$, mkident($1, @1)); }
+    | var_list ',' VAR      { $$ = $1; PUSH($$, mkident($3, @3)); }
+    ;
+
+bypass_latency
+    : number                { $$ = NEW(struct ast_bypass); $$->latency = *$1; }
+    | '+' number            { $$ = NEW(struct ast_bypass); $$->latency = *$2; $$->sign = 1; $$->latency.span = @$; }
+    | '-' number            { $$ = NEW(struct ast_bypass); $$->latency = *$2; $$->sign = -1; $$->latency.span = @$; }
+    ;
+
+%%
+
+/* Token names without bison's quoting: "'machine'" stays, "\"identifier\"" loses its quotes. */
+static const char *parse_token_name(yysymbol_kind_t sym)
+{
+    if (sym == YYSYMBOL_YYEOF)
+        return "end of file";
+    const char *name = yysymbol_name(sym);
+    if (name[0] == '"') {
+        static char buf[64];
+        size_t n = strlen(name);
+        snprintf(buf, sizeof buf, "%.*s", (int)(n >= 2 ? n - 2 : 0), name + 1);
+        return buf;
+    }
+    return name;
+}
+
+static int yyreport_syntax_error(const yypcontext_t *ctx, void *scanner, struct parse_ctx *px)
+{
+    enum { MAX_EXPECTED = 5 };
+    yysymbol_kind_t expected[MAX_EXPECTED];
+    int n = yypcontext_expected_tokens(ctx, expected, MAX_EXPECTED);
+    yysymbol_kind_t la = yypcontext_token(ctx);
+    struct span at = *yypcontext_location(ctx);
+    char found[128];
+    if (la == YYSYMBOL_IDENT || la == YYSYMBOL_INTEGER || la == YYSYMBOL_DECIMAL || la == YYSYMBOL_VAR)
+        snprintf(found, sizeof found, "%s '%.*s'", parse_token_name(la),
+                 (int)(at.hi - at.lo > 40 ? 40 : at.hi - at.lo), px->src->text + at.lo);
+    else
+        snprintf(found, sizeof found, "%s", parse_token_name(la));
+    char want[256] = "";
+    size_t len = 0;
+    for (int i = 0; i < n && len < sizeof want; i++)
+        len += (size_t)snprintf(want + len, sizeof want - len, "%s%s",
+                                i == 0 ? "" : i == n - 1 ? " or " : ", ", parse_token_name(expected[i]));
+    struct lex_ctx *cx = yyget_extra(scanner);
+    unsigned prev_line, line, col;
+    src_position(px->diag->sm, at.file, cx->prev.hi, &prev_line, &col);
+    src_position(px->diag->sm, at.file, at.lo, &line, &col);
+    /* A missing ';' is noticed on the next line; the place to fix is the end of the last one. */
+    if (n > 0 && cx->prev.hi > 0 && line > prev_line)
+        diag_error(px->diag, cx->prev, "expected %s after '%.*s'", want,
+                   (int)(cx->prev.hi - cx->prev.lo > 40 ? 40 : cx->prev.hi - cx->prev.lo),
+                   px->src->text + cx->prev.lo);
+    else if (n > 0)
+        diag_error(px->diag, at, "expected %s, found %s", want, found);
+    else
+        diag_error(px->diag, at, "unexpected %s", found);
+    return 0;
+}

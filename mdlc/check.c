@@ -1,0 +1,664 @@
+/* Semantic checks of a resolved description. Every check reports at the span of the offending
+ * text and goes on, so one run lists every mistake; nothing here changes what was declared. */
+#include "check.h"
+#include <math.h>
+#include <string.h>
+#include "resolve.h"
+
+const char *const check_class_names[] = {
+#define X(e, s, doc) s,
+#include "class.def"
+#undef X
+};
+const size_t check_class_count = sizeof check_class_names / sizeof *check_class_names;
+
+const char *const param_block_names[PB_COUNT] = {
+#define B(e, s) s,
+#include "param_blocks.def"
+#undef B
+};
+
+const struct param_info param_table[P_COUNT] = {
+#define X(blk, key, dim, en, lo, hi, doc) { PB_##blk, #key, DIM_##dim, #en, lo, hi, doc },
+#include "param.def"
+#undef X
+};
+
+static const struct { const char *type, *name; } enum_values[] = {
+#define X(t, e, s) { #t, s },
+#include "enum.def"
+#undef X
+};
+enum { N_ENUM_VALUES = sizeof enum_values / sizeof *enum_values };
+
+int check_class_index(const char *name)
+{
+    for (size_t i = 0; i < check_class_count; i++)
+        if (strcmp(name, check_class_names[i]) == 0)
+            return (int)i;
+    return -1;
+}
+
+static struct diag *D(const struct program *p) { return p->diag; }
+
+/* "; did you mean 'x'?" or "" */
+static const char *suggestion(const struct program *p, const char *word, const char *const *cands, size_t n)
+{
+    const char *s = resolve_suggest(word, cands, n);
+    return s ? arena_printf(p->ar, "; did you mean '%s'?", s) : "";
+}
+
+/* ---- units -------------------------------------------------------------------------------- */
+
+uint64_t check_unit_atoms(const struct prog_unit *u)
+{
+    if (u->async || u->first + (unsigned)u->unit->count > CHECK_MAX_ATOMS)
+        return 0;
+    uint64_t bits = u->unit->count >= 64 ? ~0ull : (1ull << u->unit->count) - 1;
+    return bits << u->first;
+}
+
+uint64_t check_unit_set(const struct program *p, const char *name)
+{
+    const struct prog_unit *u = map_get(&p->unit_map, name);
+    if (u)
+        return check_unit_atoms(u);
+    size_t len = strlen(name);
+    char buf[128];
+    if (len >= sizeof buf)
+        return 0;
+    for (size_t k = 1; k < len; k++) {
+        uint64_t set = 0;
+        memcpy(buf, name, k);
+        buf[k + 1] = '\0';
+        size_t c;
+        for (c = k; c < len; c++) {
+            buf[k] = name[c];
+            const struct prog_unit *part = map_get(&p->unit_map, buf);
+            if (!part || part->async || part->unit->count != 1)
+                break;
+            set |= check_unit_atoms(part);
+        }
+        if (c == len)
+            return set;
+    }
+    return 0;
+}
+
+const char *check_atom_name(const struct program *p, unsigned atom)
+{
+    for (size_t i = 0; i < p->units.n; i++) {
+        const struct prog_unit *u = p->units.v[i];
+        if (u->async || atom < u->first || atom >= u->first + (unsigned)u->unit->count)
+            continue;
+        if (u->unit->count == 1)
+            return u->unit->name.name;
+        return arena_printf(p->ar, "%s[%u]", u->unit->name.name, atom - u->first);
+    }
+    return "?";
+}
+
+static void check_units(struct program *p)
+{
+    for (size_t i = 0; i < p->units.n; i++) {
+        struct prog_unit *u = p->units.v[i];
+        if (u->unit->count < 1 || u->unit->count > CHECK_MAX_ATOMS) {
+            diag_error(D(p), u->unit->count_span, "the count of '%s' must be between 1 and %d",
+                       u->unit->name.name, CHECK_MAX_ATOMS);
+            continue;
+        }
+        if (u->async) {
+            u->first = p->n_async++;
+            continue;
+        }
+        if (p->n_atoms + (unsigned)u->unit->count > CHECK_MAX_ATOMS) {
+            diag_error(D(p), u->unit->name.span, "too many unit instances: at most %d in one machine",
+                       CHECK_MAX_ATOMS);
+            u->first = CHECK_MAX_ATOMS;     /* denotes no instance from now on */
+            continue;
+        }
+        u->first = p->n_atoms;
+        p->n_atoms += (unsigned)u->unit->count;
+    }
+}
+
+/* Names of all units, for suggestions. */
+static const char *const *unit_names(const struct program *p, size_t *n)
+{
+    const char **names = arena_alloc(p->ar, (p->units.n + 1) * sizeof *names);
+    for (size_t i = 0; i < p->units.n; i++)
+        names[i] = p->units.v[i]->unit->name.name;
+    *n = p->units.n;
+    return names;
+}
+
+/* Resolves a mapping or template unit reference; reports unknown or async names. */
+static uint64_t check_unit_ref(const struct program *p, const struct ast_ident *id, const char *where)
+{
+    const struct prog_unit *u = map_get(&p->unit_map, id->name);
+    if (u && u->async) {
+        diag_error(D(p), id->span, "'%s' is an asynchronous resource; use it with 'async %s(N)', not in %s",
+                   id->name, id->name, where);
+        return 0;
+    }
+    uint64_t set = check_unit_set(p, id->name);
+    if (!set) {
+        size_t n;
+        const char *const *names = unit_names(p, &n);
+        diag_error(D(p), id->span, "unknown port or unit '%s' in %s%s", id->name, where,
+                   suggestion(p, id->name, names, n));
+    }
+    return set;
+}
+
+/* ---- sources ------------------------------------------------------------------------------ */
+
+static void check_src(const struct program *p, const struct ast_src *s)
+{
+    if (s->kind != AST_SRC_NAME || map_get(&p->source_map, s->text))
+        return;
+    const char **names = arena_alloc(p->ar, (p->sources.n + 1) * sizeof *names);
+    for (size_t i = 0; i < p->sources.n; i++)
+        names[i] = p->sources.v[i]->name.name;
+    diag_error(D(p), s->span, "unknown source '%s'; declare it with 'source %s \"...\";'%s", s->text, s->text,
+               suggestion(p, s->text, names, p->sources.n));
+}
+
+/* ---- parameter blocks --------------------------------------------------------------------- */
+
+static enum param_id param_lookup(enum param_block blk, const char *key)
+{
+    for (int i = 0; i < P_COUNT; i++)
+        if (param_table[i].block == blk && strcmp(param_table[i].key, key) == 0)
+            return (enum param_id)i;
+    return P_COUNT;
+}
+
+static void param_unknown(struct program *p, const struct prog_block *b, const struct ast_param *pa)
+{
+    const char *keys[P_COUNT];
+    size_t n = 0;
+    for (int i = 0; i < P_COUNT; i++)
+        if (param_table[i].block == b->kind)
+            keys[n++] = param_table[i].key;
+    diag_error(D(p), pa->key.span, "unknown key '%s' in a %s block%s", pa->key.name,
+               param_block_names[b->kind], suggestion(p, pa->key.name, keys, n));
+}
+
+static double unit_scale(const char *unit, const char *const *names, const double *scales, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (strcmp(unit, names[i]) == 0)
+            return scales[i];
+    return 0;
+}
+
+static const char *const size_units[] = { "B", "KiB", "MiB", "GiB" };
+static const double size_scales[] = { 1, 1024, 1048576, 1073741824 };
+
+/* Checks the unit of a numeric value for its dimension; returns the scale to base units. */
+static double param_scale(struct program *p, const struct param_info *pi, const struct ast_value *v)
+{
+    const char *u = v->unit.name, *per = v->per.name;
+    switch (pi->dim) {
+    case DIM_COUNT:
+        if (u) {
+            diag_error(D(p), v->unit.span, "'%s' is a count and takes no unit", pi->key);
+            return 0;
+        }
+        if (!v->integral) {
+            diag_error(D(p), v->span, "'%s' must be a whole number, got %s", pi->key, v->text);
+            return 0;
+        }
+        return 1;
+    case DIM_CYCLES:
+        if (u && (per || (strcmp(u, "cycles") != 0 && strcmp(u, "cycle") != 0))) {
+            diag_error(D(p), span_join(v->unit.span, per ? v->per.span : v->unit.span),
+                       "'%s' is a time: write it in cycles", pi->key);
+            return 0;
+        }
+        return 1;
+    case DIM_BYTES:
+    case DIM_BANDWIDTH: {
+        bool bw = pi->dim == DIM_BANDWIDTH;
+        double s = u ? unit_scale(u, size_units, size_scales, 4) : 0;
+        bool per_ok = bw ? per && (strcmp(per, "cycle") == 0) : !per;
+        if (!s || !per_ok) {
+            diag_error(D(p), u ? span_join(v->unit.span, per ? v->per.span : v->unit.span) : v->span,
+                       bw ? "'%s' is a bandwidth: write it as bytes per cycle, e.g. '64 B/cycle'"
+                          : "'%s' is a size: give it a unit, B, KiB, MiB or GiB", pi->key);
+            return 0;
+        }
+        return s;
+    }
+    default:
+        return 0;
+    }
+}
+
+static void param_enum(struct program *p, const struct param_info *pi, const struct ast_param *pa,
+                       struct param_val *out)
+{
+    const char *names[N_ENUM_VALUES];
+    size_t n = 0;
+    int idx = -1;
+    for (size_t i = 0; i < N_ENUM_VALUES; i++) {
+        if (strcmp(enum_values[i].type, pi->enum_type) != 0)
+            continue;
+        if (pa->value.kind == AST_VAL_IDENT && strcmp(enum_values[i].name, pa->value.text) == 0)
+            idx = (int)n;
+        names[n++] = enum_values[i].name;
+    }
+    if (idx >= 0) {
+        out->str = names[idx];
+        out->enum_index = idx;
+        out->set = true;
+        return;
+    }
+    char list[256] = "";
+    for (size_t i = 0, len = 0; i < n; i++)
+        len += (size_t)snprintf(list + len, sizeof list - len, "%s%s", i ? ", " : "", names[i]);
+    diag_error(D(p), pa->value.span, "invalid %s '%s': expected one of %s%s", pi->key, pa->value.text, list,
+               pa->value.kind == AST_VAL_IDENT ? suggestion(p, pa->value.text, names, n) : "");
+}
+
+static void param_number(struct program *p, const struct param_info *pi, const struct ast_param *pa,
+                         struct param_val *out)
+{
+    const struct ast_value *v = &pa->value;
+    if (v->kind == AST_VAL_RANGE) {
+        diag_error(D(p), v->span, "'%s' takes one value, not a range", pi->key);
+        return;
+    }
+    double scale = param_scale(p, pi, v);
+    if (!scale)
+        return;
+    double x = v->lo * scale;
+    if (x < pi->lo || x > pi->hi) {
+        diag_error(D(p), v->span, "%s %s is out of range: it must be between %.15g and %.15g%s", pi->key, v->text,
+                   pi->lo, pi->hi, pi->dim == DIM_BYTES || pi->dim == DIM_BANDWIDTH ? " bytes" : "");
+        return;
+    }
+    out->num = out->num_hi = x;
+    out->set = true;
+}
+
+static void check_param(struct program *p, struct prog_block *b, const struct ast_param *pa)
+{
+    enum param_id id = param_lookup(b->kind, pa->key.name);
+    if (id == P_COUNT) {
+        param_unknown(p, b, pa);
+        return;
+    }
+    const struct param_info *pi = &param_table[id];
+    struct param_val val = { .src = pa };
+    bool numeric = pa->value.kind == AST_VAL_NUMBER || pa->value.kind == AST_VAL_RANGE;
+    if (pi->dim == DIM_STRING) {
+        if (pa->value.kind == AST_VAL_STRING)
+            val = (struct param_val){ .set = true, .str = pa->value.text, .src = pa };
+        else
+            diag_error(D(p), pa->value.span, "'%s' takes a string in double quotes", pi->key);
+    } else if (pi->dim == DIM_ENUM) {
+        param_enum(p, pi, pa, &val);
+    } else if (!numeric) {
+        diag_error(D(p), pa->value.span, "'%s' takes a number, got %s", pi->key,
+                   pa->value.kind == AST_VAL_STRING ? "a string" : arena_printf(p->ar, "'%s'", pa->value.text));
+    } else {
+        param_number(p, pi, pa, &val);
+    }
+    check_src(p, &pa->value.src);
+    if (val.set)
+        b->vals[id] = val;
+}
+
+/* A key given twice in one block is a mistake; a child block giving it again overrides. */
+static void check_param_duplicates(struct program *p, const struct ast_block *blk)
+{
+    for (size_t i = 0; i < blk->params.n; i++)
+        for (size_t j = 0; j < i; j++)
+            if (strcmp(blk->params.v[i].key.name, blk->params.v[j].key.name) == 0) {
+                diag_error(D(p), blk->params.v[i].key.span, "'%s' is given twice in this block",
+                           blk->params.v[i].key.name);
+                diag_note(D(p), blk->params.v[j].key.span, "first given here");
+                break;
+            }
+}
+
+static bool is_pow2(double x) { return x >= 1 && x == floor(x) && ((unsigned long long)x & ((unsigned long long)x - 1)) == 0; }
+
+static void check_cache(struct program *p, const struct prog_block *b)
+{
+    struct span at = b->decl->block.name.span;
+    const struct param_val *size = &b->vals[P_CACHE_size], *ways = &b->vals[P_CACHE_ways], *line = &b->vals[P_CACHE_line];
+    static const enum param_id required[] = { P_CACHE_level, P_CACHE_size, P_CACHE_ways, P_CACHE_line, P_CACHE_latency };
+    for (size_t i = 0; i < sizeof required / sizeof *required; i++)
+        if (!b->vals[required[i]].set && !diag_failed(D(p)))
+            diag_error(D(p), at, "cache %s does not give its %s", b->name, param_table[required[i]].key);
+    if (line->set && !is_pow2(line->num))
+        diag_error(D(p), line->src->value.span, "a cache line must be a power of two bytes, got %s", line->src->value.text);
+    if (size->set && ways->set && line->set && fmod(size->num, ways->num * line->num) != 0)
+        diag_error(D(p), size->src->value.span, "cache %s: size %s is not a whole number of sets of %g ways of %g bytes",
+                   b->name, size->src->value.text, ways->num, line->num);
+}
+
+static bool block_mentions(const struct prog_block *b, const char *key)
+{
+    for (size_t i = 0; b && i < b->params.n; i++)
+        if (strcmp(b->params.v[i]->key.name, key) == 0)
+            return true;
+    return false;
+}
+
+static void check_blocks(struct program *p)
+{
+    for (size_t l = 0; l < p->layers.n; l++)
+        for (size_t i = 0; i < p->layers.v[l].decls.n; i++) {
+            const struct ast_decl *d = p->layers.v[l].decls.v[i];
+            if (d->kind == AST_DECL_BLOCK || d->kind == AST_DECL_MACHINE)
+                check_param_duplicates(p, &d->block);
+        }
+    for (size_t i = 0; i < p->blocks.n; i++) {
+        struct prog_block *b = p->blocks.v[i];
+        for (size_t k = 0; k < b->params.n; k++)
+            check_param(p, b, b->params.v[k]);
+        if (b->kind == PB_CACHE)
+            check_cache(p, b);
+    }
+    if (!block_mentions(map_get(&p->block_map, "block:machine"), "isa"))
+        diag_error(D(p), p->machine->name.span,
+                       "machine '%s' does not give its isa: add 'isa x86_64;' or 'isa aarch64;' to its block", p->name);
+}
+
+/* ---- instruction forms and class defaults -------------------------------------------------- */
+
+static void check_latency(struct program *p, const struct ast_attr *a)
+{
+    if (a->num.lo > a->num.hi)
+        diag_error(D(p), a->num.span, "latency range %s is reversed: write the smaller bound first", a->num.text);
+    else if (a->num.hi > CHECK_MAX_COUNT)
+        diag_error(D(p), a->num.span, "latency %s is out of range: at most %d cycles", a->num.text, CHECK_MAX_COUNT);
+}
+
+static void check_mapping(struct program *p, const struct ast_attr *a)
+{
+    for (size_t i = 0; i < a->terms.n; i++) {
+        const struct ast_term *t = &a->terms.v[i];
+        if (t->count < 1 || t->count > CHECK_MAX_COUNT)
+            diag_error(D(p), t->span, "the uop count in '%ld*%s' must be between 1 and %d", t->count, t->set.name,
+                       CHECK_MAX_COUNT);
+        check_unit_ref(p, &t->set, "a mapping");
+    }
+}
+
+static void check_use(struct program *p, const struct ast_use *u)
+{
+    if (u->cycles < 1)
+        diag_error(D(p), u->span, "a repeat count must be at least 1");
+    if (u->quantity < 1)
+        diag_error(D(p), u->span, "a unit quantity must be at least 1");
+    if (u->nothing)
+        return;
+    uint64_t set = check_unit_ref(p, &u->unit, "a template");
+    const struct prog_unit *pu = map_get(&p->unit_map, u->unit.name);
+    if (!set)
+        return;
+    long avail = __builtin_popcountll(set);
+    if (u->has_instances) {
+        if (!pu) {
+            diag_error(D(p), u->span, "instances can only be chosen of a declared unit, not of the set '%s'", u->unit.name);
+            return;
+        }
+        for (size_t k = 0; k < u->instances.n; k++)
+            if (u->instances.v[k] < 0 || u->instances.v[k] >= pu->unit->count)
+                diag_error(D(p), u->span, "'%s' has no instance %ld: its instances are 0 to %ld", u->unit.name,
+                           u->instances.v[k], pu->unit->count - 1);
+        avail = (long)u->instances.n;
+    }
+    if (u->quantity > avail)
+        diag_error(D(p), u->span, "the template needs %ld of '%s' at once but only %ld can be chosen",
+                   u->quantity, u->unit.name, avail);
+}
+
+/* Alternatives are lowered position by position (the union of the units chosen at each
+ * position), so they must have the same cycles with the same number of uses in each. */
+static bool same_shape(const ast_alt *a, const ast_alt *b)
+{
+    if (a->n != b->n)
+        return false;
+    for (size_t c = 0; c < a->n; c++) {
+        if (a->v[c].n != b->v[c].n)
+            return false;
+        for (size_t u = 0; u < a->v[c].n; u++)
+            if (a->v[c].v[u].nothing != b->v[c].v[u].nothing ||
+                a->v[c].v[u].cycles != b->v[c].v[u].cycles || a->v[c].v[u].quantity != b->v[c].v[u].quantity)
+                return false;
+    }
+    return true;
+}
+
+static void check_template(struct program *p, const struct ast_attr *a)
+{
+    for (size_t i = 0; i < a->alts.n; i++) {
+        for (size_t c = 0; c < a->alts.v[i].n; c++)
+            for (size_t u = 0; u < a->alts.v[i].v[c].n; u++)
+                check_use(p, &a->alts.v[i].v[c].v[u]);
+        if (i > 0 && !same_shape(&a->alts.v[0], &a->alts.v[i])) {
+            struct span at = a->alts.v[i].v[0].v[0].span;
+            at = span_join(at, a->alts.v[i].v[a->alts.v[i].n - 1].v[0].span);
+            diag_error(D(p), at, "alternative %zu of the template has another shape than the first: "
+                       "alternatives need the same cycles with the same number of units in each", i + 1);
+        }
+    }
+}
+
+static void check_async_uses(struct program *p, const struct ast_attr *a)
+{
+    for (size_t i = 0; i < a->async.n; i++) {
+        const struct ast_async_use *u = &a->async.v[i];
+        const struct prog_unit *pu = map_get(&p->unit_map, u->name.name);
+        if (!pu || !pu->async)
+            diag_error(D(p), u->name.span, "'%s' is not an asynchronous resource; declare it with 'async %s;'",
+                       u->name.name, u->name.name);
+        if (u->quantity < 1)
+            diag_error(D(p), u->span, "an asynchronous use needs a quantity of at least 1");
+    }
+}
+
+static void check_class_name(struct program *p, const struct ast_ident *id)
+{
+    if (check_class_index(id->name) < 0)
+        diag_error(D(p), id->span, "unknown class '%s'%s", id->name,
+                   suggestion(p, id->name, check_class_names, check_class_count));
+}
+
+static void check_attr(struct program *p, const struct ast_attr *a)
+{
+    switch (a->kind) {
+    case AST_ATTR_LATENCY: check_latency(p, a); break;
+    case AST_ATTR_UOPS:
+        if (a->fused > CHECK_MAX_COUNT || a->unfused > CHECK_MAX_COUNT)
+            diag_error(D(p), a->num.span, "uop counts must be at most %d", CHECK_MAX_COUNT);
+        break;
+    case AST_ATTR_TP:
+        if (a->num.lo <= 0)
+            diag_error(D(p), a->num.span, "tp is an inverse throughput in cycles and must be positive");
+        break;
+    case AST_ATTR_PORTS: check_mapping(p, a); break;
+    case AST_ATTR_TEMPLATE: check_template(p, a); break;
+    case AST_ATTR_ASYNC: check_async_uses(p, a); break;
+    case AST_ATTR_CLASS: check_class_name(p, &a->cls); break;
+    case AST_ATTR_COUNT: break;
+    }
+    check_src(p, &a->src);
+}
+
+static void check_entry(struct program *p, const struct ast_decl *d)
+{
+    const struct ast_attr *seen[AST_ATTR_COUNT] = { 0 };
+    for (size_t i = 0; i < d->attrs.n; i++) {
+        const struct ast_attr *a = &d->attrs.v[i];
+        if (seen[a->kind]) {
+            diag_error(D(p), a->span, "'%s' is given twice for this entry", ast_attr_names[a->kind]);
+            diag_note(D(p), seen[a->kind]->span, "first given here");
+            continue;
+        }
+        seen[a->kind] = a;
+        check_attr(p, a);
+    }
+    if (seen[AST_ATTR_PORTS] && seen[AST_ATTR_TEMPLATE])
+        diag_error(D(p), seen[AST_ATTR_TEMPLATE]->span,
+                   "an entry has either 'ports' or a 'template', not both");
+    if (d->kind == AST_DECL_CLASS && seen[AST_ATTR_CLASS])
+        diag_error(D(p), seen[AST_ATTR_CLASS]->span, "a class default cannot name another class");
+}
+
+static void check_entries(struct program *p)
+{
+    map_init(&p->mnemonic_map, p->ar);
+    for (size_t i = 0; i < p->forms.n; i++) {
+        const struct ast_decl *d = p->forms.v[i];
+        if (!map_get(&p->mnemonic_map, d->form.mnemonic.name))
+            map_put(&p->mnemonic_map, d->form.mnemonic.name, (void *)d);
+        check_entry(p, d);
+    }
+    bool have[64] = { 0 };
+    for (size_t i = 0; i < p->classes.n; i++) {
+        const struct ast_decl *d = p->classes.v[i];
+        check_class_name(p, &d->name);
+        int c = check_class_index(d->name.name);
+        if (c >= 0)
+            have[c] = true;
+        check_entry(p, d);
+    }
+    if (!have[0]) {
+        diag_error(D(p), p->machine->name.span,
+                   "machine '%s' has no 'class generic' default: every instruction without an entry needs one", p->name);
+        return;
+    }
+    char missing[1024] = "";
+    size_t len = 0, n = 0;
+    for (size_t c = 1; c < check_class_count; c++)
+        if (!have[c] && len < sizeof missing - 64) {
+            len += (size_t)snprintf(missing + len, sizeof missing - len, "%s%s", n ? ", " : "", check_class_names[c]);
+            n++;
+        }
+    if (n)
+        diag_warning(D(p), p->machine->name.span, "no default for class%s %s: %s modelled as 'generic'",
+                     n > 1 ? "es" : "", missing, n > 1 ? "they are" : "it is");
+}
+
+/* ---- rules: maximum, replace, bypass -------------------------------------------------------- */
+
+static void check_maximum(struct program *p, const struct ast_decl *d)
+{
+    uint64_t all = 0;
+    for (size_t i = 0; i < d->members.n; i++)
+        all |= check_unit_ref(p, &d->members.v[i], "a 'maximum' group");
+    if (d->maximum < 1)
+        diag_error(D(p), d->maximum_span, "'maximum' needs a limit of at least 1");
+    else if (all && d->maximum >= __builtin_popcountll(all))
+        diag_warning(D(p), d->maximum_span, "'maximum %ld' never binds: the group has only %d instances",
+                     d->maximum, __builtin_popcountll(all));
+}
+
+/* A selector names forms (`ADD (R64, R64)`, a mnemonic, a set of mnemonics) or, where
+ * CLASSES is set, instruction classes. Returns the number of kinds of the forms, or -1. */
+static long check_selector(struct program *p, const struct ast_selector *s, bool classes)
+{
+    long nkinds = s->has_kinds ? (long)s->kinds.n : -1;
+    for (size_t i = 0; i < s->names.n; i++) {
+        const struct ast_ident *id = &s->names.v[i];
+        if (classes && !s->has_kinds && check_class_index(id->name) >= 0)
+            continue;
+        const char *key = s->has_kinds ? ast_form_key(p->ar, &(struct ast_form){ .mnemonic = *id, .has_kinds = true,
+                                                                                 .kinds = s->kinds })
+                                       : id->name;
+        bool found = s->has_kinds ? map_get(&p->form_map, key) != NULL : map_get(&p->mnemonic_map, key) != NULL;
+        if (found)
+            continue;
+        if (classes)
+            diag_error(D(p), id->span, "'%s' is neither a class nor an instruction form of this machine%s", key,
+                       suggestion(p, id->name, check_class_names, check_class_count));
+        else
+            diag_error(D(p), s->has_kinds ? span_join(id->span, s->span) : id->span,
+                       "no instruction form '%s' in this machine", key);
+    }
+    return nkinds;
+}
+
+static bool var_bound(const struct ast_replace *r, const char *name)
+{
+    for (size_t i = 0; i < r->first.operands.n; i++)
+        if (strcmp(r->first.operands.v[i].name, name) == 0)
+            return true;
+    for (size_t i = 0; r->pair && i < r->second.operands.n; i++)
+        if (strcmp(r->second.operands.v[i].name, name) == 0)
+            return true;
+    return false;
+}
+
+static void check_pattern(struct program *p, const struct ast_pattern *pat)
+{
+    long nkinds = check_selector(p, &pat->sel, false);
+    for (size_t i = 0; i < pat->operands.n; i++) {
+        const struct ast_ident *op = &pat->operands.v[i];
+        if (op->name[0] != '$' && strcmp(op->name, "_") != 0)
+            diag_error(D(p), op->span, "a pattern operand is a variable such as $a, or _ for any; got '%s'", op->name);
+    }
+    if (nkinds >= 0 && (long)pat->operands.n > nkinds)
+        diag_error(D(p), pat->operands.v[nkinds].span, "the pattern has %zu operands but its form has %ld",
+                   pat->operands.n, nkinds);
+}
+
+static void check_flow(struct program *p, const struct ast_replace *r, const ast_idents *vars)
+{
+    for (size_t i = 0; i < vars->n; i++)
+        if (!var_bound(r, vars->v[i].name))
+            diag_error(D(p), vars->v[i].span, "variable '%s' is not bound by the pattern", vars->v[i].name);
+}
+
+static void check_replace(struct program *p, const struct ast_decl *d)
+{
+    const struct ast_replace *r = &d->replace;
+    check_pattern(p, &r->first);
+    if (r->pair)
+        check_pattern(p, &r->second);
+    if (!r->to_nop) {
+        const char *key = ast_form_key(p->ar, &r->target);
+        if (!(r->target.has_kinds ? map_get(&p->form_map, key) : map_get(&p->mnemonic_map, key)))
+            diag_error(D(p), r->target.span, "no instruction form '%s' in this machine to replace with", key);
+    }
+    check_flow(p, r, &r->reads);
+    check_flow(p, r, &r->writes);
+}
+
+static void check_bypass(struct program *p, const struct ast_decl *d)
+{
+    check_selector(p, &d->bypass.from, true);
+    check_selector(p, &d->bypass.to, true);
+    const struct ast_value *v = &d->bypass.latency;
+    if (v->lo > 1000)
+        diag_error(D(p), v->span, "bypass latency %s is out of range: at most 1000 cycles", v->text);
+}
+
+static void check_rules(struct program *p)
+{
+    for (size_t i = 0; i < p->maximums.n; i++)
+        check_maximum(p, p->maximums.v[i]);
+    for (size_t i = 0; i < p->replaces.n; i++)
+        check_replace(p, p->replaces.v[i]);
+    for (size_t i = 0; i < p->bypasses.n; i++)
+        check_bypass(p, p->bypasses.v[i]);
+}
+
+bool check_program(struct program *p)
+{
+    unsigned before = p->diag->errors;
+    check_units(p);
+    for (size_t i = 0; i < p->units.n; i++)
+        check_src(p, &p->units.v[i]->unit->src);
+    check_blocks(p);
+    check_entries(p);
+    check_rules(p);
+    return p->diag->errors == before;
+}

@@ -1,0 +1,26 @@
+/* Pass 2: validates what the names denote: value types, units and ranges, references to
+ * units, sources, classes and forms, template shapes; computes the checked parameter values. */
+#ifndef MDLC_CHECK_H
+#define MDLC_CHECK_H
+#include <stdint.h>
+#include "program.h"
+
+enum { CHECK_MAX_ATOMS = 64 };          /* unit instances, so a set of them fits a bit mask */
+enum { CHECK_MAX_COUNT = 10000000 };    /* uops, latencies: microcoded WBINVD reaches 10^6 */
+
+/* Returns false when errors were reported. */
+bool check_program(struct program *p);
+
+/* The unit instances a name in a mapping denotes: a unit (all its instances) or a compact set
+ * of one-instance units sharing a prefix (`p0156`, `I01`). 0 when it denotes none. */
+uint64_t check_unit_set(const struct program *p, const char *name);
+/* Instance bits of a declared unit (after check assigned them). */
+uint64_t check_unit_atoms(const struct prog_unit *u);
+/* Names of the atoms, for messages and the emitted tables ("p0", "U_ALU[1]"). */
+const char *check_atom_name(const struct program *p, unsigned atom);
+/* The class index of NAME in class.def, or -1. */
+int check_class_index(const char *name);
+extern const char *const check_class_names[];
+extern const size_t check_class_count;
+
+#endif

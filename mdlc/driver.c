@@ -1,0 +1,105 @@
+/* Runs the passes in order and writes the outputs only when every pass succeeded. */
+#include "driver.h"
+#include <string.h>
+#include "check.h"
+#include "emit.h"
+#include "lower.h"
+#include "output.h"
+#include "parse.h"
+#include "resolve.h"
+
+static int dump_ast(struct program *p, const struct mdlc_opts *o)
+{
+    char err[256];
+    int id = src_load(p->sm, o->input, err, sizeof err);
+    if (id < 0) {
+        diag_plain(p->diag, DIAG_ERROR, "cannot read '%s': %s", o->input, err);
+        return 1;
+    }
+    struct ast_file *f = parse_file(p->ar, p->diag, p->sm, (uint32_t)id);
+    ast_dump(o->out, f);
+    return diag_failed(p->diag) ? 1 : 0;
+}
+
+/* Builds OUTDIR/<machine>.{c,h} in memory, then replaces each file only if it changed. */
+static bool write_outputs(struct program *p, const struct mdl_machine *m, const struct mdlc_opts *o)
+{
+    struct emit_info info = { o->input, emit_c_ident(p->ar, m->name) };
+    struct output c, h;
+    if (!output_open(&c) || !output_open(&h)) {
+        diag_plain(p->diag, DIAG_ERROR, "out of memory");
+        return false;
+    }
+    emit_c_source(c.fp, m, &info);
+    emit_c_header(h.fp, m, &info);
+    const char *cpath = arena_printf(p->ar, "%s/%s.c", o->outdir, m->name);
+    const char *hpath = arena_printf(p->ar, "%s/%s.h", o->outdir, m->name);
+    char err[512];
+    bool changed;
+    if (!output_commit(&h, hpath, &changed, err, sizeof err)) {
+        output_discard(&c);
+        diag_plain(p->diag, DIAG_ERROR, "%s", err);
+        return false;
+    }
+    if (!output_commit(&c, cpath, &changed, err, sizeof err)) {
+        diag_plain(p->diag, DIAG_ERROR, "%s", err);
+        return false;
+    }
+    return true;
+}
+
+/* A make rule naming every file read, so editing an include rebuilds the machine. */
+static bool write_depfile(struct program *p, const struct mdlc_opts *o)
+{
+    struct output d;
+    if (!output_open(&d))
+        return false;
+    fprintf(d.fp, "%s:", o->deptarget ? o->deptarget : o->input);
+    for (size_t i = 0; i < p->files.n; i++)
+        fprintf(d.fp, " %s", p->files.v[i]);
+    fputc('\n', d.fp);
+    for (size_t i = 0; i < p->files.n; i++)
+        fprintf(d.fp, "%s:\n", p->files.v[i]);
+    char err[512];
+    bool changed;
+    if (!output_commit(&d, o->depfile, &changed, err, sizeof err)) {
+        diag_plain(p->diag, DIAG_ERROR, "%s", err);
+        return false;
+    }
+    return true;
+}
+
+static int run_passes(struct program *p, const struct mdlc_opts *o)
+{
+    struct resolve_opts ro = { o->include_dirs, o->n_include_dirs };
+    if (!resolve_program(p, o->input, &ro) || !check_program(p) || diag_failed(p->diag))
+        return 1;
+    struct mdl_machine *m = lower_program(p);
+    if (!m || diag_failed(p->diag))
+        return 1;
+    if (o->action == MDLC_DUMP_JSON)
+        emit_json(o->out, m);
+    if (o->action == MDLC_EMIT && !write_outputs(p, m, o))
+        return 1;
+    if (o->depfile && !write_depfile(p, o))
+        return 1;
+    return 0;
+}
+
+int mdlc_run(const struct mdlc_opts *o)
+{
+    struct arena ar;
+    struct src_manager sm;
+    struct diag d;
+    arena_init(&ar);
+    src_init(&sm);
+    diag_init(&d, &sm, o->err);
+    d.werror = o->werror;
+    struct program p = { .ar = &ar, .sm = &sm, .diag = &d };
+    int rc = o->action == MDLC_DUMP_AST ? dump_ast(&p, o) : run_passes(&p, o);
+    if (rc && d.errors)
+        fprintf(o->err, "%u error%s generated.\n", d.errors, d.errors == 1 ? "" : "s");
+    src_free(&sm);
+    arena_free(&ar);
+    return rc;
+}

@@ -1,0 +1,25 @@
+/* One compilation: parse -> resolve -> check -> lower -> emit, each pass run only when the
+ * ones before it succeeded. Used by the command line and by the tests. */
+#ifndef MDLC_DRIVER_H
+#define MDLC_DRIVER_H
+#include <stdbool.h>
+#include <stdio.h>
+
+enum mdlc_action { MDLC_EMIT, MDLC_CHECK, MDLC_DUMP_AST, MDLC_DUMP_JSON };
+
+struct mdlc_opts {
+    enum mdlc_action action;
+    const char *input;
+    const char *outdir;             /* for MDLC_EMIT */
+    const char *const *include_dirs;
+    size_t n_include_dirs;
+    const char *depfile, *deptarget;
+    bool werror;
+    FILE *out;                      /* dumps */
+    FILE *err;                      /* diagnostics */
+};
+
+/* Returns the exit status: 0 success, 1 errors in the input (reported to opts->err). */
+int mdlc_run(const struct mdlc_opts *opts);
+
+#endif

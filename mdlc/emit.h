@@ -1,0 +1,19 @@
+/* Pass 4: writing a lowered machine as C (generated/<machine>.c, .h) or as JSON. */
+#ifndef MDLC_EMIT_H
+#define MDLC_EMIT_H
+#include <stdio.h>
+#include "arena.h"
+#include "mdl_machine.h"
+
+struct emit_info {
+    const char *source_name;    /* the .mdl file, named in the banner */
+    const char *ident;          /* the machine's name as a C identifier */
+};
+
+const char *emit_c_ident(struct arena *ar, const char *name);
+void emit_c_source(FILE *out, const struct mdl_machine *m, const struct emit_info *info);
+void emit_c_header(FILE *out, const struct mdl_machine *m, const struct emit_info *info);
+/* The whole lowered machine as one JSON document (`mdlc --dump-json`). */
+void emit_json(FILE *out, const struct mdl_machine *m);
+
+#endif

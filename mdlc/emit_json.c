@@ -1,0 +1,120 @@
+/* The lowered machine as JSON, for `mdlc --dump-json` and scripts that inspect a model. */
+#include "emit.h"
+#include <jansson.h>
+
+static const char *const class_names[] = {
+#define X(e, s, doc) s,
+#include "class.def"
+#undef X
+};
+
+static json_t *json_resources(const struct mdl_machine *m)
+{
+    json_t *a = json_array();
+    for (unsigned i = 0; i < m->n_resources; i++) {
+        const struct mdl_resource *r = &m->resources[i];
+        json_array_append_new(a, json_pack("{s:s, s:I, s:i, s:b}", "name", r->name, "units",
+                                           (json_int_t)r->units, "width", r->width, "group", r->is_group));
+    }
+    return a;
+}
+
+static json_t *json_template(const struct mdl_machine *m, const struct mdl_template *t)
+{
+    json_t *uses = json_array();
+    for (unsigned k = 0; k < t->use_count; k++) {
+        const struct mdl_use *u = &m->uses[t->use_first + k];
+        json_array_append_new(uses, json_pack("{s:s, s:f}", "resource", m->resources[u->resource].name,
+                                              "cost", (double)u->cost));
+    }
+    json_t *async = json_array();
+    for (unsigned k = 0; k < t->async_count; k++) {
+        const struct mdl_async_use *u = &m->async_uses[t->async_first + k];
+        json_array_append_new(async, json_pack("{s:s, s:f}", "resource", m->async[u->resource].name,
+                                               "cost", (double)u->cost));
+    }
+    return json_pack("{s:s, s:s, s:[f,f], s:[i,i], s:f, s:o, s:o}", "name", t->name, "class", class_names[t->cls],
+                     "latency", (double)t->latency_min, (double)t->latency_max, "uops", t->uops_fused,
+                     t->uops_unfused, "tp", (double)t->tp, "uses", uses, "async", async);
+}
+
+static json_t *json_templates(const struct mdl_machine *m, unsigned from, unsigned to)
+{
+    json_t *a = json_array();
+    for (unsigned i = from; i < to; i++)
+        json_array_append_new(a, json_template(m, &m->templates[i]));
+    return a;
+}
+
+static json_t *json_names(const struct mdl_machine *m, uint32_t first, uint32_t count)
+{
+    json_t *a = json_array();
+    for (uint32_t i = 0; i < count; i++)
+        json_array_append_new(a, json_string(m->templates[m->match[first + i]].name));
+    return a;
+}
+
+static json_t *json_rules(const struct mdl_machine *m)
+{
+    json_t *replaces = json_array(), *bypasses = json_array();
+    for (unsigned i = 0; i < m->n_replaces; i++) {
+        const struct mdl_replace *r = &m->replaces[i];
+        json_array_append_new(replaces, json_pack("{s:o, s:o, s:s?, s:i, s:i, s:i}",
+            "first", json_names(m, r->first, r->first_count), "second", json_names(m, r->second, r->second_count),
+            "with", r->target >= 0 ? m->templates[r->target].name : NULL, "reads", r->reads, "writes", r->writes,
+            "same_pairs", r->n_same));
+    }
+    for (unsigned i = 0; i < m->n_bypasses; i++) {
+        const struct mdl_bypass *b = &m->bypasses[i];
+        json_array_append_new(bypasses, json_pack("{s:I, s:o, s:I, s:o, s:b, s:i, s:f}",
+            "from_classes", (json_int_t)b->from_classes, "from", json_names(m, b->from, b->from_count),
+            "to_classes", (json_int_t)b->to_classes, "to", json_names(m, b->to, b->to_count),
+            "memory", b->memory, "sign", b->sign, "latency", (double)b->latency));
+    }
+    return json_pack("{s:o, s:o}", "replace", replaces, "bypass", bypasses);
+}
+
+static json_t *json_caches(const struct mdl_machine *m)
+{
+    json_t *a = json_array();
+    for (unsigned i = 0; i < m->n_caches; i++) {
+        const struct mdl_cache *c = &m->caches[i];
+        json_array_append_new(a, json_pack("{s:s, s:i, s:i, s:i, s:i, s:I, s:i, s:i, s:f, s:f}", "name", c->name,
+            "level", c->level, "kind", c->kind, "policy", c->policy, "prefetch", c->prefetch,
+            "size", (json_int_t)c->size, "ways", c->ways, "line", c->line, "latency", (double)c->latency,
+            "bandwidth", (double)c->bandwidth));
+    }
+    return a;
+}
+
+void emit_json(FILE *out, const struct mdl_machine *m)
+{
+    json_t *classes = json_object();
+    for (unsigned c = 0; c < MDL_CLASS_COUNT; c++)
+        if (m->class_default[c] != UINT32_MAX)
+            json_object_set_new(classes, class_names[c], json_string(m->templates[m->class_default[c]].name));
+    json_t *root = json_pack("{s:s, s:s, s:s, s:s}", "machine", m->name, "isa", m->isa ? "aarch64" : "x86_64",
+                             "qemu_cpu", m->qemu_cpu, "description", m->description);
+    json_object_set_new(root, "frontend", json_pack("{s:i, s:i, s:i, s:i, s:i, s:i, s:i, s:i, s:f}",
+        "fetch_bytes", m->fetch_bytes, "decode_width", m->decode_width, "complex_decoders", m->complex_decoders,
+        "issue_width", m->issue_width, "uop_cache_width", m->uop_cache_width, "uop_cache_entries",
+        m->uop_cache_entries, "loop_buffer", m->loop_buffer, "idq", m->idq, "taken_branch_bubble",
+        (double)m->taken_branch_bubble));
+    json_object_set_new(root, "window", json_pack("{s:i, s:i, s:i, s:i, s:i}", "rob", m->rob, "scheduler",
+        m->scheduler, "load_buffer", m->load_buffer, "store_buffer", m->store_buffer, "retire_width", m->retire_width));
+    json_object_set_new(root, "caches", json_caches(m));
+    json_object_set_new(root, "memory", json_pack("{s:f, s:f}", "latency", (double)m->memory_latency,
+                                                  "bandwidth", (double)m->memory_bandwidth));
+    json_object_set_new(root, "branch", json_pack("{s:i, s:i, s:i, s:i, s:i, s:i, s:i, s:f}", "predictor",
+        m->predictor, "indirect", m->indirect, "history_bits", m->history_bits, "table_entries", m->table_entries,
+        "btb_entries", m->btb_entries, "btb_ways", m->btb_ways, "ras_entries", m->ras_entries,
+        "mispredict_penalty", (double)m->mispredict_penalty));
+    json_object_set_new(root, "resources", json_resources(m));
+    json_object_set_new(root, "class_defaults", classes);
+    json_object_set_new(root, "forms", json_templates(m, 0, m->n_forms));
+    json_object_set_new(root, "classes", json_templates(m, m->n_forms, m->n_templates));
+    json_object_set_new(root, "rules", json_rules(m));
+    json_dumpf(root, out, JSON_INDENT(1) | JSON_PRESERVE_ORDER);
+    fputc('\n', out);
+    json_decref(root);
+}

@@ -1,0 +1,79 @@
+/* mdlc: compiles a machine description into simulator tables (see spec.md). */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include "driver.h"
+
+static const char usage[] =
+    "usage: mdlc [-I DIR]... [-o OUTDIR] [--check | --dump-ast | --dump-json] FILE.mdl\n";
+
+static const char help[] =
+    "Compiles a machine description (spec.md) into OUTDIR/<machine>.c and .h.\n"
+    "\n"
+    "  -I DIR            search DIR for included files and extended machines (repeatable)\n"
+    "  -o OUTDIR         where to write <machine>.c and <machine>.h (default: .)\n"
+    "  --check           run every check, write nothing\n"
+    "  --dump-ast        print the syntax tree of FILE (its includes are not read)\n"
+    "  --dump-json       print the lowered machine as JSON on stdout, write nothing\n"
+    "  --depfile FILE    also write a make rule listing every file read\n"
+    "  --deptarget NAME  the target of that rule (default: FILE.mdl)\n"
+    "  --Werror          treat warnings as errors\n"
+    "  -h, --help        show this help\n"
+    "\n"
+    "Exit status: 0 success, 1 errors in the description, 2 usage errors.\n"
+    "Outputs are rewritten only when their content changes; nothing is written on error.\n";
+
+static int usage_error(const char *fmt, const char *arg)
+{
+    fputs("mdlc: error: ", stderr);
+    fprintf(stderr, fmt, arg);
+    fputc('\n', stderr);
+    fputs(usage, stderr);
+    return 2;
+}
+
+int main(int argc, char **argv)
+{
+    enum { OPT_CHECK = 256, OPT_AST, OPT_JSON, OPT_DEPFILE, OPT_DEPTARGET, OPT_WERROR };
+    static const struct option longopts[] = {
+        { "check", no_argument, NULL, OPT_CHECK }, { "dump-ast", no_argument, NULL, OPT_AST },
+        { "dump-json", no_argument, NULL, OPT_JSON }, { "depfile", required_argument, NULL, OPT_DEPFILE },
+        { "deptarget", required_argument, NULL, OPT_DEPTARGET }, { "Werror", no_argument, NULL, OPT_WERROR },
+        { "help", no_argument, NULL, 'h' }, { NULL, 0, NULL, 0 },
+    };
+    const char **dirs = calloc((size_t)argc + 1, sizeof *dirs);
+    struct mdlc_opts o = { .action = MDLC_EMIT, .outdir = ".", .include_dirs = dirs, .out = stdout, .err = stderr };
+    int c, actions = 0;
+    opterr = 0;
+    while ((c = getopt_long(argc, argv, ":I:o:h", longopts, NULL)) != -1) {
+        switch (c) {
+        case 'I': dirs[o.n_include_dirs++] = optarg; break;
+        case 'o': o.outdir = optarg; break;
+        case OPT_CHECK: o.action = MDLC_CHECK; actions++; break;
+        case OPT_AST: o.action = MDLC_DUMP_AST; actions++; break;
+        case OPT_JSON: o.action = MDLC_DUMP_JSON; actions++; break;
+        case OPT_DEPFILE: o.depfile = optarg; break;
+        case OPT_DEPTARGET: o.deptarget = optarg; break;
+        case OPT_WERROR: o.werror = true; break;
+        case 'h': fputs(usage, stdout); fputs(help, stdout); free(dirs); return 0;
+        case ':': free(dirs); return usage_error("option '%s' needs an argument", argv[optind - 1]);
+        default: free(dirs); return usage_error("unknown option '%s'", argv[optind - 1]);
+        }
+    }
+    int rc;
+    struct stat st;
+    if (actions > 1)
+        rc = usage_error("%s", "--check, --dump-ast and --dump-json exclude each other");
+    else if (optind != argc - 1)
+        rc = usage_error("%s", optind == argc ? "no input file" : "more than one input file");
+    else if (o.action == MDLC_EMIT && (stat(o.outdir, &st) != 0 || !S_ISDIR(st.st_mode)))
+        rc = usage_error("output directory '%s' does not exist", o.outdir);
+    else {
+        o.input = argv[optind];
+        rc = mdlc_run(&o);
+    }
+    free(dirs);
+    return rc;
+}

@@ -1,0 +1,120 @@
+/* What mdlc emits for one machine and the runtime reads: constants, abstract resources,
+ * instruction templates and rules. Shared by generated/<machine>.c and runtime/. */
+#ifndef MDL_MACHINE_H
+#define MDL_MACHINE_H
+#include <stdint.h>
+
+enum mdl_isa { MDL_ISA_X86_64, MDL_ISA_AARCH64 };
+
+enum mdl_class {
+#define X(e, s, doc) MDL_CLASS_##e,
+#include "../mdl/class.def"
+#undef X
+    MDL_CLASS_COUNT
+};
+
+enum mdl_policy { MDL_POLICY_LRU, MDL_POLICY_PLRU, MDL_POLICY_FIFO, MDL_POLICY_RANDOM };
+enum mdl_prefetch { MDL_PREFETCH_NONE, MDL_PREFETCH_NEXT_LINE, MDL_PREFETCH_STRIDE };
+enum mdl_predictor { MDL_PREDICTOR_STATIC, MDL_PREDICTOR_BIMODAL, MDL_PREDICTOR_GSHARE, MDL_PREDICTOR_TAGE };
+enum mdl_indirect { MDL_INDIRECT_NONE, MDL_INDIRECT_BTB, MDL_INDIRECT_ITTAGE };
+enum mdl_cache_kind { MDL_CACHE_DATA, MDL_CACHE_INSTRUCTION, MDL_CACHE_UNIFIED };
+
+/* An abstract resource: a set of unit instances used together as one throughput limit. */
+struct mdl_resource {
+    const char *name;           /* "p0156", "U_ALU", "DIV", "group0" */
+    uint64_t units;             /* bit i: unit instance i */
+    uint16_t width;             /* instances: uses per cycle */
+    uint8_t is_group;           /* from a `maximum N from` limit */
+};
+
+/* Cycles an instruction occupies a resource, already divided by its width. */
+struct mdl_use {
+    uint16_t resource;
+    float cost;
+};
+
+struct mdl_async_use {
+    uint16_t resource;          /* index in mdl_machine.async */
+    float cost;                 /* quantity / capacity */
+};
+
+struct mdl_async {
+    const char *name;
+    uint16_t capacity;
+};
+
+struct mdl_template {
+    const char *name;           /* form key "ADD (R64, M64)", or "class:int_alu" */
+    uint8_t cls;                /* enum mdl_class; MDL_CLASS_GENERIC when the entry names none */
+    uint32_t uops_fused, uops_unfused;
+    float latency_min, latency_max;
+    float tp;                   /* measured inverse throughput, 0 if unknown */
+    uint32_t use_first;
+    uint16_t use_count;
+    uint16_t async_first, async_count;
+};
+
+enum mdl_replace_kind { MDL_REPLACE_NOP, MDL_REPLACE_FORM };
+
+/* `replace` rules: operand slots 0-7 belong to the first instruction, 8-15 to the second. */
+struct mdl_replace {
+    uint8_t kind, pair;
+    uint32_t first, first_count;    /* template indices in mdl_machine.match */
+    uint32_t second, second_count;
+    int32_t target;                 /* template index, -1 for nop */
+    uint16_t reads, writes;         /* operand slot masks */
+    uint8_t n_same;
+    uint8_t same[8][2];             /* pairs of slots that must hold the same register */
+};
+
+struct mdl_bypass {
+    uint64_t from_classes, to_classes;
+    uint32_t from, from_count, to, to_count;    /* template indices in mdl_machine.match */
+    uint8_t memory;
+    int8_t sign;                    /* +1/-1: relative to the producer's latency; 0: absolute */
+    float latency;
+};
+
+struct mdl_cache {
+    const char *name;
+    uint8_t level, kind, policy, prefetch;
+    uint64_t size;
+    uint32_t ways, line;
+    float latency, bandwidth;       /* cycles; bytes per cycle (0: unlimited) */
+};
+
+struct mdl_machine {
+    const char *name, *description, *qemu_cpu;
+    uint8_t isa;
+    /* front end and window: 0 where the description is silent */
+    uint16_t fetch_bytes, decode_width, complex_decoders, issue_width, uop_cache_width;
+    uint32_t uop_cache_entries, loop_buffer, idq;
+    float taken_branch_bubble;
+    uint32_t rob, scheduler, load_buffer, store_buffer;
+    uint16_t retire_width;
+    /* memory */
+    const struct mdl_cache *caches;     /* ordered by level */
+    uint16_t n_caches;
+    float memory_latency, memory_bandwidth;
+    /* branch prediction */
+    uint8_t predictor, indirect;
+    uint32_t history_bits, table_entries, btb_entries, btb_ways, ras_entries;
+    float mispredict_penalty;
+    /* execution */
+    const struct mdl_resource *resources;
+    uint16_t n_resources;
+    const struct mdl_async *async;
+    uint16_t n_async;
+    const struct mdl_template *templates;   /* forms sorted by name, then class defaults */
+    uint32_t n_forms, n_templates;
+    const struct mdl_use *uses;
+    const struct mdl_async_use *async_uses;
+    uint32_t class_default[MDL_CLASS_COUNT];
+    const struct mdl_replace *replaces;
+    uint32_t n_replaces;
+    const struct mdl_bypass *bypasses;
+    uint32_t n_bypasses;
+    const uint32_t *match;                  /* template lists of rules */
+};
+
+#endif

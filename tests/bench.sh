@@ -1,0 +1,19 @@
+#!/bin/sh
+# Compile-time benchmark of the toolchain: mdlc per machine, then the C compiler on its output.
+# (The simulator benchmarks against llvm-mca-19 join this script when mdlsim exists.)
+set -eu
+B=${1:-build}
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+printf '%-14s %8s %10s %12s %12s\n' machine forms "mdlc (s)" "forms/s" "cc -O2 (s)"
+for m in machines/*.mdl; do
+    name=$(basename "$m" .mdl)
+    t0=$(date +%s.%N)
+    "$B/mdlc" -I machines -o "$tmp" "$m"
+    t1=$(date +%s.%N)
+    cc -std=c11 -O2 -Iruntime -c -o "$tmp/$name.o" "$tmp/$name.c"
+    t2=$(date +%s.%N)
+    forms=$(grep -c '^    { "' "$tmp/$name.c" || true)
+    awk -v n="$name" -v f="$forms" -v a="$t0" -v b="$t1" -v c="$t2" \
+        'BEGIN { printf "%-14s %8d %10.3f %12.0f %12.2f\n", n, f, b - a, f / (b - a), c - b }'
+done
