@@ -13,7 +13,7 @@ PKGS_BUILD := gcc make flex bison libjansson-dev
 PKGS_TEST  := $(PKGS_BUILD) libcriterion-dev
 
 MDL_SRC   := mdl/arena.c mdl/source.c mdl/diag.c mdl/ast.c mdl/map.c mdl/parse.c
-MDLC_SRC  := mdlc/driver.c mdlc/resolve.c mdlc/check.c mdlc/lower.c mdlc/emit_c.c mdlc/emit_json.c \
+MDLC_SRC  := mdlc/driver.c mdlc/resolve.c mdlc/check.c mdlc/lower.c mdlc/emit_c.c mdlc/emit_json.c mdlc/emit_text.c \
              mdlc/output.c
 IMPORT_SRC := mdlc/import_uops.c
 TEST_SRC  := $(wildcard tests/test_*.c)

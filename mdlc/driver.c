@@ -79,6 +79,8 @@ static int run_passes(struct program *p, const struct mdlc_opts *o)
         return 1;
     if (o->action == MDLC_DUMP_JSON)
         emit_json(o->out, m);
+    if (o->action == MDLC_SUMMARY)
+        emit_summary(o->out, m);
     if (o->action == MDLC_EMIT && !write_outputs(p, m, o))
         return 1;
     if (o->depfile && !write_depfile(p, o))

@@ -5,7 +5,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 
-enum mdlc_action { MDLC_EMIT, MDLC_CHECK, MDLC_DUMP_AST, MDLC_DUMP_JSON };
+enum mdlc_action { MDLC_EMIT, MDLC_CHECK, MDLC_DUMP_AST, MDLC_DUMP_JSON, MDLC_SUMMARY };
 
 struct mdlc_opts {
     enum mdlc_action action;

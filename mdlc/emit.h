@@ -15,5 +15,7 @@ void emit_c_source(FILE *out, const struct mdl_machine *m, const struct emit_inf
 void emit_c_header(FILE *out, const struct mdl_machine *m, const struct emit_info *info);
 /* The whole lowered machine as one JSON document (`mdlc --dump-json`). */
 void emit_json(FILE *out, const struct mdl_machine *m);
+/* A short human summary (`mdlc --summary`). */
+void emit_summary(FILE *out, const struct mdl_machine *m);
 
 #endif

@@ -7,7 +7,7 @@
 #include "driver.h"
 
 static const char usage[] =
-    "usage: mdlc [-I DIR]... [-o OUTDIR] [--check | --dump-ast | --dump-json] FILE.mdl\n";
+    "usage: mdlc [-I DIR]... [-o OUTDIR] [--check | --summary | --dump-ast | --dump-json] FILE.mdl\n";
 
 static const char help[] =
     "Compiles a machine description (spec.md) into OUTDIR/<machine>.c and .h.\n"
@@ -15,6 +15,7 @@ static const char help[] =
     "  -I DIR            search DIR for included files and extended machines (repeatable)\n"
     "  -o OUTDIR         where to write <machine>.c and <machine>.h (default: .)\n"
     "  --check           run every check, write nothing\n"
+    "  --summary         print what the machine holds (widths, caches, resources), write nothing\n"
     "  --dump-ast        print the syntax tree of FILE (its includes are not read)\n"
     "  --dump-json       print the lowered machine as JSON on stdout, write nothing\n"
     "  --depfile FILE    also write a make rule listing every file read\n"
@@ -36,9 +37,9 @@ static int usage_error(const char *fmt, const char *arg)
 
 int main(int argc, char **argv)
 {
-    enum { OPT_CHECK = 256, OPT_AST, OPT_JSON, OPT_DEPFILE, OPT_DEPTARGET, OPT_WERROR };
+    enum { OPT_CHECK = 256, OPT_SUMMARY, OPT_AST, OPT_JSON, OPT_DEPFILE, OPT_DEPTARGET, OPT_WERROR };
     static const struct option longopts[] = {
-        { "check", no_argument, NULL, OPT_CHECK }, { "dump-ast", no_argument, NULL, OPT_AST },
+        { "check", no_argument, NULL, OPT_CHECK }, { "summary", no_argument, NULL, OPT_SUMMARY }, { "dump-ast", no_argument, NULL, OPT_AST },
         { "dump-json", no_argument, NULL, OPT_JSON }, { "depfile", required_argument, NULL, OPT_DEPFILE },
         { "deptarget", required_argument, NULL, OPT_DEPTARGET }, { "Werror", no_argument, NULL, OPT_WERROR },
         { "help", no_argument, NULL, 'h' }, { NULL, 0, NULL, 0 },
@@ -52,6 +53,7 @@ int main(int argc, char **argv)
         case 'I': dirs[o.n_include_dirs++] = optarg; break;
         case 'o': o.outdir = optarg; break;
         case OPT_CHECK: o.action = MDLC_CHECK; actions++; break;
+        case OPT_SUMMARY: o.action = MDLC_SUMMARY; actions++; break;
         case OPT_AST: o.action = MDLC_DUMP_AST; actions++; break;
         case OPT_JSON: o.action = MDLC_DUMP_JSON; actions++; break;
         case OPT_DEPFILE: o.depfile = optarg; break;
@@ -65,7 +67,7 @@ int main(int argc, char **argv)
     int rc;
     struct stat st;
     if (actions > 1)
-        rc = usage_error("%s", "--check, --dump-ast and --dump-json exclude each other");
+        rc = usage_error("%s", "--check, --summary, --dump-ast and --dump-json exclude each other");
     else if (optind != argc - 1)
         rc = usage_error("%s", optind == argc ? "no input file" : "more than one input file");
     else if (o.action == MDLC_EMIT && (stat(o.outdir, &st) != 0 || !S_ISDIR(st.st_mode)))

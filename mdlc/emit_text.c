@@ -1,0 +1,35 @@
+/* A human summary of a lowered machine (`mdlc --summary`): what a reader checks first. */
+#include "emit.h"
+
+static const char *const cache_kinds[] = { "data", "instruction", "unified" };
+
+static void summary_resources(FILE *out, const struct mdl_machine *m)
+{
+    fprintf(out, "  abstract resources (%u):", m->n_resources);
+    for (unsigned i = 0; i < m->n_resources; i++)
+        fprintf(out, "%s %s/%u", i % 8 ? "" : "\n   ", m->resources[i].name, m->resources[i].width);
+    fputc('\n', out);
+    for (unsigned i = 0; i < m->n_async; i++)
+        fprintf(out, "  asynchronous: %s, %u per cycle\n", m->async[i].name, m->async[i].capacity);
+}
+
+void emit_summary(FILE *out, const struct mdl_machine *m)
+{
+    fprintf(out, "machine %s (%s)%s%s\n", m->name, m->isa ? "aarch64" : "x86_64", *m->description ? ": " : "",
+            m->description);
+    fprintf(out, "  front end: decode %u, issue %u, uop cache %u/cycle, loop buffer %u, IDQ %u\n", m->decode_width,
+            m->issue_width, m->uop_cache_width, m->loop_buffer, m->idq);
+    fprintf(out, "  window: ROB %u, scheduler %u, load buffer %u, store buffer %u, retire %u\n", m->rob,
+            m->scheduler, m->load_buffer, m->store_buffer, m->retire_width);
+    for (unsigned i = 0; i < m->n_caches; i++) {
+        const struct mdl_cache *c = &m->caches[i];
+        fprintf(out, "  cache %s: L%u %s, %llu KiB, %u-way, %u B lines, %g cycles, %g B/cycle\n", c->name, c->level,
+                cache_kinds[c->kind], (unsigned long long)(c->size / 1024), c->ways, c->line, (double)c->latency,
+                (double)c->bandwidth);
+    }
+    fprintf(out, "  memory: %g cycles, %g B/cycle; mispredict penalty %g cycles\n", (double)m->memory_latency,
+            (double)m->memory_bandwidth, (double)m->mispredict_penalty);
+    fprintf(out, "  %u instruction forms, %u class defaults, %u replacement rules, %u bypass rules\n", m->n_forms,
+            m->n_templates - m->n_forms, m->n_replaces, m->n_bypasses);
+    summary_resources(out, m);
+}
