@@ -77,7 +77,7 @@ char *arena_printf(struct arena *a, const char *fmt, ...)
 
 void arena_grow(struct arena *a, void **v, size_t *cap, size_t elem)
 {
-    size_t ncap = *cap ? *cap * 2 : 8;
+    size_t ncap = *cap ? *cap * 2 : 4;
     void *nv = arena_alloc(a, ncap * elem);
     if (*v)
         memcpy(nv, *v, *cap * elem);

@@ -60,8 +60,11 @@ static char *resolve_find(struct resolver *r, const char *from_path, const char 
     char buf[PATH_MAX];
     if (name[0] == '/')
         return access(name, F_OK) == 0 ? arena_strdup(r->p->ar, name) : NULL;
-    char *copy = arena_strdup(r->p->ar, from_path);
-    snprintf(buf, sizeof buf, "%s/%s", dirname(copy), name);
+    char *dir = dirname(arena_strdup(r->p->ar, from_path));
+    if (strcmp(dir, ".") == 0)
+        snprintf(buf, sizeof buf, "%s", name);
+    else
+        snprintf(buf, sizeof buf, "%s/%s", dir, name);
     if (access(buf, F_OK) == 0)
         return arena_strdup(r->p->ar, buf);
     for (size_t i = 0; i < r->opts->n_include_dirs; i++) {
