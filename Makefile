@@ -85,6 +85,7 @@ $(B)/gen/%.stamp: machines/%.mdl $(B)/mdlc | $(B)
 -include $(wildcard $(B)/deps/*.d)
 
 generated/%.c generated/%.h: $(B)/gen/%.stamp ;
+.SECONDARY: $(STAMPS)
 
 # Proves the emitted C builds with -Werror; mdlsim links these objects.
 $(B)/gen/%.o: $(B)/gen/%.stamp runtime/mdl_machine.h
