@@ -69,45 +69,45 @@ static void diag_source(struct diag *d, struct span at)
     diag_underline(d->out, line, len, from, to > len ? (len > from ? len : from + 1) : to);
 }
 
-void diag_at(struct diag *d, enum diag_level lvl, struct span at, const char *fmt, ...)
+/* One diagnostic: the located form when AT names a file, `mdlc: level: ...` otherwise. */
+static void diag_v(struct diag *d, enum diag_level lvl, const struct span *at, const char *fmt, va_list ap)
 {
     if (!diag_count(d, lvl))
         return;
     if (lvl == DIAG_WARNING && d->werror)
         lvl = DIAG_ERROR;
-    const struct src_file *f = src_get(d->sm, at.file);
-    unsigned line = 0, col = 0;
+    const struct src_file *f = at ? src_get(d->sm, at->file) : NULL;
+    struct span s = at ? *at : (struct span){ 0 };
     if (f) {
-        if (at.lo > f->len) at.lo = (uint32_t)f->len;
-        if (at.hi > f->len) at.hi = (uint32_t)f->len;
-        src_position(d->sm, at.file, at.lo, &line, &col);
+        unsigned line, col;
+        if (s.lo > f->len) s.lo = (uint32_t)f->len;
+        if (s.hi > f->len) s.hi = (uint32_t)f->len;
+        src_position(d->sm, s.file, s.lo, &line, &col);
         fprintf(d->out, "%s:%u:%u: %s: ", f->path, line, col, diag_names[lvl]);
     } else {
         fprintf(d->out, "mdlc: %s: ", diag_names[lvl]);
     }
-    va_list ap;
-    va_start(ap, fmt);
     vfprintf(d->out, fmt, ap);
-    va_end(ap);
     fputc('\n', d->out);
     if (f)
-        diag_source(d, at);
+        diag_source(d, s);
     diag_after(d);
+}
+
+void diag_at(struct diag *d, enum diag_level lvl, struct span at, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    diag_v(d, lvl, &at, fmt, ap);
+    va_end(ap);
 }
 
 void diag_plain(struct diag *d, enum diag_level lvl, const char *fmt, ...)
 {
-    if (!diag_count(d, lvl))
-        return;
-    if (lvl == DIAG_WARNING && d->werror)
-        lvl = DIAG_ERROR;
-    fprintf(d->out, "mdlc: %s: ", diag_names[lvl]);
     va_list ap;
     va_start(ap, fmt);
-    vfprintf(d->out, fmt, ap);
+    diag_v(d, lvl, NULL, fmt, ap);
     va_end(ap);
-    fputc('\n', d->out);
-    diag_after(d);
 }
 
 bool diag_failed(const struct diag *d) { return d->errors > 0; }

@@ -24,7 +24,7 @@ static int dump_ast(struct program *p, const struct mdlc_opts *o)
 /* Builds OUTDIR/<machine>.{c,h} in memory, then replaces each file only if it changed. */
 static bool write_outputs(struct program *p, const struct mdl_machine *m, const struct mdlc_opts *o)
 {
-    struct emit_info info = { o->input, emit_c_ident(p->ar, m->name) };
+    struct emit_info info = { o->input, emit_c_ident(p->ar, m->name), arena_printf(p->ar, "%s.h", m->name) };
     struct output c, h;
     if (!output_open(&c) || !output_open(&h)) {
         diag_plain(p->diag, DIAG_ERROR, "out of memory");

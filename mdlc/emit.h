@@ -8,6 +8,7 @@
 struct emit_info {
     const char *source_name;    /* the .mdl file, named in the banner */
     const char *ident;          /* the machine's name as a C identifier */
+    const char *header;         /* file name of the emitted header, "<machine>.h" */
 };
 
 const char *emit_c_ident(struct arena *ar, const char *name);

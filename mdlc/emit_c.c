@@ -219,7 +219,9 @@ static void emit_machine(FILE *out, const struct mdl_machine *m, const char *ide
 void emit_c_source(FILE *out, const struct mdl_machine *m, const struct emit_info *info)
 {
     banner(out, info);
-    fprintf(out, "#include \"%s.h\"\n\n", info->ident);
+    fputs("#include ", out);
+    c_string(out, info->header);
+    fputs("\n\n", out);
     emit_resources(out, m);
     emit_templates(out, m);
     emit_uses(out, m);
