@@ -171,14 +171,18 @@ static int parse_latency(const char *s, struct import_uops_row *r, char *err, si
     return fail(err, errlen, "bad latency \"%s\": expected N, " LE "N or [A;B]", s);
 }
 
-/* The second value is the throughput with a dependency-breaking idiom or other
- * variant; the first is the plain form that the entry describes. */
+/* "X / Y": X is the bound uops.info computes from the port usage, Y what it measured (a
+ * divider shows the difference: DIVSD is "1.00 / 4.00"); the entry keeps the measurement. */
 static int parse_tp(const char *s, struct import_uops_row *r, char *err, size_t errlen)
 {
-    char second[IMPORT_UOPS_NUM_MAX];
-    const char *e = copy_num(s, true, r->tp);
+    char from_ports[IMPORT_UOPS_NUM_MAX];
+    const char *e = copy_num(s, true, from_ports);
 
-    if (e && (!*e || (!strncmp(e, " / ", 3) && (e = copy_num(e + 3, true, second)) && !*e)))
+    if (e && !*e) {
+        memcpy(r->tp, from_ports, sizeof from_ports);
+        return 0;
+    }
+    if (e && !strncmp(e, " / ", 3) && (e = copy_num(e + 3, true, r->tp)) && !*e)
         return 0;
     return fail(err, errlen, "bad throughput \"%s\": expected X or X / Y", s);
 }

@@ -82,7 +82,7 @@ Test(import_uops, converts_an_upper_bound_latency_to_the_bound_and_flags_it)
 Test(import_uops, converts_range_latency)
 {
     expect_entry(csv("ADCX (R32, M32)", "[1;6]", "0.50 / 0.56", "1 / 2", "1*p06+1*p23"),
-                 "insn ADCX (R32, M32) latency 1..6 uops 1/2 ports 1*p06+1*p23 tp 0.50 @uops_t;");
+                 "insn ADCX (R32, M32) latency 1..6 uops 1/2 ports 1*p06+1*p23 tp 0.56 @uops_t;");
 }
 
 Test(import_uops, converts_range_latency_with_upper_bounds)
@@ -101,7 +101,7 @@ Test(import_uops, converts_range_latency_with_one_upper_bound_on_either_side)
     expect_entry(csv("VPGATHERDD (XMM, VSIB_XMM, XMM)", "[\xe2\x89\xa4" "0;20]", "2.00 / 4.00",
                      "4 / 5", "1*p0+1*p015+4*p23+1*p5"),
                  "insn VPGATHERDD (XMM, VSIB_XMM, XMM) latency 0..20 uops 4/5 "
-                 "ports 1*p0+1*p015+4*p23+1*p5 tp 2.00 @uops_t;");
+                 "ports 1*p0+1*p015+4*p23+1*p5 tp 4.00 @uops_t;");
     import_uops_parse_line(csv("X", "[1;\xe2\x89\xa4" "8]", "1", "1 / 1", ""), &row, err, 256);
     cr_assert(!row.lat_min_bound && row.lat_max_bound);
     cr_assert_str_eq(row.lat_max, "8");
@@ -153,10 +153,10 @@ Test(import_uops, keeps_a_single_throughput_digit_for_digit)
                  "insn VMOVAPD_28 (XMM, XMM) latency 0..1 uops 1/0 tp 0.25 @uops_t;");
 }
 
-Test(import_uops, takes_the_first_of_two_throughputs)
+Test(import_uops, takes_the_measured_of_two_throughputs)
 {
-    expect_entry(csv("ADD (R64, R64)", "1", "0.25 / 0.50", "1 / 1", "1*p0156"),
-                 "insn ADD (R64, R64) latency 1 uops 1 ports 1*p0156 tp 0.25 @uops_t;");
+    expect_entry(csv("DIVSD (XMM, XMM)", "13", "1.00 / 4.00", "1 / 1", "1*p0"),
+                 "insn DIVSD (XMM, XMM) latency 13 uops 1 ports 1*p0 tp 4.00 @uops_t;");
 }
 
 Test(import_uops, rejects_malformed_throughputs)
@@ -179,7 +179,7 @@ Test(import_uops, writes_eliminated_moves_as_one_fused_and_zero_unfused_uops)
 Test(import_uops, writes_microcoded_forms_with_more_fused_than_unfused_uops)
 {
     expect_entry(csv("VZEROALL", "", "2.50 / 12.00", "34 / 10", "4*p0156+4*p06+1*p1+1*p5"),
-                 "insn VZEROALL uops 34/10 ports 4*p0156+4*p06+1*p1+1*p5 tp 2.50 @uops_t;");
+                 "insn VZEROALL uops 34/10 ports 4*p0156+4*p06+1*p1+1*p5 tp 12.00 @uops_t;");
 }
 
 Test(import_uops, rejects_malformed_uops)
@@ -343,7 +343,7 @@ Test(import_uops, converts_a_small_table_end_to_end)
         "// uops fused/unfused domain, tp = measured inverse throughput in cycles.\n"
         "source uops_t \"uops.info measurements for T\";\n"
         "\n"
-        "insn ADCX (R32, M32) latency 1..6 uops 1/2 ports 1*p06+1*p23 tp 0.50 @uops_t;\n"
+        "insn ADCX (R32, M32) latency 1..6 uops 1/2 ports 1*p06+1*p23 tp 0.56 @uops_t;\n"
         "insn ADCX (R32, R32) latency 1 uops 1 ports 1*p06 tp 0.50 @uops_t;\n"
         "insn VMOVAPD_28 (XMM, XMM) latency 0..1 uops 1/0 tp 0.25 @uops_t;\n"
         "insn PREFETCHW (M512) uops 1 ports 1*p23 tp 0.50 @uops_t;\n"
