@@ -167,6 +167,7 @@ static void dump_decl(FILE *out, const struct ast_decl *d)
     case AST_DECL_MAXIMUM:
         fprintf(out, " %ld", d->maximum);
         dump_idents(out, "from", &d->members);
+        dump_src(out, &d->src);
         break;
     case AST_DECL_INSN:
         fputc(' ', out);
@@ -182,6 +183,7 @@ static void dump_decl(FILE *out, const struct ast_decl *d)
         fprintf(out, " %s%s", d->bypass.sign > 0 ? "+" : d->bypass.sign < 0 ? "-" : "", d->bypass.latency.text);
         dump_selector(out, "from", &d->bypass.from);
         dump_selector(out, d->bypass.memory ? "memory-to" : "to", &d->bypass.to);
+        dump_src(out, &d->src);
         break;
     case AST_DECL_BLOCK:
         fprintf(out, " %s", d->block.kind.name);

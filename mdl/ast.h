@@ -160,6 +160,7 @@ struct ast_decl {
     ast_attrs attrs;                    /* insn, class */
     struct ast_replace replace;
     struct ast_bypass bypass;
+    struct ast_src src;                 /* maximum, bypass */
 };
 
 struct ast_file {

@@ -162,9 +162,9 @@ decl
         { $$ = mkdecl(px, AST_DECL_INCLUDE, @$); $$->text = $2; $$->text_span = @2; }
     | SOURCE ident STRING ';'
         { $$ = mkdecl(px, AST_DECL_SOURCE, @$); $$->name = $2; $$->text = $3; $$->text_span = @3; }
-    | MAXIMUM INTEGER FROM ident_list ';'
+    | MAXIMUM INTEGER FROM ident_list src_opt ';'
         { $$ = mkdecl(px, AST_DECL_MAXIMUM, @$); $$->maximum = (long)atol($2);
-          $$->maximum_span = @2; $$->members = *$4; }
+          $$->maximum_span = @2; $$->members = *$4; $$->src = $5; }
     | INSN form attrs ';'
         { $$ = mkdecl(px, AST_DECL_INSN, @$); $$->form = *$2; $$->name = $2->mnemonic; $$->attrs = *$3;
           $$->text = ast_form_key(px->ar, $2); }
@@ -175,12 +175,12 @@ decl
     | REPLACE pattern PLUSPLUS pattern WITH replacement ';'
         { $$ = mkdecl(px, AST_DECL_REPLACE, @$); $$->replace = *$6;
           $$->replace.first = *$2; $$->replace.second = *$4; $$->replace.pair = true; }
-    | BYPASS LATENCY bypass_latency FOR selector ARROW selector ';'
+    | BYPASS LATENCY bypass_latency FOR selector ARROW selector src_opt ';'
         { $$ = mkdecl(px, AST_DECL_BYPASS, @$); $$->bypass = *$3;
-          $$->bypass.from = *$5; $$->bypass.to = *$7; }
-    | BYPASS LATENCY bypass_latency FOR selector ARROW MEMORY selector ';'
+          $$->bypass.from = *$5; $$->bypass.to = *$7; $$->src = $8; }
+    | BYPASS LATENCY bypass_latency FOR selector ARROW MEMORY selector src_opt ';'
         { $$ = mkdecl(px, AST_DECL_BYPASS, @$); $$->bypass = *$3;
-          $$->bypass.from = *$5; $$->bypass.to = *$8; $$->bypass.memory = true; }
+          $$->bypass.from = *$5; $$->bypass.to = *$8; $$->bypass.memory = true; $$->src = $9; }
     | error ';'             { $$ = NULL; yyerrok; }
     | error '}'             { $$ = NULL; yyerrok; }
     ;

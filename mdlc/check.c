@@ -551,6 +551,7 @@ static void check_entries(struct program *p)
 
 static void check_maximum(struct program *p, const struct ast_decl *d)
 {
+    check_src(p, &d->src);
     uint64_t all = 0;
     for (size_t i = 0; i < d->members.n; i++)
         all |= check_unit_ref(p, &d->members.v[i], "a 'maximum' group");
@@ -634,6 +635,7 @@ static void check_replace(struct program *p, const struct ast_decl *d)
 
 static void check_bypass(struct program *p, const struct ast_decl *d)
 {
+    check_src(p, &d->src);
     check_selector(p, &d->bypass.from, true);
     check_selector(p, &d->bypass.to, true);
     const struct ast_value *v = &d->bypass.latency;
