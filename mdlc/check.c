@@ -326,27 +326,29 @@ static void check_param_duplicates(struct program *p, const struct ast_block *bl
 
 static bool is_pow2(double x) { return x >= 1 && x == floor(x) && ((unsigned long long)x & ((unsigned long long)x - 1)) == 0; }
 
-static void check_cache(struct program *p, const struct prog_block *b)
-{
-    struct span at = b->decl->block.name.span;
-    const struct param_val *size = &b->vals[P_CACHE_size], *ways = &b->vals[P_CACHE_ways], *line = &b->vals[P_CACHE_line];
-    static const enum param_id required[] = { P_CACHE_level, P_CACHE_size, P_CACHE_ways, P_CACHE_line, P_CACHE_latency };
-    for (size_t i = 0; i < sizeof required / sizeof *required; i++)
-        if (!b->vals[required[i]].set && !diag_failed(D(p)))
-            diag_error(D(p), at, "cache %s does not give its %s", b->name, param_table[required[i]].key);
-    if (line->set && !is_pow2(line->num))
-        diag_error(D(p), line->src->value.span, "a cache line must be a power of two bytes, got %s", line->src->value.text);
-    if (size->set && ways->set && line->set && fmod(size->num, ways->num * line->num) != 0)
-        diag_error(D(p), size->src->value.span, "cache %s: size %s is not a whole number of sets of %g ways of %g bytes",
-                   b->name, size->src->value.text, ways->num, line->num);
-}
-
+/* Whether the block gives KEY at all, valid or not: a wrong value is reported once, not
+ * again as missing. */
 static bool block_mentions(const struct prog_block *b, const char *key)
 {
     for (size_t i = 0; b && i < b->params.n; i++)
         if (strcmp(b->params.v[i]->key.name, key) == 0)
             return true;
     return false;
+}
+
+static void check_cache(struct program *p, const struct prog_block *b)
+{
+    struct span at = b->decl->block.name.span;
+    const struct param_val *size = &b->vals[P_CACHE_size], *ways = &b->vals[P_CACHE_ways], *line = &b->vals[P_CACHE_line];
+    static const enum param_id required[] = { P_CACHE_level, P_CACHE_size, P_CACHE_ways, P_CACHE_line, P_CACHE_latency };
+    for (size_t i = 0; i < sizeof required / sizeof *required; i++)
+        if (!block_mentions(b, param_table[required[i]].key))
+            diag_error(D(p), at, "cache %s does not give its %s", b->name, param_table[required[i]].key);
+    if (line->set && !is_pow2(line->num))
+        diag_error(D(p), line->src->value.span, "a cache line must be a power of two bytes, got %s", line->src->value.text);
+    if (size->set && ways->set && line->set && fmod(size->num, ways->num * line->num) != 0)
+        diag_error(D(p), size->src->value.span, "cache %s: size %s is not a whole number of sets of %g ways of %g bytes",
+                   b->name, size->src->value.text, ways->num, line->num);
 }
 
 static void check_blocks(struct program *p)
