@@ -123,7 +123,7 @@ static struct ast_value mknumber(const char *text, double v, struct span at)
 %token ARROW "'->'" DOTDOT "'..'" PLUSPLUS "'++'"
 
 %type <decl> decl machine_decl block_decl units_decl
-%type <ident> ident class_name block_kind param_key
+%type <ident> ident class_name block_kind param_key sel_name
 %type <value> number number_or_range value
 %type <src> src_opt
 %type <form> form
@@ -285,11 +285,11 @@ unit_list
 unit
     : ident count_opt src_opt
         { $$ = (struct ast_unit){ .name = $1, .count = $2, .count_span = @2, .src = $3 };
-          if (!$2) { $$.count = 1; $$.count_span = @1; } }
+          if ($2 < 0) { $$.count = 1; $$.count_span = @1; } }
     ;
 
 count_opt
-    : %empty                { $$ = 0; }
+    : %empty                { $$ = -1; }
     | '*' INTEGER           { $$ = atol($2); }
     ;
 
@@ -412,15 +412,21 @@ repeat_opt
     ;
 
 selector
-    : ident
+    : sel_name
         { $$ = NEW(struct ast_selector); PUSH(&$$->names, $1); $$->span = @$; }
-    | ident kinds
+    | sel_name kinds
         { $$ = NEW(struct ast_selector); PUSH(&$$->names, $1); $$->has_kinds = true; $$->kinds = *$2; $$->span = @$; }
     | '{' ident_list '}'
         { $$ = NEW(struct ast_selector); $$->names = *$2; $$->is_set = true; $$->span = @$; }
     | '{' ident_list '}' kinds
         { $$ = NEW(struct ast_selector); $$->names = *$2; $$->is_set = true; $$->has_kinds = true;
           $$->kinds = *$4; $$->span = @$; }
+    ;
+
+/* `nop` is a keyword after `with` but also the name of a class a bypass may select. */
+sel_name
+    : IDENT                 { $$ = mkident($1, @1); }
+    | NOP                   { $$ = mkident("nop", @1); }
     ;
 
 pattern

@@ -560,8 +560,8 @@ static void check_maximum(struct program *p, const struct ast_decl *d)
     if (d->maximum < 1)
         diag_error(D(p), d->maximum_span, "'maximum' needs a limit of at least 1");
     else if (all && d->maximum >= __builtin_popcountll(all))
-        diag_warning(D(p), d->maximum_span, "'maximum %ld' never binds: the group has only %d instances",
-                     d->maximum, __builtin_popcountll(all));
+        diag_warning(D(p), d->maximum_span, "'maximum %ld' never binds: the group has only %d instance%s",
+                     d->maximum, __builtin_popcountll(all), __builtin_popcountll(all) == 1 ? "" : "s");
 }
 
 /* A selector names forms (`ADD (R64, R64)`, a mnemonic, a set of mnemonics) or, where
@@ -608,7 +608,9 @@ static void check_pattern(struct program *p, const struct ast_pattern *pat)
         if (op->name[0] != '$' && strcmp(op->name, "_") != 0)
             diag_error(D(p), op->span, "a pattern operand is a variable such as $a, or _ for any; got '%s'", op->name);
     }
-    if (nkinds >= 0 && (long)pat->operands.n > nkinds)
+    if (pat->operands.n > 8)
+        diag_error(D(p), pat->operands.v[8].span, "a pattern can name at most 8 operands of an instruction");
+    else if (nkinds >= 0 && (long)pat->operands.n > nkinds)
         diag_error(D(p), pat->operands.v[nkinds].span, "the pattern has %zu operands but its form has %ld",
                    pat->operands.n, nkinds);
 }
@@ -620,17 +622,32 @@ static void check_flow(struct program *p, const struct ast_replace *r, const ast
             diag_error(D(p), vars->v[i].span, "variable '%s' is not bound by the pattern", vars->v[i].name);
 }
 
+/* The replacement is one entry: a bare mnemonic is enough only when it has a single form. */
+static void check_target(struct program *p, const struct ast_form *f)
+{
+    const char *key = ast_form_key(p->ar, f);
+    const struct ast_decl *d = f->has_kinds ? map_get(&p->form_map, key) : map_get(&p->mnemonic_map, key);
+    if (!d) {
+        diag_error(D(p), f->span, "no instruction form '%s' in this machine to replace with", key);
+        return;
+    }
+    if (f->has_kinds || map_get(&p->form_map, key))
+        return;
+    size_t forms = 0;
+    for (size_t i = 0; i < p->forms.n; i++)
+        forms += strcmp(p->forms.v[i]->form.mnemonic.name, key) == 0;
+    if (forms > 1)
+        diag_error(D(p), f->span, "'%s' has %zu forms; name the one to replace with, as in '%s'", key, forms, d->text);
+}
+
 static void check_replace(struct program *p, const struct ast_decl *d)
 {
     const struct ast_replace *r = &d->replace;
     check_pattern(p, &r->first);
     if (r->pair)
         check_pattern(p, &r->second);
-    if (!r->to_nop) {
-        const char *key = ast_form_key(p->ar, &r->target);
-        if (!(r->target.has_kinds ? map_get(&p->form_map, key) : map_get(&p->mnemonic_map, key)))
-            diag_error(D(p), r->target.span, "no instruction form '%s' in this machine to replace with", key);
-    }
+    if (!r->to_nop)
+        check_target(p, &r->target);
     check_flow(p, r, &r->reads);
     check_flow(p, r, &r->writes);
 }

@@ -34,18 +34,14 @@ static bool write_outputs(struct program *p, const struct mdl_machine *m, const 
     emit_c_header(h.fp, m, &info);
     const char *cpath = arena_printf(p->ar, "%s/%s.c", o->outdir, m->name);
     const char *hpath = arena_printf(p->ar, "%s/%s.h", o->outdir, m->name);
-    char err[512];
-    bool changed;
-    if (!output_commit(&h, hpath, &changed, err, sizeof err)) {
-        output_discard(&c);
+    char err[512] = "";
+    bool ok = output_stage(&c, cpath, err, sizeof err) && output_stage(&h, hpath, err, sizeof err) &&
+              output_publish(&c, err, sizeof err) && output_publish(&h, err, sizeof err);
+    output_discard(&c);
+    output_discard(&h);
+    if (!ok)
         diag_plain(p->diag, DIAG_ERROR, "%s", err);
-        return false;
-    }
-    if (!output_commit(&c, cpath, &changed, err, sizeof err)) {
-        diag_plain(p->diag, DIAG_ERROR, "%s", err);
-        return false;
-    }
-    return true;
+    return ok;
 }
 
 /* A make rule naming every file read, so editing an include rebuilds the machine. */
@@ -61,8 +57,7 @@ static bool write_depfile(struct program *p, const struct mdlc_opts *o)
     for (size_t i = 0; i < p->files.n; i++)
         fprintf(d.fp, "%s:\n", p->files.v[i]);
     char err[512];
-    bool changed;
-    if (!output_commit(&d, o->depfile, &changed, err, sizeof err)) {
+    if (!output_commit(&d, o->depfile, err, sizeof err)) {
         diag_plain(p->diag, DIAG_ERROR, "%s", err);
         return false;
     }

@@ -367,6 +367,18 @@ static uint16_t slot_mask(const struct ast_replace *r, const ast_idents *vars)
     return mask;
 }
 
+/* The entry of exactly that key, else the single form of a bare mnemonic (check). */
+static int32_t lower_target(const struct lowering *lw, const struct ast_form *f)
+{
+    uint32_t k = template_index(lw, ast_form_key(lw->p->ar, f));
+    if (k == UINT32_MAX && !f->has_kinds) {
+        const index_list *l = map_get(&lw->mnemonic_forms, f->mnemonic.name);
+        if (l && l->n)
+            k = l->v[0];
+    }
+    return k == UINT32_MAX ? -1 : (int32_t)k;
+}
+
 static void lower_replaces(struct lowering *lw)
 {
     struct mdl_replace *out = arena_alloc(lw->p->ar, (lw->p->replaces.n + 1) * sizeof *out);
@@ -379,13 +391,8 @@ static void lower_replaces(struct lowering *lw)
         out[i].second = (uint32_t)lw->match.n;
         out[i].second_count = r->pair ? lower_selector(lw, &r->second.sel, NULL) : 0;
         out[i].target = -1;
-        if (!r->to_nop) {
-            uint32_t n = lower_selector(lw, &(struct ast_selector){ .names = { (struct ast_ident *)&r->target.mnemonic, 1, 1 },
-                                                                   .has_kinds = r->target.has_kinds,
-                                                                   .kinds = r->target.kinds }, NULL);
-            out[i].target = n ? (int32_t)lw->match.v[lw->match.n - n] : -1;
-            lw->match.n -= n;
-        }
+        if (!r->to_nop)
+            out[i].target = lower_target(lw, &r->target);
         out[i].reads = slot_mask(r, &r->reads);
         out[i].writes = slot_mask(r, &r->writes);
         lower_same(&out[i], r, &r->first.operands, 0);

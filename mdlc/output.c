@@ -1,4 +1,4 @@
-/* Write-if-changed through a temporary file renamed into place. */
+/* Write-if-changed through temporary files renamed into place once all are written. */
 #include "output.h"
 #include <errno.h>
 #include <stdlib.h>
@@ -8,8 +8,7 @@
 
 bool output_open(struct output *o)
 {
-    o->buf = NULL;
-    o->len = 0;
+    memset(o, 0, sizeof *o);
     o->fp = open_memstream(&o->buf, &o->len);
     return o->fp != NULL;
 }
@@ -18,9 +17,12 @@ void output_discard(struct output *o)
 {
     if (o->fp)
         fclose(o->fp);
+    if (o->tmp) {
+        unlink(o->tmp);
+        free(o->tmp);
+    }
     free(o->buf);
-    o->fp = NULL;
-    o->buf = NULL;
+    memset(o, 0, sizeof *o);
 }
 
 static bool same_content(const char *path, const char *buf, size_t len)
@@ -39,36 +41,44 @@ static bool same_content(const char *path, const char *buf, size_t len)
     return same && off == len;
 }
 
-bool output_commit(struct output *o, const char *path, bool *changed, char *err, size_t errlen)
+bool output_stage(struct output *o, const char *path, char *err, size_t errlen)
 {
     fclose(o->fp);
     o->fp = NULL;
-    *changed = false;
+    o->path = path;
     struct stat st;
     if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
         snprintf(err, errlen, "'%s' exists and is not a regular file", path);
-        output_discard(o);
         return false;
     }
-    if (same_content(path, o->buf, o->len)) {
-        output_discard(o);
+    if (same_content(path, o->buf, o->len))
         return true;
-    }
-    size_t plen = strlen(path) + 16;
-    char *tmp = malloc(plen);
-    snprintf(tmp, plen, "%s.tmp%ld", path, (long)getpid());
-    FILE *fp = fopen(tmp, "wb");
+    size_t n = strlen(path) + 32;
+    o->tmp = malloc(n);
+    snprintf(o->tmp, n, "%s.tmp%ld", path, (long)getpid());
+    FILE *fp = fopen(o->tmp, "wb");
     bool ok = fp && fwrite(o->buf, 1, o->len, fp) == o->len;
     if (fp && fclose(fp) != 0)
         ok = false;
-    if (ok && rename(tmp, path) != 0)
-        ok = false;
-    if (!ok) {
+    if (!ok)
         snprintf(err, errlen, "cannot write '%s': %s", path, strerror(errno));
-        unlink(tmp);
+    return ok;
+}
+
+bool output_publish(struct output *o, char *err, size_t errlen)
+{
+    if (o->tmp && rename(o->tmp, o->path) != 0) {
+        snprintf(err, errlen, "cannot write '%s': %s", o->path, strerror(errno));
+        return false;
     }
-    free(tmp);
+    free(o->tmp);
+    o->tmp = NULL;
+    return true;
+}
+
+bool output_commit(struct output *o, const char *path, char *err, size_t errlen)
+{
+    bool ok = output_stage(o, path, err, errlen) && output_publish(o, err, errlen);
     output_discard(o);
-    *changed = ok;
     return ok;
 }

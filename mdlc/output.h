@@ -7,15 +7,21 @@
 #include <stdio.h>
 
 struct output {
+    FILE *fp;                   /* writes go to memory until staged */
     char *buf;
     size_t len;
-    FILE *fp;                   /* writes go to memory until output_commit */
+    const char *path;
+    char *tmp;                  /* staged content beside PATH; NULL when PATH already holds it */
 };
 
 bool output_open(struct output *o);
-/* Writes the buffer to PATH unless PATH already holds exactly it. Frees the buffer.
- * Returns false with ERR set when the file cannot be written (nothing is left behind). */
-bool output_commit(struct output *o, const char *path, bool *changed, char *err, size_t errlen);
+/* Writes the content next to PATH (unless PATH already holds exactly it). */
+bool output_stage(struct output *o, const char *path, char *err, size_t errlen);
+/* Renames the staged content onto PATH; call once every output of a run is staged. */
+bool output_publish(struct output *o, char *err, size_t errlen);
+/* Frees the buffer and removes a staged file that was not published. */
 void output_discard(struct output *o);
+/* Stage and publish one file. */
+bool output_commit(struct output *o, const char *path, char *err, size_t errlen);
 
 #endif

@@ -67,6 +67,7 @@ struct prog_unit {
 struct prog_layer {                 /* one machine file of the extends chain */
     const struct ast_decl *machine;
     VEC(const struct ast_decl *) decls;
+    struct map included;            /* canonical path -> the include that read it */
 };
 
 struct program {

@@ -117,6 +117,13 @@ static void resolve_include(struct resolver *r, const struct ast_decl *d, const 
         diag_error(r->p->diag, d->text_span, "include cycle: '%s' includes itself through this line", d->text);
         return;
     }
+    const struct ast_decl *first = map_get(&layer->included, real);
+    if (first) {
+        diag_error(r->p->diag, d->text_span, "'%s' is already included in this machine", d->text);
+        diag_note(r->p->diag, first->text_span, "first included here");
+        return;
+    }
+    map_put(&layer->included, arena_strdup(r->p->ar, real), (void *)d);
     if (r->depth == RESOLVE_MAX_DEPTH) {
         diag_error(r->p->diag, d->text_span, "includes nested deeper than %d files", RESOLVE_MAX_DEPTH);
         return;
@@ -150,7 +157,7 @@ static void resolve_file(struct resolver *r, const struct ast_file *f, struct pr
     }
 }
 
-static bool resolve_layer(struct resolver *r, const char *path, const struct span *at);
+static bool resolve_layer(struct resolver *r, const char *path, const struct span *at, const char *expect);
 
 /* The parent named by `extends NAME` is NAME.mdl; `extends "file.mdl"` names the file. */
 static void resolve_parent(struct resolver *r, const struct ast_decl *m, const char *from)
@@ -168,10 +175,11 @@ static void resolve_parent(struct resolver *r, const struct ast_decl *m, const c
         diag_error(r->p->diag, m->parent.span, "machine '%s' extends itself through '%s'", m->name.name, name);
         return;
     }
-    resolve_layer(r, path, &m->parent.span);
+    resolve_layer(r, path, &m->parent.span, m->parent_is_path ? NULL : m->parent.name);
 }
 
-static bool resolve_layer(struct resolver *r, const char *path, const struct span *at)
+/* EXPECT: the machine name `extends NAME` promised, checked against the file's declaration. */
+static bool resolve_layer(struct resolver *r, const char *path, const struct span *at, const char *expect)
 {
     if (r->depth == RESOLVE_MAX_DEPTH) {
         diag_error(r->p->diag, *at, "machines extend each other deeper than %d levels", RESOLVE_MAX_DEPTH);
@@ -185,10 +193,13 @@ static bool resolve_layer(struct resolver *r, const char *path, const struct spa
         snprintf(real, sizeof real, "%s", path);
     r->stack[r->depth++] = arena_strdup(r->p->ar, real);
     struct prog_layer layer = { 0 };
+    map_init(&layer.included, r->p->ar);
     resolve_file(r, f, &layer, true);
     if (!layer.machine) {
         struct span start = { f->file, 0, 0 };
         diag_error(r->p->diag, start, "no machine declaration: a description starts with 'machine NAME { isa ...; }'");
+    } else if (expect && strcmp(layer.machine->name.name, expect) != 0) {
+        diag_error(r->p->diag, *at, "'%s' declares machine '%s', not '%s'", path, layer.machine->name.name, expect);
     } else if (layer.machine->parent.name) {
         resolve_parent(r, layer.machine, path);
     }
@@ -364,7 +375,7 @@ bool resolve_program(struct program *p, const char *path, const struct resolve_o
     map_init(&p->unit_map, p->ar);
     map_init(&p->block_map, p->ar);
     unsigned before = p->diag->errors;
-    if (!resolve_layer(&r, path, NULL))
+    if (!resolve_layer(&r, path, NULL, NULL))
         return false;
     p->machine = p->layers.v[p->layers.n - 1].machine;
     p->name = p->machine->name.name;

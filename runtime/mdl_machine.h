@@ -21,7 +21,7 @@ enum mdl_cache_kind { MDL_CACHE_DATA, MDL_CACHE_INSTRUCTION, MDL_CACHE_UNIFIED }
 
 /* An abstract resource: a set of unit instances used together as one throughput limit. */
 struct mdl_resource {
-    const char *name;           /* "p0156", "U_ALU", "DIV", "group0" */
+    const char *name;           /* "p0156", "U_ALU", "DIV", "maximum0" */
     uint64_t units;             /* bit i: unit instance i */
     uint16_t width;             /* instances: uses per cycle */
     uint8_t is_group;           /* from a `maximum N from` limit */
