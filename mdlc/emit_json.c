@@ -33,7 +33,8 @@ static json_t *json_template(const struct mdl_machine *m, const struct mdl_templ
         json_array_append_new(async, json_pack("{s:s, s:f}", "resource", m->async[u->resource].name,
                                                "cost", (double)u->cost));
     }
-    return json_pack("{s:s, s:s, s:[f,f], s:[i,i], s:f, s:o, s:o}", "name", t->name, "class", class_names[t->cls],
+    return json_pack("{s:s, s:s?, s:[f,f], s:[i,i], s:f, s:o, s:o}", "name", t->name,
+                     "class", t->cls < MDL_CLASS_COUNT ? class_names[t->cls] : NULL,
                      "latency", (double)t->latency_min, (double)t->latency_max, "uops", t->uops_fused,
                      t->uops_unfused, "tp", (double)t->tp, "uses", uses, "async", async);
 }

@@ -105,7 +105,7 @@ static void lower_entry(struct lowering *lw, struct mdl_template *t, const struc
     }
     if ((a = attr_of(d, AST_ATTR_TP)))
         t->tp = (float)a->num.lo;
-    t->cls = MDL_CLASS_GENERIC;
+    t->cls = MDL_CLASS_UNSET;
     if ((a = attr_of(d, AST_ATTR_CLASS)))
         t->cls = (uint8_t)check_class_index(a->cls.name);
     if ((a = attr_of(d, AST_ATTR_ASYNC))) {

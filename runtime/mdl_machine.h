@@ -10,7 +10,8 @@ enum mdl_class {
 #define X(e, s, doc) MDL_CLASS_##e,
 #include "../mdl/class.def"
 #undef X
-    MDL_CLASS_COUNT
+    MDL_CLASS_COUNT,
+    MDL_CLASS_UNSET = 0xff      /* a form that names no class: the decoder's class applies */
 };
 
 enum mdl_policy { MDL_POLICY_LRU, MDL_POLICY_PLRU, MDL_POLICY_FIFO, MDL_POLICY_RANDOM };
@@ -45,7 +46,7 @@ struct mdl_async {
 
 struct mdl_template {
     const char *name;           /* form key "ADD (R64, M64)", or "class:int_alu" */
-    uint8_t cls;                /* enum mdl_class; MDL_CLASS_GENERIC when the entry names none */
+    uint8_t cls;                /* enum mdl_class; MDL_CLASS_UNSET when the entry names none */
     uint32_t uops_fused, uops_unfused;
     float latency_min, latency_max;
     float tp;                   /* measured inverse throughput, 0 if unknown */
