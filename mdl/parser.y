@@ -181,12 +181,16 @@ decl
     | BYPASS LATENCY bypass_latency FOR selector ARROW MEMORY selector src_opt ';'
         { $$ = mkdecl(px, AST_DECL_BYPASS, @$); $$->bypass = *$3;
           $$->bypass.from = *$5; $$->bypass.to = *$8; $$->bypass.memory = true; $$->src = $9; }
+    /* A declaration boundary ends recovery; inside a block the parser stays quiet for a few
+     * tokens instead, so a missing '}' is not reported again at every later ';'. */
     | error ';'             { $$ = NULL; yyerrok; }
     | error '}'             { $$ = NULL; yyerrok; }
     ;
 
 machine_decl
-    : MACHINE ident block_body
+    : MACHINE error block_body
+        { $$ = NULL; }
+    | MACHINE ident block_body
         { $$ = mkdecl(px, AST_DECL_MACHINE, @$); $$->name = $2; $$->block = *$3;
           $$->block.kind = mkident("machine", @1); $$->block.name = $2; }
     | MACHINE ident EXTENDS ident block_body
@@ -213,13 +217,13 @@ block_kind
 
 block_body
     : '{' params '}'        { $$ = $2; }
-    | '{' params error '}'  { $$ = $2; yyerrok; }
+    | '{' params error '}'  { $$ = $2; }
     ;
 
 params
     : %empty                { $$ = NEW(struct ast_block); }
     | params param          { $$ = $1; PUSH(&$$->params, *$2); }
-    | params error ';'      { $$ = $1; yyerrok; }
+    | params error ';'      { $$ = $1; }
     ;
 
 param
@@ -485,11 +489,19 @@ static const char *parse_token_name(yysymbol_kind_t sym)
     return name;
 }
 
+static bool parse_expects(const yysymbol_kind_t *exp, int n, yysymbol_kind_t sym)
+{
+    for (int i = 0; i < n; i++)
+        if (exp[i] == sym)
+            return true;
+    return false;
+}
+
 static int yyreport_syntax_error(const yypcontext_t *ctx, void *scanner, struct parse_ctx *px)
 {
-    enum { MAX_EXPECTED = 5 };
-    yysymbol_kind_t expected[MAX_EXPECTED];
-    int n = yypcontext_expected_tokens(ctx, expected, MAX_EXPECTED);
+    enum { MAX_LISTED = 5 };
+    yysymbol_kind_t expected[YYNTOKENS];
+    int n = yypcontext_expected_tokens(ctx, expected, YYNTOKENS);
     yysymbol_kind_t la = yypcontext_token(ctx);
     struct span at = *yypcontext_location(ctx);
     char found[128];
@@ -500,7 +512,8 @@ static int yyreport_syntax_error(const yypcontext_t *ctx, void *scanner, struct 
         snprintf(found, sizeof found, "%s", parse_token_name(la));
     char want[256] = "";
     size_t len = 0;
-    for (int i = 0; i < n && len < sizeof want; i++)
+    bool listed = n > 0 && n <= MAX_LISTED;
+    for (int i = 0; listed && i < n && len < sizeof want; i++)
         len += (size_t)snprintf(want + len, sizeof want - len, "%s%s",
                                 i == 0 ? "" : i == n - 1 ? " or " : ", ", parse_token_name(expected[i]));
     struct lex_ctx *cx = yyget_extra(scanner);
@@ -508,11 +521,16 @@ static int yyreport_syntax_error(const yypcontext_t *ctx, void *scanner, struct 
     src_position(px->diag->sm, at.file, cx->prev.hi, &prev_line, &col);
     src_position(px->diag->sm, at.file, at.lo, &line, &col);
     /* A missing ';' is noticed on the next line; the place to fix is the end of the last one. */
-    if (n > 0 && cx->prev.hi > 0 && line > prev_line)
+    bool next_line = cx->prev.hi > 0 && line > prev_line;
+    if (next_line && !listed && parse_expects(expected, n, YYTRANSLATE(';'))) {
+        snprintf(want, sizeof want, "';'");
+        listed = true;
+    }
+    if (listed && next_line)
         diag_error(px->diag, cx->prev, "expected %s after '%.*s'", want,
                    (int)(cx->prev.hi - cx->prev.lo > 40 ? 40 : cx->prev.hi - cx->prev.lo),
                    px->src->text + cx->prev.lo);
-    else if (n > 0)
+    else if (listed)
         diag_error(px->diag, at, "expected %s, found %s", want, found);
     else
         diag_error(px->diag, at, "unexpected %s", found);

@@ -41,6 +41,13 @@ int check_class_index(const char *name)
 
 static struct diag *D(const struct program *p) { return p->diag; }
 
+/* The source text of a span, as the user wrote it (`40 KiB`, not the bare number). */
+static const char *span_text(const struct program *p, struct span s)
+{
+    const struct src_file *f = src_get(p->sm, s.file);
+    return arena_strndup(p->ar, f->text + s.lo, s.hi - s.lo);
+}
+
 /* "; did you mean 'x'?" or "" */
 static const char *suggestion(const struct program *p, const char *word, const char *const *cands, size_t n)
 {
@@ -275,7 +282,8 @@ static void param_number(struct program *p, const struct param_info *pi, const s
         return;
     double x = v->lo * scale;
     if (x < pi->lo || x > pi->hi) {
-        diag_error(D(p), v->span, "%s %s is out of range: it must be between %.15g and %.15g%s", pi->key, v->text,
+        diag_error(D(p), v->span, "%s %s is out of range: it must be between %.15g and %.15g%s", pi->key,
+                   span_text(p, v->span),
                    pi->lo, pi->hi, pi->dim == DIM_BYTES || pi->dim == DIM_BANDWIDTH ? " bytes" : "");
         return;
     }
@@ -348,7 +356,7 @@ static void check_cache(struct program *p, const struct prog_block *b)
         diag_error(D(p), line->src->value.span, "a cache line must be a power of two bytes, got %s", line->src->value.text);
     if (size->set && ways->set && line->set && fmod(size->num, ways->num * line->num) != 0)
         diag_error(D(p), size->src->value.span, "cache %s: size %s is not a whole number of sets of %g ways of %g bytes",
-                   b->name, size->src->value.text, ways->num, line->num);
+                   b->name, span_text(p, size->src->value.span), ways->num, line->num);
 }
 
 static void check_blocks(struct program *p)
@@ -410,11 +418,17 @@ static void check_use(struct program *p, const struct ast_use *u)
             diag_error(D(p), u->span, "instances can only be chosen of a declared unit, not of the set '%s'", u->unit.name);
             return;
         }
-        for (size_t k = 0; k < u->instances.n; k++)
-            if (u->instances.v[k] < 0 || u->instances.v[k] >= pu->unit->count)
-                diag_error(D(p), u->span, "'%s' has no instance %ld: its instances are 0 to %ld", u->unit.name,
-                           u->instances.v[k], pu->unit->count - 1);
-        avail = (long)u->instances.n;
+        uint64_t chosen = 0;
+        for (size_t k = 0; k < u->instances.n; k++) {
+            if (u->instances.v[k] >= 0 && u->instances.v[k] < pu->unit->count) {
+                chosen |= 1ull << u->instances.v[k];
+                continue;
+            }
+            diag_error(D(p), u->span, "'%s' has no instance %ld: its instances are 0 to %ld", u->unit.name,
+                       u->instances.v[k], pu->unit->count - 1);
+            return;
+        }
+        avail = __builtin_popcountll(chosen);     /* `U[1,1]` is one instance */
     }
     if (u->quantity > avail)
         diag_error(D(p), u->span, "the template needs %ld of '%s' at once but only %ld can be chosen",

@@ -44,18 +44,35 @@ static bool write_outputs(struct program *p, const struct mdl_machine *m, const 
     return ok;
 }
 
+/* A path as make reads it in a rule: spaces, '#' and '$' escaped. */
+static void make_path(FILE *out, const char *path)
+{
+    for (const char *c = path; *c; c++) {
+        if (*c == '$')
+            fputc('$', out);
+        else if (*c == ' ' || *c == '#' || *c == '\\')
+            fputc('\\', out);
+        fputc(*c, out);
+    }
+}
+
 /* A make rule naming every file read, so editing an include rebuilds the machine. */
 static bool write_depfile(struct program *p, const struct mdlc_opts *o)
 {
     struct output d;
     if (!output_open(&d))
         return false;
-    fprintf(d.fp, "%s:", o->deptarget ? o->deptarget : o->input);
-    for (size_t i = 0; i < p->files.n; i++)
-        fprintf(d.fp, " %s", p->files.v[i]);
+    make_path(d.fp, o->deptarget ? o->deptarget : o->input);
+    fputc(':', d.fp);
+    for (size_t i = 0; i < p->files.n; i++) {
+        fputc(' ', d.fp);
+        make_path(d.fp, p->files.v[i]);
+    }
     fputc('\n', d.fp);
-    for (size_t i = 0; i < p->files.n; i++)
-        fprintf(d.fp, "%s:\n", p->files.v[i]);
+    for (size_t i = 0; i < p->files.n; i++) {
+        make_path(d.fp, p->files.v[i]);
+        fputs(":\n", d.fp);
+    }
     char err[512];
     if (!output_commit(&d, o->depfile, err, sizeof err)) {
         diag_plain(p->diag, DIAG_ERROR, "%s", err);

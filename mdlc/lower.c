@@ -130,7 +130,8 @@ static void lower_templates(struct lowering *lw)
     struct program *p = lw->p;
     size_t nf = p->forms.n, n = nf + p->classes.n;
     const struct ast_decl **sorted = arena_alloc(p->ar, (nf + 1) * sizeof *sorted);
-    memcpy(sorted, p->forms.v, nf * sizeof *sorted);
+    if (nf)
+        memcpy(sorted, p->forms.v, nf * sizeof *sorted);
     qsort(sorted, nf, sizeof *sorted, template_cmp);
     struct mdl_template *t = arena_alloc(p->ar, (n + 1) * sizeof *t);
     map_init(&lw->mnemonic_forms, p->ar);

@@ -185,9 +185,11 @@ static bool resolve_layer(struct resolver *r, const char *path, const struct spa
         diag_error(r->p->diag, *at, "machines extend each other deeper than %d levels", RESOLVE_MAX_DEPTH);
         return false;
     }
+    unsigned errors_before = r->p->diag->errors;
     const struct ast_file *f = resolve_load(r, path, at, "machine");
     if (!f)
         return false;
+    bool parsed_clean = r->p->diag->errors == errors_before;
     char real[PATH_MAX];
     if (!realpath(path, real))
         snprintf(real, sizeof real, "%s", path);
@@ -195,7 +197,9 @@ static bool resolve_layer(struct resolver *r, const char *path, const struct spa
     struct prog_layer layer = { 0 };
     map_init(&layer.included, r->p->ar);
     resolve_file(r, f, &layer, true);
-    if (!layer.machine) {
+    if (!layer.machine && !parsed_clean) {
+        /* The machine declaration was probably the one that failed to parse. */
+    } else if (!layer.machine) {
         struct span start = { f->file, 0, 0 };
         diag_error(r->p->diag, start, "no machine declaration: a description starts with 'machine NAME { isa ...; }'");
     } else if (expect && strcmp(layer.machine->name.name, expect) != 0) {

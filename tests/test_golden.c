@@ -1,0 +1,207 @@
+/* Golden diagnostics: every tests/diag/NAME.mdl is compiled with --check in-process and what
+ * the compiler prints must be, byte for byte, tests/diag/NAME.expected (the exact stderr of
+ * `../build/mdlc --check diag/NAME.mdl` run from tests/). Each description holds one mistake,
+ * so each also fails with exit status 1. The tests run with the current directory tests/. */
+#include <criterion/criterion.h>
+#include <criterion/parameterized.h>
+#include <glob.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "driver.h"
+
+enum { MIN_GOLDEN_CASES = 30 };
+
+struct golden_case {
+    char name[200];             /* diag/NAME.mdl */
+};
+
+struct run {
+    int status;
+    char *err;                  /* everything printed on the diagnostics stream */
+    size_t len;
+};
+
+static struct run check_file(const char *path)
+{
+    struct run r = { 0 };
+    char *out = NULL;
+    size_t outlen = 0;
+    FILE *err = open_memstream(&r.err, &r.len);
+    FILE *outf = open_memstream(&out, &outlen);
+    cr_assert(err && outf, "open_memstream failed");
+    struct mdlc_opts o = { .action = MDLC_CHECK, .input = path, .outdir = ".", .out = outf, .err = err };
+    r.status = mdlc_run(&o);
+    fclose(err);
+    fclose(outf);
+    free(out);
+    return r;
+}
+
+static char *read_whole(const char *path, size_t *len)
+{
+    FILE *fp = fopen(path, "rb");
+    if (!fp)
+        return NULL;
+    char *buf = NULL;
+    size_t cap = 0, n = 0, got;
+    do {
+        if (n + 4096 > cap) {
+            cap = cap ? 2 * cap : 8192;
+            buf = realloc(buf, cap);
+        }
+        got = fread(buf + n, 1, cap - n - 1, fp);
+        n += got;
+    } while (got > 0);
+    fclose(fp);
+    buf[n] = '\0';
+    *len = n;
+    return buf;
+}
+
+/* The .mdl files of diag/ (not those of diag/include/, which the cases include). */
+static size_t list_cases(glob_t *g)
+{
+    int rc = glob("diag/*.mdl", 0, NULL, g);
+    return rc == 0 ? g->gl_pathc : 0;
+}
+
+ParameterizedTestParameters(golden, prints_the_expected_diagnostics_and_fails)
+{
+    glob_t g;
+    size_t n = list_cases(&g);
+    struct golden_case *cases = cr_calloc(n ? n : 1, sizeof *cases);
+    for (size_t i = 0; i < n; i++)
+        snprintf(cases[i].name, sizeof cases[i].name, "%s", g.gl_pathv[i]);
+    if (n)
+        globfree(&g);
+    return cr_make_param_array(struct golden_case, cases, n);
+}
+
+ParameterizedTest(struct golden_case *c, golden, prints_the_expected_diagnostics_and_fails)
+{
+    char expected_path[256];
+    size_t base = strlen(c->name) - strlen(".mdl");
+    snprintf(expected_path, sizeof expected_path, "%.*s.expected", (int)base, c->name);
+    size_t want_len = 0;
+    char *want = read_whole(expected_path, &want_len);
+    cr_assert(want, "%s: missing %s (generate it with ../build/mdlc --check %s 2> %s, then read it)",
+              c->name, expected_path, c->name, expected_path);
+
+    struct run r = check_file(c->name);
+    bool same = r.len == want_len && memcmp(r.err, want, want_len) == 0;
+    cr_expect(same,
+              "%s: the diagnostics differ from %s\n"
+              "---- expected ----\n%s"
+              "---- actual ------\n%s"
+              "------------------",
+              c->name, expected_path, want, r.err);
+    cr_expect_eq(r.status, 1, "%s: exit status %d, expected 1 (the description has a mistake)", c->name, r.status);
+    free(want);
+    free(r.err);
+}
+
+/* A wrong working directory would make the parameterized test above vacuous. */
+Test(golden, has_at_least_thirty_cases_each_with_an_expected_file)
+{
+    glob_t g;
+    size_t n = list_cases(&g);
+    cr_assert_geq(n, MIN_GOLDEN_CASES, "found %zu golden cases in diag/ (run the tests from tests/)", n);
+    for (size_t i = 0; i < n; i++) {
+        char path[256];
+        size_t base = strlen(g.gl_pathv[i]) - strlen(".mdl");
+        snprintf(path, sizeof path, "%.*s.expected", (int)base, g.gl_pathv[i]);
+        FILE *fp = fopen(path, "r");
+        cr_expect(fp != NULL, "%s has no %s", g.gl_pathv[i], path);
+        if (fp)
+            fclose(fp);
+    }
+    globfree(&g);
+}
+
+static unsigned count_lines_with(const char *text, const char *needle)
+{
+    unsigned n = 0;
+    for (const char *line = text; line && *line;) {
+        const char *end = strchr(line, '\n');
+        size_t len = end ? (size_t)(end - line) : strlen(line);
+        const char *hit = memmem(line, len, needle, strlen(needle));
+        if (hit)
+            n++;
+        line = end ? end + 1 : NULL;
+    }
+    return n;
+}
+
+Test(golden, reports_all_three_independent_errors_in_one_run)
+{
+    struct run r = check_file("diag/three_independent_errors.mdl");
+    cr_assert_eq(r.status, 1);
+    cr_expect_eq(count_lines_with(r.err, ": error: "), 3, "expected exactly 3 errors, got:\n%s", r.err);
+    /* one in each of the three declarations: lines 8, 10 and 11 */
+    cr_expect(strstr(r.err, "diag/three_independent_errors.mdl:8:"), "no error on line 8:\n%s", r.err);
+    cr_expect(strstr(r.err, "diag/three_independent_errors.mdl:10:"), "no error on line 10:\n%s", r.err);
+    cr_expect(strstr(r.err, "diag/three_independent_errors.mdl:11:"), "no error on line 11:\n%s", r.err);
+    size_t tail = strlen("3 errors generated.\n");
+    cr_expect(r.len >= tail && strcmp(r.err + r.len - tail, "3 errors generated.\n") == 0,
+              "the summary line is not '3 errors generated.':\n%s", r.err);
+    free(r.err);
+}
+
+Test(golden, a_missing_input_is_reported_without_a_source_line)
+{
+    struct run r = check_file("diag/no-such-file.mdl");
+    cr_assert_eq(r.status, 1);
+    cr_expect_str_eq(r.err, "mdlc: error: cannot read 'diag/no-such-file.mdl': No such file or directory\n"
+                            "1 error generated.\n");
+    free(r.err);
+}
+
+/* ---- the command line (build/mdlc), when it is built ------------------------------------------ */
+
+static int shell_status(const char *cmd)
+{
+    int rc = system(cmd);
+    return rc == -1 || !WIFEXITED(rc) ? -1 : WEXITSTATUS(rc);
+}
+
+static void need_binary(void)
+{
+    if (access("../build/mdlc", X_OK) != 0)
+        cr_skip_test("../build/mdlc is not built");
+}
+
+Test(golden, the_command_line_exits_2_on_usage_errors)
+{
+    need_binary();
+    cr_expect_eq(shell_status("../build/mdlc >/dev/null 2>&1"), 2, "no input file");
+    cr_expect_eq(shell_status("../build/mdlc --check a.mdl b.mdl >/dev/null 2>&1"), 2, "two input files");
+    cr_expect_eq(shell_status("../build/mdlc --no-such-option diag/empty_file.mdl >/dev/null 2>&1"), 2,
+                 "an unknown option");
+    cr_expect_eq(shell_status("../build/mdlc --check --dump-ast diag/empty_file.mdl >/dev/null 2>&1"), 2,
+                 "two actions");
+    cr_expect_eq(shell_status("../build/mdlc --check diag/empty_file.mdl >/dev/null 2>&1"), 1,
+                 "an error in the description");
+}
+
+Test(golden, the_command_line_prints_what_the_expected_file_holds)
+{
+    need_binary();
+    char tmp[] = "/tmp/mdlc-golden.XXXXXX";
+    int fd = mkstemp(tmp);
+    cr_assert_geq(fd, 0);
+    close(fd);
+    char cmd[256];
+    snprintf(cmd, sizeof cmd, "../build/mdlc --check diag/three_independent_errors.mdl 2>%s >/dev/null", tmp);
+    cr_expect_eq(shell_status(cmd), 1);
+    size_t got_len = 0, want_len = 0;
+    char *got = read_whole(tmp, &got_len), *want = read_whole("diag/three_independent_errors.expected", &want_len);
+    unlink(tmp);
+    cr_assert(got && want);
+    cr_expect_str_eq(got, want);
+    free(got);
+    free(want);
+}
