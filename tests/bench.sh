@@ -13,7 +13,7 @@ for m in machines/*.mdl; do
     t1=$(date +%s.%N)
     cc -std=c11 -O2 -Iruntime -c -o "$tmp/$name.o" "$tmp/$name.c"
     t2=$(date +%s.%N)
-    forms=$(grep -c '^    { "' "$tmp/$name.c" || true)
+    forms=$("$B/mdlc" -I machines --summary "$m" | sed -n 's/^ *\([0-9]*\) instruction forms.*/\1/p')
     awk -v n="$name" -v f="$forms" -v a="$t0" -v b="$t1" -v c="$t2" \
         'BEGIN { printf "%-14s %8d %10.3f %12.0f %12.2f\n", n, f, b - a, f / (b - a), c - b }'
 done
