@@ -1,0 +1,308 @@
+/* mdlsim: analyses code on a machine compiled from its description. `block` runs a basic
+ * block statically (repeated back to back); `machines` lists the machines compiled in. */
+#include <errno.h>
+#include <getopt.h>
+#include <jansson.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "asm.h"
+#include "block.h"
+#include "classify.h"
+#include "decode.h"
+#include "report.h"
+
+extern const struct mdl_machine *const mdl_machines[];
+
+static const char usage_text[] =
+    "usage: mdlsim machines\n"
+    "       mdlsim block --machine M (FILE.s | --hex HEX | --hex-file FILE) [--iterations N]\n"
+    "                    [--weight PERCENT]... [--no-sensitivity] [--no-causality] [--json]\n";
+
+static const char help_text[] =
+    "\n"
+    "block: predicts the steady-state cycles per iteration of a basic block repeated back to back,\n"
+    "the bottleneck (each resource accelerated in turn: the speed-up is the bound of the gain),\n"
+    "the instructions on the critical path, and a per-instruction resource table.\n"
+    "  --machine M        a machine listed by 'mdlsim machines'\n"
+    "  FILE.s             assembly (AT&T by default; '.intel_syntax noprefix' switches)\n"
+    "  --hex HEX          the block's bytes in hex\n"
+    "  --hex-file FILE    one hex block per line; one result per line with --json\n"
+    "  --iterations N     copies of the block simulated (default 100; the second half is measured)\n"
+    "  --weight PERCENT   acceleration of each resource in sensitivity lanes (default 15; repeatable)\n"
+    "  --no-sensitivity   baseline only\n"
+    "  --no-causality     no critical-path analysis\n"
+    "  --json             one JSON object per block\n"
+    "Exit status: 0 success, 1 when a block or file could not be analysed, 2 usage errors.\n";
+
+static int usage_error(const char *fmt, const char *arg)
+{
+    fprintf(stderr, "mdlsim: error: ");
+    fprintf(stderr, fmt, arg);
+    fprintf(stderr, "\n%s", usage_text);
+    return 2;
+}
+
+static const struct mdl_machine *find_machine(const char *name)
+{
+    for (size_t i = 0; mdl_machines[i]; i++)
+        if (strcmp(mdl_machines[i]->name, name) == 0)
+            return mdl_machines[i];
+    return NULL;
+}
+
+static int cmd_machines(void)
+{
+    for (size_t i = 0; mdl_machines[i]; i++)
+        printf("%s\n", mdl_machines[i]->name);
+    return 0;
+}
+
+struct block_opts {
+    const struct mdl_machine *m;
+    const char *file, *hex, *hex_file;
+    unsigned iterations;
+    double weights[8];
+    unsigned n_weights;
+    bool sensitivity, causality, json;
+};
+
+/* ---- one block ------------------------------------------------------------------------------ */
+
+struct session {
+    const struct block_opts *o;
+    struct dec *dec;
+    struct cls_index *ci;
+    struct rt_lane_cfg lanes[RT_MAX_LANES];
+    unsigned n_lanes;
+};
+
+static int analyse_bytes(struct session *s, const uint8_t *bytes, size_t len, const char *label)
+{
+    char err[512];
+    struct block b = { 0 };
+    struct block_result r = { 0 };
+    if (!block_decode(&b, s->dec, s->ci, s->o->m, bytes, len, err, sizeof err) ||
+        !block_run(&b, s->o->m, s->lanes, s->n_lanes, s->o->causality, s->o->iterations, &r, err, sizeof err)) {
+        report_error(stdout, s->o->json, label, err);
+        block_free(&b);
+        return 1;
+    }
+    struct report rep = { .m = s->o->m, .b = &b, .r = &r, .lanes = s->lanes, .n_lanes = s->n_lanes,
+                          .iterations = s->o->iterations, .causality = s->o->causality };
+    if (s->o->json)
+        report_json(stdout, &rep);
+    else
+        report_text(stdout, &rep, label);
+    free(r.crit);
+    free(r.seen);
+    block_free(&b);
+    return 0;
+}
+
+static int analyse_hex(struct session *s, const char *hex, const char *label)
+{
+    uint8_t *bytes;
+    size_t len;
+    char err[256];
+    if (!block_parse_hex(hex, &bytes, &len, err, sizeof err)) {
+        report_error(stdout, s->o->json, label, err);
+        return 1;
+    }
+    int rc = analyse_bytes(s, bytes, len, label);
+    free(bytes);
+    return rc;
+}
+
+static int analyse_hex_file(struct session *s, const char *path)
+{
+    FILE *fp = strcmp(path, "-") == 0 ? stdin : fopen(path, "r");
+    if (!fp) {
+        fprintf(stderr, "mdlsim: error: cannot read '%s': %s\n", path, strerror(errno));
+        return 1;
+    }
+    char *line = NULL;
+    size_t cap = 0;
+    ssize_t n;
+    int rc = 0;
+    unsigned lineno = 0;
+    while ((n = getline(&line, &cap, fp)) >= 0) {
+        lineno++;
+        line[strcspn(line, "\r\n")] = '\0';
+        if (!line[0] || line[0] == '#')
+            continue;
+        char label[64];
+        snprintf(label, sizeof label, "%s:%u", path, lineno);
+        rc |= analyse_hex(s, line, label);
+        fflush(stdout);
+    }
+    free(line);
+    if (fp != stdin)
+        fclose(fp);
+    return rc;
+}
+
+static int analyse_file(struct session *s, const char *path)
+{
+    uint8_t *bytes;
+    size_t len;
+    char err[1024];
+    if (!asm_assemble(path, (enum mdl_isa)s->o->m->isa, &bytes, &len, err, sizeof err)) {
+        fprintf(stderr, "mdlsim: error: %s\n", err);
+        return 1;
+    }
+    int rc = analyse_bytes(s, bytes, len, path);
+    free(bytes);
+    return rc;
+}
+
+/* ---- lanes ---------------------------------------------------------------------------------- */
+
+static void add_lane(struct session *s, enum rt_knob k, int arg, double w)
+{
+    if (s->n_lanes < RT_MAX_LANES)
+        s->lanes[s->n_lanes++] = (struct rt_lane_cfg){ { k, RT_KNOB_NONE }, { arg, 0 }, w };
+}
+
+/* Baseline, then every resource the model can vary, for every weight, then the two bounds. */
+static void build_lanes(struct session *s)
+{
+    const struct mdl_machine *m = s->o->m;
+    s->n_lanes = 0;
+    add_lane(s, RT_KNOB_NONE, 0, 1);
+    if (!s->o->sensitivity)
+        return;
+    for (unsigned w = 0; w < s->o->n_weights; w++) {
+        double x = s->o->weights[w];
+        for (unsigned r = 0; r < m->n_resources; r++)
+            add_lane(s, RT_KNOB_RESOURCE, (int)r, x);
+        static const enum rt_knob knobs[] = { RT_KNOB_LATENCY, RT_KNOB_FRONTEND, RT_KNOB_ROB, RT_KNOB_RETIRE,
+                                              RT_KNOB_LOAD_BUFFER, RT_KNOB_STORE_BUFFER, RT_KNOB_MISPREDICT };
+        for (size_t k = 0; k < sizeof knobs / sizeof *knobs; k++)
+            add_lane(s, knobs[k], 0, x);
+        for (unsigned c = 0; c < m->n_caches; c++)
+            if (m->caches[c].bandwidth > 0 && m->caches[c].kind != MDL_CACHE_INSTRUCTION)
+                add_lane(s, RT_KNOB_CACHE_BW, (int)c, x);
+    }
+    add_lane(s, RT_KNOB_ALL_RESOURCES, 0, 1);
+    add_lane(s, RT_KNOB_NO_DEPS, 0, 1);
+}
+
+/* ---- command line ----------------------------------------------------------------------------- */
+
+static bool parse_weight(const char *arg, double *w)
+{
+    char *end;
+    errno = 0;
+    double p = strtod(arg, &end);
+    if (*end == '%')
+        end++;
+    if (errno || *end || !(p > 0) || p > 1000)
+        return false;
+    *w = 1 + p / 100;
+    return true;
+}
+
+static bool parse_uint(const char *arg, unsigned lo, unsigned hi, unsigned *out)
+{
+    char *end;
+    errno = 0;
+    unsigned long v = strtoul(arg, &end, 10);
+    if (errno || *end || !*arg || v < lo || v > hi)
+        return false;
+    *out = (unsigned)v;
+    return true;
+}
+
+static int parse_block_opts(int argc, char **argv, struct block_opts *o)
+{
+    enum { O_MACHINE = 256, O_HEX, O_HEXFILE, O_ITER, O_WEIGHT, O_NOSENS, O_NOCAUS, O_JSON };
+    static const struct option longopts[] = {
+        { "machine", required_argument, NULL, O_MACHINE }, { "hex", required_argument, NULL, O_HEX },
+        { "hex-file", required_argument, NULL, O_HEXFILE }, { "iterations", required_argument, NULL, O_ITER },
+        { "weight", required_argument, NULL, O_WEIGHT }, { "no-sensitivity", no_argument, NULL, O_NOSENS },
+        { "no-causality", no_argument, NULL, O_NOCAUS }, { "json", no_argument, NULL, O_JSON },
+        { "help", no_argument, NULL, 'h' }, { NULL, 0, NULL, 0 },
+    };
+    *o = (struct block_opts){ .iterations = 100, .sensitivity = true, .causality = true };
+    int c;
+    optind = 1;
+    opterr = 0;
+    while ((c = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
+        switch (c) {
+        case O_MACHINE:
+            if (!(o->m = find_machine(optarg)))
+                return usage_error("unknown machine '%s' (see 'mdlsim machines')", optarg);
+            break;
+        case O_HEX: o->hex = optarg; break;
+        case O_HEXFILE: o->hex_file = optarg; break;
+        case O_ITER:
+            if (!parse_uint(optarg, 2, 100000000, &o->iterations))
+                return usage_error("--iterations needs a whole number from 2 to 100000000, got '%s'", optarg);
+            break;
+        case O_WEIGHT:
+            if (o->n_weights == 8 || !parse_weight(optarg, &o->weights[o->n_weights++]))
+                return usage_error("--weight takes a percentage above 0 (at most 8 of them), got '%s'", optarg);
+            break;
+        case O_NOSENS: o->sensitivity = false; break;
+        case O_NOCAUS: o->causality = false; break;
+        case O_JSON: o->json = true; break;
+        case 'h': printf("%s%s", usage_text, help_text); return 0;
+        case ':': return usage_error("option '%s' needs an argument", argv[optind - 1]);
+        default: return usage_error("unknown option '%s'", argv[optind - 1]);
+        }
+    }
+    if (optind < argc)
+        o->file = argv[optind++];
+    if (optind < argc)
+        return usage_error("unexpected argument '%s'", argv[optind]);
+    if (!o->m)
+        return usage_error("%s", "--machine is required");
+    if (!!o->file + !!o->hex + !!o->hex_file != 1)
+        return usage_error("%s", "give exactly one of FILE.s, --hex or --hex-file");
+    if (!o->n_weights)
+        o->weights[o->n_weights++] = 1.15;
+    return -1;
+}
+
+static int cmd_block(int argc, char **argv)
+{
+    struct block_opts o;
+    int rc = parse_block_opts(argc, argv, &o);
+    if (rc >= 0)
+        return rc;
+    struct session s = { .o = &o };
+    char err[256];
+    if (!(s.dec = dec_open((enum mdl_isa)o.m->isa, err, sizeof err))) {
+        fprintf(stderr, "mdlsim: error: %s\n", err);
+        return 1;
+    }
+    s.ci = cls_build(o.m);
+    build_lanes(&s);
+    if (o.hex)
+        rc = analyse_hex(&s, o.hex, "--hex");
+    else if (o.hex_file)
+        rc = analyse_hex_file(&s, o.hex_file);
+    else
+        rc = analyse_file(&s, o.file);
+    cls_free(s.ci);
+    dec_close(s.dec);
+    return rc;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2)
+        return usage_error("%s", "no command");
+    if (strcmp(argv[1], "machines") == 0)
+        return argc == 2 ? cmd_machines() : usage_error("unexpected argument '%s'", argv[2]);
+    if (strcmp(argv[1], "block") == 0)
+        return cmd_block(argc - 1, argv + 1);
+    if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0) {
+        printf("%s%s", usage_text, help_text);
+        return 0;
+    }
+    return usage_error("unknown command '%s'", argv[1]);
+}

@@ -1,0 +1,146 @@
+/* A basic block repeated back to back. Addresses are not known statically, so each memory
+ * operand gets a synthetic address from the versions of its base and index registers: two
+ * accesses alias exactly when they use the same register values and displacement, which is
+ * what lets a store feed a later load of the same slot (store-to-load forwarding). */
+#include "block.h"
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "classify.h"
+#include "decode.h"
+
+void block_free(struct block *b)
+{
+    free(b->insns);
+    free(b->orig);
+    memset(b, 0, sizeof *b);
+}
+
+bool block_parse_hex(const char *hex, uint8_t **bytes, size_t *len, char *err, size_t errlen)
+{
+    size_t n = 0, cap = strlen(hex) / 2 + 1;
+    uint8_t *out = malloc(cap);
+    int hi = -1;
+    for (const char *c = hex; *c; c++) {
+        if (isspace((unsigned char)*c))
+            continue;
+        if (!isxdigit((unsigned char)*c)) {
+            snprintf(err, errlen, "invalid hex digit '%c' at offset %zu", *c, (size_t)(c - hex));
+            free(out);
+            return false;
+        }
+        int v = isdigit((unsigned char)*c) ? *c - '0' : tolower((unsigned char)*c) - 'a' + 10;
+        if (hi < 0) {
+            hi = v;
+        } else {
+            out[n++] = (uint8_t)(hi << 4 | v);
+            hi = -1;
+        }
+    }
+    if (hi >= 0 || n == 0) {
+        snprintf(err, errlen, n ? "odd number of hex digits" : "empty block");
+        free(out);
+        return false;
+    }
+    *bytes = out;
+    *len = n;
+    return true;
+}
+
+bool block_decode(struct block *b, struct dec *dec, const struct cls_index *ci, const struct mdl_machine *m,
+                  const uint8_t *bytes, size_t len, char *err, size_t errlen)
+{
+    block_free(b);
+    size_t cap = len + 1;
+    b->insns = calloc(cap, sizeof *b->insns);
+    b->orig = calloc(cap, sizeof *b->orig);
+    for (size_t off = 0; off < len;) {
+        struct rt_insn *in = &b->insns[b->n];
+        int n = dec_one(dec, bytes + off, len - off, 0x400000 + off, in, err, errlen);
+        if (n <= 0) {
+            block_free(b);
+            return false;
+        }
+        cls_apply(ci, m, in);
+        b->orig[b->n] = (uint32_t)b->n_orig++;
+        /* Macro-fusion: the pair becomes one entry in its first instruction's place. */
+        if (b->n > 0 && cls_fuse(ci, m, &b->insns[b->n - 1], in))
+            memset(in, 0, sizeof *in);
+        else
+            b->n++;
+        off += (size_t)n;
+    }
+    return true;
+}
+
+/* ---- running -------------------------------------------------------------------------------- */
+
+struct addr_gen {
+    uint32_t version[RT_REG_COUNT];
+};
+
+static uint64_t synthetic_address(const struct addr_gen *g, const struct rt_mem *mem)
+{
+    uint64_t h = 0x9e3779b97f4a7c15ull;
+    h = (h ^ mem->base) * 0x100000001b3ull;
+    h = (h ^ (mem->base ? g->version[mem->base] : 0)) * 0x100000001b3ull;
+    h = (h ^ mem->index) * 0x100000001b3ull;
+    h = (h ^ (mem->index ? g->version[mem->index] : 0)) * 0x100000001b3ull;
+    h = (h ^ mem->scale) * 0x100000001b3ull;
+    /* Keep the displacement in the low bits so that neighbouring slots overlap as they do. */
+    return (h << 24) + (uint64_t)(mem->disp + (1 << 22));
+}
+
+static void addresses(struct addr_gen *g, const struct rt_insn *in, uint64_t *addr)
+{
+    for (unsigned i = 0; i < in->n_mem; i++)
+        addr[i] = synthetic_address(g, &in->mem[i]);
+    for (unsigned k = 0; k < in->n_dst; k++)
+        g->version[in->dst[k]]++;
+}
+
+bool block_run(const struct block *b, const struct mdl_machine *m, const struct rt_lane_cfg *lanes,
+               unsigned n_lanes, bool causality, unsigned iterations, struct block_result *r, char *err,
+               size_t errlen)
+{
+    if (iterations < 2) {
+        snprintf(err, errlen, "at least 2 iterations are needed, got %u", iterations);
+        return false;
+    }
+    struct rt_model *md = rt_model_new(m, lanes, n_lanes, causality, (unsigned)b->n_orig, err, errlen);
+    if (!md)
+        return false;
+    /* Causality counts an instruction when it leaves a window of twice the ROB: run long
+     * enough for several windows to pass (the steady state does not change). */
+    unsigned window = 2 * (m->rob ? m->rob : 224);
+    if (causality && iterations * b->n < 4 * window)
+        iterations = (unsigned)((4 * window + b->n - 1) / (b->n ? b->n : 1));
+    struct addr_gen g = { { 0 } };
+    double *half = calloc(n_lanes, sizeof *half);
+    unsigned warm = iterations / 2;
+    for (unsigned it = 0; it < iterations; it++) {
+        for (size_t i = 0; i < b->n; i++) {
+            uint64_t addr[RT_MAX_MEM];
+            addresses(&g, &b->insns[i], addr);
+            rt_model_step(md, &b->insns[i], b->orig[i], addr, false);
+        }
+        if (it + 1 == warm)
+            for (unsigned l = 0; l < n_lanes; l++)
+                half[l] = rt_model_time(md, l);
+    }
+    /* The steady state: the slope over the second half, never below what the asynchronous
+     * resources need per iteration. */
+    for (unsigned l = 0; l < n_lanes; l++) {
+        double slope = (rt_model_time(md, l) - half[l]) / (iterations - warm);
+        double async = rt_model_async_bound(md, l) / iterations;
+        r->cycles[l] = slope > async ? slope : async;
+    }
+    r->crit = calloc(b->n_orig ? b->n_orig : 1, sizeof *r->crit);
+    r->seen = calloc(b->n_orig ? b->n_orig : 1, sizeof *r->seen);
+    for (size_t i = 0; i < b->n_orig; i++)
+        r->crit[i] = rt_model_critical(md, (uint32_t)i, &r->seen[i]);
+    free(half);
+    rt_model_free(md);
+    return true;
+}

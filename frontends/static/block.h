@@ -1,0 +1,40 @@
+/* Static analysis of a basic block: decoded once, repeated back to back (the convention of
+ * BHive, uiCA and llvm-mca), and run through the model in every sensitivity lane at once. */
+#ifndef BLOCK_H
+#define BLOCK_H
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include "insn.h"
+#include "mdl_machine.h"
+#include "model.h"
+
+struct cls_index;
+struct dec;
+
+struct block {
+    struct rt_insn *insns;      /* after fusion: a fused pair is one entry */
+    uint32_t *orig;             /* index of each entry's first instruction in the block */
+    size_t n, n_orig;           /* entries; instructions as written */
+};
+
+/* Decodes BYTES into B (freeing what B held). False with ERR naming the offending bytes. */
+bool block_decode(struct block *b, struct dec *dec, const struct cls_index *ci, const struct mdl_machine *m,
+                  const uint8_t *bytes, size_t len, char *err, size_t errlen);
+void block_free(struct block *b);
+
+struct block_result {
+    double cycles[RT_MAX_LANES];    /* per iteration, steady state */
+    uint64_t *crit, *seen;          /* per block instruction (as written), baseline lane */
+};
+
+/* Runs ITERATIONS copies of B in the model with the given lanes; fills R (crit/seen arrays of
+ * b->n_orig entries are allocated and must be freed by the caller). */
+bool block_run(const struct block *b, const struct mdl_machine *m, const struct rt_lane_cfg *lanes,
+               unsigned n_lanes, bool causality, unsigned iterations, struct block_result *r, char *err,
+               size_t errlen);
+
+/* Parses a hex string (spaces allowed) into bytes; false on a bad digit. */
+bool block_parse_hex(const char *hex, uint8_t **bytes, size_t *len, char *err, size_t errlen);
+
+#endif

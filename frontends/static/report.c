@@ -1,0 +1,247 @@
+/* Text and JSON views of a block analysis. */
+#include "report.h"
+#include <jansson.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct ranked {
+    unsigned lane;
+    double speedup;
+};
+
+static const char *lane_name(const struct report *rep, unsigned l, char *buf, size_t len)
+{
+    const struct rt_lane_cfg *c = &rep->lanes[l];
+    const char *base;
+    if (c->knob[0] == RT_KNOB_RESOURCE)
+        base = rep->m->resources[c->arg[0]].name;
+    else if (c->knob[0] == RT_KNOB_CACHE_BW)
+        base = rep->m->caches[c->arg[0]].name;
+    else
+        base = rt_knob_name(c->knob[0]);
+    bool several = false;
+    for (unsigned k = 1; k < rep->n_lanes; k++)
+        several |= rep->lanes[k].weight != rep->lanes[1].weight && rep->lanes[k].knob[0] < RT_KNOB_ALL_RESOURCES;
+    if (c->knob[0] == RT_KNOB_CACHE_BW)
+        snprintf(buf, len, "%s_bandwidth", base);
+    else
+        snprintf(buf, len, "%s", base);
+    if (several && c->knob[0] < RT_KNOB_ALL_RESOURCES)
+        snprintf(buf + strlen(buf), len - strlen(buf), "@%g%%", (c->weight - 1) * 100);
+    return buf;
+}
+
+static int by_speedup(const void *a, const void *b)
+{
+    const struct ranked *x = a, *y = b;
+    return x->speedup < y->speedup ? 1 : x->speedup > y->speedup ? -1 : (int)x->lane - (int)y->lane;
+}
+
+/* Sensitivity lanes (not the baseline, not the two bounds), largest speed-up first. */
+static size_t ranked_lanes(const struct report *rep, struct ranked *out)
+{
+    size_t n = 0;
+    double base = rep->r->cycles[0];
+    for (unsigned l = 1; l < rep->n_lanes; l++) {
+        enum rt_knob k = rep->lanes[l].knob[0];
+        if (k == RT_KNOB_ALL_RESOURCES || k == RT_KNOB_NO_DEPS)
+            continue;
+        out[n++] = (struct ranked){ l, rep->r->cycles[l] > 0 ? base / rep->r->cycles[l] : 1 };
+    }
+    qsort(out, n, sizeof *out, by_speedup);
+    return n;
+}
+
+static double bound(const struct report *rep, enum rt_knob k)
+{
+    for (unsigned l = 1; l < rep->n_lanes; l++)
+        if (rep->lanes[l].knob[0] == k)
+            return rep->r->cycles[l];
+    return -1;
+}
+
+static double critical_share(const struct report *rep, size_t i)
+{
+    return rep->r->seen[i] ? (double)rep->r->crit[i] / (double)rep->r->seen[i] : 0;
+}
+
+/* Per iteration, the cost each entry puts on each resource, summed: the denominator of the
+ * per-instruction shares of Table 1. */
+static double *resource_totals(const struct report *rep)
+{
+    const struct mdl_machine *m = rep->m;
+    double *tot = calloc(m->n_resources + 1u, sizeof *tot);
+    for (size_t i = 0; i < rep->b->n; i++) {
+        const struct rt_insn *in = &rep->b->insns[i];
+        const struct mdl_template *t = &m->templates[in->tmpl];
+        for (unsigned k = 0; !in->eliminated && k < t->use_count; k++)
+            tot[m->uses[t->use_first + k].resource] += m->uses[t->use_first + k].cost;
+    }
+    return tot;
+}
+
+/* ---- text ---------------------------------------------------------------------------------- */
+
+static void text_bottlenecks(FILE *out, const struct report *rep)
+{
+    struct ranked rk[RT_MAX_LANES];
+    size_t n = ranked_lanes(rep, rk);
+    if (!n)
+        return;
+    char name[96];
+    fprintf(out, "\nBottlenecks (speed-up of the block when one resource is %g%% faster):\n",
+            (rep->lanes[1].weight - 1) * 100);
+    for (size_t i = 0; i < n && (i < 8 || rk[i].speedup > 1.0005); i++)
+        fprintf(out, "  %-24s %6.3fx%s\n", lane_name(rep, rk[i].lane, name, sizeof name), rk[i].speedup,
+                i == 0 && rk[i].speedup > 1.0005 ? "   <- bottleneck" : "");
+    double inf = bound(rep, RT_KNOB_ALL_RESOURCES), nodep = bound(rep, RT_KNOB_NO_DEPS);
+    if (inf >= 0)
+        fprintf(out, "Bounds: infinite resources %.2f cycles/iteration, no dependencies %.2f cycles/iteration\n",
+                inf, nodep);
+}
+
+static void text_table(FILE *out, const struct report *rep)
+{
+    const struct mdl_machine *m = rep->m;
+    double *tot = resource_totals(rep);
+    fprintf(out, "\n  #  %-34s %-28s %7s %5s %8s  resources (cost, share of the resource)\n", "instruction",
+            "form", "latency", "uops", "critical");
+    for (size_t i = 0; i < rep->b->n; i++) {
+        const struct rt_insn *in = &rep->b->insns[i];
+        const struct mdl_template *t = &m->templates[in->tmpl];
+        char lat[32];
+        snprintf(lat, sizeof lat, t->latency_min == t->latency_max ? "%g" : "%g-%g", t->latency_min, t->latency_max);
+        fprintf(out, "%3u  %-34.34s %-28.28s %7s %5u %7.0f%%  ", rep->b->orig[i], in->disasm,
+                in->unknown ? "(class default)" : in->eliminated ? "(eliminated)" : t->name, lat,
+                t->uops_fused, 100 * critical_share(rep, rep->b->orig[i]));
+        for (unsigned k = 0; !in->eliminated && k < t->use_count; k++) {
+            const struct mdl_use *u = &m->uses[t->use_first + k];
+            fprintf(out, "%s%s %.2f (%.0f%%)", k ? ", " : "", m->resources[u->resource].name, u->cost,
+                    tot[u->resource] > 0 ? 100 * u->cost / tot[u->resource] : 0);
+        }
+        fputc('\n', out);
+    }
+    free(tot);
+}
+
+static void text_unknown(FILE *out, const struct report *rep)
+{
+    bool any = false;
+    for (size_t i = 0; i < rep->b->n; i++)
+        if (rep->b->insns[i].unknown) {
+            if (!any)
+                fputs("\nModelled by their class default (no entry in the machine description):\n", out);
+            any = true;
+            fprintf(out, "  %u: %s  [%s]\n", rep->b->orig[i], rep->b->insns[i].disasm, rep->b->insns[i].key);
+        }
+}
+
+void report_text(FILE *out, const struct report *rep, const char *label)
+{
+    double c = rep->r->cycles[0];
+    fprintf(out, "Block:              %s\n", label);
+    fprintf(out, "Machine:            %s\n", rep->m->name);
+    fprintf(out, "Iterations:         %u\n", rep->iterations);
+    fprintf(out, "Instructions:       %zu per iteration\n", rep->b->n_orig);
+    fprintf(out, "Cycles/iteration:   %.2f\n", c);
+    fprintf(out, "IPC:                %.2f\n", c > 0 ? rep->b->n_orig / c : 0);
+    text_bottlenecks(out, rep);
+    text_table(out, rep);
+    text_unknown(out, rep);
+    fputc('\n', out);
+}
+
+/* ---- JSON ---------------------------------------------------------------------------------- */
+
+static json_t *json_bottlenecks(const struct report *rep)
+{
+    struct ranked rk[RT_MAX_LANES];
+    size_t n = ranked_lanes(rep, rk);
+    json_t *a = json_array();
+    char name[96];
+    for (size_t i = 0; i < n; i++)
+        json_array_append_new(a, json_pack("{s:s, s:f}", "resource", lane_name(rep, rk[i].lane, name, sizeof name),
+                                           "speedup", rk[i].speedup));
+    return a;
+}
+
+static int by_share(const void *a, const void *b)
+{
+    const double *x = a, *y = b;
+    return x[1] < y[1] ? 1 : x[1] > y[1] ? -1 : (x[0] > y[0]) - (x[0] < y[0]);
+}
+
+static json_t *json_critical(const struct report *rep)
+{
+    size_t n = rep->b->n_orig;
+    double (*v)[2] = calloc(n ? n : 1, sizeof *v);
+    for (size_t i = 0; i < n; i++) {
+        v[i][0] = (double)i;
+        v[i][1] = critical_share(rep, i);
+    }
+    qsort(v, n, sizeof *v, by_share);
+    json_t *a = json_array();
+    for (size_t i = 0; i < n && rep->causality; i++)
+        if (v[i][1] > 0)
+            json_array_append_new(a, json_pack("{s:i, s:f}", "index", (int)v[i][0], "share", v[i][1]));
+    free(v);
+    return a;
+}
+
+static json_t *json_table(const struct report *rep, json_t *unknown)
+{
+    const struct mdl_machine *m = rep->m;
+    double *tot = resource_totals(rep);
+    json_t *a = json_array();
+    for (size_t i = 0; i < rep->b->n; i++) {
+        const struct rt_insn *in = &rep->b->insns[i];
+        const struct mdl_template *t = &m->templates[in->tmpl];
+        json_t *res = json_array();
+        for (unsigned k = 0; !in->eliminated && k < t->use_count; k++) {
+            const struct mdl_use *u = &m->uses[t->use_first + k];
+            json_array_append_new(res, json_pack("{s:s, s:f, s:f}", "resource", m->resources[u->resource].name,
+                                                 "cost", (double)u->cost, "share",
+                                                 tot[u->resource] > 0 ? u->cost / tot[u->resource] : 0.0));
+        }
+        json_array_append_new(a, json_pack("{s:i, s:s, s:s, s:s, s:b, s:b, s:[f,f], s:i, s:o, s:f}",
+            "index", (int)rep->b->orig[i], "disasm", in->disasm, "key", in->key, "template", t->name,
+            "class_default", in->unknown, "eliminated", in->eliminated, "latency", (double)t->latency_min,
+            (double)t->latency_max, "uops", (int)t->uops_fused, "resources", res,
+            "critical", critical_share(rep, rep->b->orig[i])));
+        if (in->unknown)
+            json_array_append_new(unknown, json_pack("{s:i, s:s, s:s}", "index", (int)rep->b->orig[i],
+                                                     "disasm", in->disasm, "key", in->key));
+    }
+    free(tot);
+    return a;
+}
+
+void report_json(FILE *out, const struct report *rep)
+{
+    double c = rep->r->cycles[0];
+    json_t *unknown = json_array();
+    json_t *o = json_pack("{s:s, s:i, s:i, s:f, s:f}", "machine", rep->m->name, "iterations", (int)rep->iterations,
+                          "instructions", (int)rep->b->n_orig, "cycles_per_iteration", c,
+                          "ipc", c > 0 ? rep->b->n_orig / c : 0.0);
+    json_object_set_new(o, "bottlenecks", json_bottlenecks(rep));
+    double inf = bound(rep, RT_KNOB_ALL_RESOURCES), nodep = bound(rep, RT_KNOB_NO_DEPS);
+    if (inf >= 0)
+        json_object_set_new(o, "bounds", json_pack("{s:f, s:f}", "infinite_resources", inf, "no_dependencies", nodep));
+    json_object_set_new(o, "critical", json_critical(rep));
+    json_object_set_new(o, "table", json_table(rep, unknown));
+    json_object_set_new(o, "unknown", unknown);
+    json_dumpf(o, out, JSON_COMPACT | JSON_PRESERVE_ORDER);
+    fputc('\n', out);
+    json_decref(o);
+}
+
+void report_error(FILE *out, bool json, const char *label, const char *msg)
+{
+    if (json) {
+        json_t *o = json_pack("{s:s, s:s}", "block", label, "error", msg);
+        json_dumpf(o, out, JSON_COMPACT);
+        fputc('\n', out);
+        json_decref(o);
+    }
+    fprintf(stderr, "mdlsim: error: %s: %s\n", label, msg);
+}

@@ -1,0 +1,61 @@
+/* A static instruction as the frontends hand it to the model: decoded once, with its
+ * template, register operands and memory operands as small integers. */
+#ifndef RT_INSN_H
+#define RT_INSN_H
+#include <stdbool.h>
+#include <stdint.h>
+
+/* Canonical registers: every alias of an architectural register (al/ax/eax/rax,
+ * xmm0/ymm0/zmm0, w0/x0) shares one id, so dependencies follow the full register. */
+enum {
+    RT_REG_NONE = 0,
+    /* x86-64 */
+    RT_X86_GPR = 1,             /* rax rcx rdx rbx rsp rbp rsi rdi r8..r15: 1..16 */
+    RT_X86_RIP = 17,
+    RT_X86_FLAGS = 18,
+    RT_X86_VEC = 19,            /* xmm/ymm/zmm 0..31: 19..50 */
+    RT_X86_K = 51,              /* k0..k7: 51..58 */
+    RT_X86_X87 = 59,            /* st0..st7 / mm0..mm7: 59..66 */
+    RT_X86_X87_STATUS = 67,
+    RT_X86_MXCSR = 68,
+    /* AArch64 */
+    RT_A64_X = 1,               /* x0..x30: 1..31 (w aliases) */
+    RT_A64_SP = 32,
+    RT_A64_NZCV = 33,
+    RT_A64_V = 34,              /* v0..v31 (b/h/s/d/q aliases): 34..65 */
+    RT_A64_FPSR = 66,
+    RT_REG_COUNT = 72
+};
+
+enum rt_branch {
+    RT_BR_NONE, RT_BR_COND, RT_BR_DIRECT, RT_BR_INDIRECT, RT_BR_CALL, RT_BR_RET
+};
+
+struct rt_mem {
+    uint8_t base, index;        /* canonical registers, RT_REG_NONE when absent */
+    uint8_t scale, size;        /* size in bytes of the access */
+    bool load, store;
+    int64_t disp;
+};
+
+enum { RT_MAX_SRC = 16, RT_MAX_DST = 8, RT_MAX_OPS = 8, RT_MAX_MEM = 2 };
+
+struct rt_insn {
+    uint64_t pc;
+    uint8_t len;
+    uint8_t branch;             /* enum rt_branch */
+    uint8_t cls;                /* enum mdl_class from the decoder's view of the instruction */
+    bool unknown;               /* no form matched: modelled by the class default */
+    bool eliminated;            /* a `replace ... with nop` rule applied: no execution uop */
+    uint32_t tmpl;              /* template index in the machine */
+    uint8_t n_src, n_dst, n_addr, n_mem, n_ops;
+    uint8_t src[RT_MAX_SRC];    /* registers read as data (address registers are in addr) */
+    uint8_t dst[RT_MAX_DST];    /* registers written */
+    uint8_t addr[4];            /* registers read to form memory addresses */
+    uint8_t op_reg[RT_MAX_OPS]; /* explicit operands in assembly order: register id or NONE */
+    struct rt_mem mem[RT_MAX_MEM];
+    char key[64];               /* the form key looked up, e.g. "ADD (R64, M64)" */
+    char disasm[64];            /* "add rax, qword ptr [rbx + 8]" */
+};
+
+#endif

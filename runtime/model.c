@@ -1,0 +1,448 @@
+/* Gus's constraint propagation (seed 001, Algorithm 1): every resource keeps the earliest time
+ * it is available; an instruction starts at the latest of its constraints and pushes the
+ * resources it uses forward. State is stored lane-contiguous ([entity][lane]) so that one
+ * lookup of a register or resource serves every lane. */
+#include "model.h"
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "shadow.h"
+#include "taint.h"
+
+struct ring {                       /* retire times of the last `cap` window entries, per lane */
+    double *t;                      /* [cap][lanes] */
+    uint32_t cap;
+    uint64_t pos;
+};
+
+struct rt_model {
+    const struct mdl_machine *m;
+    unsigned L;
+    /* per-lane parameters */
+    double *res_scale;              /* [n_resources][L]: multiplies a use's cost */
+    double *cache_scale;            /* [n_caches][L] */
+    double *lat_scale, *fe_cost, *ret_cost, *penalty;   /* [L] */
+    uint32_t *rob, *lb, *sb;        /* [L] */
+    /* timing state, lane-contiguous */
+    double *res_t;                  /* [n_resources][L] */
+    double *cache_t;                /* [n_caches][L] */
+    double *reg_t;                  /* [RT_REG_COUNT][L] */
+    double *async_total;            /* [n_async][L] */
+    double *fe_t, *disp_t, *ret_t, *last_ret;          /* [L] */
+    struct ring rob_ring, lb_ring, sb_ring;
+    struct shadow mem;
+    /* causality, baseline lane only */
+    struct taint *tn;
+    uint64_t *crit, *seen;          /* [n_static] */
+    uint32_t n_static;
+};
+
+const char *rt_knob_name(enum rt_knob k)
+{
+    static const char *const names[] = {
+#define X(e, s) s,
+        RT_KNOBS(X)
+#undef X
+    };
+    return names[k];
+}
+
+static void *xcalloc(size_t n, size_t size)
+{
+    void *p = calloc(n ? n : 1, size);
+    if (!p) {
+        fputs("mdlsim: fatal: out of memory\n", stderr);
+        abort();
+    }
+    return p;
+}
+
+static uint32_t pow2_above(uint32_t x)
+{
+    uint32_t c = 64;
+    while (c <= x)
+        c *= 2;
+    return c;
+}
+
+/* ---- lane parameters ------------------------------------------------------------------- */
+
+static double knob_scale(const struct rt_lane_cfg *c, enum rt_knob k, int arg)
+{
+    double s = 1;
+    for (int i = 0; i < 2; i++) {
+        if (c->knob[i] != k || (c->arg[i] != arg && (k == RT_KNOB_RESOURCE || k == RT_KNOB_CACHE_BW)))
+            continue;
+        s /= c->weight;
+    }
+    return s;
+}
+
+static bool lane_has(const struct rt_lane_cfg *c, enum rt_knob k)
+{
+    return c->knob[0] == k || c->knob[1] == k;
+}
+
+static void lane_params(struct rt_model *md, const struct rt_lane_cfg *c, unsigned l)
+{
+    const struct mdl_machine *m = md->m;
+    unsigned L = md->L;
+    bool infinite = lane_has(c, RT_KNOB_ALL_RESOURCES);
+    for (unsigned r = 0; r < m->n_resources; r++)
+        md->res_scale[r * L + l] = infinite ? 0 : knob_scale(c, RT_KNOB_RESOURCE, (int)r);
+    for (unsigned k = 0; k < m->n_caches; k++)
+        md->cache_scale[k * L + l] = infinite ? 0 : knob_scale(c, RT_KNOB_CACHE_BW, (int)k);
+    md->lat_scale[l] = lane_has(c, RT_KNOB_NO_DEPS) ? 0 : knob_scale(c, RT_KNOB_LATENCY, 0);
+    md->fe_cost[l] = m->issue_width ? knob_scale(c, RT_KNOB_FRONTEND, 0) / m->issue_width : 0;
+    md->ret_cost[l] = m->retire_width ? knob_scale(c, RT_KNOB_RETIRE, 0) / m->retire_width : 0;
+    md->penalty[l] = m->mispredict_penalty * knob_scale(c, RT_KNOB_MISPREDICT, 0);
+    md->rob[l] = (uint32_t)lround((m->rob ? m->rob : 224) / knob_scale(c, RT_KNOB_ROB, 0));
+    md->lb[l] = m->load_buffer ? (uint32_t)lround(m->load_buffer / knob_scale(c, RT_KNOB_LOAD_BUFFER, 0)) : 0;
+    md->sb[l] = m->store_buffer ? (uint32_t)lround(m->store_buffer / knob_scale(c, RT_KNOB_STORE_BUFFER, 0)) : 0;
+}
+
+static void ring_init(struct ring *r, uint32_t max_entries, unsigned L)
+{
+    r->cap = pow2_above(max_entries + 1);
+    r->t = xcalloc((size_t)r->cap * L, sizeof *r->t);
+    r->pos = 0;
+}
+
+static uint32_t max_of(const uint32_t *v, unsigned n)
+{
+    uint32_t x = 0;
+    for (unsigned i = 0; i < n; i++)
+        if (v[i] > x)
+            x = v[i];
+    return x;
+}
+
+static bool lanes_valid(const struct mdl_machine *m, const struct rt_lane_cfg *lanes, unsigned n, char *err,
+                        size_t errlen)
+{
+    if (n == 0 || n > RT_MAX_LANES || lanes[0].knob[0] != RT_KNOB_NONE) {
+        snprintf(err, errlen, "between 1 and %d lanes, the first the baseline", RT_MAX_LANES);
+        return false;
+    }
+    for (unsigned l = 0; l < n; l++)
+        for (int i = 0; i < 2; i++) {
+            enum rt_knob k = lanes[l].knob[i];
+            if ((k == RT_KNOB_RESOURCE && (unsigned)lanes[l].arg[i] >= m->n_resources) ||
+                (k == RT_KNOB_CACHE_BW && (unsigned)lanes[l].arg[i] >= m->n_caches) ||
+                (k != RT_KNOB_NONE && lanes[l].weight <= 0)) {
+                snprintf(err, errlen, "lane %u: invalid %s knob", l, rt_knob_name(k));
+                return false;
+            }
+        }
+    return true;
+}
+
+struct rt_model *rt_model_new(const struct mdl_machine *m, const struct rt_lane_cfg *lanes, unsigned n,
+                              bool causality, unsigned n_static, char *err, size_t errlen)
+{
+    if (!lanes_valid(m, lanes, n, err, errlen))
+        return NULL;
+    struct rt_model *md = xcalloc(1, sizeof *md);
+    md->m = m;
+    md->L = n;
+    md->res_scale = xcalloc((size_t)m->n_resources * n, sizeof(double));
+    md->cache_scale = xcalloc((size_t)m->n_caches * n, sizeof(double));
+    md->lat_scale = xcalloc(n, sizeof(double));
+    md->fe_cost = xcalloc(n, sizeof(double));
+    md->ret_cost = xcalloc(n, sizeof(double));
+    md->penalty = xcalloc(n, sizeof(double));
+    md->rob = xcalloc(n, sizeof(uint32_t));
+    md->lb = xcalloc(n, sizeof(uint32_t));
+    md->sb = xcalloc(n, sizeof(uint32_t));
+    for (unsigned l = 0; l < n; l++)
+        lane_params(md, &lanes[l], l);
+    md->res_t = xcalloc((size_t)m->n_resources * n, sizeof(double));
+    md->cache_t = xcalloc((size_t)m->n_caches * n, sizeof(double));
+    md->reg_t = xcalloc((size_t)RT_REG_COUNT * n, sizeof(double));
+    md->async_total = xcalloc((size_t)m->n_async * n, sizeof(double));
+    md->fe_t = xcalloc(n, sizeof(double));
+    md->disp_t = xcalloc(n, sizeof(double));
+    md->ret_t = xcalloc(n, sizeof(double));
+    md->last_ret = xcalloc(n, sizeof(double));
+    ring_init(&md->rob_ring, max_of(md->rob, n), n);
+    ring_init(&md->lb_ring, max_of(md->lb, n), n);
+    ring_init(&md->sb_ring, max_of(md->sb, n), n);
+    shadow_init(&md->mem, n);
+    md->n_static = n_static;
+    md->crit = xcalloc(n_static, sizeof(uint64_t));
+    md->seen = xcalloc(n_static, sizeof(uint64_t));
+    if (causality)
+        md->tn = taint_new(2 * md->rob[0], m->n_resources, m->n_caches, RT_REG_COUNT, md->rob_ring.cap);
+    return md;
+}
+
+void rt_model_free(struct rt_model *md)
+{
+    if (!md)
+        return;
+    free(md->res_scale); free(md->cache_scale); free(md->lat_scale); free(md->fe_cost);
+    free(md->ret_cost); free(md->penalty); free(md->rob); free(md->lb); free(md->sb);
+    free(md->res_t); free(md->cache_t); free(md->reg_t); free(md->async_total);
+    free(md->fe_t); free(md->disp_t); free(md->ret_t); free(md->last_ret);
+    free(md->rob_ring.t); free(md->lb_ring.t); free(md->sb_ring.t);
+    shadow_free(&md->mem);
+    taint_free(md->tn);
+    free(md->crit); free(md->seen);
+    free(md);
+}
+
+/* ---- one instruction --------------------------------------------------------------------- */
+
+/* What the step of one lane needs about the instruction, computed once for all lanes. */
+struct step {
+    const struct rt_insn *in;
+    const struct mdl_template *t;
+    uint32_t uops;                  /* fused-domain slots in the window */
+    bool loads, stores;
+    double op_lat, load_lat;        /* execution after the operands; load-to-use of its load */
+    const uint64_t *addr;
+    bool mispredicted;
+};
+
+/* A load form's latency range spans its load: uops.info's [1;6] for `add r64, m64` is 1 from
+ * the register operand and 6 from the address. A pure load or store has no operation after it. */
+static void step_latencies(struct step *s)
+{
+    const struct mdl_template *t = s->t;
+    bool data_regs = s->in->n_src > 0;
+    if (s->in->eliminated) {
+        s->op_lat = s->load_lat = 0;
+    } else if (s->loads) {
+        s->op_lat = data_regs && t->latency_max > t->latency_min ? t->latency_min : 0;
+        s->load_lat = t->latency_max - s->op_lat;
+    } else if (s->stores) {
+        s->op_lat = s->load_lat = 0;
+    } else {
+        s->op_lat = t->latency_max;
+        s->load_lat = 0;
+    }
+}
+
+/* Taint bookkeeping happens in the baseline lane only; elsewhere these are plain max/advance. */
+static void constrain(struct taint *tn, unsigned s, double *t, double c, unsigned cs)
+{
+    if (tn)
+        taint_constrain(tn, s, t, c, cs);
+    else if (c > *t)
+        *t = c;
+}
+
+static void used(struct taint *tn, unsigned s, double *t, double tmin)
+{
+    if (tn)
+        taint_used(tn, s, t, tmin);
+    else if (*t < tmin)
+        *t = tmin;
+}
+
+static unsigned res_set(struct taint *tn, unsigned r) { return tn ? taint_res(tn, r) : 0; }
+static unsigned reg_set(struct taint *tn, unsigned r) { return tn ? taint_reg(tn, r) : 0; }
+static unsigned cache_set(struct taint *tn, unsigned k) { return tn ? taint_cache(tn, k) : 0; }
+static unsigned rob_set(struct taint *tn, uint64_t p) { return tn ? taint_rob(tn, p) : 0; }
+
+/* The window entry that must have retired before NEED more slots are taken, or none. */
+static bool ring_wait(const struct ring *r, uint32_t need, uint32_t size, unsigned L, unsigned l,
+                      double *t, uint64_t *pos)
+{
+    if (!size || !need || r->pos + need <= size)
+        return false;
+    *pos = r->pos + need - 1 - size;
+    *t = r->t[(*pos & (r->cap - 1)) * L + l];
+    return true;
+}
+
+static void ring_push(struct ring *r, uint32_t n, const double *t, unsigned L)
+{
+    for (uint32_t k = 0; k < n; k++, r->pos++)
+        memcpy(&r->t[(r->pos & (r->cap - 1)) * L], t, L * sizeof *t);
+}
+
+/* Dispatch: window slots must be free, then the front end delivers the instruction
+ * (Algorithm 1, lines 20-26). */
+static double lane_dispatch(struct rt_model *md, const struct step *s, unsigned l, struct taint *tn)
+{
+    unsigned L = md->L;
+    double d = md->disp_t[l], c;
+    uint64_t pos;
+    if (ring_wait(&md->rob_ring, s->uops, md->rob[l], L, l, &c, &pos))
+        constrain(tn, TN_DISPATCH, &d, c, rob_set(tn, pos));
+    if (s->loads && ring_wait(&md->lb_ring, 1, md->lb[l], L, l, &c, &pos) && c > d)
+        d = c;
+    if (s->stores && ring_wait(&md->sb_ring, 1, md->sb[l], L, l, &c, &pos) && c > d)
+        d = c;
+    /* The front end delivers the instruction at the start of its issue slot: the slot's length
+     * (uops / issue width) delays the next instruction, not this one. */
+    constrain(tn, TN_FRONTEND, &md->fe_t[l], d, TN_DISPATCH);
+    used(tn, TN_FRONTEND, &md->fe_t[l], d);
+    constrain(tn, TN_DISPATCH, &d, md->fe_t[l], TN_FRONTEND);
+    md->fe_t[l] += s->t->uops_fused * md->fe_cost[l];
+    md->disp_t[l] = d;
+    return d;
+}
+
+static void lane_regs(struct rt_model *md, const uint8_t *regs, unsigned n, unsigned l, struct taint *tn,
+                      unsigned s, double *t)
+{
+    for (unsigned k = 0; k < n; k++)
+        constrain(tn, s, t, md->reg_t[(size_t)regs[k] * md->L + l], reg_set(tn, regs[k]));
+}
+
+/* A memory access uses the first cache level's bandwidth (Algorithm 1, lines 27-30; block
+ * analysis assumes every access hits the first level). */
+static void lane_cache(struct rt_model *md, const struct rt_insn *in, unsigned l, struct taint *tn,
+                       unsigned s, double disp, double *t)
+{
+    const struct mdl_machine *m = md->m;
+    if (!m->n_caches || m->caches[0].bandwidth <= 0)
+        return;
+    double *c = &md->cache_t[l];
+    constrain(tn, s, t, *c, cache_set(tn, 0));
+    used(tn, cache_set(tn, 0), c, disp);
+    double bytes = 0;
+    for (unsigned i = 0; i < in->n_mem; i++)
+        bytes += in->mem[i].size ? in->mem[i].size : 8;
+    *c += bytes / m->caches[0].bandwidth * md->cache_scale[l];
+}
+
+/* Loads wait for their address registers and for the store they read from (shadow memory:
+ * store-to-load forwarding), then take their load-to-use latency. */
+static void lane_memory(struct rt_model *md, const struct step *s, unsigned l, struct taint *tn, double disp,
+                        double *t)
+{
+    double ld = disp;
+    if (tn)
+        taint_copy(tn, TN_LOAD, TN_DISPATCH);
+    lane_cache(md, s->in, l, tn, TN_LOAD, disp, &ld);
+    lane_regs(md, s->in->addr, s->in->n_addr, l, tn, TN_LOAD, &ld);
+    for (unsigned i = 0; i < s->in->n_mem; i++) {
+        if (!s->in->mem[i].load)
+            continue;
+        double st = shadow_load(&md->mem, s->addr[i], s->in->mem[i].size, l);
+        if (tn)
+            taint_constrain_seq(tn, TN_LOAD, &ld, st, shadow_producer(&md->mem, s->addr[i], s->in->mem[i].size));
+        else if (st > ld)
+            ld = st;
+    }
+    ld += s->load_lat * md->lat_scale[l];
+    constrain(tn, TN_INSN, t, ld, TN_LOAD);
+}
+
+static void lane_resources(struct rt_model *md, const struct step *s, unsigned l, struct taint *tn, double disp,
+                           double *t)
+{
+    const struct mdl_machine *m = md->m;
+    const struct mdl_use *u = &m->uses[s->t->use_first];
+    for (unsigned k = 0; k < s->t->use_count; k++) {
+        size_t i = (size_t)u[k].resource * md->L + l;
+        constrain(tn, TN_INSN, t, md->res_t[i], res_set(tn, u[k].resource));
+        used(tn, res_set(tn, u[k].resource), &md->res_t[i], disp);
+        md->res_t[i] += u[k].cost * md->res_scale[i];
+    }
+    const struct mdl_async_use *a = &m->async_uses[s->t->async_first];
+    for (unsigned k = 0; k < s->t->async_count; k++)
+        md->async_total[(size_t)a[k].resource * md->L + l] += a[k].cost;
+}
+
+/* Registers always take the new value (renaming); memory keeps the later of two values. */
+static void lane_writes(struct rt_model *md, const struct step *s, unsigned l, struct taint *tn, double t_end)
+{
+    for (unsigned k = 0; k < s->in->n_dst; k++) {
+        md->reg_t[(size_t)s->in->dst[k] * md->L + l] = t_end;
+        if (tn)
+            taint_copy(tn, taint_reg(tn, s->in->dst[k]), TN_INSN);
+    }
+    for (unsigned i = 0; i < s->in->n_mem; i++)
+        if (s->in->mem[i].store)
+            shadow_store(&md->mem, s->addr[i], s->in->mem[i].size, l, t_end, tn ? taint_seq(tn) : 0);
+}
+
+/* Retirement in order, retire_width uops per cycle; a window entry frees at retirement. */
+static double lane_retire(struct rt_model *md, const struct step *s, unsigned l, double t_end)
+{
+    double r = md->ret_t[l] > t_end ? md->ret_t[l] : t_end;
+    md->ret_t[l] = r + s->uops * md->ret_cost[l];
+    md->last_ret[l] = r;
+    return r;
+}
+
+static double step_lane(struct rt_model *md, const struct step *s, unsigned l)
+{
+    struct taint *tn = l == 0 ? md->tn : NULL;
+    double disp = lane_dispatch(md, s, l, tn);
+    double t = disp;
+    if (tn)
+        taint_copy(tn, TN_INSN, TN_DISPATCH);
+    if (s->loads)
+        lane_memory(md, s, l, tn, disp, &t);
+    else if (s->stores)
+        lane_cache(md, s->in, l, tn, TN_INSN, disp, &t);
+    if (s->stores)
+        lane_regs(md, s->in->addr, s->in->n_addr, l, tn, TN_INSN, &t);
+    lane_regs(md, s->in->src, s->in->n_src, l, tn, TN_INSN, &t);
+    if (!s->in->eliminated)
+        lane_resources(md, s, l, tn, disp, &t);
+    double t_end = t + s->op_lat * md->lat_scale[l];
+    if (tn)
+        taint_add_current(tn, TN_INSN);
+    lane_writes(md, s, l, tn, t_end);
+    if (s->mispredicted)
+        constrain(tn, TN_FRONTEND, &md->fe_t[l], t_end + md->penalty[l], TN_INSN);
+    return lane_retire(md, s, l, t_end);
+}
+
+void rt_model_step(struct rt_model *md, const struct rt_insn *in, uint32_t sidx, const uint64_t *addr,
+                   bool mispredicted)
+{
+    const struct mdl_machine *m = md->m;
+    struct step s = { .in = in, .t = &m->templates[in->tmpl], .addr = addr, .mispredicted = mispredicted };
+    s.uops = s.t->uops_fused < md->rob_ring.cap / 2 ? s.t->uops_fused : md->rob_ring.cap / 2;
+    for (unsigned i = 0; i < in->n_mem; i++) {
+        s.loads |= in->mem[i].load;
+        s.stores |= in->mem[i].store;
+    }
+    step_latencies(&s);
+    if (md->tn) {
+        bool critical;
+        uint32_t old = taint_enter(md->tn, sidx, &critical);
+        if (old < md->n_static) {
+            md->seen[old]++;
+            md->crit[old] += critical;
+        }
+    }
+    double retire[RT_MAX_LANES];
+    for (unsigned l = 0; l < md->L; l++)
+        retire[l] = step_lane(md, &s, l);
+    if (md->tn)
+        for (uint32_t k = 0; k < s.uops; k++)
+            taint_copy(md->tn, taint_rob(md->tn, md->rob_ring.pos + k), TN_INSN);
+    ring_push(&md->rob_ring, s.uops, retire, md->L);
+    if (s.loads)
+        ring_push(&md->lb_ring, 1, retire, md->L);
+    if (s.stores)
+        ring_push(&md->sb_ring, 1, retire, md->L);
+}
+
+double rt_model_time(const struct rt_model *md, unsigned lane) { return md->last_ret[lane]; }
+
+double rt_model_async_bound(const struct rt_model *md, unsigned lane)
+{
+    double bound = 0;
+    for (unsigned a = 0; a < md->m->n_async; a++) {
+        double t = md->async_total[(size_t)a * md->L + lane];
+        if (t > bound)
+            bound = t;
+    }
+    return bound;
+}
+
+uint64_t rt_model_critical(const struct rt_model *md, uint32_t sidx, uint64_t *seen)
+{
+    *seen = sidx < md->n_static ? md->seen[sidx] : 0;
+    return sidx < md->n_static ? md->crit[sidx] : 0;
+}

@@ -1,0 +1,55 @@
+/* The core model of Gus (Algorithm 1): constraint propagation over resources, front end,
+ * dispatch window and shadow state, advanced in lockstep for several lanes, each lane being
+ * the baseline or one resource accelerated; causality taints run in the baseline lane. */
+#ifndef RT_MODEL_H
+#define RT_MODEL_H
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include "insn.h"
+#include "mdl_machine.h"
+
+/* What a lane changes: one knob (or two, for the interaction matrix) scaled by a weight. */
+#define RT_KNOBS(X) \
+    X(NONE, "baseline") X(RESOURCE, "resource") X(LATENCY, "latency") X(FRONTEND, "frontend") \
+    X(ROB, "rob") X(RETIRE, "retire") X(LOAD_BUFFER, "load_buffer") X(STORE_BUFFER, "store_buffer") \
+    X(CACHE_BW, "cache_bandwidth") X(MISPREDICT, "mispredict") X(ALL_RESOURCES, "infinite_resources") \
+    X(NO_DEPS, "no_dependencies")
+enum rt_knob {
+#define X(e, s) RT_KNOB_##e,
+    RT_KNOBS(X)
+#undef X
+};
+
+struct rt_lane_cfg {
+    enum rt_knob knob[2];
+    int arg[2];                 /* resource index or cache level for RESOURCE / CACHE_BW */
+    double weight;              /* 1.15: 15% faster; ignored by the two bound knobs */
+};
+
+enum { RT_MAX_LANES = 256 };
+
+struct rt_model;
+
+/* Creates a model of M with N lanes; lane 0 must be the baseline. CAUSALITY enables the taint
+ * propagation of the baseline lane. NULL with ERR when the configuration is invalid. */
+struct rt_model *rt_model_new(const struct mdl_machine *m, const struct rt_lane_cfg *lanes, unsigned n,
+                              bool causality, unsigned n_static, char *err, size_t errlen);
+void rt_model_free(struct rt_model *md);
+
+/* One dynamic instance of static instruction IN (index SIDX among the analysed static
+ * instructions), with its memory addresses (one per in->mem) and, for branches, whether the
+ * predictor missed. */
+void rt_model_step(struct rt_model *md, const struct rt_insn *in, uint32_t sidx, const uint64_t *addr,
+                   bool mispredicted);
+
+/* Time (cycles) at which everything issued so far has retired, in LANE. */
+double rt_model_time(const struct rt_model *md, unsigned lane);
+/* Cycles the asynchronous resources need for all work so far (a throughput bound), in LANE. */
+double rt_model_async_bound(const struct rt_model *md, unsigned lane);
+/* Causality: how often static instruction SIDX was on the path that set dispatch times, and
+ * how many of its instances left the taint window. */
+uint64_t rt_model_critical(const struct rt_model *md, uint32_t sidx, uint64_t *seen);
+const char *rt_knob_name(enum rt_knob k);
+
+#endif

@@ -1,0 +1,26 @@
+/* Shadow memory: for every 8-byte word written, the time its value is available in each lane
+ * and which dynamic instruction wrote it last (for causality). */
+#ifndef RT_SHADOW_H
+#define RT_SHADOW_H
+#include <stdint.h>
+
+struct shadow {
+    unsigned lanes;
+    uint64_t *keys;             /* word address + 1; 0 marks an empty slot */
+    uint32_t *index;            /* slot -> entry */
+    uint32_t cap, n;
+    double *times;              /* [entry][lanes] */
+    uint64_t *seq;              /* [entry] */
+    uint32_t entries_cap;
+};
+
+void shadow_init(struct shadow *sh, unsigned lanes);
+void shadow_free(struct shadow *sh);
+/* Latest availability over the words of [addr, addr+size) in LANE; 0 when never written. */
+double shadow_load(const struct shadow *sh, uint64_t addr, unsigned size, unsigned lane);
+/* The last writer among those words (0: none). */
+uint64_t shadow_producer(const struct shadow *sh, uint64_t addr, unsigned size);
+/* The words become available at T in LANE (a later value is kept); SEQ names the writer. */
+void shadow_store(struct shadow *sh, uint64_t addr, unsigned size, unsigned lane, double t, uint64_t seq);
+
+#endif

@@ -1,0 +1,215 @@
+/* The rules of the core model on tiny hand-computed cases: a machine compiled in-process from a
+ * few lines of MDL, instructions built by hand, cycles checked against arithmetic. */
+#include <criterion/criterion.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+#include "check.h"
+#include "lower.h"
+#include "model.h"
+#include "resolve.h"
+
+static struct arena ar;
+static struct src_manager sm;
+static struct diag dg;
+static char errbuf[4096];
+
+static const char machine_head[] =
+    "machine tiny { isa x86_64; }\n"
+    "ports p0, p1;\n"
+    "async W;\n"
+    "class generic latency 1 ports 1*p01;\n"
+    "frontend { issue_width 4; }\n"
+    "insn ALU latency 1 ports 1*p01;\n"
+    "insn P0 latency 1 ports 1*p0;\n"
+    "insn SLOW latency 20 ports 1*p1;\n"
+    "insn STORE2 async W(2);\n";
+
+/* Compiles MACHINE_HEAD plus EXTRA (a window block, ...) into tables. */
+static const struct mdl_machine *machine(const char *extra)
+{
+    arena_init(&ar);
+    src_init(&sm);
+    FILE *err = fmemopen(errbuf, sizeof errbuf, "w");
+    diag_init(&dg, &sm, err);
+    char path[] = "/tmp/test_model_XXXXXX.mdl";
+    int fd = mkstemps(path, 4);
+    FILE *fp = fdopen(fd, "w");
+    fprintf(fp, "%s%s\n", machine_head, extra);
+    fclose(fp);
+    struct program *p = arena_alloc(&ar, sizeof *p);
+    *p = (struct program){ .ar = &ar, .sm = &sm, .diag = &dg };
+    struct resolve_opts ro = { NULL, 0 };
+    bool ok = resolve_program(p, path, &ro) && check_program(p);
+    const struct mdl_machine *m = ok ? lower_program(p) : NULL;
+    fclose(err);
+    remove(path);
+    cr_assert(m, "the test machine does not compile:\n%s", errbuf);
+    return m;
+}
+
+static void teardown(void)
+{
+    src_free(&sm);
+    arena_free(&ar);
+}
+
+static uint32_t tmpl(const struct mdl_machine *m, const char *name)
+{
+    for (uint32_t i = 0; i < m->n_templates; i++)
+        if (strcmp(m->templates[i].name, name) == 0)
+            return i;
+    cr_assert_fail("no template %s", name);
+    return 0;
+}
+
+/* An instruction reading SRC (0: none) and writing DST (0: none). */
+static struct rt_insn insn(const struct mdl_machine *m, const char *form, uint8_t src, uint8_t dst)
+{
+    struct rt_insn in = { .tmpl = tmpl(m, form) };
+    if (src)
+        in.src[in.n_src++] = src;
+    if (dst)
+        in.dst[in.n_dst++] = dst;
+    return in;
+}
+
+static const struct rt_lane_cfg baseline = { { RT_KNOB_NONE, RT_KNOB_NONE }, { 0, 0 }, 1 };
+
+/* Cycles per iteration of BODY repeated N times, measured over the second half. */
+static double run(const struct mdl_machine *m, const struct rt_insn *body, size_t n, unsigned iters,
+                  const struct rt_lane_cfg *lanes, unsigned n_lanes, unsigned lane, struct rt_model **keep)
+{
+    char err[128];
+    struct rt_model *md = rt_model_new(m, lanes ? lanes : &baseline, lanes ? n_lanes : 1, true, (unsigned)n,
+                                       err, sizeof err);
+    cr_assert(md, "%s", err);
+    double half = 0;
+    for (unsigned it = 0; it < iters; it++) {
+        for (size_t i = 0; i < n; i++)
+            rt_model_step(md, &body[i], (uint32_t)i, NULL, false);
+        if (it + 1 == iters / 2)
+            half = rt_model_time(md, lane);
+    }
+    double c = (rt_model_time(md, lane) - half) / (iters - iters / 2);
+    if (keep)
+        *keep = md;
+    else
+        rt_model_free(md);
+    return c;
+}
+
+TestSuite(model, .fini = teardown);
+
+Test(model, runs_a_dependency_chain_at_its_latency)
+{
+    const struct mdl_machine *m = machine("");
+    struct rt_insn chain = insn(m, "ALU", 1, 1);
+    cr_expect_float_eq(run(m, &chain, 1, 200, NULL, 0, 0, NULL), 1.0, 1e-9);
+    struct rt_insn slow = insn(m, "SLOW", 1, 1);
+    cr_expect_float_eq(run(m, &slow, 1, 200, NULL, 0, 0, NULL), 20.0, 1e-9);
+}
+
+Test(model, shares_a_port_between_independent_instructions)
+{
+    const struct mdl_machine *m = machine("");
+    struct rt_insn p0 = insn(m, "P0", 0, 0), alu = insn(m, "ALU", 0, 0);
+    cr_expect_float_eq(run(m, &p0, 1, 400, NULL, 0, 0, NULL), 1.0, 1e-9, "one port: one per cycle");
+    cr_expect_float_eq(run(m, &alu, 1, 400, NULL, 0, 0, NULL), 0.5, 1e-9, "two ports: two per cycle");
+    /* p0 busy with P0 leaves p1 for ALU: together they fill p01 exactly, one cycle per pair. */
+    struct rt_insn mix[2] = { insn(m, "P0", 0, 0), insn(m, "ALU", 0, 0) };
+    cr_expect_float_eq(run(m, mix, 2, 400, NULL, 0, 0, NULL), 1.0, 1e-9);
+}
+
+Test(model, limits_independent_work_by_the_issue_width)
+{
+    const struct mdl_machine *m = machine("");
+    struct rt_insn zero = insn(m, "ALU", 0, 1);
+    zero.eliminated = true;
+    cr_expect_float_eq(run(m, &zero, 1, 400, NULL, 0, 0, NULL), 0.25, 1e-9,
+                       "eliminated: no port, only an issue slot of 4 per cycle");
+}
+
+Test(model, stalls_dispatch_when_the_rob_is_full)
+{
+    /* A 20-cycle instruction and three 1-cycle ones per iteration, all independent: with 4
+     * window entries the next SLOW waits for the previous one to retire (20 cycles); with
+     * 100 entries the SLOWs overlap and p1 (one SLOW per cycle) and p01 bound the loop. */
+    const struct mdl_machine *small = machine("window { rob 4; retire_width 4; }");
+    struct rt_insn body[4] = { insn(small, "SLOW", 0, 0), insn(small, "ALU", 0, 0), insn(small, "ALU", 0, 0),
+                               insn(small, "ALU", 0, 0) };
+    double c = run(small, body, 4, 200, NULL, 0, 0, NULL);
+    cr_expect_float_eq(c, 20.0, 1e-6, "got %g", c);
+    teardown();
+    const struct mdl_machine *big = machine("window { rob 100; retire_width 4; }");
+    for (int i = 0; i < 4; i++)
+        body[i].tmpl = tmpl(big, i ? "ALU" : "SLOW");
+    cr_expect_float_eq(run(big, body, 4, 400, NULL, 0, 0, NULL), 2.0, 1e-6, "p01: four uops on two ports");
+}
+
+Test(model, bounds_throughput_by_asynchronous_resources_without_delaying_one_instruction)
+{
+    const struct mdl_machine *m = machine("");
+    struct rt_insn st = insn(m, "STORE2", 0, 0);
+    char err[128];
+    struct rt_model *md = rt_model_new(m, &baseline, 1, false, 1, err, sizeof err);
+    for (int i = 0; i < 100; i++)
+        rt_model_step(md, &st, 0, NULL, false);
+    cr_expect_lt(rt_model_time(md, 0), 100.0, "the instructions themselves are not delayed");
+    cr_expect_float_eq(rt_model_async_bound(md, 0), 200.0, 1e-9, "two cycles of W each");
+    rt_model_free(md);
+}
+
+Test(model, forwards_a_store_to_a_load_of_the_same_address)
+{
+    const struct mdl_machine *m = machine("insn LD latency 5 ports 1*p0;\ninsn ST latency 1 ports 1*p1;");
+    struct rt_insn st = insn(m, "ST", 1, 0), ld = insn(m, "LD", 0, 1);
+    st.mem[st.n_mem++] = (struct rt_mem){ .size = 8, .store = true };
+    ld.mem[ld.n_mem++] = (struct rt_mem){ .size = 8, .load = true };
+    char err[128];
+    struct rt_model *md = rt_model_new(m, &baseline, 1, false, 2, err, sizeof err);
+    uint64_t a = 0x1000;
+    /* a chain through memory: store r1 to [a], load [a] into r1 */
+    for (int i = 0; i < 100; i++) {
+        rt_model_step(md, &st, 0, &a, false);
+        rt_model_step(md, &ld, 1, &a, false);
+    }
+    cr_expect_float_eq(rt_model_time(md, 0) / 100, 5.0, 0.1, "each load waits for the store before it");
+    rt_model_free(md);
+}
+
+Test(model, puts_the_dependency_chain_on_the_critical_path)
+{
+    const struct mdl_machine *m = machine("window { rob 32; }");
+    /* r1 chain of SLOW instructions next to independent ALU work */
+    struct rt_insn body[3] = { insn(m, "SLOW", 1, 1), insn(m, "ALU", 0, 2), insn(m, "ALU", 0, 3) };
+    struct rt_model *md;
+    run(m, body, 3, 300, NULL, 0, 0, &md);
+    uint64_t seen0, seen1;
+    uint64_t c0 = rt_model_critical(md, 0, &seen0), c1 = rt_model_critical(md, 1, &seen1);
+    cr_assert_gt(seen0, 100);
+    cr_expect_gt((double)c0 / seen0, 0.9, "the chain is critical: %llu of %llu", (unsigned long long)c0,
+                 (unsigned long long)seen0);
+    cr_expect_lt((double)c1 / seen1, 0.2, "independent work is not: %llu of %llu", (unsigned long long)c1,
+                 (unsigned long long)seen1);
+    rt_model_free(md);
+}
+
+Test(model, reports_latency_as_the_bottleneck_of_a_chain_and_the_port_of_a_throughput_loop)
+{
+    const struct mdl_machine *m = machine("window { rob 64; }");
+    struct rt_lane_cfg lanes[3] = { baseline, { { RT_KNOB_LATENCY, RT_KNOB_NONE }, { 0, 0 }, 1.15 },
+                                    { { RT_KNOB_RESOURCE, RT_KNOB_NONE }, { 0, 0 }, 1.15 } };
+    unsigned p0 = 0;
+    for (unsigned r = 0; r < m->n_resources; r++)
+        if (strcmp(m->resources[r].name, "p0") == 0)
+            p0 = r;
+    lanes[2].arg[0] = (int)p0;
+    struct rt_insn chain = insn(m, "ALU", 1, 1), indep = insn(m, "P0", 0, 0);
+    double base = run(m, &chain, 1, 200, lanes, 3, 0, NULL);
+    cr_expect_float_eq(base / run(m, &chain, 1, 200, lanes, 3, 1, NULL), 1.15, 1e-6, "latency lane");
+    cr_expect_float_eq(base / run(m, &chain, 1, 200, lanes, 3, 2, NULL), 1.0, 1e-6, "port lane");
+    base = run(m, &indep, 1, 400, lanes, 3, 0, NULL);
+    cr_expect_float_eq(base / run(m, &indep, 1, 400, lanes, 3, 1, NULL), 1.0, 1e-6, "latency lane");
+    cr_expect_float_eq(base / run(m, &indep, 1, 400, lanes, 3, 2, NULL), 1.15, 1e-3, "port lane");
+}
