@@ -362,7 +362,8 @@ static void x86_context(const struct dec *d, const cs_insn *ci, struct x86_ctx *
     c->string = x86_is_string_opcode(x);
     c->acc = x86_is_acc_opcode(x);
     c->moffs = x->opcode[1] == 0 && x->opcode[0] >= 0xa0 && x->opcode[0] <= 0xa3;
-    c->io = x->opcode[1] == 0 && ((x->opcode[0] >= 0xe4 && x->opcode[0] <= 0xe7) || x->opcode[0] >= 0xec);
+    c->io = x->opcode[1] == 0 && x->opcode[0] >= 0xe4 && x->opcode[0] <= 0xef && x->opcode[0] != 0xe8 &&
+            x->opcode[0] != 0xe9 && x->opcode[0] != 0xea && x->opcode[0] != 0xeb;     /* IN/OUT */
     c->shift_cl = (x->opcode[1] == 0 && (x->opcode[0] == 0xd2 || x->opcode[0] == 0xd3)) ||
                   (x->opcode[0] == 0x0f && (x->opcode[1] == 0xa5 || x->opcode[1] == 0xad));
     c->rel = has_group(ci, CS_GRP_BRANCH_RELATIVE);

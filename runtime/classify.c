@@ -72,9 +72,6 @@ static bool parse_form(const char *key, struct form *f)
     return true;
 }
 
-/* MN + the kinds of F, as a key. */
-static void compose(char *out, size_t n, const char *mn, const struct form *f, bool loose);
-
 static void append(char *out, size_t n, const char *s)
 {
     size_t len = strlen(out);
@@ -111,6 +108,7 @@ static const char *loosen_kind(const char *k)
     return k;
 }
 
+/* MN + the kinds of F (loosened when LOOSE), as a key. */
 static void compose(char *out, size_t n, const char *mn, const struct form *f, bool loose)
 {
     snprintf(out, n, "%s", mn);

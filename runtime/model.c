@@ -259,8 +259,13 @@ static bool ring_wait(const struct ring *r, uint32_t need, uint32_t size, unsign
 
 static void ring_push(struct ring *r, uint32_t n, const double *t, unsigned L)
 {
-    for (uint32_t k = 0; k < n; k++, r->pos++)
-        memcpy(&r->t[(r->pos & (r->cap - 1)) * L], t, L * sizeof *t);
+    for (uint32_t k = 0; k < n; k++, r->pos++) {
+        double *slot = &r->t[(r->pos & (r->cap - 1)) * L];
+        if (L == 1)
+            *slot = *t;
+        else
+            memcpy(slot, t, L * sizeof *t);
+    }
 }
 
 /* Dispatch: window slots must be free, then the front end delivers the instruction

@@ -56,6 +56,21 @@ uint64_t taint_seq(const struct taint *tn) { return tn->seq; }
 static uint64_t *bits(struct taint *tn, unsigned s) { return tn->bits + (size_t)s * tn->words; }
 static uint32_t slot_of(const struct taint *tn, uint64_t seq) { return (uint32_t)((seq - 1) % tn->slots); }
 
+/* Clears COUNT consecutive slots of the ring starting at FROM, a word at a time. */
+static void clear_slots(uint64_t *b, uint32_t slots, uint32_t from, uint64_t count)
+{
+    while (count > 0) {
+        uint32_t bit = from % 64;
+        uint64_t n = 64 - bit < count ? 64 - bit : count;
+        if (from + n > slots)
+            n = slots - from;
+        uint64_t mask = n == 64 ? ~0ull : ((1ull << n) - 1) << bit;
+        b[from / 64] &= ~mask;
+        count -= n;
+        from = (uint32_t)((from + n) % slots);
+    }
+}
+
 /* Drops the bits of slots whose instruction entered after the set was written: those slots
  * were reused and the bits named their previous occupants. */
 static uint64_t *fresh(struct taint *tn, unsigned s)
@@ -64,14 +79,10 @@ static uint64_t *fresh(struct taint *tn, unsigned s)
     uint64_t since = tn->asof[s];
     if (since == tn->seq)
         return b;
-    if (tn->seq - since >= tn->slots) {
+    if (tn->seq - since >= tn->slots)
         memset(b, 0, tn->words * sizeof *b);
-    } else {
-        for (uint64_t q = since + 1; q <= tn->seq; q++) {
-            uint32_t slot = slot_of(tn, q);
-            b[slot / 64] &= ~(1ull << (slot % 64));
-        }
-    }
+    else
+        clear_slots(b, tn->slots, slot_of(tn, since + 1), tn->seq - since);
     tn->asof[s] = tn->seq;
     return b;
 }

@@ -271,14 +271,16 @@ Test(decode, undecodable_bytes_give_an_error_naming_them)
     dec_close(d);
 }
 
-Test(decode, aarch64_udf_gives_an_error_naming_the_bytes)
+Test(decode, aarch64_unallocated_or_cut_encoding_gives_an_error_naming_the_bytes)
 {
     char err[200] = "";
-    uint8_t bytes[] = { 0, 0, 0, 0 };
+    uint8_t bytes[] = { 0xff, 0xff, 0xff, 0xff };
     struct dec *d = dec_open(MDL_ISA_AARCH64, err, sizeof err);
+    cr_assert(d);
     struct rt_insn in;
     cr_assert_eq(dec_one(d, bytes, sizeof bytes, 0, &in, err, sizeof err), 0);
-    cr_assert(strstr(err, "00 00 00 00"), "message: %s", err);
+    cr_assert(strstr(err, "ff ff ff ff"), "message: %s", err);
+    cr_assert_eq(dec_one(d, bytes, 2, 0, &in, err, sizeof err), 0, "half an instruction");
     dec_close(d);
 }
 

@@ -4,6 +4,7 @@
  * what lets a store feed a later load of the same slot (store-to-load forwarding). */
 #include "block.h"
 #include <ctype.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -100,6 +101,23 @@ static void addresses(struct addr_gen *g, const struct rt_insn *in, uint64_t *ad
         g->version[in->dst[k]]++;
 }
 
+/* Steady state: the time of K iterations is the same twice in a row in every lane (K = 12
+ * catches periods of 1, 2, 3, 4, 6 and 12 iterations). */
+enum { STEADY_K = 12 };
+
+static bool steady(const double *hist, unsigned it, unsigned L)
+{
+    const double *now = &hist[(it % (2 * STEADY_K + 1)) * L];
+    const double *mid = &hist[((it + STEADY_K + 1) % (2 * STEADY_K + 1)) * L];
+    const double *old = &hist[((it + 1) % (2 * STEADY_K + 1)) * L];
+    for (unsigned l = 0; l < L; l++) {
+        double d1 = now[l] - mid[l], d0 = mid[l] - old[l];
+        if (fabs(d1 - d0) > 1e-9 * (d1 > 1 ? d1 : 1))
+            return false;
+    }
+    return true;
+}
+
 bool block_run(const struct block *b, const struct mdl_machine *m, const struct rt_lane_cfg *lanes,
                unsigned n_lanes, bool causality, unsigned iterations, struct block_result *r, char *err,
                size_t errlen)
@@ -111,35 +129,46 @@ bool block_run(const struct block *b, const struct mdl_machine *m, const struct 
     struct rt_model *md = rt_model_new(m, lanes, n_lanes, causality, (unsigned)b->n_orig, err, errlen);
     if (!md)
         return false;
-    /* Causality counts an instruction when it leaves a window of twice the ROB: run long
-     * enough for several windows to pass (the steady state does not change). */
-    unsigned window = 2 * (m->rob ? m->rob : 224);
-    if (causality && iterations * b->n < 4 * window)
-        iterations = (unsigned)((4 * window + b->n - 1) / (b->n ? b->n : 1));
+    /* Causality counts an instruction when it leaves a window of twice the ROB: run until the
+     * window is full and each instruction of the block has left it a few times. */
+    size_t n = b->n ? b->n : 1;
+    unsigned min_iter = 2 * STEADY_K + 1;
+    if (causality)
+        min_iter += (unsigned)((2 * (m->rob ? m->rob : 224) + 16 * n + n - 1) / n);
+    if (iterations < min_iter)
+        iterations = min_iter;
     struct addr_gen g = { { 0 } };
+    double *hist = calloc((2 * STEADY_K + 1) * (size_t)n_lanes, sizeof *hist);
     double *half = calloc(n_lanes, sizeof *half);
-    unsigned warm = iterations / 2;
-    for (unsigned it = 0; it < iterations; it++) {
+    unsigned warm = iterations / 2, it;
+    bool settled = false;
+    for (it = 0; it < iterations && !settled; it++) {
         for (size_t i = 0; i < b->n; i++) {
             uint64_t addr[RT_MAX_MEM];
             addresses(&g, &b->insns[i], addr);
             rt_model_step(md, &b->insns[i], b->orig[i], addr, false);
         }
+        for (unsigned l = 0; l < n_lanes; l++)
+            hist[(it % (2 * STEADY_K + 1)) * n_lanes + l] = rt_model_time(md, l);
         if (it + 1 == warm)
-            for (unsigned l = 0; l < n_lanes; l++)
-                half[l] = rt_model_time(md, l);
+            memcpy(half, &hist[(it % (2 * STEADY_K + 1)) * n_lanes], n_lanes * sizeof *half);
+        settled = it + 1 >= min_iter && it >= 2 * STEADY_K && steady(hist, it, n_lanes);
     }
-    /* The steady state: the slope over the second half, never below what the asynchronous
-     * resources need per iteration. */
+    /* The steady state: one period once it repeats, else the slope over the second half; never
+     * below what the asynchronous resources need per iteration. */
     for (unsigned l = 0; l < n_lanes; l++) {
-        double slope = (rt_model_time(md, l) - half[l]) / (iterations - warm);
-        double async = rt_model_async_bound(md, l) / iterations;
+        const double *now = &hist[((it - 1) % (2 * STEADY_K + 1)) * n_lanes];
+        const double *mid = &hist[((it - 1 + STEADY_K + 1) % (2 * STEADY_K + 1)) * n_lanes];
+        double slope = settled ? (now[l] - mid[l]) / STEADY_K : (now[l] - half[l]) / (it - warm);
+        double async = rt_model_async_bound(md, l) / it;
         r->cycles[l] = slope > async ? slope : async;
     }
+    r->iterations = it;
     r->crit = calloc(b->n_orig ? b->n_orig : 1, sizeof *r->crit);
     r->seen = calloc(b->n_orig ? b->n_orig : 1, sizeof *r->seen);
     for (size_t i = 0; i < b->n_orig; i++)
         r->crit[i] = rt_model_critical(md, (uint32_t)i, &r->seen[i]);
+    free(hist);
     free(half);
     rt_model_free(md);
     return true;

@@ -25,6 +25,7 @@ void block_free(struct block *b);
 
 struct block_result {
     double cycles[RT_MAX_LANES];    /* per iteration, steady state */
+    unsigned iterations;            /* simulated: fewer once the state repeats, more for causality */
     uint64_t *crit, *seen;          /* per block instruction (as written), baseline lane */
 };
 

@@ -141,7 +141,8 @@ void report_text(FILE *out, const struct report *rep, const char *label)
     double c = rep->r->cycles[0];
     fprintf(out, "Block:              %s\n", label);
     fprintf(out, "Machine:            %s\n", rep->m->name);
-    fprintf(out, "Iterations:         %u\n", rep->iterations);
+    fprintf(out, "Iterations:         %u simulated (the state repeats or the critical-path window is full)\n",
+            rep->r->iterations);
     fprintf(out, "Instructions:       %zu per iteration\n", rep->b->n_orig);
     fprintf(out, "Cycles/iteration:   %.2f\n", c);
     fprintf(out, "IPC:                %.2f\n", c > 0 ? rep->b->n_orig / c : 0);
@@ -220,7 +221,7 @@ void report_json(FILE *out, const struct report *rep)
 {
     double c = rep->r->cycles[0];
     json_t *unknown = json_array();
-    json_t *o = json_pack("{s:s, s:i, s:i, s:f, s:f}", "machine", rep->m->name, "iterations", (int)rep->iterations,
+    json_t *o = json_pack("{s:s, s:i, s:i, s:f, s:f}", "machine", rep->m->name, "iterations", (int)rep->r->iterations,
                           "instructions", (int)rep->b->n_orig, "cycles_per_iteration", c,
                           "ipc", c > 0 ? rep->b->n_orig / c : 0.0);
     json_object_set_new(o, "bottlenecks", json_bottlenecks(rep));

@@ -1,0 +1,166 @@
+#!/usr/bin/env python3
+"""Block-mode benchmark: mdlsim and llvm-mca-19 side by side on the BHive dev blocks.
+
+Speed: blocks per second of one mdlsim process (baseline with causality; then every sensitivity
+lane) and of one llvm-mca-19 process with one code region per block. Accuracy: against the
+reference cycles per iteration (uiCA's, see DESIGN.md), the mean absolute percentage error,
+the median error and Kendall's tau of each tool on the blocks both handle.
+"""
+import argparse
+import csv
+import json
+import os
+import re
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from concurrent.futures import ThreadPoolExecutor
+
+
+def kendall_tau(xs, ys):
+    """Tau-b, O(n^2): fine for a few thousand blocks."""
+    n = len(xs)
+    conc = disc = tx = ty = 0
+    for i in range(n):
+        xi, yi = xs[i], ys[i]
+        for j in range(i + 1, n):
+            dx, dy = xi - xs[j], yi - ys[j]
+            if dx == 0 and dy == 0:
+                continue
+            if dx == 0:
+                tx += 1
+            elif dy == 0:
+                ty += 1
+            elif (dx > 0) == (dy > 0):
+                conc += 1
+            else:
+                disc += 1
+    denom = ((conc + disc + tx) * (conc + disc + ty)) ** 0.5
+    return (conc - disc) / denom if denom else 0.0
+
+
+def accuracy(pred, ref, keys):
+    errs = [abs(pred[k] - ref[k]) / ref[k] for k in keys]
+    return (100 * statistics.mean(errs), 100 * statistics.median(errs),
+            kendall_tau([pred[k] for k in keys], [ref[k] for k in keys]))
+
+
+def run_mdlsim(mdlsim, machine, blocks, extra):
+    with tempfile.NamedTemporaryFile("w", suffix=".txt", delete=False) as f:
+        f.write("\n".join(blocks) + "\n")
+        path = f.name
+    t0 = time.perf_counter()
+    out = subprocess.run([mdlsim, "block", "--machine", machine, "--json", "--hex-file", path] + extra,
+                         capture_output=True, text=True)
+    dt = time.perf_counter() - t0
+    os.unlink(path)
+    pred, unknown, total = {}, 0, 0
+    for hexs, line in zip(blocks, out.stdout.splitlines()):
+        o = json.loads(line)
+        if "error" in o:
+            continue
+        pred[hexs] = o["cycles_per_iteration"]
+        unknown += len(o["unknown"])
+        total += o["instructions"]
+    return pred, dt, unknown, total
+
+
+def disassemble(llvm_mc, hexs):
+    """AT&T text of one block, or None when llvm-mc rejects a byte."""
+    data = " ".join("0x" + hexs[i:i + 2] for i in range(0, len(hexs), 2))
+    out = subprocess.run([llvm_mc, "--disassemble", "-triple=x86_64"], input=data, capture_output=True,
+                         text=True)
+    if out.returncode or "invalid" in out.stderr:
+        return None
+    lines = [l.strip() for l in out.stdout.splitlines() if l.strip() and not l.strip().startswith(".text")]
+    return lines or None
+
+
+def mca_accepts(mca, cpu, asm):
+    text = "\n".join(asm) + "\n"
+    out = subprocess.run([mca, f"-mcpu={cpu}", "-iterations=10"], input=text, capture_output=True, text=True)
+    return out.returncode == 0
+
+
+def run_mca(mca, cpu, blocks, asm, iterations):
+    with tempfile.NamedTemporaryFile("w", suffix=".s", delete=False) as f:
+        for i, b in enumerate(blocks):
+            f.write(f"# LLVM-MCA-BEGIN b{i}\n" + "\n".join(asm[b]) + "\n# LLVM-MCA-END\n")
+        path = f.name
+    t0 = time.perf_counter()
+    out = subprocess.run([mca, f"-mcpu={cpu}", f"-iterations={iterations}", path], capture_output=True, text=True)
+    dt = time.perf_counter() - t0
+    os.unlink(path)
+    pred = {}
+    region = None
+    for line in out.stdout.splitlines():
+        m = re.match(r"\[\d+\] Code Region - b(\d+)", line)
+        if m:
+            region = int(m.group(1))
+        m = re.match(r"Total Cycles:\s+(\d+)", line)
+        if m and region is not None:
+            pred[blocks[region]] = int(m.group(1)) / iterations
+    return pred, dt
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__)
+    ap.add_argument("--mdlsim", default="build/mdlsim")
+    ap.add_argument("--blocks", default="../shared/data/bhive/blocks-dev.txt")
+    ap.add_argument("--reference", default="../shared/data/bhive/uica-skl.csv")
+    ap.add_argument("--machine", default="skylake")
+    ap.add_argument("--mca", default="llvm-mca-19")
+    ap.add_argument("--llvm-mc", default="llvm-mc-19")
+    ap.add_argument("--cpu", default="skylake")
+    ap.add_argument("--limit", type=int, default=0, help="only the first N blocks")
+    args = ap.parse_args()
+
+    blocks = [l.strip() for l in open(args.blocks) if l.strip()]
+    if args.limit:
+        blocks = blocks[:args.limit]
+    ref = {r["hex"]: float(r["cycles_per_iteration"]) for r in csv.DictReader(open(args.reference))}
+    blocks = [b for b in blocks if b in ref and ref[b] > 0]
+    n = len(blocks)
+    print(f"{n} blocks of {args.blocks}, reference {args.reference}, machine {args.machine}")
+
+    base, t_base, unknown, total = run_mdlsim(args.mdlsim, args.machine, blocks, ["--no-sensitivity"])
+    lanes, t_lanes, _, _ = run_mdlsim(args.mdlsim, args.machine, blocks, [])
+    print(f"mdlsim: {len(base)}/{n} blocks handled; {unknown} of {total} instructions modelled by a class default")
+
+    mca_pred, t_mca, handled = {}, None, []
+    have_mca = subprocess.run(["which", args.mca], capture_output=True).returncode == 0
+    if have_mca:
+        with ThreadPoolExecutor(max_workers=os.cpu_count() or 2) as ex:
+            asm = dict(zip(blocks, ex.map(lambda b: disassemble(args.llvm_mc, b), blocks)))
+            ok = list(ex.map(lambda b: asm[b] is not None and mca_accepts(args.mca, args.cpu, asm[b]), blocks))
+        handled = [b for b, good in zip(blocks, ok) if good]
+        mca_pred, t_mca = run_mca(args.mca, args.cpu, handled, asm, 100)
+        print(f"llvm-mca: {len(mca_pred)}/{n} blocks handled")
+    else:
+        print(f"llvm-mca: {args.mca} not found (install llvm-19); speed and accuracy of the peer not measured")
+
+    print("\nspeed (one process, blocks per second):")
+    print(f"  mdlsim baseline + causality   {len(base) / t_base:10.0f}")
+    print(f"  mdlsim all sensitivity lanes  {len(lanes) / t_lanes:10.0f}")
+    if t_mca:
+        mca_rate = len(mca_pred) / t_mca
+        print(f"  llvm-mca-19 -iterations=100   {mca_rate:10.0f}")
+        print(f"  ratio mdlsim baseline / llvm-mca: {len(base) / t_base / mca_rate:.1f}x;"
+              f" all lanes / llvm-mca: {len(lanes) / t_lanes / mca_rate:.1f}x")
+
+    print("\naccuracy against the reference (MAPE, median error, Kendall tau):")
+    both = [b for b in blocks if b in base and b in mca_pred] if mca_pred else [b for b in blocks if b in base]
+    m = accuracy(base, ref, both)
+    print(f"  mdlsim       on {len(both)} common blocks: {m[0]:6.1f}%  {m[1]:6.1f}%  {m[2]:.3f}")
+    if mca_pred:
+        c = accuracy(mca_pred, ref, both)
+        print(f"  llvm-mca-19  on {len(both)} common blocks: {c[0]:6.1f}%  {c[1]:6.1f}%  {c[2]:.3f}")
+    allm = accuracy(base, ref, list(base))
+    print(f"  mdlsim       on all {len(base)} blocks it handles: {allm[0]:6.1f}%  {allm[1]:6.1f}%  {allm[2]:.3f}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
