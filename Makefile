@@ -11,6 +11,7 @@ O       := build/obj
 
 PKGS_BUILD := gcc make flex bison libjansson-dev libcapstone-dev binutils
 PKGS_TEST  := $(PKGS_BUILD) libcriterion-dev
+PKGS_BENCH := $(PKGS_BUILD) llvm-19 python3
 
 MDL_SRC   := mdl/arena.c mdl/source.c mdl/diag.c mdl/ast.c mdl/map.c mdl/parse.c
 MDLC_SRC  := mdlc/driver.c mdlc/resolve.c mdlc/check.c mdlc/lower.c mdlc/emit_c.c mdlc/emit_json.c mdlc/emit_text.c \
@@ -40,7 +41,7 @@ help:
 	@echo "make              build mdlc and compile machines/*.mdl into generated/"
 	@echo "make test         unit tests, golden diagnostics, freshness of generated/ and machines/uops/"
 	@echo "make demo         compile the bundled machines and show what mdlc reports"
-	@echo "make bench        time mdlc and the C compiler on every machine"
+	@echo "make bench        mdlc compile times; mdlsim vs llvm-mca-19 on the BHive blocks (speed, accuracy)"
 	@echo "make import       regenerate machines/uops/*.mdl from the uops.info tables"
 	@echo "make clean        remove build/ (generated/ is kept: it is part of the sources)"
 
@@ -125,7 +126,11 @@ test: $(B)/.deps-test all $(B)/tests/run check-generated
 demo: all
 	@tests/demo.sh $(B)
 
-bench: all
+$(B)/.deps-bench: Makefile | $(B)
+	@.ci/ensure-deps $(PKGS_BENCH)
+	@touch $@
+
+bench: all $(B)/.deps-bench
 	@tests/bench.sh $(B)
 
 clean:

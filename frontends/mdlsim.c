@@ -76,15 +76,20 @@ struct session {
     struct dec *dec;
     struct cls_index *ci;
     struct rt_lane_cfg lanes[RT_MAX_LANES];
-    unsigned n_lanes;
+    unsigned n_lanes, n_common;     /* all lanes; those every block gets */
 };
+
+static void add_pair_lanes(struct session *s, const struct block *b);
 
 static int analyse_bytes(struct session *s, const uint8_t *bytes, size_t len, const char *label)
 {
     char err[512];
     struct block b = { 0 };
     struct block_result r = { 0 };
-    if (!block_decode(&b, s->dec, s->ci, s->o->m, bytes, len, err, sizeof err) ||
+    bool decoded = block_decode(&b, s->dec, s->ci, s->o->m, bytes, len, err, sizeof err);
+    if (decoded)
+        add_pair_lanes(s, &b);
+    if (!decoded ||
         !block_run(&b, s->o->m, s->lanes, s->n_lanes, s->o->causality, s->o->iterations, &r, err, sizeof err)) {
         report_error(stdout, s->o->json, label, err);
         block_free(&b);
@@ -172,6 +177,7 @@ static void build_lanes(struct session *s)
     const struct mdl_machine *m = s->o->m;
     s->n_lanes = 0;
     add_lane(s, RT_KNOB_NONE, 0, 1);
+    s->n_common = s->n_lanes;
     if (!s->o->sensitivity)
         return;
     for (unsigned w = 0; w < s->o->n_weights; w++) {
@@ -188,6 +194,50 @@ static void build_lanes(struct session *s)
     }
     add_lane(s, RT_KNOB_ALL_RESOURCES, 0, 1);
     add_lane(s, RT_KNOB_NO_DEPS, 0, 1);
+    s->n_common = s->n_lanes;
+}
+
+struct candidate {
+    enum rt_knob knob;
+    int arg;
+    double busy;                    /* cycles per iteration the block keeps it busy */
+};
+
+static int by_busy(const void *a, const void *b)
+{
+    const struct candidate *x = a, *y = b;
+    return x->busy < y->busy ? 1 : x->busy > y->busy ? -1 : 0;
+}
+
+/* Balanced kernels have no single bottleneck: two resources bind together and accelerating
+ * either alone gains nothing. Lanes accelerating pairs of the likely ones (latency, and the
+ * three resources, front end or retirement the block keeps busiest) show it. */
+static void add_pair_lanes(struct session *s, const struct block *b)
+{
+    const struct mdl_machine *m = s->o->m;
+    s->n_lanes = s->n_common;
+    if (!s->o->sensitivity)
+        return;
+    unsigned nc = m->n_resources + 2u;
+    struct candidate *c = calloc(nc, sizeof *c);
+    double *busy = calloc(m->n_resources + 1u, sizeof *busy), fe, ret;
+    block_busy(b, m, busy, &fe, &ret);
+    for (unsigned r = 0; r < m->n_resources; r++)
+        c[r] = (struct candidate){ RT_KNOB_RESOURCE, (int)r, busy[r] };
+    c[m->n_resources] = (struct candidate){ RT_KNOB_FRONTEND, 0, fe };
+    c[m->n_resources + 1] = (struct candidate){ RT_KNOB_RETIRE, 0, ret };
+    free(busy);
+    qsort(c, nc, sizeof *c, by_busy);
+    struct candidate top[4] = { { RT_KNOB_LATENCY, 0, 0 } };
+    unsigned n = 1;
+    for (unsigned i = 0; i < nc && n < 4; i++)
+        if (c[i].busy > 0)
+            top[n++] = c[i];
+    free(c);
+    for (unsigned i = 0; i < n; i++)
+        for (unsigned j = i + 1; j < n && s->n_lanes < RT_MAX_LANES; j++)
+            s->lanes[s->n_lanes++] = (struct rt_lane_cfg){ { top[i].knob, top[j].knob }, { top[i].arg, top[j].arg },
+                                                           s->o->weights[0] };
 }
 
 /* ---- command line ----------------------------------------------------------------------------- */

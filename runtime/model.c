@@ -173,7 +173,8 @@ struct rt_model *rt_model_new(const struct mdl_machine *m, const struct rt_lane_
     md->crit = xcalloc(n_static, sizeof(uint64_t));
     md->seen = xcalloc(n_static, sizeof(uint64_t));
     if (causality)
-        md->tn = taint_new(2 * md->rob[0], m->n_resources, m->n_caches, RT_REG_COUNT, md->rob_ring.cap);
+        md->tn = taint_new(2 * md->rob[0], m->n_resources, m->n_caches, RT_REG_COUNT, md->rob_ring.cap,
+                           md->lb_ring.cap, md->sb_ring.cap);
     return md;
 }
 
@@ -277,15 +278,25 @@ static double lane_dispatch(struct rt_model *md, const struct step *s, unsigned 
     uint64_t pos;
     if (ring_wait(&md->rob_ring, s->uops, md->rob[l], L, l, &c, &pos))
         constrain(tn, TN_DISPATCH, &d, c, rob_set(tn, pos));
-    if (s->loads && ring_wait(&md->lb_ring, 1, md->lb[l], L, l, &c, &pos) && c > d)
-        d = c;
-    if (s->stores && ring_wait(&md->sb_ring, 1, md->sb[l], L, l, &c, &pos) && c > d)
-        d = c;
+    if (s->loads && ring_wait(&md->lb_ring, 1, md->lb[l], L, l, &c, &pos))
+        constrain(tn, TN_DISPATCH, &d, c, tn ? taint_lb(tn, pos) : 0);
+    if (s->stores && ring_wait(&md->sb_ring, 1, md->sb[l], L, l, &c, &pos))
+        constrain(tn, TN_DISPATCH, &d, c, tn ? taint_sb(tn, pos) : 0);
     /* The front end delivers the instruction at the start of its issue slot: the slot's length
-     * (uops / issue width) delays the next instruction, not this one. */
-    constrain(tn, TN_FRONTEND, &md->fe_t[l], d, TN_DISPATCH);
-    used(tn, TN_FRONTEND, &md->fe_t[l], d);
-    constrain(tn, TN_DISPATCH, &d, md->fe_t[l], TN_FRONTEND);
+     * (uops / issue width) delays the next instruction, not this one. When the front end was
+     * waiting for the window (a tie included), the window is the cause, not the instructions
+     * the front end delivered before. */
+    if (md->fe_t[l] <= d) {
+        md->fe_t[l] = d;
+        if (tn)
+            taint_copy(tn, TN_FRONTEND, TN_DISPATCH);
+    } else {
+        d = md->fe_t[l];
+        if (tn)
+            taint_copy(tn, TN_DISPATCH, TN_FRONTEND);
+    }
+    if (tn)
+        taint_add_current(tn, TN_FRONTEND);
     md->fe_t[l] += s->t->uops_fused * md->fe_cost[l];
     md->disp_t[l] = d;
     return d;
@@ -367,10 +378,16 @@ static void lane_writes(struct rt_model *md, const struct step *s, unsigned l, s
             shadow_store(&md->mem, s->addr[i], s->in->mem[i].size, l, t_end, tn ? taint_seq(tn) : 0);
 }
 
-/* Retirement in order, retire_width uops per cycle; a window entry frees at retirement. */
-static double lane_retire(struct rt_model *md, const struct step *s, unsigned l, double t_end)
+/* Retirement in order, retire_width uops per cycle; a window entry frees at retirement. The
+ * entry carries what set its retirement time: its own execution, or the older instruction it
+ * waited for (then it is not itself on the path; the retire slots are not counted as a cause,
+ * or every instruction behind a long one would be). */
+static double lane_retire(struct rt_model *md, const struct step *s, unsigned l, struct taint *tn, double t_end)
 {
-    double r = md->ret_t[l] > t_end ? md->ret_t[l] : t_end;
+    double r = md->ret_t[l];
+    constrain(tn, TN_RETIRE, &r, t_end, TN_INSN);
+    if (tn)
+        taint_copy(tn, TN_RETIRED, TN_RETIRE);
     md->ret_t[l] = r + s->uops * md->ret_cost[l];
     md->last_ret[l] = r;
     return r;
@@ -398,7 +415,7 @@ static double step_lane(struct rt_model *md, const struct step *s, unsigned l)
     lane_writes(md, s, l, tn, t_end);
     if (s->mispredicted)
         constrain(tn, TN_FRONTEND, &md->fe_t[l], t_end + md->penalty[l], TN_INSN);
-    return lane_retire(md, s, l, t_end);
+    return lane_retire(md, s, l, tn, t_end);
 }
 
 void rt_model_step(struct rt_model *md, const struct rt_insn *in, uint32_t sidx, const uint64_t *addr,
@@ -423,14 +440,21 @@ void rt_model_step(struct rt_model *md, const struct rt_insn *in, uint32_t sidx,
     double retire[RT_MAX_LANES];
     for (unsigned l = 0; l < md->L; l++)
         retire[l] = step_lane(md, &s, l);
+
     if (md->tn)
         for (uint32_t k = 0; k < s.uops; k++)
-            taint_copy(md->tn, taint_rob(md->tn, md->rob_ring.pos + k), TN_INSN);
+            taint_copy(md->tn, taint_rob(md->tn, md->rob_ring.pos + k), TN_RETIRED);
     ring_push(&md->rob_ring, s.uops, retire, md->L);
-    if (s.loads)
+    if (s.loads) {
+        if (md->tn)
+            taint_copy(md->tn, taint_lb(md->tn, md->lb_ring.pos), TN_RETIRED);
         ring_push(&md->lb_ring, 1, retire, md->L);
-    if (s.stores)
+    }
+    if (s.stores) {
+        if (md->tn)
+            taint_copy(md->tn, taint_sb(md->tn, md->sb_ring.pos), TN_RETIRED);
         ring_push(&md->sb_ring, 1, retire, md->L);
+    }
 }
 
 double rt_model_time(const struct rt_model *md, unsigned lane) { return md->last_ret[lane]; }

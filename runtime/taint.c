@@ -2,20 +2,22 @@
  * every set, each set remembers the instruction it was last written at: bits of slots reused
  * since then are stale and are masked when the set is next touched. */
 #include "taint.h"
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 struct taint {
     uint32_t slots, words;          /* window (a multiple of 64) and words per set */
-    unsigned n_sets, res0, cache0, reg0, rob0;
-    uint32_t rob_cap;
+    unsigned n_sets, res0, cache0, reg0, rob0, lb0, sb0;
+    uint32_t rob_cap, lb_cap, sb_cap;
     uint64_t *bits;                 /* [n_sets][words] */
     uint64_t *asof;                 /* [n_sets]: seq when last written */
     uint32_t *sidx;                 /* [slots]: static index of each slot's instruction */
     uint64_t seq;                   /* instructions entered so far = seq of the current one */
 };
 
-struct taint *taint_new(uint32_t window, unsigned n_res, unsigned n_caches, unsigned n_regs, uint32_t rob_cap)
+struct taint *taint_new(uint32_t window, unsigned n_res, unsigned n_caches, unsigned n_regs, uint32_t rob_cap,
+                        uint32_t lb_cap, uint32_t sb_cap)
 {
     struct taint *tn = calloc(1, sizeof *tn);
     if (!tn)
@@ -27,7 +29,11 @@ struct taint *taint_new(uint32_t window, unsigned n_res, unsigned n_caches, unsi
     tn->reg0 = tn->cache0 + n_caches;
     tn->rob0 = tn->reg0 + n_regs;
     tn->rob_cap = rob_cap;
-    tn->n_sets = tn->rob0 + rob_cap;
+    tn->lb0 = tn->rob0 + rob_cap;
+    tn->lb_cap = lb_cap;
+    tn->sb0 = tn->lb0 + lb_cap;
+    tn->sb_cap = sb_cap;
+    tn->n_sets = tn->sb0 + sb_cap;
     tn->bits = calloc((size_t)tn->n_sets * tn->words, sizeof *tn->bits);
     tn->asof = calloc(tn->n_sets, sizeof *tn->asof);
     tn->sidx = malloc(tn->slots * sizeof *tn->sidx);
@@ -51,6 +57,8 @@ unsigned taint_res(const struct taint *tn, unsigned res) { return tn->res0 + res
 unsigned taint_cache(const struct taint *tn, unsigned level) { return tn->cache0 + level; }
 unsigned taint_reg(const struct taint *tn, unsigned reg) { return tn->reg0 + reg; }
 unsigned taint_rob(const struct taint *tn, uint64_t pos) { return tn->rob0 + (unsigned)(pos & (tn->rob_cap - 1)); }
+unsigned taint_lb(const struct taint *tn, uint64_t pos) { return tn->lb0 + (unsigned)(pos & (tn->lb_cap - 1)); }
+unsigned taint_sb(const struct taint *tn, uint64_t pos) { return tn->sb0 + (unsigned)(pos & (tn->sb_cap - 1)); }
 uint64_t taint_seq(const struct taint *tn) { return tn->seq; }
 
 static uint64_t *bits(struct taint *tn, unsigned s) { return tn->bits + (size_t)s * tn->words; }
@@ -149,3 +157,4 @@ uint32_t taint_enter(struct taint *tn, uint32_t sidx, bool *critical)
     tn->seq++;
     return old;
 }
+

@@ -6,11 +6,13 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-enum tn_fixed { TN_DISPATCH, TN_FRONTEND, TN_INSN, TN_LOAD, TN_SCRATCH, TN_FIXED };
+enum tn_fixed { TN_DISPATCH, TN_FRONTEND, TN_INSN, TN_LOAD, TN_RETIRE, TN_RETIRED, TN_FIXED };
 
 struct taint;
 
-struct taint *taint_new(uint32_t window, unsigned n_res, unsigned n_caches, unsigned n_regs, uint32_t rob_cap);
+/* ROB_CAP, LB_CAP, SB_CAP: sizes (powers of two) of the window, load and store buffer rings. */
+struct taint *taint_new(uint32_t window, unsigned n_res, unsigned n_caches, unsigned n_regs, uint32_t rob_cap,
+                        uint32_t lb_cap, uint32_t sb_cap);
 void taint_free(struct taint *tn);
 
 /* Set identifiers: the fixed ones, then one per resource, cache level, register, window entry. */
@@ -18,6 +20,8 @@ unsigned taint_res(const struct taint *tn, unsigned res);
 unsigned taint_cache(const struct taint *tn, unsigned level);
 unsigned taint_reg(const struct taint *tn, unsigned reg);
 unsigned taint_rob(const struct taint *tn, uint64_t pos);
+unsigned taint_lb(const struct taint *tn, uint64_t pos);
+unsigned taint_sb(const struct taint *tn, uint64_t pos);
 
 /* ConstrainBy: set S with time *t is bound by time C whose set is CS. */
 void taint_constrain(struct taint *tn, unsigned s, double *t, double c, unsigned cs);

@@ -1,10 +1,11 @@
 #!/bin/sh
-# Compile-time benchmark of the toolchain: mdlc per machine, then the C compiler on its output.
-# (The simulator benchmarks against llvm-mca-19 join this script when mdlsim exists.)
+# make bench: the compile-time table of the machines, then mdlsim against llvm-mca-19 on the
+# BHive dev blocks (speed and accuracy side by side, in one run).
 set -eu
 B=${1:-build}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
+echo "== mdlc: compile time per machine"
 printf '%-14s %8s %10s %12s %12s\n' machine forms "mdlc (s)" "forms/s" "cc -O2 (s)"
 for m in machines/*.mdl; do
     name=$(basename "$m" .mdl)
@@ -17,3 +18,8 @@ for m in machines/*.mdl; do
     awk -v n="$name" -v f="$forms" -v a="$t0" -v b="$t1" -v c="$t2" \
         'BEGIN { printf "%-14s %8d %10.3f %12.0f %12.2f\n", n, f, b - a, f / (b - a), c - b }'
 done
+echo
+echo "== mdlsim block mode against llvm-mca-19 (BHive dev blocks, Skylake)"
+blocks=../shared/data/bhive/blocks-dev.txt
+[ -r "$blocks" ] || { echo "bench: $blocks not found (shared/ beside the checkout)" >&2; exit 1; }
+python3 tests/bench.py --mdlsim "$B/mdlsim" --blocks "$blocks" --reference ../shared/data/bhive/uica-skl.csv

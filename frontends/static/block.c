@@ -75,6 +75,21 @@ bool block_decode(struct block *b, struct dec *dec, const struct cls_index *ci, 
     return true;
 }
 
+void block_busy(const struct block *b, const struct mdl_machine *m, double *res, double *frontend, double *retire)
+{
+    memset(res, 0, m->n_resources * sizeof *res);
+    *frontend = *retire = 0;
+    for (size_t i = 0; i < b->n; i++) {
+        const struct mdl_template *t = &m->templates[b->insns[i].tmpl];
+        for (unsigned k = 0; !b->insns[i].eliminated && k < t->use_count; k++)
+            res[m->uses[t->use_first + k].resource] += m->uses[t->use_first + k].cost;
+        if (m->issue_width)
+            *frontend += (double)t->uops_fused / m->issue_width;
+        if (m->retire_width)
+            *retire += (double)t->uops_fused / m->retire_width;
+    }
+}
+
 /* ---- running -------------------------------------------------------------------------------- */
 
 struct addr_gen {

@@ -35,6 +35,10 @@ bool block_run(const struct block *b, const struct mdl_machine *m, const struct 
                unsigned n_lanes, bool causality, unsigned iterations, struct block_result *r, char *err,
                size_t errlen);
 
+/* Cycles per iteration the block keeps each resource busy if nothing else limited it: the
+ * abstract resources (RES, n_resources entries), the front end and retirement. */
+void block_busy(const struct block *b, const struct mdl_machine *m, double *res, double *frontend, double *retire);
+
 /* Parses a hex string (spaces allowed) into bytes; false on a bad digit. */
 bool block_parse_hex(const char *hex, uint8_t **bytes, size_t *len, char *err, size_t errlen);
 

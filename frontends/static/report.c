@@ -9,16 +9,21 @@ struct ranked {
     double speedup;
 };
 
+static const char *knob_label(const struct report *rep, enum rt_knob k, int arg)
+{
+    if (k == RT_KNOB_RESOURCE)
+        return rep->m->resources[arg].name;
+    if (k == RT_KNOB_CACHE_BW)
+        return rep->m->caches[arg].name;
+    return rt_knob_name(k);
+}
+
+static bool is_pair(const struct rt_lane_cfg *c) { return c->knob[1] != RT_KNOB_NONE; }
+
 static const char *lane_name(const struct report *rep, unsigned l, char *buf, size_t len)
 {
     const struct rt_lane_cfg *c = &rep->lanes[l];
-    const char *base;
-    if (c->knob[0] == RT_KNOB_RESOURCE)
-        base = rep->m->resources[c->arg[0]].name;
-    else if (c->knob[0] == RT_KNOB_CACHE_BW)
-        base = rep->m->caches[c->arg[0]].name;
-    else
-        base = rt_knob_name(c->knob[0]);
+    const char *base = knob_label(rep, c->knob[0], c->arg[0]);
     bool several = false;
     for (unsigned k = 1; k < rep->n_lanes; k++)
         several |= rep->lanes[k].weight != rep->lanes[1].weight && rep->lanes[k].knob[0] < RT_KNOB_ALL_RESOURCES;
@@ -26,6 +31,8 @@ static const char *lane_name(const struct report *rep, unsigned l, char *buf, si
         snprintf(buf, len, "%s_bandwidth", base);
     else
         snprintf(buf, len, "%s", base);
+    if (is_pair(c))
+        snprintf(buf + strlen(buf), len - strlen(buf), "+%s", knob_label(rep, c->knob[1], c->arg[1]));
     if (several && c->knob[0] < RT_KNOB_ALL_RESOURCES)
         snprintf(buf + strlen(buf), len - strlen(buf), "@%g%%", (c->weight - 1) * 100);
     return buf;
@@ -37,14 +44,15 @@ static int by_speedup(const void *a, const void *b)
     return x->speedup < y->speedup ? 1 : x->speedup > y->speedup ? -1 : (int)x->lane - (int)y->lane;
 }
 
-/* Sensitivity lanes (not the baseline, not the two bounds), largest speed-up first. */
-static size_t ranked_lanes(const struct report *rep, struct ranked *out)
+/* Sensitivity lanes of one resource (PAIRS false) or of two together, largest speed-up first;
+ * never the baseline or the two bounds. */
+static size_t ranked_lanes(const struct report *rep, struct ranked *out, bool pairs)
 {
     size_t n = 0;
     double base = rep->r->cycles[0];
     for (unsigned l = 1; l < rep->n_lanes; l++) {
         enum rt_knob k = rep->lanes[l].knob[0];
-        if (k == RT_KNOB_ALL_RESOURCES || k == RT_KNOB_NO_DEPS)
+        if (k == RT_KNOB_ALL_RESOURCES || k == RT_KNOB_NO_DEPS || is_pair(&rep->lanes[l]) != pairs)
             continue;
         out[n++] = (struct ranked){ l, rep->r->cycles[l] > 0 ? base / rep->r->cycles[l] : 1 };
     }
@@ -82,10 +90,62 @@ static double *resource_totals(const struct report *rep)
 
 /* ---- text ---------------------------------------------------------------------------------- */
 
+/* When nothing accelerated alone or in pairs helps, several resources are saturated at once:
+ * name those the block keeps busy all the time. */
+static void saturated(const struct report *rep, char *buf, size_t len)
+{
+    const struct mdl_machine *m = rep->m;
+    double *busy = calloc(m->n_resources + 1u, sizeof *busy), fe, ret, c = rep->r->cycles[0];
+    block_busy(rep->b, m, busy, &fe, &ret);
+    size_t n = (size_t)snprintf(buf, len, "balanced: saturated together:");
+    bool any = false;
+    for (unsigned r = 0; r < m->n_resources && n < len; r++)
+        if (!m->resources[r].is_group && busy[r] >= 0.99 * c) {
+            n += (size_t)snprintf(buf + n, len - n, " %s", m->resources[r].name);
+            any = true;
+        }
+    if (fe >= 0.99 * c && n < len)
+        n += (size_t)snprintf(buf + n, len - n, " frontend"), any = true;
+    if (ret >= 0.99 * c && n < len)
+        n += (size_t)snprintf(buf + n, len - n, " retire"), any = true;
+    if (!any)
+        snprintf(buf, len, "no resource, pair or saturated set binds");
+    free(busy);
+}
+
+/* The verdict: one resource when accelerating it alone helps; else the pair that helps when
+ * accelerated together (a balanced kernel); else none within the weight. */
+static const char *verdict(const struct report *rep, char *buf, size_t len)
+{
+    struct ranked one[RT_MAX_LANES], two[RT_MAX_LANES];
+    size_t n1 = ranked_lanes(rep, one, false), n2 = ranked_lanes(rep, two, true);
+    char name[96];
+    if (n1 && one[0].speedup > 1.01)
+        snprintf(buf, len, "%s bound (%.3fx when %g%% faster)", lane_name(rep, one[0].lane, name, sizeof name),
+                 one[0].speedup, (rep->lanes[one[0].lane].weight - 1) * 100);
+    else if (n2 && two[0].speedup > 1.01)
+        snprintf(buf, len, "balanced: %s bind together (%.3fx only when both are faster)",
+                 lane_name(rep, two[0].lane, name, sizeof name), two[0].speedup);
+    else
+        saturated(rep, buf, len);
+    return buf;
+}
+
+static void text_interactions(FILE *out, const struct report *rep)
+{
+    struct ranked rk[RT_MAX_LANES];
+    size_t n = ranked_lanes(rep, rk, true);
+    char name[96];
+    if (n)
+        fputs("Interactions (two resources accelerated together):\n", out);
+    for (size_t i = 0; i < n; i++)
+        fprintf(out, "  %-32s %6.3fx\n", lane_name(rep, rk[i].lane, name, sizeof name), rk[i].speedup);
+}
+
 static void text_bottlenecks(FILE *out, const struct report *rep)
 {
     struct ranked rk[RT_MAX_LANES];
-    size_t n = ranked_lanes(rep, rk);
+    size_t n = ranked_lanes(rep, rk, false);
     if (!n)
         return;
     char name[96];
@@ -98,6 +158,9 @@ static void text_bottlenecks(FILE *out, const struct report *rep)
     if (inf >= 0)
         fprintf(out, "Bounds: infinite resources %.2f cycles/iteration, no dependencies %.2f cycles/iteration\n",
                 inf, nodep);
+    text_interactions(out, rep);
+    char v[256];
+    fprintf(out, "Verdict: %s\n", verdict(rep, v, sizeof v));
 }
 
 static void text_table(FILE *out, const struct report *rep)
@@ -154,10 +217,23 @@ void report_text(FILE *out, const struct report *rep, const char *label)
 
 /* ---- JSON ---------------------------------------------------------------------------------- */
 
+static json_t *json_interactions(const struct report *rep)
+{
+    struct ranked rk[RT_MAX_LANES];
+    size_t n = ranked_lanes(rep, rk, true);
+    json_t *a = json_array();
+    for (size_t i = 0; i < n; i++) {
+        const struct rt_lane_cfg *c = &rep->lanes[rk[i].lane];
+        json_array_append_new(a, json_pack("{s:[s,s], s:f}", "resources", knob_label(rep, c->knob[0], c->arg[0]),
+                                           knob_label(rep, c->knob[1], c->arg[1]), "speedup", rk[i].speedup));
+    }
+    return a;
+}
+
 static json_t *json_bottlenecks(const struct report *rep)
 {
     struct ranked rk[RT_MAX_LANES];
-    size_t n = ranked_lanes(rep, rk);
+    size_t n = ranked_lanes(rep, rk, false);
     json_t *a = json_array();
     char name[96];
     for (size_t i = 0; i < n; i++)
@@ -225,6 +301,9 @@ void report_json(FILE *out, const struct report *rep)
                           "instructions", (int)rep->b->n_orig, "cycles_per_iteration", c,
                           "ipc", c > 0 ? rep->b->n_orig / c : 0.0);
     json_object_set_new(o, "bottlenecks", json_bottlenecks(rep));
+    json_object_set_new(o, "interactions", json_interactions(rep));
+    char v[256];
+    json_object_set_new(o, "verdict", json_string(verdict(rep, v, sizeof v)));
     double inf = bound(rep, RT_KNOB_ALL_RESOURCES), nodep = bound(rep, RT_KNOB_NO_DEPS);
     if (inf >= 0)
         json_object_set_new(o, "bounds", json_pack("{s:f, s:f}", "infinite_resources", inf, "no_dependencies", nodep));

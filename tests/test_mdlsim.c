@@ -1,0 +1,148 @@
+/* mdlsim end to end, through its command line: the verdicts the model must reach on kernels
+ * whose answer is known by hand, and the JSON contract scripts rely on. Tests run in tests/. */
+#include <criterion/criterion.h>
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+
+struct run {
+    char *out;
+    int status;
+};
+
+static struct run mdlsim(const char *args)
+{
+    char cmd[1024];
+    snprintf(cmd, sizeof cmd, "../build/mdlsim %s 2>/dev/null", args);
+    FILE *p = popen(cmd, "r");
+    cr_assert(p, "cannot run %s", cmd);
+    struct run r = { NULL, 0 };
+    size_t len = 0;
+    FILE *mem = open_memstream(&r.out, &len);
+    char buf[4096];
+    size_t n;
+    while ((n = fread(buf, 1, sizeof buf, p)) > 0)
+        fwrite(buf, 1, n, mem);
+    fclose(mem);
+    int st = pclose(p);
+    r.status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+    return r;
+}
+
+static json_t *block_json(const char *args)
+{
+    struct run r = mdlsim(args);
+    cr_assert_eq(r.status, 0, "mdlsim %s exited %d:\n%s", args, r.status, r.out);
+    json_error_t e;
+    json_t *o = json_loads(r.out, 0, &e);
+    cr_assert(o, "not JSON (%s): %s", e.text, r.out);
+    free(r.out);
+    return o;
+}
+
+static double num(json_t *o, const char *key) { return json_number_value(json_object_get(o, key)); }
+
+static const char *top_bottleneck(json_t *o, double *speedup)
+{
+    json_t *b = json_array_get(json_object_get(o, "bottlenecks"), 0);
+    *speedup = num(b, "speedup");
+    return json_string_value(json_object_get(b, "resource"));
+}
+
+static double critical_share(json_t *o, int index)
+{
+    size_t i;
+    json_t *c;
+    json_array_foreach(json_object_get(o, "critical"), i, c)
+        if (json_integer_value(json_object_get(c, "index")) == index)
+            return num(c, "share");
+    return 0;
+}
+
+Test(mdlsim, lists_the_machines_compiled_in)
+{
+    struct run r = mdlsim("machines");
+    cr_expect_eq(r.status, 0);
+    cr_expect_str_eq(r.out, "alderlake\ncortex-a72\nicelake\nskylake\n");
+    free(r.out);
+}
+
+Test(mdlsim, finds_the_fma_chain_of_the_seed_kernel_latency_bound)
+{
+    json_t *o = block_json("block --machine skylake --json kernels/fig1-fma-chain.s");
+    cr_expect_float_eq(num(o, "cycles_per_iteration"), 8.0, 0.05, "two chained FMAs of 4 cycles");
+    double s;
+    cr_expect_str_eq(top_bottleneck(o, &s), "latency");
+    cr_expect_float_eq(s, 1.15, 0.01, "the bound is the acceleration itself");
+    cr_expect_gt(critical_share(o, 2), 0.9, "first FMA of the chain");
+    cr_expect_gt(critical_share(o, 3), 0.9, "second FMA of the chain");
+    cr_expect_lt(critical_share(o, 0), 0.5, "the loads feed the chain but do not bound it");
+    json_decref(o);
+}
+
+Test(mdlsim, blames_the_load_ports_for_independent_loads)
+{
+    json_t *o = block_json("block --machine skylake --json kernels/independent-loads.s");
+    cr_expect_float_eq(num(o, "cycles_per_iteration"), 3.0, 0.05, "six loads on two ports");
+    double s;
+    cr_expect_str_eq(top_bottleneck(o, &s), "p23");
+    cr_expect_gt(s, 1.1);
+    json_decref(o);
+}
+
+Test(mdlsim, blames_the_front_end_or_alu_ports_for_wide_independent_adds)
+{
+    json_t *o = block_json("block --machine skylake --json kernels/independent-adds.s");
+    cr_expect_float_eq(num(o, "cycles_per_iteration"), 2.0, 0.05, "eight adds at four per cycle");
+    const char *v = json_string_value(json_object_get(o, "verdict"));
+    cr_expect(strstr(v, "frontend") || strstr(v, "p0156"), "verdict: %s", v);
+    cr_expect_null(strstr(v, "latency"), "verdict: %s", v);
+    json_decref(o);
+}
+
+Test(mdlsim, runs_an_aarch64_fma_chain_on_the_cortex_a72)
+{
+    /* fmla v0.4s, v1.4s, v2.4s: 7 cycles on the A72 (measured), chained through v0 */
+    json_t *o = block_json("block --machine cortex-a72 --json --hex 20cc224e");
+    cr_expect_float_eq(num(o, "cycles_per_iteration"), 7.0, 0.05);
+    double s;
+    cr_expect_str_eq(top_bottleneck(o, &s), "latency");
+    cr_expect_eq(json_array_size(json_object_get(o, "unknown")), 0);
+    json_decref(o);
+}
+
+Test(mdlsim, reports_an_undecodable_block_and_goes_on)
+{
+    FILE *fp = fopen("/tmp/mdlsim-test-blocks.txt", "w");
+    fputs("4801d8\n0f0b0f\n4801c3\n", fp);     /* add; a truncated/invalid block; add */
+    fclose(fp);
+    struct run r = mdlsim("block --machine skylake --json --no-sensitivity --hex-file /tmp/mdlsim-test-blocks.txt");
+    remove("/tmp/mdlsim-test-blocks.txt");
+    cr_expect_eq(r.status, 1, "a failed block makes the exit status 1");
+    char *line2 = strchr(r.out, '\n');
+    cr_assert(line2);
+    cr_expect(strncmp(line2 + 1, "{\"block\":", 9) == 0 && strstr(line2, "\"error\""), "%s", r.out);
+    char *line3 = strchr(line2 + 1, '\n');
+    cr_assert(line3 && strstr(line3, "cycles_per_iteration"), "the run goes on after the error: %s", r.out);
+    free(r.out);
+}
+
+Test(mdlsim, lists_instructions_modelled_by_their_class_default)
+{
+    /* fxch st(1): uops.info's Skylake table has no x87 forms */
+    json_t *o = block_json("block --machine skylake --json --no-sensitivity --hex d9c9");
+    json_t *u = json_array_get(json_object_get(o, "unknown"), 0);
+    cr_assert(u, "the x87 instruction is reported");
+    cr_expect_eq(json_integer_value(json_object_get(u, "index")), 0);
+    cr_expect(strstr(json_string_value(json_object_get(u, "disasm")), "fxch"));
+    json_decref(o);
+}
+
+Test(mdlsim, refuses_an_unknown_machine_with_a_usage_error)
+{
+    struct run r = mdlsim("block --machine pentium --hex 90");
+    cr_expect_eq(r.status, 2);
+    free(r.out);
+}
