@@ -310,8 +310,13 @@ void report_json(FILE *out, const struct report *rep)
     json_object_set_new(o, "critical", json_critical(rep));
     json_object_set_new(o, "table", json_table(rep, unknown));
     json_object_set_new(o, "unknown", unknown);
-    json_dumpf(o, out, JSON_COMPACT | JSON_PRESERVE_ORDER);
-    fputc('\n', out);
+    /* One write per block: dumping straight to the stream costs a write per token. */
+    char *text = json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER);
+    if (text) {
+        fputs(text, out);
+        fputc('\n', out);
+        free(text);
+    }
     json_decref(o);
 }
 
