@@ -1,6 +1,6 @@
 #!/bin/sh
-# The main job on the bundled machines: compile each description into generated/ and show
-# what it holds.
+# The main job on the bundled machines: compile each description into generated/, show
+# what it holds, then analyse a kernel with mdlsim.
 set -eu
 B=${1:-build}
 for m in machines/*.mdl; do
@@ -10,3 +10,9 @@ for m in machines/*.mdl; do
     "$B/mdlc" -I machines --summary "$m"
     echo "  -> generated/$name.c ($(wc -c < "generated/$name.c") bytes), generated/$name.h"
 done
+
+# The main job: analyse a loop body on a compiled machine.
+printf '\n$ mdlsim block --machine skylake tests/kernels/fig1-fma-chain.s\n'
+"$B/mdlsim" block --machine skylake tests/kernels/fig1-fma-chain.s
+printf '$ mdlsim block --machine cortex-a72 --hex 20cc224e   # fmla v0.4s, v1.4s, v2.4s\n'
+"$B/mdlsim" block --machine cortex-a72 --hex 20cc224e
