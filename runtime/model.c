@@ -19,6 +19,7 @@ struct ring {                       /* retire times of the last `cap` window ent
 struct rt_model {
     const struct mdl_machine *m;
     unsigned L;
+    unsigned active;                /* lanes still advanced: L, or 1 once the others are done */
     /* per-lane parameters */
     double *res_scale;              /* [n_resources][L]: multiplies a use's cost */
     double *cache_scale;            /* [n_caches][L] */
@@ -146,6 +147,7 @@ struct rt_model *rt_model_new(const struct mdl_machine *m, const struct rt_lane_
     struct rt_model *md = xcalloc(1, sizeof *md);
     md->m = m;
     md->L = n;
+    md->active = n;
     md->res_scale = xcalloc((size_t)m->n_resources * n, sizeof(double));
     md->cache_scale = xcalloc((size_t)m->n_caches * n, sizeof(double));
     md->lat_scale = xcalloc(n, sizeof(double));
@@ -258,14 +260,15 @@ static bool ring_wait(const struct ring *r, uint32_t need, uint32_t size, unsign
     return true;
 }
 
-static void ring_push(struct ring *r, uint32_t n, const double *t, unsigned L)
+/* Pushes N entries; only the first ACTIVE lanes of each are written. */
+static void ring_push(struct ring *r, uint32_t n, const double *t, unsigned L, unsigned active)
 {
     for (uint32_t k = 0; k < n; k++, r->pos++) {
         double *slot = &r->t[(r->pos & (r->cap - 1)) * L];
-        if (L == 1)
+        if (active == 1)
             *slot = *t;
         else
-            memcpy(slot, t, L * sizeof *t);
+            memcpy(slot, t, active * sizeof *t);
     }
 }
 
@@ -438,24 +441,26 @@ void rt_model_step(struct rt_model *md, const struct rt_insn *in, uint32_t sidx,
         }
     }
     double retire[RT_MAX_LANES];
-    for (unsigned l = 0; l < md->L; l++)
+    for (unsigned l = 0; l < md->active; l++)
         retire[l] = step_lane(md, &s, l);
 
     if (md->tn)
         for (uint32_t k = 0; k < s.uops; k++)
             taint_copy(md->tn, taint_rob(md->tn, md->rob_ring.pos + k), TN_RETIRED);
-    ring_push(&md->rob_ring, s.uops, retire, md->L);
+    ring_push(&md->rob_ring, s.uops, retire, md->L, md->active);
     if (s.loads) {
         if (md->tn)
             taint_copy(md->tn, taint_lb(md->tn, md->lb_ring.pos), TN_RETIRED);
-        ring_push(&md->lb_ring, 1, retire, md->L);
+        ring_push(&md->lb_ring, 1, retire, md->L, md->active);
     }
     if (s.stores) {
         if (md->tn)
             taint_copy(md->tn, taint_sb(md->tn, md->sb_ring.pos), TN_RETIRED);
-        ring_push(&md->sb_ring, 1, retire, md->L);
+        ring_push(&md->sb_ring, 1, retire, md->L, md->active);
     }
 }
+
+void rt_model_baseline_only(struct rt_model *md) { md->active = 1; }
 
 double rt_model_time(const struct rt_model *md, unsigned lane) { return md->last_ret[lane]; }
 

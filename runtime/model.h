@@ -43,6 +43,10 @@ void rt_model_free(struct rt_model *md);
 void rt_model_step(struct rt_model *md, const struct rt_insn *in, uint32_t sidx, const uint64_t *addr,
                    bool mispredicted);
 
+/* From now on only the baseline lane advances (the others have what they need); their times
+ * stay as they are. */
+void rt_model_baseline_only(struct rt_model *md);
+
 /* Time (cycles) at which everything issued so far has retired, in LANE. */
 double rt_model_time(const struct rt_model *md, unsigned lane);
 /* Cycles the asynchronous resources need for all work so far (a throughput bound), in LANE. */

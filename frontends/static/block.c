@@ -144,41 +144,44 @@ bool block_run(const struct block *b, const struct mdl_machine *m, const struct 
     struct rt_model *md = rt_model_new(m, lanes, n_lanes, causality, (unsigned)b->n_orig, err, errlen);
     if (!md)
         return false;
-    /* Causality counts an instruction when it leaves a window of twice the ROB: run until the
-     * window is full and each instruction of the block has left it a few times. */
+    /* Causality counts an instruction when it leaves a window of twice the ROB: after the
+     * lanes have settled, the baseline lane alone goes on until the window is full and each
+     * instruction of the block has left it a few times. */
     size_t n = b->n ? b->n : 1;
-    unsigned min_iter = 2 * STEADY_K + 1;
-    if (causality)
-        min_iter += (unsigned)((2 * (m->rob ? m->rob : 224) + 16 * n + n - 1) / n);
-    if (iterations < min_iter)
-        iterations = min_iter;
+    unsigned min_causal = causality ? (unsigned)((2 * (m->rob ? m->rob : 224) + 16 * n + n - 1) / n) : 0;
+    unsigned limit = iterations > min_causal ? iterations : min_causal;
     struct addr_gen g = { { 0 } };
     double *hist = calloc((2 * STEADY_K + 1) * (size_t)n_lanes, sizeof *hist);
     double *half = calloc(n_lanes, sizeof *half);
-    unsigned warm = iterations / 2, it;
-    bool settled = false;
-    for (it = 0; it < iterations && !settled; it++) {
+    unsigned warm = iterations / 2, it, measured = 0;
+    for (it = 0; it < limit; it++) {
         for (size_t i = 0; i < b->n; i++) {
             uint64_t addr[RT_MAX_MEM];
             addresses(&g, &b->insns[i], addr);
             rt_model_step(md, &b->insns[i], b->orig[i], addr, false);
         }
+        if (measured)
+            continue;
+        double *now = &hist[(it % (2 * STEADY_K + 1)) * n_lanes];
         for (unsigned l = 0; l < n_lanes; l++)
-            hist[(it % (2 * STEADY_K + 1)) * n_lanes + l] = rt_model_time(md, l);
+            now[l] = rt_model_time(md, l);
         if (it + 1 == warm)
-            memcpy(half, &hist[(it % (2 * STEADY_K + 1)) * n_lanes], n_lanes * sizeof *half);
-        settled = it + 1 >= min_iter && it >= 2 * STEADY_K && steady(hist, it, n_lanes);
+            memcpy(half, now, n_lanes * sizeof *half);
+        bool settled = it >= 2 * STEADY_K && steady(hist, it, n_lanes);
+        if (!settled && it + 1 < iterations)
+            continue;
+        /* One period once it repeats, else the slope over the second half; never below what the
+         * asynchronous resources need per iteration. */
+        const double *mid = &hist[((it + STEADY_K + 1) % (2 * STEADY_K + 1)) * n_lanes];
+        for (unsigned l = 0; l < n_lanes; l++) {
+            double slope = settled ? (now[l] - mid[l]) / STEADY_K : (now[l] - half[l]) / (it + 1 - warm);
+            double async = rt_model_async_bound(md, l) / (it + 1);
+            r->cycles[l] = slope > async ? slope : async;
+        }
+        measured = it + 1;
+        rt_model_baseline_only(md);
     }
-    /* The steady state: one period once it repeats, else the slope over the second half; never
-     * below what the asynchronous resources need per iteration. */
-    for (unsigned l = 0; l < n_lanes; l++) {
-        const double *now = &hist[((it - 1) % (2 * STEADY_K + 1)) * n_lanes];
-        const double *mid = &hist[((it - 1 + STEADY_K + 1) % (2 * STEADY_K + 1)) * n_lanes];
-        double slope = settled ? (now[l] - mid[l]) / STEADY_K : (now[l] - half[l]) / (it - warm);
-        double async = rt_model_async_bound(md, l) / it;
-        r->cycles[l] = slope > async ? slope : async;
-    }
-    r->iterations = it;
+    r->iterations = measured;
     r->crit = calloc(b->n_orig ? b->n_orig : 1, sizeof *r->crit);
     r->seen = calloc(b->n_orig ? b->n_orig : 1, sizeof *r->seen);
     for (size_t i = 0; i < b->n_orig; i++)
