@@ -546,6 +546,21 @@ static void x86_exchange_fixup(const struct x86_ctx *c, struct rt_insn *o)
     add_dst(o, RT_X86_GPR + 2);
 }
 
+/* Capstone 4 marks the memory operand of some compares as written: they only read it (a store
+ * there would make every repetition wait for the previous one through memory). */
+static void x86_readonly_fixup(const struct x86_ctx *c, struct rt_insn *o)
+{
+    static const char *const readonly[] = { "TEST", "CMP", "BT", "PTEST", "VPTEST", "UCOMISS", "UCOMISD",
+                                            "COMISS", "COMISD", "VUCOMISS", "VUCOMISD", "VCOMISS", "VCOMISD",
+                                            NULL };
+    char base[MN_LEN];
+    snprintf(base, sizeof base, "%.*s", (int)strcspn(c->mn, "_"), c->mn);
+    if (!in_list(base, readonly))
+        return;
+    for (unsigned i = 0; i < o->n_mem; i++)
+        o->mem[i].store = false;
+}
+
 /* A legacy-SSE scalar operation writes only the low element of its destination: the rest of
  * the register is kept, so it is read (the "false dependency" of SQRTSS or CVTSI2SD). Loads
  * into a register (MOVSS xmm, m32) clear the rest instead. */
@@ -811,6 +826,7 @@ static void x86_fill(const struct dec *d, const cs_insn *ci, struct rt_insn *o)
     x86_stack(&c, o);
     x86_implicit(d, ci, &c, o);
     x86_exchange_fixup(&c, o);
+    x86_readonly_fixup(&c, o);
     x86_scalar_merge(d, &ci->detail->x86, &c, o);
     o->branch = x86_branch(ci, &c);
     o->cls = x86_class(ci, &c, o);

@@ -368,7 +368,7 @@ static void lane_resources(struct rt_model *md, const struct step *s, unsigned l
         md->async_total[(size_t)a[k].resource * md->L + l] += a[k].cost;
 }
 
-/* Registers always take the new value (renaming); memory keeps the later of two values. */
+/* Registers and memory take the new value: loads read the newest write in program order. */
 static void lane_writes(struct rt_model *md, const struct step *s, unsigned l, struct taint *tn, double t_end)
 {
     for (unsigned k = 0; k < s->in->n_dst; k++) {

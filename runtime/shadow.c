@@ -123,11 +123,8 @@ void shadow_store(struct shadow *sh, uint64_t addr, unsigned size, unsigned lane
 {
     for (uint64_t w = addr >> 3; w <= last_word(addr, size); w++) {
         uint32_t e = insert(sh, w);
-        double *slot = &sh->times[(size_t)e * sh->lanes + lane];
-        if (t >= *slot) {
-            *slot = t;
-            if (seq)
-                sh->seq[e] = seq;
-        }
+        sh->times[(size_t)e * sh->lanes + lane] = t;
+        if (seq)
+            sh->seq[e] = seq;
     }
 }

@@ -20,7 +20,9 @@ void shadow_free(struct shadow *sh);
 double shadow_load(const struct shadow *sh, uint64_t addr, unsigned size, unsigned lane);
 /* The last writer among those words (0: none). */
 uint64_t shadow_producer(const struct shadow *sh, uint64_t addr, unsigned size);
-/* The words become available at T in LANE (a later value is kept); SEQ names the writer. */
+/* The words hold a new value, available at T in LANE; SEQ names the writer. A later store in
+ * program order replaces the value even when it completes earlier: loads read the newest
+ * store, so keeping the later time would chain independent stores to one slot. */
 void shadow_store(struct shadow *sh, uint64_t addr, unsigned size, unsigned lane, double t, uint64_t seq);
 
 #endif
