@@ -18,7 +18,8 @@ MDLC_SRC  := mdlc/driver.c mdlc/resolve.c mdlc/check.c mdlc/lower.c mdlc/emit_c.
              mdlc/output.c
 IMPORT_SRC := mdlc/import_uops.c
 RUNTIME_SRC := runtime/model.c runtime/taint.c runtime/shadow.c runtime/classify.c
-FRONT_SRC := frontends/decode.c frontends/static/block.c frontends/static/asm.c frontends/static/report.c
+FRONT_SRC := frontends/decode.c frontends/static/block.c frontends/static/asm.c frontends/static/elfsym.c \
+             frontends/static/report.c
 TEST_SRC  := $(wildcard tests/test_*.c)
 
 MDL_OBJ   := $(MDL_SRC:%.c=$(O)/%.o) $(O)/parser.o $(O)/lexer.o

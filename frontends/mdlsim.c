@@ -10,6 +10,7 @@
 #include <unistd.h>
 #include "asm.h"
 #include "block.h"
+#include "elfsym.h"
 #include "classify.h"
 #include "decode.h"
 #include "report.h"
@@ -18,7 +19,8 @@ extern const struct mdl_machine *const mdl_machines[];
 
 static const char usage_text[] =
     "usage: mdlsim machines\n"
-    "       mdlsim block --machine M (FILE.s | --hex HEX | --hex-file FILE) [--iterations N]\n"
+    "       mdlsim block --machine M (FILE.s | --function NAME PROGRAM | --hex HEX | --hex-file FILE)\n"
+    "                    [--iterations N]\n"
     "                    [--weight PERCENT]... [--no-sensitivity] [--no-causality] [--json]\n";
 
 static const char help_text[] =
@@ -28,6 +30,7 @@ static const char help_text[] =
     "the instructions on the critical path, and a per-instruction resource table.\n"
     "  --machine M        a machine listed by 'mdlsim machines'\n"
     "  FILE.s             assembly (AT&T by default; '.intel_syntax noprefix' switches)\n"
+    "  --function NAME PROGRAM  the code of function NAME of the ELF program PROGRAM\n"
     "  --hex HEX          the block's bytes in hex\n"
     "  --hex-file FILE    one hex block per line; one result per line with --json\n"
     "  --iterations N     copies of the block simulated (default 100; the second half is measured)\n"
@@ -62,7 +65,7 @@ static int cmd_machines(void)
 
 struct block_opts {
     const struct mdl_machine *m;
-    const char *file, *hex, *hex_file;
+    const char *file, *hex, *hex_file, *function;
     unsigned iterations;
     double weights[8];
     unsigned n_weights;
@@ -153,8 +156,17 @@ static int analyse_file(struct session *s, const char *path)
 {
     uint8_t *bytes;
     size_t len;
+    uint64_t addr;
     char err[1024];
-    if (!asm_assemble(path, (enum mdl_isa)s->o->m->isa, &bytes, &len, err, sizeof err)) {
+    enum mdl_isa isa = (enum mdl_isa)s->o->m->isa;
+    bool ok;
+    if (s->o->function)
+        ok = elfsym_function(path, s->o->function, isa, &bytes, &len, &addr, err, sizeof err);
+    else if (elfsym_is_elf(path))
+        ok = snprintf(err, sizeof err, "'%s' is a compiled program: name the function with --function NAME", path) < 0;
+    else
+        ok = asm_assemble(path, isa, &bytes, &len, err, sizeof err);
+    if (!ok) {
         fprintf(stderr, "mdlsim: error: %s\n", err);
         return 1;
     }
@@ -268,12 +280,13 @@ static bool parse_uint(const char *arg, unsigned lo, unsigned hi, unsigned *out)
 
 static int parse_block_opts(int argc, char **argv, struct block_opts *o)
 {
-    enum { O_MACHINE = 256, O_HEX, O_HEXFILE, O_ITER, O_WEIGHT, O_NOSENS, O_NOCAUS, O_JSON };
+    enum { O_MACHINE = 256, O_HEX, O_HEXFILE, O_ITER, O_WEIGHT, O_NOSENS, O_NOCAUS, O_JSON, O_FUNCTION };
     static const struct option longopts[] = {
         { "machine", required_argument, NULL, O_MACHINE }, { "hex", required_argument, NULL, O_HEX },
         { "hex-file", required_argument, NULL, O_HEXFILE }, { "iterations", required_argument, NULL, O_ITER },
         { "weight", required_argument, NULL, O_WEIGHT }, { "no-sensitivity", no_argument, NULL, O_NOSENS },
         { "no-causality", no_argument, NULL, O_NOCAUS }, { "json", no_argument, NULL, O_JSON },
+        { "function", required_argument, NULL, O_FUNCTION },
         { "help", no_argument, NULL, 'h' }, { NULL, 0, NULL, 0 },
     };
     *o = (struct block_opts){ .iterations = 100, .sensitivity = true, .causality = true };
@@ -299,6 +312,7 @@ static int parse_block_opts(int argc, char **argv, struct block_opts *o)
         case O_NOSENS: o->sensitivity = false; break;
         case O_NOCAUS: o->causality = false; break;
         case O_JSON: o->json = true; break;
+        case O_FUNCTION: o->function = optarg; break;
         case 'h': printf("%s%s", usage_text, help_text); return 0;
         case ':': return usage_error("option '%s' needs an argument", argv[optind - 1]);
         default: return usage_error("unknown option '%s'", argv[optind - 1]);
@@ -311,7 +325,9 @@ static int parse_block_opts(int argc, char **argv, struct block_opts *o)
     if (!o->m)
         return usage_error("%s", "--machine is required");
     if (!!o->file + !!o->hex + !!o->hex_file != 1)
-        return usage_error("%s", "give exactly one of FILE.s, --hex or --hex-file");
+        return usage_error("%s", "give exactly one of FILE.s, --function NAME PROGRAM, --hex or --hex-file");
+    if (o->function && !o->file)
+        return usage_error("%s", "--function needs the PROGRAM that holds it");
     if (!o->n_weights)
         o->weights[o->n_weights++] = 1.15;
     return -1;

@@ -146,3 +146,45 @@ Test(mdlsim, refuses_an_unknown_machine_with_a_usage_error)
     cr_expect_eq(r.status, 2);
     free(r.out);
 }
+
+Test(mdlsim, fuses_a_compare_and_branch_into_one_uop)
+{
+    /* add $1, %rcx; cmp %rdx, %rcx; jne back: the pair is one entry, one uop */
+    json_t *o = block_json("block --machine skylake --json --no-sensitivity --hex 4883c1014839d175f6");
+    cr_expect_eq(json_integer_value(json_object_get(o, "instructions")), 3);
+    json_t *table = json_object_get(o, "table");
+    cr_assert_eq(json_array_size(table), 2, "cmp+jne fused into one entry");
+    json_t *pair = json_array_get(table, 1);
+    cr_expect_eq(json_integer_value(json_object_get(pair, "uops")), 1);
+    cr_expect_float_eq(num(o, "cycles_per_iteration"), 1.0, 0.05, "one iteration per cycle: the add chain");
+    json_decref(o);
+}
+
+/* Compiles a tiny program with a known function, for the ELF input. */
+static const char *build_program(void)
+{
+    static const char path[] = "/tmp/mdlsim-test-prog";
+    FILE *fp = fopen("/tmp/mdlsim-test-prog.c", "w");
+    fputs("long kernel(const long *a, long n) { long s = 0; for (long i = 0; i < n; i++) s += a[i]; return s; }\n"
+          "int main(void) { return 0; }\n", fp);
+    fclose(fp);
+    cr_assert_eq(system("cc -O1 -o /tmp/mdlsim-test-prog /tmp/mdlsim-test-prog.c"), 0);
+    return path;
+}
+
+Test(mdlsim, analyses_a_function_of_a_program_by_its_symbol)
+{
+    build_program();
+    json_t *o = block_json("block --machine skylake --json --no-sensitivity --function kernel /tmp/mdlsim-test-prog");
+    cr_expect_gt(json_integer_value(json_object_get(o, "instructions")), 3);
+    cr_expect_gt(num(o, "cycles_per_iteration"), 0);
+    json_decref(o);
+    struct run r = mdlsim("block --machine skylake --function no_such_function /tmp/mdlsim-test-prog");
+    cr_expect_eq(r.status, 1, "a missing symbol is an error");
+    free(r.out);
+    r = mdlsim("block --machine cortex-a72 --function kernel /tmp/mdlsim-test-prog");
+    cr_expect_eq(r.status, 1, "an x86-64 program on an AArch64 machine is an error");
+    free(r.out);
+    remove("/tmp/mdlsim-test-prog");
+    remove("/tmp/mdlsim-test-prog.c");
+}

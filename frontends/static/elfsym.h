@@ -1,0 +1,17 @@
+/* Block input from a compiled program: the bytes of one function found by its symbol. */
+#ifndef ELFSYM_H
+#define ELFSYM_H
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include "mdl_machine.h"
+
+/* Whether PATH starts with the ELF magic. */
+bool elfsym_is_elf(const char *path);
+/* Reads the code of function SYMBOL of the ELF64 file PATH (caller frees *BYTES). Fails with
+ * ERR for a file that is not ELF64, another ISA than ISA, no symbol table (stripped), or a
+ * missing or empty symbol. */
+bool elfsym_function(const char *path, const char *symbol, enum mdl_isa isa, uint8_t **bytes, size_t *len,
+                  uint64_t *addr, char *err, size_t errlen);
+
+#endif
