@@ -128,6 +128,8 @@ static const char *verdict(const struct report *rep, char *buf, size_t len)
                  lane_name(rep, two[0].lane, name, sizeof name), two[0].speedup);
     else
         saturated(rep, buf, len);
+    if (rep->n_lanes == 1 && strncmp(buf, "balanced", 8) != 0)
+        snprintf(buf, len, "no sensitivity lanes were run");
     return buf;
 }
 
@@ -311,7 +313,7 @@ void report_json(FILE *out, const struct report *rep)
     json_object_set_new(o, "table", json_table(rep, unknown));
     json_object_set_new(o, "unknown", unknown);
     /* One write per block: dumping straight to the stream costs a write per token. */
-    char *text = json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER);
+    char *text = json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(6));
     if (text) {
         fputs(text, out);
         fputc('\n', out);
