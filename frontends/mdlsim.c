@@ -20,8 +20,7 @@ extern const struct mdl_machine *const mdl_machines[];
 static const char usage_text[] =
     "usage: mdlsim machines\n"
     "       mdlsim block --machine M (FILE.s | --function NAME PROGRAM | --hex HEX | --hex-file FILE)\n"
-    "                    [--iterations N]\n"
-    "                    [--weight PERCENT]... [--no-sensitivity] [--no-causality] [--json]\n";
+    "                    [--iterations N] [--weight PERCENT]... [--no-sensitivity] [--no-causality] [--json]\n";
 
 static const char help_text[] =
     "\n"
@@ -33,7 +32,8 @@ static const char help_text[] =
     "  --function NAME PROGRAM  the code of function NAME of the ELF program PROGRAM\n"
     "  --hex HEX          the block's bytes in hex\n"
     "  --hex-file FILE    one hex block per line; one result per line with --json\n"
-    "  --iterations N     copies of the block simulated (default 100; the second half is measured)\n"
+    "  --iterations N     at most N copies measured (default 100): the run stops once the timing\n"
+    "                     repeats, else the second half is measured; causality may run longer\n"
     "  --weight PERCENT   acceleration of each resource in sensitivity lanes (default 15; repeatable)\n"
     "  --no-sensitivity   baseline only\n"
     "  --no-causality     no critical-path analysis\n"
