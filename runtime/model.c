@@ -31,6 +31,7 @@ struct rt_model {
     double *reg_t;                  /* [RT_REG_COUNT][L] */
     double *async_total;            /* [n_async][L] */
     double *fe_t, *disp_t, *ret_t, *last_ret;          /* [L] */
+    unsigned data[8], n_data;       /* indices in m->caches of the data-side levels, in order */
     struct ring rob_ring, lb_ring, sb_ring;
     struct shadow mem;
     /* causality, baseline lane only */
@@ -159,6 +160,9 @@ struct rt_model *rt_model_new(const struct mdl_machine *m, const struct rt_lane_
     md->sb = xcalloc(n, sizeof(uint32_t));
     for (unsigned l = 0; l < n; l++)
         lane_params(md, &lanes[l], l);
+    for (unsigned k = 0; k < m->n_caches && md->n_data < 8; k++)
+        if (m->caches[k].kind != MDL_CACHE_INSTRUCTION)
+            md->data[md->n_data++] = k;
     md->res_t = xcalloc((size_t)m->n_resources * n, sizeof(double));
     md->cache_t = xcalloc((size_t)m->n_caches * n, sizeof(double));
     md->reg_t = xcalloc((size_t)RT_REG_COUNT * n, sizeof(double));
@@ -205,6 +209,8 @@ struct step {
     bool loads, stores;
     double op_lat, load_lat;        /* execution after the operands; load-to-use of its load */
     const uint64_t *addr;
+    const uint8_t *levels;          /* serving cache level of each access; NULL: the first */
+    double extra_lat;               /* load-to-use beyond the first level */
     bool mispredicted;
 };
 
@@ -312,21 +318,43 @@ static void lane_regs(struct rt_model *md, const uint8_t *regs, unsigned n, unsi
         constrain(tn, s, t, md->reg_t[(size_t)regs[k] * md->L + l], reg_set(tn, regs[k]));
 }
 
-/* A memory access uses the first cache level's bandwidth (Algorithm 1, lines 27-30; block
- * analysis assumes every access hits the first level). */
-static void lane_cache(struct rt_model *md, const struct rt_insn *in, unsigned l, struct taint *tn,
-                       unsigned s, double disp, double *t)
+/* A memory access uses the bandwidth of every cache level it crosses, down to the one that
+ * served it (Algorithm 1, lines 27-30): the bytes at the first level, a line below it. */
+static void lane_cache(struct rt_model *md, const struct step *s, unsigned l, struct taint *tn, unsigned set,
+                       double disp, double *t)
 {
     const struct mdl_machine *m = md->m;
-    if (!m->n_caches || m->caches[0].bandwidth <= 0)
-        return;
-    double *c = &md->cache_t[l];
-    constrain(tn, s, t, *c, cache_set(tn, 0));
-    used(tn, cache_set(tn, 0), c, disp);
-    double bytes = 0;
-    for (unsigned i = 0; i < in->n_mem; i++)
-        bytes += in->mem[i].size ? in->mem[i].size : 8;
-    *c += bytes / m->caches[0].bandwidth * md->cache_scale[l];
+    for (unsigned i = 0; i < s->in->n_mem; i++) {
+        if (!s->in->mem[i].load && !s->in->mem[i].store)
+            continue;
+        unsigned hit = s->levels ? s->levels[i] : 0;
+        for (unsigned j = 0; j <= hit && j < md->n_data; j++) {
+            const struct mdl_cache *c = &m->caches[md->data[j]];
+            if (c->bandwidth <= 0)
+                continue;
+            double *ct = &md->cache_t[md->data[j] * md->L + l];
+            constrain(tn, set, t, *ct, cache_set(tn, md->data[j]));
+            used(tn, cache_set(tn, md->data[j]), ct, disp);
+            double bytes = j == 0 ? (s->in->mem[i].size ? s->in->mem[i].size : 8) : c->line;
+            *ct += bytes / c->bandwidth * md->cache_scale[md->data[j] * md->L + l];
+        }
+    }
+}
+
+/* Load-to-use beyond the first level: the serving level's latency replaces the first's. */
+static double level_extra(const struct rt_model *md, const struct step *s)
+{
+    double extra = 0;
+    for (unsigned i = 0; s->levels && i < s->in->n_mem; i++) {
+        unsigned k = s->levels[i];
+        if (!s->in->mem[i].load || k == 0 || md->n_data == 0)
+            continue;
+        double base = md->m->caches[md->data[0]].latency;
+        double lat = k < md->n_data ? md->m->caches[md->data[k]].latency : md->m->memory_latency;
+        if (lat - base > extra)
+            extra = lat - base;
+    }
+    return extra;
 }
 
 /* Loads wait for their address registers and for the store they read from (shadow memory:
@@ -337,7 +365,7 @@ static void lane_memory(struct rt_model *md, const struct step *s, unsigned l, s
     double ld = disp;
     if (tn)
         taint_copy(tn, TN_LOAD, TN_DISPATCH);
-    lane_cache(md, s->in, l, tn, TN_LOAD, disp, &ld);
+    lane_cache(md, s, l, tn, TN_LOAD, disp, &ld);
     lane_regs(md, s->in->addr, s->in->n_addr, l, tn, TN_LOAD, &ld);
     for (unsigned i = 0; i < s->in->n_mem; i++) {
         if (!s->in->mem[i].load)
@@ -348,7 +376,7 @@ static void lane_memory(struct rt_model *md, const struct step *s, unsigned l, s
         else if (st > ld)
             ld = st;
     }
-    ld += s->load_lat * md->lat_scale[l];
+    ld += (s->load_lat + s->extra_lat) * md->lat_scale[l];
     constrain(tn, TN_INSN, t, ld, TN_LOAD);
 }
 
@@ -406,7 +434,7 @@ static double step_lane(struct rt_model *md, const struct step *s, unsigned l)
     if (s->loads)
         lane_memory(md, s, l, tn, disp, &t);
     else if (s->stores)
-        lane_cache(md, s->in, l, tn, TN_INSN, disp, &t);
+        lane_cache(md, s, l, tn, TN_INSN, disp, &t);
     if (s->stores)
         lane_regs(md, s->in->addr, s->in->n_addr, l, tn, TN_INSN, &t);
     lane_regs(md, s->in->src, s->in->n_src, l, tn, TN_INSN, &t);
@@ -422,16 +450,18 @@ static double step_lane(struct rt_model *md, const struct step *s, unsigned l)
 }
 
 void rt_model_step(struct rt_model *md, const struct rt_insn *in, uint32_t sidx, const uint64_t *addr,
-                   bool mispredicted)
+                   const uint8_t *levels, bool mispredicted)
 {
     const struct mdl_machine *m = md->m;
-    struct step s = { .in = in, .t = &m->templates[in->tmpl], .addr = addr, .mispredicted = mispredicted };
+    struct step s = { .in = in, .t = &m->templates[in->tmpl], .addr = addr, .levels = levels,
+                      .mispredicted = mispredicted };
     s.uops = s.t->uops_fused < md->rob_ring.cap / 2 ? s.t->uops_fused : md->rob_ring.cap / 2;
     for (unsigned i = 0; i < in->n_mem; i++) {
         s.loads |= in->mem[i].load;
         s.stores |= in->mem[i].store;
     }
     step_latencies(&s);
+    s.extra_lat = level_extra(md, &s);
     if (md->tn) {
         bool critical;
         uint32_t old = taint_enter(md->tn, sidx, &critical);

@@ -38,10 +38,11 @@ struct rt_model *rt_model_new(const struct mdl_machine *m, const struct rt_lane_
 void rt_model_free(struct rt_model *md);
 
 /* One dynamic instance of static instruction IN (index SIDX among the analysed static
- * instructions), with its memory addresses (one per in->mem) and, for branches, whether the
- * predictor missed. */
+ * instructions), with its memory addresses (one per in->mem), the data-side cache level that
+ * served each (0: the first; the number of levels: memory; LEVELS NULL: all the first) and,
+ * for branches, whether the predictor missed. */
 void rt_model_step(struct rt_model *md, const struct rt_insn *in, uint32_t sidx, const uint64_t *addr,
-                   bool mispredicted);
+                   const uint8_t *levels, bool mispredicted);
 
 /* From now on only the baseline lane advances (the others have what they need); their times
  * stay as they are. */

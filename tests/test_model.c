@@ -87,7 +87,7 @@ static double run(const struct mdl_machine *m, const struct rt_insn *body, size_
     double half = 0;
     for (unsigned it = 0; it < iters; it++) {
         for (size_t i = 0; i < n; i++)
-            rt_model_step(md, &body[i], (uint32_t)i, NULL, false);
+            rt_model_step(md, &body[i], (uint32_t)i, NULL, NULL, false);
         if (it + 1 == iters / 2)
             half = rt_model_time(md, lane);
     }
@@ -154,7 +154,7 @@ Test(model, bounds_throughput_by_asynchronous_resources_without_delaying_one_ins
     char err[128];
     struct rt_model *md = rt_model_new(m, &baseline, 1, false, 1, err, sizeof err);
     for (int i = 0; i < 100; i++)
-        rt_model_step(md, &st, 0, NULL, false);
+        rt_model_step(md, &st, 0, NULL, NULL, false);
     cr_expect_lt(rt_model_time(md, 0), 100.0, "the instructions themselves are not delayed");
     cr_expect_float_eq(rt_model_async_bound(md, 0), 200.0, 1e-9, "two cycles of W each");
     rt_model_free(md);
@@ -171,8 +171,8 @@ Test(model, forwards_a_store_to_a_load_of_the_same_address)
     uint64_t a = 0x1000;
     /* a chain through memory: store r1 to [a], load [a] into r1 */
     for (int i = 0; i < 100; i++) {
-        rt_model_step(md, &st, 0, &a, false);
-        rt_model_step(md, &ld, 1, &a, false);
+        rt_model_step(md, &st, 0, &a, NULL, false);
+        rt_model_step(md, &ld, 1, &a, NULL, false);
     }
     cr_expect_float_eq(rt_model_time(md, 0) / 100, 5.0, 0.1, "each load waits for the store before it");
     rt_model_free(md);

@@ -158,7 +158,7 @@ bool block_run(const struct block *b, const struct mdl_machine *m, const struct 
         for (size_t i = 0; i < b->n; i++) {
             uint64_t addr[RT_MAX_MEM];
             addresses(&g, &b->insns[i], addr);
-            rt_model_step(md, &b->insns[i], b->orig[i], addr, false);
+            rt_model_step(md, &b->insns[i], b->orig[i], addr, NULL, false);
         }
         if (measured)
             continue;

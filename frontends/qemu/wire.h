@@ -1,0 +1,25 @@
+/* The event stream from the QEMU plugin to mdlsim: little-endian 64-bit words written to a
+ * file descriptor. Translation-time records describe a static instruction once; execution
+ * records carry only integers (static id, addresses). */
+#ifndef WIRE_H
+#define WIRE_H
+#include <stdint.h>
+
+#define WIRE_MAGIC 0x4d444c5349570001ull    /* "MDLSIW", version 1 */
+
+/* A record starts with a word whose low 8 bits are its kind. */
+enum wire_kind {
+    /* word0 = kind | len << 8 | id << 32; word1 = pc; then ceil(len / 8) words of bytes */
+    WIRE_INSN = 1,
+    /* word0 = kind | id << 32: one execution of static instruction id */
+    WIRE_EXEC = 2,
+    /* word0 = kind | size << 8 | store << 16 | id << 32; word1 = virtual address: an
+     * architectural access of the instruction executed last (vector pieces are merged) */
+    WIRE_MEM = 3,
+    /* word0 = kind | exit code << 32: the guest exits */
+    WIRE_EXIT = 4,
+    /* word0 = kind: a second vCPU started (multi-threaded guest) */
+    WIRE_THREAD = 5,
+};
+
+#endif
