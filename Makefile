@@ -4,7 +4,7 @@
 CC      ?= gcc
 CFLAGS  ?= -O2 -g
 WARN    := -Wall -Wextra -Werror
-CPPFLAGS_ALL := -Imdl -Imdlc -Iruntime -Ifrontends -Ifrontends/static -Igenerated -Ibuild -D_GNU_SOURCE
+CPPFLAGS_ALL := -Imdl -Imdlc -Iruntime -Ifrontends -Ifrontends/static -Ifrontends/qemu -Igenerated -Ibuild -D_GNU_SOURCE
 CFLAGS_ALL   := -std=c11 $(WARN) $(CFLAGS)
 B       := build
 O       := build/obj
@@ -17,9 +17,10 @@ MDL_SRC   := mdl/arena.c mdl/source.c mdl/diag.c mdl/ast.c mdl/map.c mdl/parse.c
 MDLC_SRC  := mdlc/driver.c mdlc/resolve.c mdlc/check.c mdlc/lower.c mdlc/emit_c.c mdlc/emit_json.c mdlc/emit_text.c \
              mdlc/output.c
 IMPORT_SRC := mdlc/import_uops.c
-RUNTIME_SRC := runtime/model.c runtime/taint.c runtime/shadow.c runtime/classify.c
+RUNTIME_SRC := runtime/model.c runtime/taint.c runtime/shadow.c runtime/classify.c runtime/cache.c runtime/bp.c \
+             $(wildcard runtime/policy/*.c) $(wildcard runtime/predictor/*.c)
 FRONT_SRC := frontends/decode.c frontends/static/block.c frontends/static/asm.c frontends/static/elfsym.c \
-             frontends/static/report.c
+             frontends/static/report.c frontends/qemu/run.c
 TEST_SRC  := $(wildcard tests/test_*.c)
 
 MDL_OBJ   := $(MDL_SRC:%.c=$(O)/%.o) $(O)/parser.o $(O)/lexer.o
@@ -36,7 +37,7 @@ UOPS_CSV  := $(wildcard machines/uops/*.csv)
 .PHONY: all deps deps-test test check-generated demo bench import help clean
 .DEFAULT_GOAL := all
 
-all: $(B)/.deps-build $(B)/mdlc $(B)/uops2mdl $(GEN_OBJ) $(B)/mdlsim
+all: $(B)/.deps-build $(B)/mdlc $(B)/uops2mdl $(GEN_OBJ) $(B)/mdlsim $(B)/libmdlplugin.so $(B)/wiredump
 
 help:
 	@echo "make              build mdlc and compile machines/*.mdl into generated/"
@@ -55,7 +56,8 @@ $(B)/.deps-test: Makefile | $(B)
 	@touch $@
 
 $(B):
-	@mkdir -p $(O)/mdl $(O)/mdlc $(O)/tests $(O)/runtime $(O)/frontends/static $(B)/gen $(B)/deps $(B)/tests
+	@mkdir -p $(O)/mdl $(O)/mdlc $(O)/tests $(O)/runtime/policy $(O)/runtime/predictor $(O)/frontends/static \
+	          $(O)/frontends/qemu $(B)/gen $(B)/deps $(B)/tests
 
 # ---- the language library ----------------------------------------------------------------
 $(B)/parser.c $(B)/parser.h: mdl/parser.y $(B)/.deps-build
@@ -109,6 +111,12 @@ $(B)/gen/registry.o: $(B)/gen/registry.c runtime/mdl_machine.h
 
 $(B)/mdlsim: $(O)/frontends/mdlsim.o $(SIM_OBJ) $(GEN_OBJ) $(B)/gen/registry.o
 	$(CC) $(CFLAGS_ALL) -o $@ $^ -lcapstone -ljansson -lm
+
+# The QEMU plugin is loaded by qemu-user, so it is a shared object beside mdlsim.
+$(B)/libmdlplugin.so: frontends/qemu/plugin.c frontends/qemu/wire.h | $(B)
+	$(CC) $(CFLAGS_ALL) -fPIC -shared -Ifrontends/qemu -o $@ $<
+$(B)/wiredump: frontends/qemu/wiredump.c frontends/qemu/wire.h | $(B)
+	$(CC) $(CFLAGS_ALL) -Ifrontends/qemu -o $@ $<
 
 # ---- the uops.info importer ---------------------------------------------------------------
 import: $(B)/uops2mdl

@@ -7,6 +7,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
+#include <libgen.h>
+#include <limits.h>
+#include <signal.h>
+#include <sys/wait.h>
 #include <unistd.h>
 #include "asm.h"
 #include "block.h"
@@ -14,16 +19,25 @@
 #include "classify.h"
 #include "decode.h"
 #include "report.h"
+#include "run.h"
 
 extern const struct mdl_machine *const mdl_machines[];
 
 static const char usage_text[] =
     "usage: mdlsim machines\n"
+    "       mdlsim run --machine M [--roi SYMBOL] [--weight PERCENT]... [--no-sensitivity] [--json FILE]\n"
+    "                  [--record FILE] -- PROGRAM [ARGS...]\n"
+    "       mdlsim replay --machine M [--roi SYMBOL --program PROGRAM] [same report options] TRACE\n"
     "       mdlsim block --machine M (FILE.s | --function NAME PROGRAM | --hex HEX | --hex-file FILE)\n"
     "                    [--iterations N] [--weight PERCENT]... [--no-sensitivity] [--no-causality] [--json]\n";
 
 static const char help_text[] =
     "\n"
+    "run: runs PROGRAM under QEMU user mode (qemu-x86_64 or qemu-aarch64, with the CPU model the\n"
+    "machine names) and models every instruction it executes, or those of every call of the\n"
+    "function SYMBOL (callees included) with --roi. The program keeps its input, output and exit\n"
+    "status; the report goes to stderr, and as JSON to FILE with --json. --record writes the event\n"
+    "stream to FILE, which 'replay' analyses again on any machine of the same ISA.\n"
     "block: predicts the steady-state cycles per iteration of a basic block repeated back to back,\n"
     "the bottleneck (each resource accelerated in turn: the speed-up is the bound of the gain),\n"
     "the instructions on the critical path, and a per-instruction resource table.\n"
@@ -197,7 +211,8 @@ static void build_lanes(struct session *s)
         for (unsigned r = 0; r < m->n_resources; r++)
             add_lane(s, RT_KNOB_RESOURCE, (int)r, x);
         static const enum rt_knob knobs[] = { RT_KNOB_LATENCY, RT_KNOB_FRONTEND, RT_KNOB_ROB, RT_KNOB_RETIRE,
-                                              RT_KNOB_LOAD_BUFFER, RT_KNOB_STORE_BUFFER, RT_KNOB_MISPREDICT };
+                                              RT_KNOB_LOAD_BUFFER, RT_KNOB_STORE_BUFFER, RT_KNOB_MISPREDICT,
+                                              RT_KNOB_MEMORY_LATENCY };
         for (size_t k = 0; k < sizeof knobs / sizeof *knobs; k++)
             add_lane(s, knobs[k], 0, x);
         for (unsigned c = 0; c < m->n_caches; c++)
@@ -358,6 +373,250 @@ static int cmd_block(int argc, char **argv)
     return rc;
 }
 
+/* ---- run and replay -------------------------------------------------------------------------- */
+
+struct run_cli {
+    struct block_opts b;            /* machine, weights, sensitivity, causality */
+    const char *roi, *json, *record, *html, *program, *trace;
+    char **argv;                    /* PROGRAM ARGS... */
+};
+
+static int parse_run_opts(int argc, char **argv, struct run_cli *o, bool replay)
+{
+    enum { O_MACHINE = 256, O_ROI, O_WEIGHT, O_NOSENS, O_NOCAUS, O_JSON, O_HTML, O_RECORD, O_PROGRAM };
+    static const struct option longopts[] = {
+        { "machine", required_argument, NULL, O_MACHINE }, { "roi", required_argument, NULL, O_ROI },
+        { "weight", required_argument, NULL, O_WEIGHT }, { "no-sensitivity", no_argument, NULL, O_NOSENS },
+        { "no-causality", no_argument, NULL, O_NOCAUS }, { "json", required_argument, NULL, O_JSON },
+        { "html", required_argument, NULL, O_HTML }, { "record", required_argument, NULL, O_RECORD },
+        { "program", required_argument, NULL, O_PROGRAM }, { "help", no_argument, NULL, 'h' },
+        { NULL, 0, NULL, 0 },
+    };
+    *o = (struct run_cli){ .b = { .iterations = 2, .sensitivity = true, .causality = true } };
+    int c;
+    optind = 1;
+    opterr = 0;
+    while ((c = getopt_long(argc, argv, replay ? ":h" : "+:h", longopts, NULL)) != -1) {
+        switch (c) {
+        case O_MACHINE:
+            if (!(o->b.m = find_machine(optarg)))
+                return usage_error("unknown machine '%s' (see 'mdlsim machines')", optarg);
+            break;
+        case O_ROI: o->roi = optarg; break;
+        case O_WEIGHT:
+            if (o->b.n_weights == 8 || !parse_weight(optarg, &o->b.weights[o->b.n_weights++]))
+                return usage_error("--weight takes a percentage above 0 (at most 8 of them), got '%s'", optarg);
+            break;
+        case O_NOSENS: o->b.sensitivity = false; break;
+        case O_NOCAUS: o->b.causality = false; break;
+        case O_JSON: o->json = optarg; break;
+        case O_HTML: o->html = optarg; break;
+        case O_RECORD: o->record = optarg; break;
+        case O_PROGRAM: o->program = optarg; break;
+        case 'h': printf("%s%s", usage_text, help_text); return 0;
+        case ':': return usage_error("option '%s' needs an argument", argv[optind - 1]);
+        default: return usage_error("unknown option '%s'", argv[optind - 1]);
+        }
+    }
+    if (!o->b.m)
+        return usage_error("%s", "--machine is required");
+    if (o->html)
+        return usage_error("%s", "--html is not available yet: use --json FILE");
+    if (replay) {
+        if (optind != argc - 1)
+            return usage_error("%s", "replay takes exactly one TRACE file");
+        o->trace = argv[optind];
+        if (o->roi && !o->program)
+            return usage_error("%s", "--roi on a replay needs --program PROGRAM to find the symbol");
+        if (o->record)
+            return usage_error("%s", "--record is for 'run'");
+    } else {
+        if (optind >= argc)
+            return usage_error("%s", "no PROGRAM to run (mdlsim run --machine M -- PROGRAM [ARGS...])");
+        o->argv = argv + optind;
+        o->program = argv[optind];
+    }
+    if (!o->b.n_weights)
+        o->b.weights[o->b.n_weights++] = 1.15;
+    return -1;
+}
+
+/* The region's address range from the program's symbol table. */
+static bool resolve_roi(const struct run_cli *o, struct run_opts *ro, char *err, size_t errlen)
+{
+    bool pie;
+    if (!elfsym_check(o->program, (enum mdl_isa)o->b.m->isa, &pie, err, errlen))
+        return false;
+    if (!o->roi)
+        return true;
+    if (pie) {
+        snprintf(err, errlen, "'%s' is position independent: --roi needs a program linked with -no-pie "
+                              "(or -static) so that '%s' has a fixed address", o->program, o->roi);
+        return false;
+    }
+    uint8_t *bytes;
+    size_t len;
+    uint64_t addr;
+    if (!elfsym_function(o->program, o->roi, (enum mdl_isa)o->b.m->isa, &bytes, &len, &addr, err, errlen))
+        return false;
+    free(bytes);
+    ro->roi_lo = addr;
+    ro->roi_hi = addr + len;
+    ro->roi_name = o->roi;
+    return true;
+}
+
+static bool plugin_path(char *out, size_t len)
+{
+    char exe[PATH_MAX];
+    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    if (n <= 0)
+        return false;
+    exe[n] = '\0';
+    snprintf(out, len, "%s/libmdlplugin.so", dirname(exe));
+    return access(out, R_OK) == 0;
+}
+
+/* Starts QEMU with the plugin writing to WFD; returns its pid or -1. */
+static pid_t start_qemu(const struct run_cli *o, int wfd, char *err, size_t errlen)
+{
+    char plugin[PATH_MAX + 32], popt[PATH_MAX + 64];
+    if (!plugin_path(plugin, sizeof plugin)) {
+        snprintf(err, errlen, "the QEMU plugin libmdlplugin.so is not next to mdlsim (run make)");
+        return -1;
+    }
+    snprintf(popt, sizeof popt, "%s,fd=%d", plugin, wfd);
+    const char *qemu = o->b.m->isa == MDL_ISA_AARCH64 ? "qemu-aarch64" : "qemu-x86_64";
+    size_t n = 0;
+    while (o->argv[n])
+        n++;
+    char **args = calloc(n + 8, sizeof *args);
+    size_t k = 0;
+    args[k++] = (char *)qemu;
+    if (*o->b.m->qemu_cpu) {
+        args[k++] = "-cpu";
+        args[k++] = (char *)o->b.m->qemu_cpu;
+    }
+    args[k++] = "-plugin";
+    args[k++] = popt;
+    for (size_t i = 0; i < n; i++)
+        args[k++] = o->argv[i];
+    pid_t pid = fork();
+    if (pid == 0) {
+        execvp(qemu, args);
+        fprintf(stderr, "mdlsim: error: cannot run %s: %s (install qemu-user)\n", qemu, strerror(errno));
+        _exit(127);
+    }
+    free(args);
+    if (pid < 0)
+        snprintf(err, errlen, "cannot start %s: %s", qemu, strerror(errno));
+    return pid;
+}
+
+static int finish_report(struct run *r, const struct run_cli *o)
+{
+    char err[512];
+    run_report_text(r, stderr);
+    if (o->json && !run_report_json(r, o->json, err, sizeof err)) {
+        fprintf(stderr, "mdlsim: error: %s\n", err);
+        return 1;
+    }
+    return 0;
+}
+
+static int cmd_run(int argc, char **argv)
+{
+    struct run_cli o;
+    int rc = parse_run_opts(argc, argv, &o, false);
+    if (rc >= 0)
+        return rc;
+    char err[1024];
+    if (access(o.program, X_OK) != 0) {
+        fprintf(stderr, "mdlsim: error: cannot execute '%s': %s\n", o.program, strerror(errno));
+        return 1;
+    }
+    struct session s = { .o = &o.b };
+    build_lanes(&s);
+    struct run_opts ro = { .m = o.b.m, .lanes = s.lanes, .n_lanes = s.n_lanes, .causality = o.b.causality };
+    if (!resolve_roi(&o, &ro, err, sizeof err)) {
+        fprintf(stderr, "mdlsim: error: %s\n", err);
+        return 1;
+    }
+    if (o.record && (!(ro.record = fopen(o.record, "wb")) || !run_write_trace_header(ro.record, o.b.m->isa))) {
+        fprintf(stderr, "mdlsim: error: cannot write '%s': %s\n", o.record, strerror(errno));
+        return 1;
+    }
+    struct run *r = run_new(&ro, err, sizeof err);
+    int fds[2];
+    pid_t pid = -1;
+    if (r && pipe(fds) == 0) {
+        fcntl(fds[0], F_SETFD, FD_CLOEXEC);
+        pid = start_qemu(&o, fds[1], err, sizeof err);
+        close(fds[1]);
+    }
+    bool ok = r && pid > 0 && run_consume(r, fds[0], err, sizeof err);
+    if (pid > 0) {
+        if (!ok)
+            kill(pid, SIGKILL);
+        close(fds[0]);
+    }
+    int status = 0;
+    if (pid > 0)
+        while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+            ;
+    if (ro.record && fclose(ro.record) != 0)
+        ok = false;
+    if (ok && WIFSIGNALED(status)) {
+        snprintf(err, sizeof err, "the guest was killed by signal %d (%s)", WTERMSIG(status), strsignal(WTERMSIG(status)));
+        ok = false;
+    } else if (ok && WIFEXITED(status) && WEXITSTATUS(status) == 127 && run_exit_code(r) < 0) {
+        snprintf(err, sizeof err, "QEMU could not run '%s'", o.program);
+        ok = false;
+    }
+    if (!ok) {
+        fprintf(stderr, "mdlsim: error: %s\n", err);
+        if (o.record)
+            unlink(o.record);
+        run_free(r);
+        return 1;
+    }
+    rc = finish_report(r, &o);
+    run_free(r);
+    return rc ? rc : (WIFEXITED(status) ? WEXITSTATUS(status) : 1);
+}
+
+static int cmd_replay(int argc, char **argv)
+{
+    struct run_cli o;
+    int rc = parse_run_opts(argc, argv, &o, true);
+    if (rc >= 0)
+        return rc;
+    char err[1024];
+    struct session s = { .o = &o.b };
+    build_lanes(&s);
+    struct run_opts ro = { .m = o.b.m, .lanes = s.lanes, .n_lanes = s.n_lanes, .causality = o.b.causality };
+    if (o.program && !resolve_roi(&o, &ro, err, sizeof err)) {
+        fprintf(stderr, "mdlsim: error: %s\n", err);
+        return 1;
+    }
+    int fd = open(o.trace, O_RDONLY);
+    struct run *r = NULL;
+    bool ok = fd >= 0 && run_read_trace_header(fd, (enum mdl_isa)o.b.m->isa, err, sizeof err) &&
+              (r = run_new(&ro, err, sizeof err)) && run_consume(r, fd, err, sizeof err);
+    if (fd < 0)
+        snprintf(err, sizeof err, "cannot read '%s': %s", o.trace, strerror(errno));
+    if (fd >= 0)
+        close(fd);
+    if (!ok) {
+        fprintf(stderr, "mdlsim: error: %s\n", err);
+        run_free(r);
+        return 1;
+    }
+    rc = finish_report(r, &o);
+    run_free(r);
+    return rc;
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 2)
@@ -366,6 +625,10 @@ int main(int argc, char **argv)
         return argc == 2 ? cmd_machines() : usage_error("unexpected argument '%s'", argv[2]);
     if (strcmp(argv[1], "block") == 0)
         return cmd_block(argc - 1, argv + 1);
+    if (strcmp(argv[1], "run") == 0)
+        return cmd_run(argc - 1, argv + 1);
+    if (strcmp(argv[1], "replay") == 0)
+        return cmd_replay(argc - 1, argv + 1);
     if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0) {
         printf("%s%s", usage_text, help_text);
         return 0;

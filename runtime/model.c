@@ -24,6 +24,7 @@ struct rt_model {
     double *res_scale;              /* [n_resources][L]: multiplies a use's cost */
     double *cache_scale;            /* [n_caches][L] */
     double *lat_scale, *fe_cost, *ret_cost, *penalty;   /* [L] */
+    double *mem_scale;              /* [L]: latency beyond the first cache level */
     uint32_t *rob, *lb, *sb;        /* [L] */
     /* timing state, lane-contiguous */
     double *res_t;                  /* [n_resources][L] */
@@ -99,6 +100,7 @@ static void lane_params(struct rt_model *md, const struct rt_lane_cfg *c, unsign
     md->fe_cost[l] = m->issue_width ? knob_scale(c, RT_KNOB_FRONTEND, 0) / m->issue_width : 0;
     md->ret_cost[l] = m->retire_width ? knob_scale(c, RT_KNOB_RETIRE, 0) / m->retire_width : 0;
     md->penalty[l] = m->mispredict_penalty * knob_scale(c, RT_KNOB_MISPREDICT, 0);
+    md->mem_scale[l] = knob_scale(c, RT_KNOB_MEMORY_LATENCY, 0);
     md->rob[l] = (uint32_t)lround((m->rob ? m->rob : 224) / knob_scale(c, RT_KNOB_ROB, 0));
     md->lb[l] = m->load_buffer ? (uint32_t)lround(m->load_buffer / knob_scale(c, RT_KNOB_LOAD_BUFFER, 0)) : 0;
     md->sb[l] = m->store_buffer ? (uint32_t)lround(m->store_buffer / knob_scale(c, RT_KNOB_STORE_BUFFER, 0)) : 0;
@@ -155,6 +157,7 @@ struct rt_model *rt_model_new(const struct mdl_machine *m, const struct rt_lane_
     md->fe_cost = xcalloc(n, sizeof(double));
     md->ret_cost = xcalloc(n, sizeof(double));
     md->penalty = xcalloc(n, sizeof(double));
+    md->mem_scale = xcalloc(n, sizeof(double));
     md->rob = xcalloc(n, sizeof(uint32_t));
     md->lb = xcalloc(n, sizeof(uint32_t));
     md->sb = xcalloc(n, sizeof(uint32_t));
@@ -189,7 +192,7 @@ void rt_model_free(struct rt_model *md)
     if (!md)
         return;
     free(md->res_scale); free(md->cache_scale); free(md->lat_scale); free(md->fe_cost);
-    free(md->ret_cost); free(md->penalty); free(md->rob); free(md->lb); free(md->sb);
+    free(md->ret_cost); free(md->penalty); free(md->mem_scale); free(md->rob); free(md->lb); free(md->sb);
     free(md->res_t); free(md->cache_t); free(md->reg_t); free(md->async_total);
     free(md->fe_t); free(md->disp_t); free(md->ret_t); free(md->last_ret);
     free(md->rob_ring.t); free(md->lb_ring.t); free(md->sb_ring.t);
@@ -376,7 +379,9 @@ static void lane_memory(struct rt_model *md, const struct step *s, unsigned l, s
         else if (st > ld)
             ld = st;
     }
-    ld += (s->load_lat + s->extra_lat) * md->lat_scale[l];
+    /* Instruction latency and the memory hierarchy's latency are separate resources; the bound
+     * without dependencies (lat_scale 0) drops both. */
+    ld += s->load_lat * md->lat_scale[l] + (md->lat_scale[l] > 0 ? s->extra_lat * md->mem_scale[l] : 0);
     constrain(tn, TN_INSN, t, ld, TN_LOAD);
 }
 
@@ -449,6 +454,21 @@ static double step_lane(struct rt_model *md, const struct step *s, unsigned l)
     return lane_retire(md, s, l, tn, t_end);
 }
 
+/* Dynamic streams discover static instructions as they run. */
+static void grow_static(struct rt_model *md, uint32_t need)
+{
+    uint32_t n = md->n_static ? md->n_static : 64;
+    while (n < need)
+        n *= 2;
+    md->crit = realloc(md->crit, n * sizeof *md->crit);
+    md->seen = realloc(md->seen, n * sizeof *md->seen);
+    if (!md->crit || !md->seen)
+        abort();
+    memset(md->crit + md->n_static, 0, (n - md->n_static) * sizeof *md->crit);
+    memset(md->seen + md->n_static, 0, (n - md->n_static) * sizeof *md->seen);
+    md->n_static = n;
+}
+
 void rt_model_step(struct rt_model *md, const struct rt_insn *in, uint32_t sidx, const uint64_t *addr,
                    const uint8_t *levels, bool mispredicted)
 {
@@ -462,6 +482,8 @@ void rt_model_step(struct rt_model *md, const struct rt_insn *in, uint32_t sidx,
     }
     step_latencies(&s);
     s.extra_lat = level_extra(md, &s);
+    if (md->tn && sidx >= md->n_static)
+        grow_static(md, sidx + 1);
     if (md->tn) {
         bool critical;
         uint32_t old = taint_enter(md->tn, sidx, &critical);

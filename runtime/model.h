@@ -13,7 +13,8 @@
 #define RT_KNOBS(X) \
     X(NONE, "baseline") X(RESOURCE, "resource") X(LATENCY, "latency") X(FRONTEND, "frontend") \
     X(ROB, "rob") X(RETIRE, "retire") X(LOAD_BUFFER, "load_buffer") X(STORE_BUFFER, "store_buffer") \
-    X(CACHE_BW, "cache_bandwidth") X(MISPREDICT, "mispredict") X(ALL_RESOURCES, "infinite_resources") \
+    X(CACHE_BW, "cache_bandwidth") X(MISPREDICT, "mispredict") X(MEMORY_LATENCY, "memory_latency") \
+    X(ALL_RESOURCES, "infinite_resources") \
     X(NO_DEPS, "no_dependencies")
 enum rt_knob {
 #define X(e, s) RT_KNOB_##e,

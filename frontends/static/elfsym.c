@@ -129,3 +129,18 @@ bool elfsym_function(const char *path, const char *symbol, enum mdl_isa isa, uin
     free(f);
     return false;
 }
+
+bool elfsym_check(const char *path, enum mdl_isa isa, bool *pie, char *err, size_t errlen)
+{
+    size_t flen;
+    unsigned char *f = slurp(path, &flen, err, errlen);
+    if (!f)
+        return false;
+    const char *problem = header_problem(f, flen, isa);
+    if (problem)
+        snprintf(err, errlen, "'%s': %s", path, problem);
+    else
+        *pie = ((const Elf64_Ehdr *)f)->e_type == ET_DYN;
+    free(f);
+    return problem == NULL;
+}

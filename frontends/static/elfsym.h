@@ -8,6 +8,9 @@
 
 /* Whether PATH starts with the ELF magic. */
 bool elfsym_is_elf(const char *path);
+/* Checks that PATH is an ELF64 program for ISA; *PIE tells whether it is position independent
+ * (its symbols then do not give run-time addresses). */
+bool elfsym_check(const char *path, enum mdl_isa isa, bool *pie, char *err, size_t errlen);
 /* Reads the code of function SYMBOL of the ELF64 file PATH (caller frees *BYTES). Fails with
  * ERR for a file that is not ELF64, another ISA than ISA, no symbol table (stripped), or a
  * missing or empty symbol. */

@@ -1,0 +1,681 @@
+/* QEMU TCG plugin for user-mode QEMU 7.2 (plugin API v1): streams the instructions a guest
+ * executes, and their memory accesses, to mdlsim in the format of wire.h. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "wire.h"
+
+#if __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
+#error "the wire format is little-endian and words are written as they are in memory"
+#endif
+
+/* Integer registers only: QEMU's code for a guest's AVX leaves the upper halves of the host's
+ * ymm registers dirty, and GCC's legacy-SSE stores (it pairs two 64-bit stores) then cost a
+ * state transition each, which made the plugin 4x slower on AVX loops. */
+#if defined(__GNUC__) && !defined(__clang__) && (defined(__x86_64__) || defined(__i386__))
+#pragma GCC target("general-regs-only")
+#endif
+
+/* ---- The part of QEMU 7.2's qemu-plugin.h used here ---------------------------------------------
+ * Debian ships no qemu-plugin.h, so these declarations copy its ABI (API version 1) exactly. */
+#define QEMU_PLUGIN_EXPORT __attribute__((visibility("default")))
+
+typedef uint64_t qemu_plugin_id_t;
+typedef uint32_t qemu_plugin_meminfo_t;
+
+typedef struct qemu_info_t {
+    const char *target_name;
+    struct {
+        int min;
+        int cur;
+    } version;
+    bool system_emulation;
+    union {
+        struct {
+            int smp_vcpus;
+            int max_vcpus;
+        } system;
+    };
+} qemu_info_t;
+
+struct qemu_plugin_tb;
+struct qemu_plugin_insn;
+
+enum qemu_plugin_cb_flags { QEMU_PLUGIN_CB_NO_REGS, QEMU_PLUGIN_CB_R_REGS, QEMU_PLUGIN_CB_RW_REGS };
+enum qemu_plugin_mem_rw { QEMU_PLUGIN_MEM_R = 1, QEMU_PLUGIN_MEM_W, QEMU_PLUGIN_MEM_RW };
+
+typedef void (*qemu_plugin_simple_cb_t)(qemu_plugin_id_t id);
+typedef void (*qemu_plugin_udata_cb_t)(qemu_plugin_id_t id, void *userdata);
+typedef void (*qemu_plugin_vcpu_simple_cb_t)(qemu_plugin_id_t id, unsigned int vcpu_index);
+typedef void (*qemu_plugin_vcpu_udata_cb_t)(unsigned int vcpu_index, void *userdata);
+typedef void (*qemu_plugin_vcpu_tb_trans_cb_t)(qemu_plugin_id_t id, struct qemu_plugin_tb *tb);
+typedef void (*qemu_plugin_vcpu_mem_cb_t)(unsigned int vcpu_index, qemu_plugin_meminfo_t info,
+                                          uint64_t vaddr, void *userdata);
+typedef void (*qemu_plugin_vcpu_syscall_cb_t)(qemu_plugin_id_t id, unsigned int vcpu_index, int64_t num,
+                                              uint64_t a1, uint64_t a2, uint64_t a3, uint64_t a4,
+                                              uint64_t a5, uint64_t a6, uint64_t a7, uint64_t a8);
+typedef void (*qemu_plugin_vcpu_syscall_ret_cb_t)(qemu_plugin_id_t id, unsigned int vcpu_idx, int64_t num,
+                                                  int64_t ret);
+
+void qemu_plugin_reset(qemu_plugin_id_t id, qemu_plugin_simple_cb_t cb);
+void qemu_plugin_register_vcpu_init_cb(qemu_plugin_id_t id, qemu_plugin_vcpu_simple_cb_t cb);
+void qemu_plugin_register_vcpu_tb_trans_cb(qemu_plugin_id_t id, qemu_plugin_vcpu_tb_trans_cb_t cb);
+void qemu_plugin_register_vcpu_insn_exec_cb(struct qemu_plugin_insn *insn, qemu_plugin_vcpu_udata_cb_t cb,
+                                            enum qemu_plugin_cb_flags flags, void *userdata);
+void qemu_plugin_register_vcpu_mem_cb(struct qemu_plugin_insn *insn, qemu_plugin_vcpu_mem_cb_t cb,
+                                      enum qemu_plugin_cb_flags flags, enum qemu_plugin_mem_rw rw,
+                                      void *userdata);
+void qemu_plugin_register_vcpu_syscall_cb(qemu_plugin_id_t id, qemu_plugin_vcpu_syscall_cb_t cb);
+void qemu_plugin_register_vcpu_syscall_ret_cb(qemu_plugin_id_t id, qemu_plugin_vcpu_syscall_ret_cb_t cb);
+void qemu_plugin_register_atexit_cb(qemu_plugin_id_t id, qemu_plugin_udata_cb_t cb, void *userdata);
+size_t qemu_plugin_tb_n_insns(const struct qemu_plugin_tb *tb);
+struct qemu_plugin_insn *qemu_plugin_tb_get_insn(const struct qemu_plugin_tb *tb, size_t idx);
+const void *qemu_plugin_insn_data(const struct qemu_plugin_insn *insn);
+size_t qemu_plugin_insn_size(const struct qemu_plugin_insn *insn);
+uint64_t qemu_plugin_insn_vaddr(const struct qemu_plugin_insn *insn);
+void *qemu_plugin_insn_haddr(const struct qemu_plugin_insn *insn);
+unsigned int qemu_plugin_mem_size_shift(qemu_plugin_meminfo_t info);
+bool qemu_plugin_mem_is_store(qemu_plugin_meminfo_t info);
+
+QEMU_PLUGIN_EXPORT int qemu_plugin_version = 1;
+QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_t *info, int argc, char **argv);
+
+/* ---- State ------------------------------------------------------------------------------------- */
+
+#define BUF_WORDS (64 * 1024)    /* flushed with one write(2) when full */
+#define BUF_SLACK 8              /* room for the final MEM and EXIT records without a flush */
+#define MEM_MERGE_MAX 128        /* merged accesses stay below the 8-bit size field of WIRE_MEM */
+#define EXIT_UNKNOWN 0xffffffffu /* the guest ended without an exit syscall (e.g. a signal) */
+#define NO_ID UINT32_MAX
+
+/* A static instruction. Its id is given when vCPU 0 first executes it, not at translation:
+ * QEMU 7.2 also reports, truncated, an x86 instruction that it then cuts from the block
+ * because it crosses a page; such a phantom never executes and so never reaches the stream. */
+struct rec {
+    uint64_t pc;
+    _Atomic uint32_t id;   /* NO_ID until announced; written by vCPU 0's thread only */
+    uint32_t len;
+    uint8_t bytes[];
+};
+
+/* vCPU 0's stream: only the thread running vCPU 0 touches it, except at exit (see stop_vcpu0). */
+static struct {
+    uint64_t *w;
+    size_t n;
+    uint64_t left;       /* executions still to record (limit=N) */
+    uint32_t next_id;
+    uint32_t last_id;    /* of the latest EXEC: its MEM records carry it */
+    bool recording;
+    bool mem_pending;    /* a MEM record still growing with further pieces of the same access */
+    bool mem_store;
+    uint32_t mem_size;
+    uint64_t mem_addr;
+} S;
+
+/* Set when vCPU 0 must leave its fast path: a THREAD record to write, a stop asked, recording over. */
+static atomic_int attention = 1;
+static atomic_bool stop_asked, stop_acked, done, thread_pending, thread_seen, forked_child;
+static atomic_bool vcpu0_in_syscall;   /* then vCPU 0 is in no callback and need not be waited for */
+static atomic_uint exit_code = EXIT_UNKNOWN;
+
+static pthread_mutex_t out_lock = PTHREAD_MUTEX_INITIALIZER;
+static int out_fd = -1;
+static bool out_closed;              /* under out_lock */
+static pthread_t vcpu0_thread;
+static atomic_bool vcpu0_thread_known;
+
+static qemu_plugin_id_t plugin_id;
+static int64_t nr_exit = -1, nr_exit_group = -1;
+
+/* Instructions by vaddr: open addressing, linear probing, at most half full. Translation may run
+ * on any vCPU's thread, hence the lock. */
+struct slot {
+    uint64_t pc;
+    struct rec *r;   /* NULL: empty */
+};
+static struct {
+    struct slot *slot;
+    size_t cap, used;
+} T;
+static pthread_mutex_t table_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static void *check_alloc(void *p)
+{
+    if (!p) {
+        fprintf(stderr, "mdlsim plugin: out of memory\n");
+        abort();
+    }
+    return p;
+}
+
+/* ---- Output ------------------------------------------------------------------------------------ */
+
+/* mdlsim closing its end is a normal way to stop (it saw enough), so SIGPIPE is blocked around the
+ * write and a SIGPIPE this write caused is taken back: QEMU would deliver it to the guest. */
+static void take_back_sigpipe(const sigset_t *pending_before)
+{
+    if (sigismember(pending_before, SIGPIPE))
+        return;
+    sigset_t pipe_set;
+    sigemptyset(&pipe_set);
+    sigaddset(&pipe_set, SIGPIPE);
+    struct timespec zero = { 0, 0 };
+    while (sigtimedwait(&pipe_set, NULL, &zero) < 0 && errno == EINTR)
+        ;
+}
+
+static bool write_bytes(const char *p, size_t len, const sigset_t *pending_before)
+{
+    while (len > 0) {
+        ssize_t k = write(out_fd, p, len);
+        if (k > 0) {
+            p += k;
+            len -= (size_t)k;
+        } else if (k < 0 && errno == EINTR) {
+            continue;
+        } else if (k < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+            struct pollfd pfd = { .fd = out_fd, .events = POLLOUT };
+            poll(&pfd, 1, -1);
+        } else {
+            if (k < 0 && errno == EPIPE)
+                take_back_sigpipe(pending_before);
+            else
+                fprintf(stderr, "mdlsim plugin: writing the event stream: %s\n", strerror(errno));
+            return false;
+        }
+    }
+    return true;
+}
+
+/* Writes n words; false when the reader is gone or the write failed. Call with out_lock held. */
+static bool write_words(const uint64_t *w, size_t n)
+{
+    sigset_t pipe_set, old, pending;
+    sigemptyset(&pipe_set);
+    sigaddset(&pipe_set, SIGPIPE);
+    pthread_sigmask(SIG_BLOCK, &pipe_set, &old);
+    sigpending(&pending);
+    bool ok = write_bytes((const char *)w, n * sizeof *w, &pending);
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    return ok;
+}
+
+/* Recording ends for good (limit reached, or mdlsim stopped reading): QEMU drops the
+ * instrumentation so the guest runs on at full speed; the exit callbacks are registered again
+ * (after_reset) because the exit code still ends the stream. */
+static void after_reset(qemu_plugin_id_t id);
+
+static void stop_recording(void)
+{
+    static bool reset_asked;
+    S.recording = false;
+    atomic_store(&done, true);
+    atomic_store(&attention, 1);
+    if (!reset_asked) {
+        reset_asked = true;
+        qemu_plugin_reset(plugin_id, after_reset);
+    }
+}
+
+/* vCPU 0 leaves its stream to an exit running on another thread. */
+static void ack_stop(void)
+{
+    S.recording = false;
+    atomic_store(&stop_acked, true);
+}
+
+static void close_output(void)
+{
+    out_closed = true;
+    close(out_fd);
+}
+
+/* Writes vCPU 0's buffer; false when recording has to end (stream closed, broken, or an exit on
+ * another thread is about to write the buffer itself). */
+static bool flush_main(void)
+{
+    pthread_mutex_lock(&out_lock);
+    bool stopping = atomic_load(&stop_asked);
+    bool ok = !stopping && !out_closed && write_words(S.w, S.n);
+    if (!stopping) {
+        S.n = 0;
+        if (!ok && !out_closed)
+            close_output();
+    }
+    pthread_mutex_unlock(&out_lock);
+    if (stopping)
+        ack_stop();
+    else if (!ok)
+        stop_recording();
+    return ok;
+}
+
+static inline void put1(uint64_t w)
+{
+    if (S.n >= BUF_WORDS && !flush_main())
+        return;
+    S.w[S.n++] = w;
+}
+
+static inline void put2(uint64_t w0, uint64_t w1)
+{
+    if (S.n + 2 > BUF_WORDS && !flush_main())
+        return;
+    S.w[S.n] = w0;
+    S.w[S.n + 1] = w1;
+    S.n += 2;
+}
+
+static uint64_t mem_word0(void)
+{
+    return WIRE_MEM | (uint64_t)S.mem_size << 8 | (uint64_t)S.mem_store << 16 | (uint64_t)S.last_id << 32;
+}
+
+static void put_mem(void)
+{
+    S.mem_pending = false;
+    put2(mem_word0(), S.mem_addr);
+}
+
+/* The INSN record of r, at its first execution on vCPU 0. */
+static void announce(struct rec *r)
+{
+    uint32_t id = S.next_id++;
+    atomic_store_explicit(&r->id, id, memory_order_relaxed);
+    put2(WIRE_INSN | (uint64_t)r->len << 8 | (uint64_t)id << 32, r->pc);
+    for (uint32_t i = 0; i < r->len && S.recording; i += 8) {
+        uint64_t w = 0;
+        memcpy(&w, r->bytes + i, r->len - i < 8 ? r->len - i : 8);
+        put1(w);
+    }
+}
+
+/* ---- vCPU 0's slow path ------------------------------------------------------------------------ */
+
+/* Taken when attention is set; true when the current execution is to be recorded. */
+static bool attend(void)
+{
+    if (!atomic_load(&vcpu0_thread_known)) {
+        vcpu0_thread = pthread_self();
+        atomic_store(&vcpu0_thread_known, true);
+    }
+    if (atomic_load(&stop_asked)) {
+        ack_stop();
+        return false;
+    }
+    if (!S.recording)
+        return false;
+    atomic_store(&attention, 0);   /* before the checks: a flag set meanwhile sets it again */
+    if (atomic_exchange(&thread_pending, false)) {
+        if (S.mem_pending)
+            put_mem();
+        put1(WIRE_THREAD);
+    }
+    if (atomic_load(&stop_asked)) {
+        ack_stop();
+        return false;
+    }
+    return S.recording;
+}
+
+static void on_exit_cb(qemu_plugin_id_t id, void *udata);
+static void on_syscall(qemu_plugin_id_t id, unsigned int vcpu, int64_t num, uint64_t a1, uint64_t a2,
+                       uint64_t a3, uint64_t a4, uint64_t a5, uint64_t a6, uint64_t a7, uint64_t a8);
+
+static void after_reset(qemu_plugin_id_t id)
+{
+    qemu_plugin_register_atexit_cb(id, on_exit_cb, NULL);
+    qemu_plugin_register_vcpu_syscall_cb(id, on_syscall);
+}
+
+static void reach_limit(void)
+{
+    if (S.recording)
+        flush_main();
+    if (S.recording)
+        stop_recording();
+}
+
+/* ---- Execution callbacks (hot: one call per guest instruction) ---------------------------------- */
+
+/* Ends the previous execution; false when this one is not to be recorded (limit reached). */
+static inline bool begin_exec(void)
+{
+    if (S.mem_pending)
+        put_mem();
+    if (S.left == 0) {
+        reach_limit();
+        return false;
+    }
+    S.left--;
+    return true;
+}
+
+static inline void put_exec(uint32_t id)
+{
+    S.last_id = id;
+    put1(WIRE_EXEC | (uint64_t)id << 32);
+}
+
+/* An instruction already announced when its block was translated: userdata is its id. */
+static void on_exec(unsigned int vcpu, void *udata)
+{
+    if (vcpu != 0)
+        return;
+    if (atomic_load_explicit(&attention, memory_order_relaxed) && !attend())
+        return;
+    if (begin_exec())
+        put_exec((uint32_t)(uintptr_t)udata);
+}
+
+/* An instruction not yet announced at translation: userdata is its struct rec. */
+static void on_exec_new(unsigned int vcpu, void *udata)
+{
+    if (vcpu != 0)
+        return;
+    if (atomic_load_explicit(&attention, memory_order_relaxed) && !attend())
+        return;
+    if (!begin_exec())
+        return;
+    struct rec *r = udata;
+    if (atomic_load_explicit(&r->id, memory_order_relaxed) == NO_ID)
+        announce(r);
+    put_exec(atomic_load_explicit(&r->id, memory_order_relaxed));
+}
+
+/* QEMU reports a vector access as several pieces (e.g. 32 bytes as four 8-byte loads): pieces of
+ * one execution that continue the previous one in the same direction grow one record. */
+static void on_mem(unsigned int vcpu, qemu_plugin_meminfo_t info, uint64_t vaddr, void *udata)
+{
+    (void)udata;
+    if (vcpu != 0 || !S.recording)
+        return;
+    uint32_t size = 1u << qemu_plugin_mem_size_shift(info);
+    bool store = qemu_plugin_mem_is_store(info);
+    if (S.mem_pending && store == S.mem_store && vaddr == S.mem_addr + S.mem_size &&
+        S.mem_size + size <= MEM_MERGE_MAX) {
+        S.mem_size += size;
+        return;
+    }
+    if (S.mem_pending)
+        put_mem();
+    S.mem_pending = true;
+    S.mem_store = store;
+    S.mem_size = size;
+    S.mem_addr = vaddr;
+}
+
+/* ---- Translation ------------------------------------------------------------------------------- */
+
+static struct slot *find_slot(struct slot *slots, size_t cap, uint64_t pc)
+{
+    size_t i = (size_t)((pc * 0x9e3779b97f4a7c15ull) >> 20) & (cap - 1);
+    while (slots[i].r && slots[i].pc != pc)
+        i = (i + 1) & (cap - 1);
+    return &slots[i];
+}
+
+static void grow_table(void)
+{
+    size_t cap = T.cap ? T.cap * 2 : 1 << 16;
+    struct slot *slots = check_alloc(calloc(cap, sizeof *slots));
+    for (size_t i = 0; i < T.cap; i++)
+        if (T.slot[i].r)
+            *find_slot(slots, cap, T.slot[i].pc) = T.slot[i];
+    free(T.slot);
+    T.slot = slots;
+    T.cap = cap;
+}
+
+/* Instruction bytes: in user mode haddr is the guest memory itself, whereas insn_data may lose
+ * the bytes of an x86 instruction that crosses a page. */
+static const uint8_t *insn_bytes(const struct qemu_plugin_insn *insn)
+{
+    const uint8_t *p = qemu_plugin_insn_haddr(insn);
+    return p ? p : qemu_plugin_insn_data(insn);
+}
+
+/* The same instruction as r: same bytes, or a prefix of them (QEMU 7.2's truncated phantom of
+ * a page-crossing instruction, see struct rec). */
+static bool same_insn(const struct rec *r, const uint8_t *bytes, size_t len)
+{
+    return len <= r->len && memcmp(r->bytes, bytes, len) == 0;
+}
+
+/* The record of the instruction at this vaddr with these bytes; new bytes make a new record
+ * (code was changed or a different mapping was loaded), which gets a new id. */
+static struct rec *lookup(const struct qemu_plugin_insn *insn)
+{
+    uint64_t pc = qemu_plugin_insn_vaddr(insn);
+    size_t len = qemu_plugin_insn_size(insn);
+    const uint8_t *bytes = insn_bytes(insn);
+    struct slot *s = find_slot(T.slot, T.cap, pc);
+    if (s->r && same_insn(s->r, bytes, len))
+        return s->r;
+    struct rec *r = check_alloc(malloc(sizeof *r + len));
+    r->pc = pc;
+    atomic_init(&r->id, NO_ID);
+    r->len = (uint32_t)len;
+    memcpy(r->bytes, bytes, len);
+    if (!s->r)
+        T.used++;
+    s->pc = pc;
+    s->r = r;   /* a replaced record stays allocated: blocks translated before may still use it */
+    if (T.used * 2 > T.cap)
+        grow_table();
+    return r;
+}
+
+static void instrument(struct qemu_plugin_insn *insn)
+{
+    struct rec *r = lookup(insn);
+    uint32_t id = atomic_load_explicit(&r->id, memory_order_relaxed);
+    if (id != NO_ID)
+        qemu_plugin_register_vcpu_insn_exec_cb(insn, on_exec, QEMU_PLUGIN_CB_NO_REGS, (void *)(uintptr_t)id);
+    else
+        qemu_plugin_register_vcpu_insn_exec_cb(insn, on_exec_new, QEMU_PLUGIN_CB_NO_REGS, r);
+    qemu_plugin_register_vcpu_mem_cb(insn, on_mem, QEMU_PLUGIN_CB_NO_REGS, QEMU_PLUGIN_MEM_RW, NULL);
+}
+
+static void on_tb_trans(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
+{
+    (void)id;
+    if (atomic_load(&done))
+        return;   /* code translated after the recording ended runs uninstrumented */
+    pthread_mutex_lock(&table_lock);
+    size_t n = qemu_plugin_tb_n_insns(tb);
+    for (size_t i = 0; i < n; i++)
+        instrument(qemu_plugin_tb_get_insn(tb, i));
+    pthread_mutex_unlock(&table_lock);
+}
+
+/* ---- Threads, fork, exit ----------------------------------------------------------------------- */
+
+static void on_vcpu_init(qemu_plugin_id_t id, unsigned int vcpu)
+{
+    (void)id;
+    if (vcpu == 0 || atomic_load(&forked_child) || atomic_exchange(&thread_seen, true))
+        return;
+    atomic_store(&thread_pending, true);   /* vCPU 0 writes it (attend): it owns the stream */
+    atomic_store(&attention, 1);
+}
+
+static void on_syscall(qemu_plugin_id_t id, unsigned int vcpu, int64_t num, uint64_t a1, uint64_t a2,
+                       uint64_t a3, uint64_t a4, uint64_t a5, uint64_t a6, uint64_t a7, uint64_t a8)
+{
+    (void)id, (void)a2, (void)a3, (void)a4, (void)a5, (void)a6, (void)a7, (void)a8;
+    if (vcpu == 0)
+        atomic_store(&vcpu0_in_syscall, true);
+    if (num == nr_exit || num == nr_exit_group)
+        atomic_store(&exit_code, (unsigned)(a1 & 0xff));   /* the status a parent sees */
+}
+
+static void on_syscall_ret(qemu_plugin_id_t id, unsigned int vcpu, int64_t num, int64_t ret)
+{
+    (void)id, (void)num, (void)ret;
+    if (vcpu == 0)
+        atomic_store(&vcpu0_in_syscall, false);
+}
+
+/* The child of a guest fork runs this plugin too; its events would interleave with the
+ * parent's on the same pipe, so it records nothing and lets go of the pipe. */
+static void in_fork_child(void)
+{
+    atomic_store(&forked_child, true);
+    atomic_store(&done, true);
+    atomic_store(&stop_asked, true);
+    atomic_store(&attention, 1);
+    close(out_fd);   /* no lock: another thread of the parent may have held it at the fork */
+}
+
+/* An exit on another thread: QEMU 7.2 lets the other vCPUs run on during the exit callback, so
+ * wait until vCPU 0 has stopped touching its stream, or is in a syscall (it sees the stop when it
+ * comes back); the bound covers anything else that keeps it from its next instruction. */
+static void stop_vcpu0(void)
+{
+    atomic_store(&stop_asked, true);
+    atomic_store(&attention, 1);
+    if (!atomic_load(&vcpu0_thread_known) || pthread_equal(pthread_self(), vcpu0_thread))
+        return;
+    for (int ms = 0; ms < 1000 && !atomic_load(&stop_acked) && !atomic_load(&vcpu0_in_syscall); ms++)
+        nanosleep(&(struct timespec){ 0, 1000000 }, NULL);
+}
+
+static void on_exit_cb(qemu_plugin_id_t id, void *udata)
+{
+    (void)id, (void)udata;
+    if (atomic_load(&forked_child))
+        return;
+    stop_vcpu0();
+    pthread_mutex_lock(&out_lock);
+    if (!out_closed) {
+        if (S.mem_pending) {   /* BUF_SLACK leaves room for these words: no flush from here */
+            S.w[S.n++] = mem_word0();
+            S.w[S.n++] = S.mem_addr;
+        }
+        S.w[S.n++] = WIRE_EXIT | (uint64_t)atomic_load(&exit_code) << 32;
+        write_words(S.w, S.n);
+        S.n = 0;
+        close_output();
+    }
+    pthread_mutex_unlock(&out_lock);
+}
+
+/* ---- Installation ------------------------------------------------------------------------------ */
+
+static void set_exit_syscalls(const char *target)
+{
+    static const struct {
+        const char *target;
+        int64_t exit, exit_group;
+    } tab[] = {
+        { "x86_64", 60, 231 }, { "i386", 1, 252 },     { "arm", 1, 248 },          { "aarch64", 93, 94 },
+        { "riscv64", 93, 94 }, { "riscv32", 93, 94 }, { "loongarch64", 93, 94 },
+    };
+    for (size_t i = 0; target && i < sizeof tab / sizeof tab[0]; i++)
+        if (strcmp(target, tab[i].target) == 0) {
+            nr_exit = tab[i].exit;
+            nr_exit_group = tab[i].exit_group;
+        }
+}
+
+static bool parse_u64(const char *s, uint64_t *out)
+{
+    char *end;
+    if (*s < '0' || *s > '9')
+        return false;
+    errno = 0;
+    unsigned long long v = strtoull(s, &end, 10);
+    *out = v;
+    return errno == 0 && *end == '\0';
+}
+
+/* fd=N (required) and limit=N; anything else is refused so that a typo does not go unnoticed. */
+static bool parse_options(int argc, char **argv, int *fd, uint64_t *limit)
+{
+    *fd = -1;
+    *limit = 0;
+    for (int i = 0; i < argc; i++) {
+        uint64_t v;
+        if (strncmp(argv[i], "fd=", 3) == 0 && parse_u64(argv[i] + 3, &v) && v <= INT32_MAX) {
+            *fd = (int)v;
+        } else if (strncmp(argv[i], "limit=", 6) == 0 && parse_u64(argv[i] + 6, &v)) {
+            *limit = v;
+        } else if (strncmp(argv[i], "fd=", 3) == 0 || strncmp(argv[i], "limit=", 6) == 0) {
+            fprintf(stderr, "mdlsim plugin: bad value in '%s' (a decimal number is expected)\n", argv[i]);
+            return false;
+        } else {
+            fprintf(stderr, "mdlsim plugin: unknown option '%s'\n", argv[i]);
+            return false;
+        }
+    }
+    if (*fd < 0)
+        fprintf(stderr, "mdlsim plugin: the option fd=N (where to write the events) is required\n");
+    return *fd >= 0;
+}
+
+/* The guest shares QEMU's descriptor table: moving the stream to a high close-on-exec descriptor
+ * keeps the guest's first open() at 3 and keeps the pipe out of programs it executes. */
+static bool open_output(int fd)
+{
+    if (fcntl(fd, F_GETFD) < 0) {
+        fprintf(stderr, "mdlsim plugin: fd=%d is not an open file descriptor\n", fd);
+        return false;
+    }
+    int high = fcntl(fd, F_DUPFD_CLOEXEC, 512);
+    if (high < 0)
+        high = fcntl(fd, F_DUPFD_CLOEXEC, 3);
+    if (high < 0) {
+        fprintf(stderr, "mdlsim plugin: cannot duplicate fd=%d: %s\n", fd, strerror(errno));
+        return false;
+    }
+    if (fd > 2)
+        close(fd);
+    out_fd = high;
+    /* A 1 MiB pipe (Linux's default maximum) halves the time spent passing the stream on: the
+     * plugin and its reader switch far less often than with the 64 KiB default. Not a pipe:
+     * the call fails and changes nothing. */
+    fcntl(out_fd, F_SETPIPE_SZ, 1 << 20);
+    return true;
+}
+
+QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_t *info, int argc, char **argv)
+{
+    int fd;
+    uint64_t limit;
+    if (!parse_options(argc, argv, &fd, &limit))
+        return 1;
+    if (info->system_emulation) {
+        fprintf(stderr, "mdlsim plugin: only user-mode QEMU (qemu-x86_64, qemu-aarch64, ...) is supported\n");
+        return 1;
+    }
+    if (!open_output(fd))
+        return 1;
+    plugin_id = id;
+    set_exit_syscalls(info->target_name);
+    S.w = check_alloc(malloc((BUF_WORDS + BUF_SLACK) * sizeof *S.w));
+    S.w[S.n++] = WIRE_MAGIC;
+    S.left = limit ? limit : UINT64_MAX;
+    S.recording = true;
+    grow_table();
+    pthread_atfork(NULL, NULL, in_fork_child);
+    qemu_plugin_register_vcpu_init_cb(id, on_vcpu_init);
+    qemu_plugin_register_vcpu_tb_trans_cb(id, on_tb_trans);
+    qemu_plugin_register_vcpu_syscall_cb(id, on_syscall);
+    qemu_plugin_register_vcpu_syscall_ret_cb(id, on_syscall_ret);
+    qemu_plugin_register_atexit_cb(id, on_exit_cb, NULL);
+    return 0;
+}

@@ -1,0 +1,471 @@
+/* The consumer of the plugin's stream. Each execution is modelled once the next one is known:
+ * the next pc says whether a branch was taken, and the memory records in between are its
+ * accesses. Caches and the predictor see the whole run (they warm up outside the region); the
+ * model sees the region of interest only. */
+#include "run.h"
+#include <errno.h>
+#include <jansson.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "bp.h"
+#include "cache.h"
+#include "classify.h"
+#include "decode.h"
+#include "wire.h"
+
+#define TRACE_MAGIC 0x31454341525444ull     /* "DTRACE1" */
+
+struct sinsn {
+    struct rt_insn in;
+    uint64_t count;                 /* executions inside the region */
+};
+
+struct reader {
+    int fd;
+    FILE *copy;
+    uint64_t buf[8192];
+    size_t n, pos;
+    bool eof;
+};
+
+struct run {
+    struct run_opts o;
+    struct dec *dec;
+    struct cls_index *ci;
+    struct cache_hier *caches;
+    struct bp *bp;
+    struct rt_model *md;
+    struct sinsn *s;
+    size_t n_s, cap_s;
+    /* the execution waiting for its successor */
+    int64_t pend;
+    uint64_t addr[RT_MAX_MEM + 6];
+    unsigned size[RT_MAX_MEM + 6], n_acc;
+    bool store[RT_MAX_MEM + 6];
+    /* region of interest: return addresses of the active calls */
+    uint64_t ret[256];
+    unsigned depth;
+    bool active;
+    uint64_t prev_next;
+    uint64_t in_roi, total;
+    int exit_code;
+};
+
+static void *xrealloc(void *p, size_t n)
+{
+    p = realloc(p, n);
+    if (!p)
+        abort();
+    return p;
+}
+
+struct run *run_new(const struct run_opts *o, char *err, size_t errlen)
+{
+    struct run *r = calloc(1, sizeof *r);
+    r->o = *o;
+    r->pend = -1;
+    r->exit_code = -1;
+    if (!(r->dec = dec_open((enum mdl_isa)o->m->isa, err, errlen))) {
+        free(r);
+        return NULL;
+    }
+    r->ci = cls_build(o->m);
+    r->caches = cache_new(o->m);
+    r->bp = bp_new(o->m);
+    r->md = rt_model_new(o->m, o->lanes, o->n_lanes, o->causality, 1024, err, errlen);
+    if (!r->md || !r->ci || !r->caches || !r->bp) {
+        run_free(r);
+        return NULL;
+    }
+    return r;
+}
+
+void run_free(struct run *r)
+{
+    if (!r)
+        return;
+    dec_close(r->dec);
+    cls_free(r->ci);
+    cache_free(r->caches);
+    bp_free(r->bp);
+    rt_model_free(r->md);
+    free(r->s);
+    free(r);
+}
+
+int run_exit_code(const struct run *r) { return r->exit_code; }
+
+/* ---- reading words ------------------------------------------------------------------------ */
+
+static bool next_word(struct reader *rd, uint64_t *w)
+{
+    if (rd->pos == rd->n) {
+        if (rd->eof)
+            return false;
+        size_t have = 0;
+        char *b = (char *)rd->buf;
+        while (have < sizeof rd->buf) {
+            ssize_t got = read(rd->fd, b + have, sizeof rd->buf - have);
+            if (got < 0 && errno == EINTR)
+                continue;
+            if (got <= 0) {
+                rd->eof = true;
+                break;
+            }
+            have += (size_t)got;
+            if (have % 8 == 0)
+                break;
+        }
+        if (rd->copy && have)
+            fwrite(b, 1, have, rd->copy);
+        rd->n = have / 8;
+        rd->pos = 0;
+        if (rd->n == 0)
+            return false;
+    }
+    *w = rd->buf[rd->pos++];
+    return true;
+}
+
+/* ---- static instructions ------------------------------------------------------------------- */
+
+static bool add_insn(struct run *r, struct reader *rd, uint64_t w0, char *err, size_t errlen)
+{
+    unsigned len = (unsigned)(w0 >> 8 & 0xffffff);
+    uint64_t id = w0 >> 32, pc, words[4] = { 0 };
+    if (len == 0 || len > 16 || !next_word(rd, &pc)) {
+        snprintf(err, errlen, "malformed instruction record (length %u)", len);
+        return false;
+    }
+    for (unsigned i = 0; i < (len + 7) / 8; i++)
+        if (!next_word(rd, &words[i])) {
+            snprintf(err, errlen, "stream ends inside an instruction record");
+            return false;
+        }
+    if (id >= r->cap_s) {
+        size_t cap = r->cap_s ? r->cap_s : 1024;
+        while (cap <= id)
+            cap *= 2;
+        r->s = xrealloc(r->s, cap * sizeof *r->s);
+        memset(r->s + r->cap_s, 0, (cap - r->cap_s) * sizeof *r->s);
+        r->cap_s = cap;
+    }
+    struct sinsn *s = &r->s[id];
+    memset(s, 0, sizeof *s);
+    char derr[128];
+    if (dec_one(r->dec, (const uint8_t *)words, len, pc, &s->in, derr, sizeof derr) <= 0) {
+        /* Undecodable bytes still ran: model them by the generic default and report them. */
+        memset(&s->in, 0, sizeof s->in);
+        s->in.pc = pc;
+        s->in.len = (uint8_t)len;
+        snprintf(s->in.disasm, sizeof s->in.disasm, "(undecodable)");
+        s->in.tmpl = r->o.m->class_default[MDL_CLASS_GENERIC];
+        s->in.unknown = true;
+    } else {
+        cls_apply(r->ci, r->o.m, &s->in);
+    }
+    if (id >= r->n_s)
+        r->n_s = id + 1;
+    return true;
+}
+
+/* ---- the region of interest ------------------------------------------------------------------- */
+
+/* Entering the function records where its caller continues; reaching that address again
+ * leaves it. Calls made inside stay inside (callees included). */
+static bool in_region(struct run *r, const struct rt_insn *in)
+{
+    if (!r->o.roi_hi)
+        return true;
+    if (in->pc == r->o.roi_lo && r->depth < 256) {
+        r->ret[r->depth++] = r->prev_next;
+        r->active = true;
+    } else if (r->active && in->pc == r->ret[r->depth - 1]) {
+        if (--r->depth == 0)
+            r->active = false;
+    }
+    return r->active;
+}
+
+/* ---- one execution ---------------------------------------------------------------------------- */
+
+static void model_pending(struct run *r, uint64_t next_pc, bool known_next)
+{
+    struct sinsn *s = &r->s[r->pend];
+    const struct rt_insn *in = &s->in;
+    bool taken = known_next && next_pc != in->pc + in->len;
+    bool miss = in->branch != RT_BR_NONE && known_next &&
+                bp_branch(r->bp, in->pc, (enum rt_branch)in->branch, taken, next_pc, in->pc + in->len);
+    uint8_t levels[RT_MAX_MEM + 6] = { 0 };
+    uint64_t addr[RT_MAX_MEM] = { 0 };
+    for (unsigned k = 0; k < r->n_acc; k++) {
+        levels[k] = (uint8_t)cache_access(r->caches, r->addr[k], r->size[k], r->store[k]);
+        if (k < RT_MAX_MEM)
+            addr[k] = r->addr[k];
+    }
+    r->total++;
+    if (in_region(r, in)) {
+        r->in_roi++;
+        s->count++;
+        rt_model_step(r->md, in, (uint32_t)r->pend, addr, levels, miss);
+    }
+    r->prev_next = in->pc + in->len;
+    r->pend = -1;
+    r->n_acc = 0;
+}
+
+static bool on_exec(struct run *r, uint64_t id, char *err, size_t errlen)
+{
+    if (id >= r->n_s || !r->s[id].in.len) {
+        snprintf(err, errlen, "execution of unknown instruction %llu", (unsigned long long)id);
+        return false;
+    }
+    if (r->pend >= 0)
+        model_pending(r, r->s[id].in.pc, true);
+    r->pend = (int64_t)id;
+    return true;
+}
+
+static bool on_mem(struct run *r, struct reader *rd, uint64_t w0, char *err, size_t errlen)
+{
+    uint64_t addr;
+    if (!next_word(rd, &addr)) {
+        snprintf(err, errlen, "stream ends inside a memory record");
+        return false;
+    }
+    if (r->pend >= 0 && r->n_acc < RT_MAX_MEM + 6) {
+        r->addr[r->n_acc] = addr;
+        r->size[r->n_acc] = (unsigned)(w0 >> 8 & 0xff);
+        r->store[r->n_acc] = (w0 >> 16) & 1;
+        r->n_acc++;
+    }
+    return true;
+}
+
+bool run_consume(struct run *r, int fd, char *err, size_t errlen)
+{
+    struct reader *rd = calloc(1, sizeof *rd);
+    rd->fd = fd;
+    rd->copy = r->o.record;
+    uint64_t w;
+    bool ok = next_word(rd, &w) && w == WIRE_MAGIC;
+    if (!ok)
+        snprintf(err, errlen, "no event stream (did the program start under QEMU?)");
+    while (ok && next_word(rd, &w)) {
+        switch (w & 0xff) {
+        case WIRE_INSN: ok = add_insn(r, rd, w, err, errlen); break;
+        case WIRE_EXEC: ok = on_exec(r, w >> 32, err, errlen); break;
+        case WIRE_MEM: ok = on_mem(r, rd, w, err, errlen); break;
+        case WIRE_EXIT: r->exit_code = (int)(w >> 32); break;
+        case WIRE_THREAD:
+            snprintf(err, errlen, "the guest started a second thread: multi-threaded programs are not "
+                                  "analysed (each thread would need its own core model)");
+            ok = false;
+            break;
+        default:
+            snprintf(err, errlen, "corrupt event stream (record kind %u)", (unsigned)(w & 0xff));
+            ok = false;
+        }
+    }
+    if (ok && r->pend >= 0)
+        model_pending(r, 0, false);
+    free(rd);
+    return ok;
+}
+
+/* ---- trace files ------------------------------------------------------------------------------- */
+
+bool run_write_trace_header(FILE *fp, enum mdl_isa isa)
+{
+    uint64_t h[2] = { TRACE_MAGIC, (uint64_t)isa };
+    return fwrite(h, sizeof h, 1, fp) == 1;
+}
+
+bool run_read_trace_header(int fd, enum mdl_isa isa, char *err, size_t errlen)
+{
+    uint64_t h[2];
+    if (read(fd, h, sizeof h) != (ssize_t)sizeof h || h[0] != TRACE_MAGIC) {
+        snprintf(err, errlen, "not an mdlsim trace (no header)");
+        return false;
+    }
+    if (h[1] != (uint64_t)isa) {
+        snprintf(err, errlen, "the trace was recorded for %s, the machine is %s", h[1] ? "aarch64" : "x86_64",
+                 isa ? "aarch64" : "x86_64");
+        return false;
+    }
+    return true;
+}
+
+/* ---- reports ----------------------------------------------------------------------------------- */
+
+static const char *lane_label(const struct run *r, unsigned l, char *buf, size_t len)
+{
+    const struct rt_lane_cfg *c = &r->o.lanes[l];
+    if (c->knob[0] == RT_KNOB_RESOURCE)
+        snprintf(buf, len, "%s", r->o.m->resources[c->arg[0]].name);
+    else if (c->knob[0] == RT_KNOB_CACHE_BW)
+        snprintf(buf, len, "%s_bandwidth", r->o.m->caches[c->arg[0]].name);
+    else
+        snprintf(buf, len, "%s", rt_knob_name(c->knob[0]));
+    return buf;
+}
+
+static double cycles(const struct run *r, unsigned l)
+{
+    double t = rt_model_time(r->md, l), a = rt_model_async_bound(r->md, l);
+    return t > a ? t : a;
+}
+
+struct ranked {
+    size_t i;
+    double v;
+};
+
+static int by_value(const void *a, const void *b)
+{
+    const struct ranked *x = a, *y = b;
+    return x->v < y->v ? 1 : x->v > y->v ? -1 : (x->i > y->i) - (x->i < y->i);
+}
+
+/* Lanes (not the two bounds) by speed-up, largest first. */
+static size_t ranked_lanes(const struct run *r, struct ranked *out)
+{
+    size_t n = 0;
+    double base = cycles(r, 0);
+    for (unsigned l = 1; l < r->o.n_lanes; l++) {
+        enum rt_knob k = r->o.lanes[l].knob[0];
+        if (k != RT_KNOB_ALL_RESOURCES && k != RT_KNOB_NO_DEPS && r->o.lanes[l].knob[1] == RT_KNOB_NONE)
+            out[n++] = (struct ranked){ l, cycles(r, l) > 0 ? base / cycles(r, l) : 1 };
+    }
+    qsort(out, n, sizeof *out, by_value);
+    return n;
+}
+
+/* Static instructions by critical share (instances on the path / instances counted). */
+static size_t ranked_critical(const struct run *r, struct ranked *out)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < r->n_s; i++) {
+        uint64_t seen, crit = rt_model_critical(r->md, (uint32_t)i, &seen);
+        if (crit && seen)
+            out[n++] = (struct ranked){ i, (double)crit / (double)seen * (double)r->s[i].count };
+    }
+    qsort(out, n, sizeof *out, by_value);
+    return n;
+}
+
+static double share_of(const struct run *r, size_t i)
+{
+    uint64_t seen, crit = rt_model_critical(r->md, (uint32_t)i, &seen);
+    return seen ? (double)crit / (double)seen : 0;
+}
+
+void run_report_text(const struct run *r, FILE *out)
+{
+    double c = cycles(r, 0);
+    fprintf(out, "\n== mdlsim: %s, %s\n", r->o.m->name, r->o.roi_name ? r->o.roi_name : "whole run");
+    fprintf(out, "Instructions:  %llu (of %llu executed)\n", (unsigned long long)r->in_roi,
+            (unsigned long long)r->total);
+    fprintf(out, "Cycles:        %.0f\nIPC:           %.2f\n", c, c > 0 ? r->in_roi / c : 0);
+    struct ranked *rk = calloc(RT_MAX_LANES + r->n_s, sizeof *rk);
+    size_t n = ranked_lanes(r, rk);
+    char name[96];
+    if (n)
+        fputs("Sensitivity (speed-up when one resource is faster):\n", out);
+    for (size_t i = 0; i < n && i < 8; i++)
+        fprintf(out, "  %-24s %6.3fx\n", lane_label(r, (unsigned)rk[i].i, name, sizeof name), rk[i].v);
+    n = ranked_critical(r, rk);
+    if (n)
+        fputs("Critical path (share of the instruction's executions on it):\n", out);
+    for (size_t i = 0; i < n && i < 10; i++)
+        fprintf(out, "  %#10llx  %-40s %5.1f%%\n", (unsigned long long)r->s[rk[i].i].in.pc, r->s[rk[i].i].in.disasm,
+                100 * share_of(r, rk[i].i));
+    for (unsigned k = 0; k < cache_levels(r->caches); k++) {
+        uint64_t acc, hits;
+        cache_stats(r->caches, k, &acc, &hits);
+        fprintf(out, "Cache %-6s %llu accesses, %.1f%% hits\n", cache_level(r->caches, k)->name,
+                (unsigned long long)acc, acc ? 100.0 * hits / acc : 0);
+    }
+    uint64_t br, miss;
+    bp_stats(r->bp, &br, &miss);
+    fprintf(out, "Branches:     %llu, %.2f%% mispredicted\n", (unsigned long long)br, br ? 100.0 * miss / br : 0);
+    for (size_t i = 0; i < r->n_s; i++)
+        if (r->s[i].in.unknown && r->s[i].count)
+            fprintf(out, "Class default: %#llx %s (%llu times)\n", (unsigned long long)r->s[i].in.pc,
+                    r->s[i].in.disasm, (unsigned long long)r->s[i].count);
+    free(rk);
+}
+
+static json_t *json_sensitivity(const struct run *r)
+{
+    struct ranked rk[RT_MAX_LANES];
+    size_t n = ranked_lanes(r, rk);
+    json_t *a = json_array();
+    char name[96];
+    for (size_t i = 0; i < n; i++)
+        json_array_append_new(a, json_pack("{s:s, s:f, s:f}", "resource", lane_label(r, (unsigned)rk[i].i, name,
+                                           sizeof name), "weight", r->o.lanes[rk[i].i].weight, "speedup", rk[i].v));
+    return a;
+}
+
+static json_t *json_critical(const struct run *r)
+{
+    struct ranked *rk = calloc(r->n_s + 1, sizeof *rk);
+    size_t n = ranked_critical(r, rk);
+    json_t *a = json_array();
+    for (size_t i = 0; i < n && i < 100; i++)
+        json_array_append_new(a, json_pack("{s:I, s:s, s:f}", "pc", (json_int_t)r->s[rk[i].i].in.pc, "disasm",
+                                           r->s[rk[i].i].in.disasm, "share", share_of(r, rk[i].i)));
+    free(rk);
+    return a;
+}
+
+static json_t *json_caches(const struct run *r)
+{
+    json_t *a = json_array();
+    for (unsigned k = 0; k < cache_levels(r->caches); k++) {
+        uint64_t acc, hits;
+        cache_stats(r->caches, k, &acc, &hits);
+        json_array_append_new(a, json_pack("{s:s, s:I, s:I, s:f}", "level", cache_level(r->caches, k)->name,
+                                           "accesses", (json_int_t)acc, "hits", (json_int_t)hits, "hit_rate",
+                                           acc ? (double)hits / acc : 0.0));
+    }
+    return a;
+}
+
+static json_t *json_unknown(const struct run *r)
+{
+    json_t *a = json_array();
+    for (size_t i = 0; i < r->n_s; i++)
+        if (r->s[i].in.unknown && r->s[i].count)
+            json_array_append_new(a, json_pack("{s:I, s:s, s:I}", "pc", (json_int_t)r->s[i].in.pc, "disasm",
+                                               r->s[i].in.disasm, "count", (json_int_t)r->s[i].count));
+    return a;
+}
+
+bool run_report_json(const struct run *r, const char *path, char *err, size_t errlen)
+{
+    double c = cycles(r, 0);
+    uint64_t br, miss;
+    bp_stats(r->bp, &br, &miss);
+    json_t *o = json_pack("{s:s, s:s?, s:I, s:I, s:f, s:f}", "machine", r->o.m->name, "roi", r->o.roi_name,
+                          "instructions", (json_int_t)r->in_roi, "executed", (json_int_t)r->total, "cycles", c,
+                          "ipc", c > 0 ? r->in_roi / c : 0.0);
+    json_object_set_new(o, "sensitivity", json_sensitivity(r));
+    json_object_set_new(o, "critical", json_critical(r));
+    json_object_set_new(o, "caches", json_caches(r));
+    json_object_set_new(o, "branches", json_pack("{s:I, s:I}", "branches", (json_int_t)br, "mispredicted",
+                                                 (json_int_t)miss));
+    json_object_set_new(o, "unknown", json_unknown(r));
+    char tmp[4096];
+    snprintf(tmp, sizeof tmp, "%s.tmp%ld", path, (long)getpid());
+    bool ok = json_dump_file(o, tmp, JSON_INDENT(1) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(6)) == 0 &&
+              rename(tmp, path) == 0;
+    if (!ok) {
+        snprintf(err, errlen, "cannot write '%s': %s", path, strerror(errno));
+        unlink(tmp);
+    }
+    json_decref(o);
+    return ok;
+}

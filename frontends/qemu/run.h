@@ -1,0 +1,41 @@
+/* Analysis of a dynamic instruction stream (from the QEMU plugin or a recorded trace): static
+ * instructions decoded once, caches and branch prediction computed once per event, the model
+ * advanced in every lane, restricted to a region of interest. */
+#ifndef RUN_H
+#define RUN_H
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include "mdl_machine.h"
+#include "model.h"
+
+struct run_opts {
+    const struct mdl_machine *m;
+    uint64_t roi_lo, roi_hi;        /* [lo, hi) of the region's function; both 0: whole run */
+    const char *roi_name;
+    const struct rt_lane_cfg *lanes;
+    unsigned n_lanes;
+    bool causality;
+    FILE *record;                   /* copy of the stream (with its header), or NULL */
+};
+
+struct run;
+
+struct run *run_new(const struct run_opts *o, char *err, size_t errlen);
+void run_free(struct run *r);
+/* Consumes the stream on FD until its exit record or end of file. False with ERR when the
+ * stream is malformed, cannot be decoded, or the guest started a second thread. */
+bool run_consume(struct run *r, int fd, char *err, size_t errlen);
+/* The guest's exit code, or -1 if the stream ended without one. */
+int run_exit_code(const struct run *r);
+
+void run_report_text(const struct run *r, FILE *out);
+/* Writes the JSON report to PATH atomically. */
+bool run_report_json(const struct run *r, const char *path, char *err, size_t errlen);
+
+/* Trace files: an 8-byte magic, the ISA, then the stream as the plugin wrote it. */
+bool run_write_trace_header(FILE *fp, enum mdl_isa isa);
+/* Checks the header on FD; false with ERR when it is not a trace or of another ISA. */
+bool run_read_trace_header(int fd, enum mdl_isa isa, char *err, size_t errlen);
+
+#endif

@@ -1,0 +1,178 @@
+/* wiredump: prints the plugin's event stream (wire.h) read from stdin as text, one line per record,
+ * and checks it on the way (an EXEC of an unknown id, a MEM without its EXEC, bytes after EXIT). */
+#define _GNU_SOURCE
+#include <inttypes.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "wire.h"
+
+#if __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
+#error "the wire format is little-endian and words are read as they are in memory"
+#endif
+
+static struct {
+    uint64_t buf[8192];
+    size_t n, pos;
+    uint64_t offset;   /* index of the next word in the stream, for messages */
+} in;
+
+static struct {
+    bool *known;       /* ids defined by an INSN record */
+    size_t cap;
+    bool have_exec;
+    uint32_t last_exec;
+    bool exited;
+    uint64_t insn, exec, mem, thread;
+    uint32_t exit_code;
+} st;
+
+static bool counts_only;
+
+static void fail(const char *msg)
+{
+    fflush(stdout);
+    fprintf(stderr, "wiredump: word %" PRIu64 ": %s\n", in.offset ? in.offset - 1 : 0, msg);
+    exit(1);
+}
+
+/* Next word; false at the end of the stream. A trailing partial word is an error. */
+static bool next_word(uint64_t *w)
+{
+    if (in.pos == in.n) {
+        size_t bytes = fread(in.buf, 1, sizeof in.buf, stdin);
+        if (bytes % 8 && !feof(stdin))
+            bytes += fread((char *)in.buf + bytes, 1, 8 - bytes % 8, stdin);
+        if (bytes % 8)
+            fail("the stream ends inside a word");
+        in.n = bytes / 8;
+        in.pos = 0;
+        if (in.n == 0)
+            return false;
+    }
+    *w = in.buf[in.pos++];
+    in.offset++;
+    return true;
+}
+
+static uint64_t need_word(const char *what)
+{
+    uint64_t w;
+    if (!next_word(&w))
+        fail(what);
+    return w;
+}
+
+static void define_id(uint32_t id)
+{
+    if (id >= st.cap) {
+        size_t cap = st.cap ? st.cap : 1024;
+        while (cap <= id)
+            cap *= 2;
+        st.known = realloc(st.known, cap);
+        if (!st.known)
+            fail("out of memory");
+        memset(st.known + st.cap, 0, cap - st.cap);
+        st.cap = cap;
+    }
+    st.known[id] = true;
+}
+
+static void on_insn(uint64_t w0)
+{
+    uint32_t len = (uint32_t)(w0 >> 8) & 0xffffff, id = (uint32_t)(w0 >> 32);
+    uint64_t pc = need_word("the stream ends inside an INSN record");
+    define_id(id);
+    st.insn++;
+    if (!counts_only)
+        printf("insn %" PRIu32 " 0x%" PRIx64 " %" PRIu32 " ", id, pc, len);
+    for (uint32_t i = 0; i < len; i += 8) {
+        uint64_t b = need_word("the stream ends inside the bytes of an INSN record");
+        for (uint32_t k = i; k < len && k < i + 8 && !counts_only; k++)
+            printf("%02x", (unsigned)(b >> 8 * (k - i) & 0xff));
+    }
+    if (!counts_only)
+        putchar('\n');
+}
+
+static void on_exec(uint64_t w0)
+{
+    uint32_t id = (uint32_t)(w0 >> 32);
+    if (id >= st.cap || !st.known[id])
+        fail("EXEC of an instruction without an INSN record");
+    st.have_exec = true;
+    st.last_exec = id;
+    st.exec++;
+    if (!counts_only)
+        printf("exec %" PRIu32 "\n", id);
+}
+
+static void on_mem(uint64_t w0)
+{
+    uint32_t size = (uint32_t)(w0 >> 8) & 0xff, id = (uint32_t)(w0 >> 32);
+    unsigned store = (unsigned)(w0 >> 16) & 0xff;
+    uint64_t addr = need_word("the stream ends inside a MEM record");
+    if (!st.have_exec || id != st.last_exec)
+        fail("MEM record of an instruction other than the one executed last");
+    if (size == 0 || store > 1)
+        fail("MEM record with size 0 or a store flag other than 0/1");
+    st.mem++;
+    if (!counts_only)
+        printf("mem %" PRIu32 " %s %" PRIu32 " 0x%" PRIx64 "\n", id, store ? "store" : "load", size, addr);
+}
+
+static void on_record(uint64_t w0)
+{
+    if (st.exited)
+        fail("a record after EXIT");
+    switch (w0 & 0xff) {
+    case WIRE_INSN: on_insn(w0); break;
+    case WIRE_EXEC: on_exec(w0); break;
+    case WIRE_MEM: on_mem(w0); break;
+    case WIRE_EXIT:
+        st.exited = true;
+        st.exit_code = (uint32_t)(w0 >> 32);
+        if (!counts_only)
+            printf("exit %" PRId32 "\n", (int32_t)st.exit_code);
+        break;
+    case WIRE_THREAD:
+        st.thread++;
+        if (!counts_only)
+            printf("thread\n");
+        break;
+    default: fail("unknown record kind");
+    }
+}
+
+static void print_counts(void)
+{
+    printf("insn %" PRIu64 "\nexec %" PRIu64 "\nmem %" PRIu64 "\nthread %" PRIu64 "\n", st.insn, st.exec, st.mem,
+           st.thread);
+    if (st.exited)
+        printf("exit %" PRId32 "\n", (int32_t)st.exit_code);
+    else
+        printf("noexit\n");
+}
+
+int main(int argc, char **argv)
+{
+    counts_only = argc == 2 && strcmp(argv[1], "-c") == 0;
+    if (argc > 2 || (argc == 2 && !counts_only)) {
+        fprintf(stderr, "usage: wiredump [-c] < stream\n"
+                        "  prints one line per record; -c prints only the number of records of each kind\n");
+        return 2;
+    }
+    uint64_t w;
+    if (!next_word(&w) || w != WIRE_MAGIC)
+        fail("the stream does not start with WIRE_MAGIC");
+    if (!counts_only)
+        printf("magic 0x%016" PRIx64 "\n", w);
+    while (next_word(&w))
+        on_record(w);
+    if (counts_only)
+        print_counts();
+    return 0;
+}

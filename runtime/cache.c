@@ -1,0 +1,276 @@
+/* Set-associative cache levels with tags in one flat array per level, inclusive fills on a
+ * miss, and a next-line or stride prefetcher per level. */
+#include "cache.h"
+#include <stdlib.h>
+#include "policy/policy.h"
+
+enum { CACHE_STREAM_SET_BITS = 4, CACHE_STREAM_WAYS = 4, CACHE_REGION_SHIFT = 12 };
+#define CACHE_NONE UINT64_MAX
+
+/* A stride stream, found without the load's pc (the prefetcher sees addresses only). Streams
+ * live in a small set-associative table by 4 KiB region, so training probes a few entries. */
+struct cache_stream {
+    uint64_t last;              /* last line; CACHE_NONE for an unused entry */
+    uint64_t next;              /* the line that continues the stream; CACHE_NONE if none */
+};
+
+struct cache_lvl {
+    const struct mdl_cache *desc;
+    const struct policy_ops *pol;
+    uint64_t *tags;             /* [set * ways + way]: line + 1, 0 for an invalid way */
+    uint8_t *state;             /* [set * state_stride]: the policy's bytes */
+    size_t state_stride;
+    uint64_t sets, set_mask;    /* set_mask is 0 when sets is not a power of two */
+    unsigned ways, line_shift, region_shift;
+    /* line + 1 of the most recent access: touching the MRU line again changes no policy
+     * state, so a repeat can skip the lookup. Cleared when a fill lands in its set. */
+    uint64_t mru;
+    uint64_t accesses, hits;
+    struct cache_stream streams[1 << CACHE_STREAM_SET_BITS][CACHE_STREAM_WAYS];  /* MRU first */
+};
+
+struct cache_hier {
+    unsigned n;
+    uint64_t memory;
+    struct cache_lvl lv[];
+};
+
+static unsigned cache_log2(uint64_t v)
+{
+    unsigned s = 0;
+    while ((UINT64_C(1) << s) < v)
+        s++;
+    return s;
+}
+
+static uint64_t cache_set(const struct cache_lvl *l, uint64_t line)
+{
+    return l->set_mask ? line & l->set_mask : line % l->sets;
+}
+
+static bool cache_level_init(struct cache_lvl *l, const struct mdl_cache *c)
+{
+    uint64_t line = c->line ? c->line : 64;
+    l->desc = c;
+    l->pol = policy_for(c->policy);
+    l->line_shift = cache_log2(line);           /* a line that is not a power of two rounds up */
+    line = UINT64_C(1) << l->line_shift;
+    l->ways = c->ways ? c->ways : (unsigned)(c->size / line);   /* 0 ways: fully associative */
+    if (!l->ways)
+        l->ways = 1;
+    l->sets = c->size / (line * l->ways);
+    if (!l->sets)
+        l->sets = 1;
+    l->set_mask = (l->sets & (l->sets - 1)) ? 0 : l->sets - 1;
+    l->region_shift = l->line_shift < CACHE_REGION_SHIFT ? CACHE_REGION_SHIFT - l->line_shift : 0;
+    /* Rounded to 8 bytes so that every policy can keep aligned words per set. */
+    l->state_stride = (l->pol->state_size(l->ways) + 7) & ~(size_t)7;
+    l->tags = calloc(l->sets * l->ways, sizeof *l->tags);
+    l->state = calloc(l->sets, l->state_stride);
+    if (!l->tags || !l->state)
+        return false;
+    for (unsigned i = 0; i < 1 << CACHE_STREAM_SET_BITS; i++)
+        for (unsigned w = 0; w < CACHE_STREAM_WAYS; w++)
+            l->streams[i][w] = (struct cache_stream){ CACHE_NONE, CACHE_NONE };
+    for (uint64_t s = 0; s < l->sets; s++)
+        l->pol->init(l->state + s * l->state_stride, l->ways, (uint32_t)s);
+    return true;
+}
+
+struct cache_hier *cache_new(const struct mdl_machine *m)
+{
+    unsigned n = 0;
+    for (unsigned i = 0; i < m->n_caches; i++)
+        n += m->caches[i].kind != MDL_CACHE_INSTRUCTION;
+    struct cache_hier *h = calloc(1, sizeof *h + n * sizeof h->lv[0]);
+    if (!h)
+        return NULL;
+    for (unsigned i = 0; i < m->n_caches; i++) {
+        if (m->caches[i].kind == MDL_CACHE_INSTRUCTION)
+            continue;
+        if (!cache_level_init(&h->lv[h->n++], &m->caches[i])) {
+            cache_free(h);
+            return NULL;
+        }
+    }
+    return h;
+}
+
+void cache_free(struct cache_hier *h)
+{
+    if (!h)
+        return;
+    for (unsigned i = 0; i < h->n; i++) {
+        free(h->lv[i].tags);
+        free(h->lv[i].state);
+    }
+    free(h);
+}
+
+/* The way holding LINE, or -1. */
+static int cache_find(const struct cache_lvl *l, uint64_t line, uint64_t set)
+{
+    const uint64_t *t = l->tags + set * l->ways;
+    for (unsigned w = 0; w < l->ways; w++)
+        if (t[w] == line + 1)
+            return (int)w;
+    return -1;
+}
+
+static bool cache_lookup(struct cache_lvl *l, uint64_t line)
+{
+    uint64_t set = cache_set(l, line);
+    int w = cache_find(l, line, set);
+    if (w < 0)
+        return false;
+    l->pol->touch(l->state + set * l->state_stride, l->ways, (unsigned)w);
+    l->mru = line + 1;
+    return true;
+}
+
+static void cache_fill(struct cache_lvl *l, uint64_t line)
+{
+    uint64_t set = cache_set(l, line);
+    uint64_t *t = l->tags + set * l->ways;
+    void *st = l->state + set * l->state_stride;
+    unsigned w = 0;
+    while (w < l->ways && t[w])
+        w++;
+    if (w == l->ways)
+        w = l->pol->victim(st, l->ways);
+    t[w] = line + 1;
+    l->pol->insert(st, l->ways, w);
+    if (l->mru && cache_set(l, l->mru - 1) == set)
+        l->mru = 0;
+}
+
+static void cache_prefetch(struct cache_lvl *l, uint64_t line)
+{
+    if (cache_find(l, line, cache_set(l, line)) < 0)
+        cache_fill(l, line);
+}
+
+static struct cache_stream *cache_stream_set(struct cache_lvl *l, uint64_t line)
+{
+    /* A multiplicative hash: region numbers of separate arrays often share their low bits. */
+    uint64_t region = line >> l->region_shift;
+    return l->streams[region * UINT64_C(0x9e3779b97f4a7c15) >> (64 - CACHE_STREAM_SET_BITS)];
+}
+
+/* Puts S first in SET, shifting the entries before AT down; AT = the last way drops it. */
+static void cache_stream_put(struct cache_stream *set, unsigned at, struct cache_stream s)
+{
+    for (; at > 0; at--)
+        set[at] = set[at - 1];
+    set[0] = s;
+}
+
+static void cache_stream_remove(struct cache_stream *set, unsigned at)
+{
+    for (; at + 1 < CACHE_STREAM_WAYS; at++)
+        set[at] = set[at + 1];
+    set[at] = (struct cache_stream){ CACHE_NONE, CACHE_NONE };
+}
+
+/* A stream continues when the line is its next stride step, which prefetches one step more (a
+ * stride seen twice running) and moves the stream to the region of that step; another line of
+ * the region of its last access retrains the stride; any other line starts a new stream. */
+static void cache_stride_train(struct cache_lvl *l, uint64_t line)
+{
+    struct cache_stream *set = cache_stream_set(l, line);
+    for (unsigned i = 0; i < CACHE_STREAM_WAYS; i++)
+        if (set[i].next == line) {
+            struct cache_stream step = { line, 2 * line - set[i].last };
+            cache_stream_remove(set, i);
+            cache_stream_put(cache_stream_set(l, step.next), CACHE_STREAM_WAYS - 1, step);
+            cache_prefetch(l, step.next);
+            return;
+        }
+    for (unsigned i = 0; i < CACHE_STREAM_WAYS; i++)
+        if (set[i].last != CACHE_NONE && set[i].last >> l->region_shift == line >> l->region_shift) {
+            struct cache_stream s = set[i];
+            if (line != s.last)
+                s = (struct cache_stream){ line, 2 * line - s.last };
+            cache_stream_put(set, i, s);
+            return;
+        }
+    cache_stream_put(set, CACHE_STREAM_WAYS - 1, (struct cache_stream){ line, CACHE_NONE });
+}
+
+static void cache_prefetch_after(struct cache_lvl *l, uint64_t line, bool hit)
+{
+    if (l->desc->prefetch == MDL_PREFETCH_NEXT_LINE && !hit)
+        cache_prefetch(l, line + 1);
+    else if (l->desc->prefetch == MDL_PREFETCH_STRIDE)
+        cache_stride_train(l, line);
+}
+
+/* One line: the level that served it. */
+static unsigned cache_line_access(struct cache_hier *h, uint64_t addr)
+{
+    struct cache_lvl *l0 = &h->lv[0];
+    if ((addr >> l0->line_shift) + 1 == l0->mru) {
+        l0->accesses++;
+        l0->hits++;
+        return 0;
+    }
+    unsigned hit = 0;
+    while (hit < h->n && !cache_lookup(&h->lv[hit], addr >> h->lv[hit].line_shift))
+        hit++;
+    for (unsigned i = 0; i <= hit && i < h->n; i++) {
+        struct cache_lvl *l = &h->lv[i];
+        uint64_t line = addr >> l->line_shift;
+        l->accesses++;
+        if (i == hit) {
+            l->hits++;
+        } else {
+            cache_fill(l, line);
+            l->mru = line + 1;
+        }
+        cache_prefetch_after(l, line, i == hit);
+    }
+    h->memory += hit == h->n;
+    return hit;
+}
+
+int cache_access(struct cache_hier *h, uint64_t addr, unsigned size, bool store)
+{
+    (void)store;
+    if (!h->n) {
+        h->memory++;
+        return 0;
+    }
+    unsigned shift = h->lv[0].line_shift, worst = 0;
+    uint64_t last = (addr + (size ? size - 1 : 0)) >> shift;
+    for (uint64_t line = addr >> shift; line <= last; line++) {
+        unsigned r = cache_line_access(h, line == addr >> shift ? addr : line << shift);
+        if (r > worst)
+            worst = r;
+    }
+    return (int)worst;
+}
+
+unsigned cache_levels(const struct cache_hier *h)
+{
+    return h->n;
+}
+
+const struct mdl_cache *cache_level(const struct cache_hier *h, unsigned i)
+{
+    return i < h->n ? h->lv[i].desc : NULL;
+}
+
+void cache_stats(const struct cache_hier *h, unsigned level, uint64_t *accesses, uint64_t *hits)
+{
+    uint64_t a = 0, k = 0;
+    if (level < h->n) {
+        a = h->lv[level].accesses;
+        k = h->lv[level].hits;
+    } else if (level == h->n) {
+        a = k = h->memory;
+    }
+    if (accesses)
+        *accesses = a;
+    if (hits)
+        *hits = k;
+}

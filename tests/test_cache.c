@@ -1,0 +1,328 @@
+/* The data-cache hierarchy on hand-built machines: victims of each replacement policy worked
+ * out by hand, inclusive fills, prefetchers and per-level counts. */
+#include <criterion/criterion.h>
+#include <stdlib.h>
+#include <string.h>
+#include "cache.h"
+
+enum { L1 = 0, L2 = 1 };
+enum { KIB = 1024, MIB = 1024 * 1024 };
+
+static struct mdl_cache level(const char *name, unsigned lv, uint64_t size, unsigned ways,
+                              unsigned policy, unsigned prefetch)
+{
+    return (struct mdl_cache){
+        .name = name, .level = (uint8_t)lv, .kind = lv == 1 ? MDL_CACHE_DATA : MDL_CACHE_UNIFIED,
+        .policy = (uint8_t)policy, .prefetch = (uint8_t)prefetch, .size = size, .ways = ways,
+        .line = 64, .latency = lv == 1 ? 4.0f : 12.0f
+    };
+}
+
+static struct mdl_machine machine_of(const struct mdl_cache *c, unsigned n)
+{
+    return (struct mdl_machine){ .name = "test", .caches = c, .n_caches = (uint16_t)n,
+                                 .memory_latency = 200 };
+}
+
+/* One 4-way set of 64-byte lines in front of a 64 KiB L2: every 4 KiB-aligned line collides. */
+static struct cache_hier *one_set(unsigned policy, unsigned ways, struct mdl_cache *c,
+                                  struct mdl_machine *m)
+{
+    c[0] = level("L1D", 1, 64 * ways, ways, policy, MDL_PREFETCH_NONE);
+    c[1] = level("L2", 2, 64 * KIB, 8, MDL_POLICY_LRU, MDL_PREFETCH_NONE);
+    *m = machine_of(c, 2);
+    struct cache_hier *h = cache_new(m);
+    cr_assert(h);
+    return h;
+}
+
+static int load(struct cache_hier *h, uint64_t addr)
+{
+    return cache_access(h, addr, 8, false);
+}
+
+#define A 0x0000
+#define B 0x1000
+#define C 0x2000
+#define D 0x3000
+#define E 0x4000
+
+/* Fills A B C D into ways 0-3, touches A, then brings E into the full set. */
+static void fill_touch_a_then_e(struct cache_hier *h)
+{
+    const uint64_t seq[] = { A, B, C, D };
+    for (int i = 0; i < 4; i++)
+        cr_assert_eq(load(h, seq[i]), 2);
+    cr_assert_eq(load(h, A), L1);
+    cr_assert_eq(load(h, E), 2);
+}
+
+Test(cache, keeps_only_the_data_side_levels_in_order)
+{
+    struct mdl_cache c[3] = {
+        level("L1I", 1, 32 * KIB, 8, MDL_POLICY_PLRU, MDL_PREFETCH_NEXT_LINE),
+        level("L1D", 1, 32 * KIB, 8, MDL_POLICY_PLRU, MDL_PREFETCH_NONE),
+        level("L2", 2, 256 * KIB, 4, MDL_POLICY_PLRU, MDL_PREFETCH_NONE),
+    };
+    c[0].kind = MDL_CACHE_INSTRUCTION;
+    struct mdl_machine m = machine_of(c, 3);
+    struct cache_hier *h = cache_new(&m);
+    cr_assert_eq(cache_levels(h), 2);
+    cr_assert_str_eq(cache_level(h, 0)->name, "L1D");
+    cr_assert_str_eq(cache_level(h, 1)->name, "L2");
+    cr_assert_null(cache_level(h, 2));
+    cache_free(h);
+}
+
+Test(cache, sends_every_access_to_memory_without_data_caches)
+{
+    struct mdl_cache c = level("L1I", 1, 32 * KIB, 8, MDL_POLICY_PLRU, MDL_PREFETCH_NONE);
+    c.kind = MDL_CACHE_INSTRUCTION;
+    struct mdl_machine m = machine_of(&c, 1);
+    struct cache_hier *h = cache_new(&m);
+    uint64_t acc, hits;
+    cr_assert_eq(cache_levels(h), 0);
+    cr_assert_eq(load(h, 0x40), 0);
+    cache_stats(h, 0, &acc, &hits);
+    cr_assert_eq(acc, 1);
+    cache_free(h);
+}
+
+/* LRU order after A B C D A: B is the least recent. */
+Test(cache, evicts_the_lru_victim_when_the_set_is_full)
+{
+    struct mdl_cache c[2];
+    struct mdl_machine m;
+    struct cache_hier *h = one_set(MDL_POLICY_LRU, 4, c, &m);
+    fill_touch_a_then_e(h);
+    cr_assert_eq(load(h, C), L1);
+    cr_assert_eq(load(h, D), L1);
+    cr_assert_eq(load(h, B), L2, "LRU evicts B, the least recently used");
+    cache_free(h);
+}
+
+/* Tree bits after A B C D A: the root points right (A was touched on the left) and the right
+ * node points at way 2 (D, way 3, was touched after C), so C goes although B is older. */
+Test(cache, evicts_the_plru_victim_when_the_set_is_full)
+{
+    struct mdl_cache c[2];
+    struct mdl_machine m;
+    struct cache_hier *h = one_set(MDL_POLICY_PLRU, 4, c, &m);
+    fill_touch_a_then_e(h);
+    cr_assert_eq(load(h, B), L1, "PLRU keeps B, which true LRU would evict");
+    cr_assert_eq(load(h, D), L1);
+    cr_assert_eq(load(h, C), L2, "PLRU evicts C, the way its tree points at");
+    cache_free(h);
+}
+
+/* Three ways sit under a 4-leaf tree: after A B C, D takes way 0 (A); after touching B the root
+ * points right, at way 2 and the missing way 3, so the victim must be way 2 (C). */
+Test(cache, never_picks_the_missing_way_of_a_three_way_plru_set)
+{
+    struct mdl_cache c[2];
+    struct mdl_machine m;
+    struct cache_hier *h = one_set(MDL_POLICY_PLRU, 3, c, &m);
+    const uint64_t seq[] = { A, B, C, D };
+    for (int i = 0; i < 4; i++)
+        cr_assert_eq(load(h, seq[i]), 2);
+    cr_assert_eq(load(h, B), L1);
+    cr_assert_eq(load(h, E), 2);
+    cr_assert_eq(load(h, B), L1);
+    cr_assert_eq(load(h, D), L1);
+    cr_assert_eq(load(h, E), L1);
+    cr_assert_eq(load(h, C), L2);
+    cache_free(h);
+}
+
+Test(cache, evicts_the_oldest_fill_with_fifo_despite_a_recent_hit)
+{
+    struct mdl_cache c[2];
+    struct mdl_machine m;
+    struct cache_hier *h = one_set(MDL_POLICY_FIFO, 4, c, &m);
+    fill_touch_a_then_e(h);
+    cr_assert_eq(load(h, B), L1);
+    cr_assert_eq(load(h, A), L2, "FIFO evicts A, filled first, although it was just used");
+    cache_free(h);
+}
+
+static void random_run(int *out, int n)
+{
+    struct mdl_cache c[2];
+    struct mdl_machine m;
+    struct cache_hier *h = one_set(MDL_POLICY_RANDOM, 4, c, &m);
+    uint32_t x = 7;
+    for (int i = 0; i < n; i++) {
+        x = x * 1103515245u + 12345u;
+        out[i] = load(h, (uint64_t)(x >> 16) % 6 * 0x1000);
+    }
+    cache_free(h);
+}
+
+Test(cache, picks_the_same_random_victims_on_every_run)
+{
+    int a[1000], b[1000], l1 = 0;
+    random_run(a, 1000);
+    random_run(b, 1000);
+    cr_assert_eq(memcmp(a, b, sizeof a), 0);
+    for (int i = 0; i < 1000; i++)
+        l1 += a[i] == L1;
+    /* six lines in four ways: about 4/6 of the accesses hit */
+    cr_assert(l1 > 500 && l1 < 800, "%d L1 hits of 1000", l1);
+}
+
+Test(cache, fills_every_level_above_the_one_that_hit_and_counts_them)
+{
+    struct mdl_cache c[2];
+    struct mdl_machine m;
+    struct cache_hier *h = one_set(MDL_POLICY_LRU, 2, c, &m);
+    cr_assert_eq(load(h, A), 2);
+    cr_assert_eq(load(h, B), 2);
+    cr_assert_eq(load(h, C), 2);   /* evicts A from L1 only */
+    cr_assert_eq(load(h, A), L2);
+    cr_assert_eq(load(h, A), L1);
+    uint64_t acc, hits;
+    cache_stats(h, L1, &acc, &hits);
+    cr_assert(acc == 5 && hits == 1, "L1 %lu/%lu", (unsigned long)hits, (unsigned long)acc);
+    cache_stats(h, L2, &acc, &hits);
+    cr_assert(acc == 4 && hits == 1, "L2 %lu/%lu", (unsigned long)hits, (unsigned long)acc);
+    cache_stats(h, 2, &acc, &hits);
+    cr_assert_eq(acc, 3);
+    cache_free(h);
+}
+
+Test(cache, serves_a_line_crossing_access_as_its_slower_line)
+{
+    struct mdl_cache c[2];
+    struct mdl_machine m;
+    struct cache_hier *h = one_set(MDL_POLICY_LRU, 4, c, &m);
+    cr_assert_eq(load(h, 0), 2);
+    cr_assert_eq(load(h, 0x40), 2);
+    cr_assert_eq(cache_access(h, 0x3c, 8, false), L1);
+    cr_assert_eq(cache_access(h, 0x7c, 8, true), 2, "line 0x80 was never loaded");
+    uint64_t acc;
+    cache_stats(h, L1, &acc, NULL);
+    cr_assert_eq(acc, 6, "a crossing access looks up both lines");
+    cache_free(h);
+}
+
+/* 96 sets: lines 0, 128 and 256 fall in sets 0, 32 and 64, where a 7-bit mask would put all
+ * three in set 0 and evict line 0 from its two ways. */
+Test(cache, indexes_a_set_count_that_is_not_a_power_of_two_by_modulo)
+{
+    struct mdl_cache c[2] = {
+        level("L1D", 1, 96 * 2 * 64, 2, MDL_POLICY_LRU, MDL_PREFETCH_NONE),
+        level("L2", 2, 1 * MIB, 16, MDL_POLICY_LRU, MDL_PREFETCH_NONE),
+    };
+    struct mdl_machine m = machine_of(c, 2);
+    struct cache_hier *h = cache_new(&m);
+    load(h, 0);
+    load(h, 128 * 64);
+    load(h, 256 * 64);
+    cr_assert_eq(load(h, 0), L1);
+    load(h, 96 * 64);
+    load(h, 192 * 64);             /* the third line of set 0: evicts line 0 */
+    cr_assert_eq(load(h, 0), L2);
+    cache_free(h);
+}
+
+static struct cache_hier *a72_like(struct mdl_cache *c, struct mdl_machine *m, unsigned l1_prefetch)
+{
+    c[0] = level("L1D", 1, 32 * KIB, 2, MDL_POLICY_PLRU, l1_prefetch);
+    c[1] = level("L2", 2, 1 * MIB, 16, MDL_POLICY_PLRU, MDL_PREFETCH_NONE);
+    *m = machine_of(c, 2);
+    return cache_new(m);
+}
+
+static uint64_t l1_misses_streaming(struct cache_hier *h, uint64_t bytes)
+{
+    for (uint64_t a = 0; a < bytes; a += 8)
+        load(h, 0x10000000 + a);
+    uint64_t acc, hits;
+    cache_stats(h, L1, &acc, &hits);
+    cr_assert_eq(acc, bytes / 8);
+    return acc - hits;
+}
+
+/* A miss on line n fills n+1 too, so every other line misses: one access in 16. */
+Test(cache, serves_a_streaming_access_from_l1_with_next_line_prefetch)
+{
+    enum { BYTES = 4 * MIB, LINES = BYTES / 64 };
+    struct mdl_cache c[2];
+    struct mdl_machine m;
+    struct cache_hier *with = a72_like(c, &m, MDL_PREFETCH_NEXT_LINE), *without = NULL;
+    cr_assert_eq(l1_misses_streaming(with, BYTES), LINES / 2);
+    cache_free(with);
+    without = a72_like(c, &m, MDL_PREFETCH_NONE);
+    cr_assert_eq(l1_misses_streaming(without, BYTES), LINES);
+    cache_free(without);
+}
+
+static struct cache_hier *skylake_like(struct mdl_cache *c, struct mdl_machine *m, bool l3)
+{
+    c[0] = level("L1D", 1, 32 * KIB, 8, MDL_POLICY_PLRU, MDL_PREFETCH_STRIDE);
+    c[1] = level("L2", 2, 256 * KIB, 4, MDL_POLICY_PLRU, MDL_PREFETCH_STRIDE);
+    c[2] = level("L3", 3, 8 * MIB, 16, MDL_POLICY_PLRU, MDL_PREFETCH_NONE);
+    *m = machine_of(c, l3 ? 3 : 2);
+    return cache_new(m);
+}
+
+/* Lines 0 and 4 train a stride of 4, line 8 confirms it and prefetches 12, and from then on
+ * each access prefetches the next: three misses, the stream following across pages. */
+Test(cache, serves_a_strided_stream_from_l1_after_three_misses)
+{
+    struct mdl_cache c[3];
+    struct mdl_machine m;
+    struct cache_hier *h = skylake_like(c, &m, true);
+    for (uint64_t a = 0; a < 4 * MIB; a += 256)
+        load(h, 0x20000000 + a);
+    uint64_t acc, hits;
+    cache_stats(h, L1, &acc, &hits);
+    cr_assert_eq(acc, 4 * MIB / 256);
+    cr_assert_eq(acc - hits, 3);
+    cache_stats(h, 3, &acc, NULL);
+    cr_assert_eq(acc, 3, "only the training misses reach memory");
+    cache_free(h);
+}
+
+/* Two interleaved streams, one descending, keep one stream entry each: three misses apiece. */
+Test(cache, follows_two_interleaved_strided_streams)
+{
+    struct mdl_cache c[3];
+    struct mdl_machine m;
+    struct cache_hier *h = skylake_like(c, &m, true);
+    for (uint64_t a = 0; a < 1 * MIB; a += 128) {
+        load(h, 0x30000000 + a);
+        load(h, 0x50000800 - a);
+    }
+    uint64_t acc, hits;
+    cache_stats(h, L1, &acc, &hits);
+    cr_assert_eq(acc - hits, 6);
+    cache_free(h);
+}
+
+/* A random cyclic permutation of 4 MiB of lines (Sattolo's shuffle): no prefetcher can help
+ * and 288 KiB of cache holds about 7% of the lines. */
+Test(cache, misses_to_memory_on_a_pointer_chase_larger_than_l2)
+{
+    enum { LINES = 4 * MIB / 64 };
+    uint32_t *next = malloc(LINES * sizeof *next), x = 12345;
+    for (uint32_t i = 0; i < LINES; i++)
+        next[i] = i;
+    for (uint32_t i = LINES - 1; i > 0; i--) {
+        x ^= x << 13, x ^= x >> 17, x ^= x << 5;
+        uint32_t j = x % i, t = next[i];
+        next[i] = next[j];
+        next[j] = t;
+    }
+    struct mdl_cache c[3];
+    struct mdl_machine m;
+    struct cache_hier *h = skylake_like(c, &m, false);
+    unsigned served[3] = { 0 };
+    uint32_t p = 0;
+    for (int i = 0; i < 2 * LINES; i++, p = next[p])
+        served[load(h, 0x40000000 + (uint64_t)p * 64)]++;
+    cr_assert(served[2] > 2 * LINES * 0.9, "memory served %u of %d", served[2], 2 * LINES);
+    cr_assert(served[0] < 2 * LINES * 0.02, "L1 served %u", served[0]);
+    free(next);
+    cache_free(h);
+}
