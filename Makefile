@@ -10,7 +10,7 @@ B       := build
 O       := build/obj
 
 PKGS_BUILD := gcc make flex bison libjansson-dev libcapstone-dev binutils
-PKGS_TEST  := $(PKGS_BUILD) libcriterion-dev
+PKGS_TEST  := $(PKGS_BUILD) libcriterion-dev qemu-user gcc-aarch64-linux-gnu
 PKGS_BENCH := $(PKGS_BUILD) llvm-19 python3
 
 MDL_SRC   := mdl/arena.c mdl/source.c mdl/diag.c mdl/ast.c mdl/map.c mdl/parse.c
@@ -123,13 +123,24 @@ import: $(B)/uops2mdl
 	for f in $(UOPS_CSV); do $(B)/uops2mdl $$f $${f%.csv}.mdl || exit 1; done
 
 # ---- tests -------------------------------------------------------------------------------
+# Guest programs for `mdlsim run`: x86-64 without PIE (so symbols are run-time addresses) and
+# static AArch64 binaries for qemu-aarch64.
+PROGRAMS := $(notdir $(basename $(wildcard tests/programs/*.c)))
+PROGRAM_BINS := $(PROGRAMS:%=$(B)/programs/%.x86) $(PROGRAMS:%=$(B)/programs/%.a64)
+$(B)/programs/%.x86: tests/programs/%.c | $(B)/.deps-test
+	@mkdir -p $(dir $@)
+	$(CC) -O2 -no-pie -pthread -o $@ $<
+$(B)/programs/%.a64: tests/programs/%.c | $(B)/.deps-test
+	@mkdir -p $(dir $@)
+	aarch64-linux-gnu-gcc -O2 -static -pthread -o $@ $<
+
 $(B)/tests/run: $(TEST_SRC:%.c=$(O)/%.o) $(MDLC_OBJ) $(MDL_OBJ) $(IMPORT_OBJ) $(SIM_OBJ) $(GEN_OBJ) | $(B)/.deps-test
 	$(CC) $(CFLAGS_ALL) -o $@ $^ -lcriterion -lcapstone -ljansson -lm
 
 check-generated: $(B)/mdlc $(B)/uops2mdl
 	@tests/check-generated.sh $(B)
 
-test: $(B)/.deps-test all $(B)/tests/run check-generated
+test: $(B)/.deps-test all $(B)/tests/run $(PROGRAM_BINS) check-generated
 	@cd tests && ../$(B)/tests/run --jobs 2
 
 demo: all

@@ -1,6 +1,8 @@
 /* QEMU TCG plugin for user-mode QEMU 7.2 (plugin API v1): streams the instructions a guest
  * executes, and their memory accesses, to mdlsim in the format of wire.h. */
+#ifndef _GNU_SOURCE
 #define _GNU_SOURCE
+#endif
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -666,8 +668,14 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_
         return 1;
     plugin_id = id;
     set_exit_syscalls(info->target_name);
+    /* The magic goes out at once: QEMU 7.2 calls no plugin callback when the guest dies of a
+     * signal, and a stream with the magic but no EXIT tells mdlsim that the guest died. */
+    static const uint64_t magic = WIRE_MAGIC;
+    if (!write_words(&magic, 1)) {
+        fprintf(stderr, "mdlsim plugin: cannot write the event stream to fd=%d\n", fd);
+        return 1;
+    }
     S.w = check_alloc(malloc((BUF_WORDS + BUF_SLACK) * sizeof *S.w));
-    S.w[S.n++] = WIRE_MAGIC;
     S.left = limit ? limit : UINT64_MAX;
     S.recording = true;
     grow_table();

@@ -1,6 +1,8 @@
 /* wiredump: prints the plugin's event stream (wire.h) read from stdin as text, one line per record,
  * and checks it on the way (an EXEC of an unknown id, a MEM without its EXEC, bytes after EXIT). */
+#ifndef _GNU_SOURCE
 #define _GNU_SOURCE
+#endif
 #include <inttypes.h>
 #include <stdbool.h>
 #include <stdint.h>

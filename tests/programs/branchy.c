@@ -1,4 +1,5 @@
-/* A branch on random data: about half the branches are mispredicted whatever the predictor. */
+/* A branch on random data: about half the branches are mispredicted whatever the predictor.
+ * The empty asm keeps compilers from turning the branch into a conditional select. */
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -6,9 +7,10 @@ __attribute__((noinline)) long kernel_branchy(const unsigned char *v, long n)
 {
     long s = 0;
     for (long i = 0; i < n; i++) {
-        if (v[i] & 1)
+        if (v[i] & 1) {
+            __asm__ volatile("" ::: "memory");
             s += v[i] * 3;
-        else
+        } else
             s ^= v[i];
     }
     return s;

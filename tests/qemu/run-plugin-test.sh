@@ -87,6 +87,14 @@ gcc -static -nostdlib -DITERS=200000 -o "$T/x86mid" tests/qemu/loop-x86_64.S || 
 qemu-x86_64 -cpu Skylake-Client -plugin $PLUGIN,fd=3 "$T/x86mid" 3>&1 2>/dev/null | head -c 64 >/dev/null
 check "closed pipe: qemu exit status" 42 "${PIPESTATUS[0]}"
 
+# a guest killed by a signal: QEMU 7.2 calls no plugin callback, so the stream is the magic and
+# no EXIT (mdlsim's sign that the guest died)
+printf '    .globl _start\n_start:\n    xor %%eax, %%eax\n    mov (%%rax), %%rbx\n' >"$T/segv.S"
+gcc -static -nostdlib -o "$T/segv" "$T/segv.S" || exit 1
+(ulimit -c 0; qemu-x86_64 -plugin $PLUGIN,fd=3 "$T/segv" 3>"$T/segv.wire") 2>/dev/null
+check "killed by SIGSEGV: qemu exit status" 139 "$?"
+check "killed by SIGSEGV: magic, no EXIT" "exec 0 noexit" "$($WIREDUMP -c <"$T/segv.wire" | grep -E '^(exec|noexit)' | xargs)"
+
 # options
 qemu-x86_64 -plugin $PLUGIN,fd=3,bogus=1 "$T/x86" 3>/dev/null 2>"$T/opt.err"
 RC=$?
