@@ -105,6 +105,24 @@ def run_mca(mca, cpu, blocks, asm, iterations):
     return pred, dt
 
 
+def qemu_speed(mdlsim, machine, qemu_cpu, program, args):
+    """MIPS of plain QEMU and of mdlsim run (baseline + causality, then every lane) on PROGRAM."""
+    t0 = time.perf_counter()
+    subprocess.run(["qemu-x86_64", "-cpu", qemu_cpu, program] + args, capture_output=True)
+    plain = time.perf_counter() - t0
+    out = {}
+    for label, extra in (("baseline", ["--no-sensitivity"]), ("lanes", [])):
+        with tempfile.NamedTemporaryFile(suffix=".json", delete=False) as f:
+            path = f.name
+        t0 = time.perf_counter()
+        subprocess.run([mdlsim, "run", "--machine", machine, "--json", path] + extra + ["--", program] + args,
+                       capture_output=True)
+        out[label] = time.perf_counter() - t0
+        executed = json.load(open(path))["executed"]
+        os.unlink(path)
+    return executed, plain, out
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--mdlsim", default="build/mdlsim")
@@ -115,6 +133,8 @@ def main():
     ap.add_argument("--llvm-mc", default="llvm-mc-19")
     ap.add_argument("--cpu", default="skylake")
     ap.add_argument("--limit", type=int, default=0, help="only the first N blocks")
+    ap.add_argument("--programs", default="", help="directory of gemm.sse2 / gemm.avx2 builds for the QEMU speed")
+    ap.add_argument("--qemu-cpu", default="Skylake-Client")
     args = ap.parse_args()
 
     blocks = [l.strip() for l in open(args.blocks) if l.strip()]
@@ -159,6 +179,18 @@ def main():
         print(f"  llvm-mca-19  on {len(both)} common blocks: {c[0]:6.1f}%  {c[1]:6.1f}%  {c[2]:.3f}")
     allm = accuracy(base, ref, list(base))
     print(f"  mdlsim       on all {len(base)} blocks it handles: {allm[0]:6.1f}%  {allm[1]:6.1f}%  {allm[2]:.3f}")
+
+    if args.programs:
+        print("\nmdlsim run under QEMU (MIPS = executed instructions per second, whole run):")
+        print(f"  {'program':14} {'instructions':>13} {'qemu':>8} {'baseline':>9} {'lanes':>8} "
+              f"{'slowdown base':>14} {'slowdown lanes':>15}")
+        for name, prog_args in (("gemm.sse2", ["96"]), ("gemm.avx2", ["96"])):
+            prog = os.path.join(args.programs, name)
+            if not os.path.exists(prog):
+                continue
+            n, plain, t = qemu_speed(args.mdlsim, args.machine, args.qemu_cpu, prog, prog_args)
+            print(f"  {name:14} {n:13d} {n / plain / 1e6:8.1f} {n / t['baseline'] / 1e6:9.1f} "
+                  f"{n / t['lanes'] / 1e6:8.1f} {t['baseline'] / plain:13.1f}x {t['lanes'] / plain:14.1f}x")
     return 0
 
 

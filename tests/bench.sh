@@ -22,4 +22,7 @@ echo
 echo "== mdlsim block mode against llvm-mca-19 (BHive dev blocks, Skylake)"
 blocks=../shared/data/bhive/blocks-dev.txt
 [ -r "$blocks" ] || { echo "bench: $blocks not found (shared/ beside the checkout)" >&2; exit 1; }
-python3 tests/bench.py --mdlsim "$B/mdlsim" --blocks "$blocks" --reference ../shared/data/bhive/uica-skl.csv
+cc -O2 -no-pie -o "$tmp/gemm.sse2" tests/programs/gemm.c
+cc -O2 -no-pie -mavx2 -mfma -o "$tmp/gemm.avx2" tests/programs/gemm.c
+python3 tests/bench.py --mdlsim "$B/mdlsim" --blocks "$blocks" --reference ../shared/data/bhive/uica-skl.csv \
+    --programs "$tmp" --qemu-cpu "Skylake-Client,-pcid,-x2apic,-tsc-deadline,-hle,-invpcid,-rtm,-rdseed,-3dnowprefetch,-xsavec"

@@ -649,8 +649,10 @@ static bool open_output(int fd)
     out_fd = high;
     /* A 1 MiB pipe (Linux's default maximum) halves the time spent passing the stream on: the
      * plugin and its reader switch far less often than with the 64 KiB default. Not a pipe:
-     * the call fails and changes nothing. */
-    fcntl(out_fd, F_SETPIPE_SZ, 1 << 20);
+     * the calls fail and change nothing. */
+    int size = fcntl(out_fd, F_GETPIPE_SZ);
+    if (size > 0 && size < 1 << 20)
+        fcntl(out_fd, F_SETPIPE_SZ, 1 << 20);
     return true;
 }
 
