@@ -514,6 +514,8 @@ void rt_model_step(struct rt_model *md, const struct rt_insn *in, uint32_t sidx,
 
 void rt_model_baseline_only(struct rt_model *md) { md->active = 1; }
 
+uint32_t rt_model_causal_window(const struct rt_model *md) { return md->tn ? taint_window(md->tn) : 0; }
+
 double rt_model_time(const struct rt_model *md, unsigned lane) { return md->last_ret[lane]; }
 
 double rt_model_async_bound(const struct rt_model *md, unsigned lane)

@@ -60,6 +60,7 @@ unsigned taint_rob(const struct taint *tn, uint64_t pos) { return tn->rob0 + (un
 unsigned taint_lb(const struct taint *tn, uint64_t pos) { return tn->lb0 + (unsigned)(pos & (tn->lb_cap - 1)); }
 unsigned taint_sb(const struct taint *tn, uint64_t pos) { return tn->sb0 + (unsigned)(pos & (tn->sb_cap - 1)); }
 uint64_t taint_seq(const struct taint *tn) { return tn->seq; }
+uint32_t taint_window(const struct taint *tn) { return tn->slots; }
 
 static uint64_t *bits(struct taint *tn, unsigned s) { return tn->bits + (size_t)s * tn->words; }
 static uint32_t slot_of(const struct taint *tn, uint64_t seq) { return (uint32_t)((seq - 1) % tn->slots); }
@@ -99,7 +100,10 @@ void taint_copy(struct taint *tn, unsigned dst, unsigned src)
 {
     if (dst == src)
         return;
-    memcpy(bits(tn, dst), fresh(tn, src), tn->words * sizeof(uint64_t));
+    const uint64_t *from = fresh(tn, src);
+    uint64_t *to = bits(tn, dst);
+    for (uint32_t w = 0; w < tn->words; w++)
+        to[w] = from[w];
     tn->asof[dst] = tn->seq;
 }
 

@@ -36,6 +36,8 @@ void taint_add_current(struct taint *tn, unsigned s);
 /* Enters a new dynamic instruction of static index SIDX; returns the static index of the one
  * that left the window (UINT32_MAX if none) and whether dispatch was still tainted by it. */
 uint32_t taint_enter(struct taint *tn, uint32_t sidx, bool *critical);
+/* Instructions a dynamic instruction stays in the window before it is counted. */
+uint32_t taint_window(const struct taint *tn);
 /* Sequence number of the current instruction (1 for the first). */
 uint64_t taint_seq(const struct taint *tn);
 

@@ -148,7 +148,7 @@ bool block_run(const struct block *b, const struct mdl_machine *m, const struct 
      * lanes have settled, the baseline lane alone goes on until the window is full and each
      * instruction of the block has left it a few times. */
     size_t n = b->n ? b->n : 1;
-    unsigned min_causal = causality ? (unsigned)((2 * (m->rob ? m->rob : 224) + 16 * n + n - 1) / n) : 0;
+    unsigned min_causal = causality ? (unsigned)((rt_model_causal_window(md) + 16 * n + n - 1) / n) : 0;
     unsigned limit = iterations > min_causal ? iterations : min_causal;
     struct addr_gen g = { { 0 } };
     double *hist = calloc((2 * STEADY_K + 1) * (size_t)n_lanes, sizeof *hist);
