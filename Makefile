@@ -141,6 +141,8 @@ check-generated: $(B)/mdlc $(B)/uops2mdl
 	@tests/check-generated.sh $(B)
 
 test: $(B)/.deps-test all $(B)/tests/run $(PROGRAM_BINS) check-generated
+	@tests/qemu/run-plugin-test.sh > $(B)/plugin-test.log 2>&1 || { cat $(B)/plugin-test.log; exit 1; }
+	@tail -n 1 $(B)/plugin-test.log
 	@cd tests && ../$(B)/tests/run --jobs 2
 
 demo: all

@@ -4,7 +4,7 @@
 # wiredump's text of the stream is checked. Usage: tests/qemu/run-plugin-test.sh [--bench]
 # (--bench also times a 100-million-instruction loop without and with the plugin).
 # Skips (exit 0) when qemu-x86_64 is missing; the AArch64 part also needs qemu-aarch64 and
-# aarch64-linux-gnu-gcc. Builds build/libmdlplugin.so and build/wiredump itself.
+# aarch64-linux-gnu-gcc. Builds build/libmdlplugin.so and build/wiredump through make.
 set -u
 cd "$(dirname "$0")/../.."
 
@@ -26,8 +26,7 @@ if ! command -v qemu-x86_64 >/dev/null; then
 fi
 
 mkdir -p build
-$CC -std=c11 -O2 -fPIC -shared -Wall -Wextra -Werror -Ifrontends/qemu -o $PLUGIN frontends/qemu/plugin.c || exit 1
-$CC -std=c11 -O2 -Wall -Wextra -Werror -Ifrontends/qemu -o $WIREDUMP frontends/qemu/wiredump.c || exit 1
+make -s $PLUGIN $WIREDUMP || exit 1
 
 # addr BINARY SYMBOL: the symbol's address as 0x... (the form wiredump prints)
 addr() { printf '0x%x' "$((16#$(nm "$1" | awk -v s="$2" '$3 == s { print $1 }')))"; }
