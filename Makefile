@@ -11,7 +11,8 @@ O       := build/obj
 
 PKGS_BUILD := gcc make flex bison libjansson-dev libcapstone-dev binutils
 PKGS_TEST  := $(PKGS_BUILD) libcriterion-dev qemu-user gcc-aarch64-linux-gnu
-PKGS_BENCH := $(PKGS_BUILD) llvm-19 python3
+PKGS_BENCH := $(PKGS_BUILD) llvm-19 python3 qemu-user
+PKGS_DEMO  := $(PKGS_BUILD) qemu-user
 
 MDL_SRC   := mdl/arena.c mdl/source.c mdl/diag.c mdl/ast.c mdl/map.c mdl/parse.c
 MDLC_SRC  := mdlc/driver.c mdlc/resolve.c mdlc/check.c mdlc/lower.c mdlc/emit_c.c mdlc/emit_json.c mdlc/emit_text.c \
@@ -127,7 +128,7 @@ import: $(B)/uops2mdl
 # static AArch64 binaries for qemu-aarch64.
 PROGRAMS := $(notdir $(basename $(wildcard tests/programs/*.c)))
 PROGRAM_BINS := $(PROGRAMS:%=$(B)/programs/%.x86) $(PROGRAMS:%=$(B)/programs/%.a64)
-$(B)/programs/%.x86: tests/programs/%.c | $(B)/.deps-test
+$(B)/programs/%.x86: tests/programs/%.c | $(B)/.deps-build
 	@mkdir -p $(dir $@)
 	$(CC) -O2 -no-pie -pthread -o $@ $<
 $(B)/programs/%.a64: tests/programs/%.c | $(B)/.deps-test
@@ -145,7 +146,11 @@ test: $(B)/.deps-test all $(B)/tests/run $(PROGRAM_BINS) check-generated
 	@tail -n 1 $(B)/plugin-test.log
 	@cd tests && ../$(B)/tests/run --jobs 2
 
-demo: all
+$(B)/.deps-demo: Makefile | $(B)
+	@.ci/ensure-deps $(PKGS_DEMO)
+	@touch $@
+
+demo: all $(B)/.deps-demo $(B)/programs/gemm.x86
 	@tests/demo.sh $(B)
 
 $(B)/.deps-bench: Makefile | $(B)

@@ -16,3 +16,7 @@ printf '\n$ mdlsim block --machine skylake tests/kernels/fig1-fma-chain.s\n'
 "$B/mdlsim" block --machine skylake tests/kernels/fig1-fma-chain.s
 printf '$ mdlsim block --machine cortex-a72 --hex 20cc224e   # fmla v0.4s, v1.4s, v2.4s\n'
 "$B/mdlsim" block --machine cortex-a72 --hex 20cc224e
+
+# And a whole program under QEMU: every call of kernel_gemm, callees included.
+printf '\n$ mdlsim run --machine skylake --roi kernel_gemm -- build/programs/gemm.x86 48\n'
+"$B/mdlsim" run --machine skylake --roi kernel_gemm -- "$B/programs/gemm.x86" 48
