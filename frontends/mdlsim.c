@@ -293,9 +293,31 @@ static bool parse_uint(const char *arg, unsigned lo, unsigned hi, unsigned *out)
     return true;
 }
 
+/* Options of both `block` and `run`/`replay`. */
+enum { O_MACHINE = 256, O_WEIGHT, O_NOSENS, O_NOCAUS, O_FIRST_OWN };
+
+/* Handles an option common to every analysis: -1 when handled, 2 on a usage error, 0 when C
+ * is not one of them. */
+static int common_option(int c, struct block_opts *o)
+{
+    switch (c) {
+    case O_MACHINE:
+        if (!(o->m = find_machine(optarg)))
+            return usage_error("unknown machine '%s' (see 'mdlsim machines')", optarg);
+        return -1;
+    case O_WEIGHT:
+        if (o->n_weights == 8 || !parse_weight(optarg, &o->weights[o->n_weights++]))
+            return usage_error("--weight takes a percentage above 0 (at most 8 of them), got '%s'", optarg);
+        return -1;
+    case O_NOSENS: o->sensitivity = false; return -1;
+    case O_NOCAUS: o->causality = false; return -1;
+    default: return 0;
+    }
+}
+
 static int parse_block_opts(int argc, char **argv, struct block_opts *o)
 {
-    enum { O_MACHINE = 256, O_HEX, O_HEXFILE, O_ITER, O_WEIGHT, O_NOSENS, O_NOCAUS, O_JSON, O_FUNCTION };
+    enum { O_HEX = O_FIRST_OWN, O_HEXFILE, O_ITER, O_JSON, O_FUNCTION };
     static const struct option longopts[] = {
         { "machine", required_argument, NULL, O_MACHINE }, { "hex", required_argument, NULL, O_HEX },
         { "hex-file", required_argument, NULL, O_HEXFILE }, { "iterations", required_argument, NULL, O_ITER },
@@ -309,23 +331,17 @@ static int parse_block_opts(int argc, char **argv, struct block_opts *o)
     optind = 1;
     opterr = 0;
     while ((c = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
-        switch (c) {
-        case O_MACHINE:
-            if (!(o->m = find_machine(optarg)))
-                return usage_error("unknown machine '%s' (see 'mdlsim machines')", optarg);
-            break;
+        int rc = common_option(c, o);
+        if (rc > 0)
+            return rc;
+        switch (rc ? 0 : c) {
+        case 0: break;
         case O_HEX: o->hex = optarg; break;
         case O_HEXFILE: o->hex_file = optarg; break;
         case O_ITER:
             if (!parse_uint(optarg, 2, 100000000, &o->iterations))
                 return usage_error("--iterations needs a whole number from 2 to 100000000, got '%s'", optarg);
             break;
-        case O_WEIGHT:
-            if (o->n_weights == 8 || !parse_weight(optarg, &o->weights[o->n_weights++]))
-                return usage_error("--weight takes a percentage above 0 (at most 8 of them), got '%s'", optarg);
-            break;
-        case O_NOSENS: o->sensitivity = false; break;
-        case O_NOCAUS: o->causality = false; break;
         case O_JSON: o->json = true; break;
         case O_FUNCTION: o->function = optarg; break;
         case 'h': printf("%s%s", usage_text, help_text); return 0;
@@ -383,7 +399,7 @@ struct run_cli {
 
 static int parse_run_opts(int argc, char **argv, struct run_cli *o, bool replay)
 {
-    enum { O_MACHINE = 256, O_ROI, O_WEIGHT, O_NOSENS, O_NOCAUS, O_JSON, O_HTML, O_RECORD, O_PROGRAM };
+    enum { O_ROI = O_FIRST_OWN, O_JSON, O_HTML, O_RECORD, O_PROGRAM };
     static const struct option longopts[] = {
         { "machine", required_argument, NULL, O_MACHINE }, { "roi", required_argument, NULL, O_ROI },
         { "weight", required_argument, NULL, O_WEIGHT }, { "no-sensitivity", no_argument, NULL, O_NOSENS },
@@ -397,18 +413,12 @@ static int parse_run_opts(int argc, char **argv, struct run_cli *o, bool replay)
     optind = 1;
     opterr = 0;
     while ((c = getopt_long(argc, argv, replay ? ":h" : "+:h", longopts, NULL)) != -1) {
-        switch (c) {
-        case O_MACHINE:
-            if (!(o->b.m = find_machine(optarg)))
-                return usage_error("unknown machine '%s' (see 'mdlsim machines')", optarg);
-            break;
+        int rc = common_option(c, &o->b);
+        if (rc > 0)
+            return rc;
+        switch (rc ? 0 : c) {
+        case 0: break;
         case O_ROI: o->roi = optarg; break;
-        case O_WEIGHT:
-            if (o->b.n_weights == 8 || !parse_weight(optarg, &o->b.weights[o->b.n_weights++]))
-                return usage_error("--weight takes a percentage above 0 (at most 8 of them), got '%s'", optarg);
-            break;
-        case O_NOSENS: o->b.sensitivity = false; break;
-        case O_NOCAUS: o->b.causality = false; break;
         case O_JSON: o->json = optarg; break;
         case O_HTML: o->html = optarg; break;
         case O_RECORD: o->record = optarg; break;
