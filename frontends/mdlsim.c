@@ -26,7 +26,7 @@ extern const struct mdl_machine *const mdl_machines[];
 static const char usage_text[] =
     "usage: mdlsim machines\n"
     "       mdlsim run --machine M [--roi SYMBOL] [--weight PERCENT]... [--no-sensitivity] [--json FILE]\n"
-    "                  [--record FILE] -- PROGRAM [ARGS...]\n"
+    "                  [--record FILE] [--causality-sample N] -- PROGRAM [ARGS...]\n"
     "       mdlsim replay --machine M [--roi SYMBOL --program PROGRAM] [same report options] TRACE\n"
     "       mdlsim block --machine M (FILE.s | --function NAME PROGRAM | --hex HEX | --hex-file FILE)\n"
     "                    [--iterations N] [--weight PERCENT]... [--no-sensitivity] [--no-causality] [--json]\n";
@@ -37,7 +37,9 @@ static const char help_text[] =
     "machine names) and models every instruction it executes, or those of every call of the\n"
     "function SYMBOL (callees included) with --roi. The program keeps its input, output and exit\n"
     "status; the report goes to stderr, and as JSON to FILE with --json. --record writes the event\n"
-    "stream to FILE, which 'replay' analyses again on any machine of the same ISA.\n"
+    "stream to FILE, which 'replay' analyses again on any machine of the same ISA. Causality\n"
+    "(the critical path) is sampled: on for one period of twice the ROB's worth of instructions in\n"
+    "N (--causality-sample N, default 8; 1 follows every instruction).\n"
     "block: predicts the steady-state cycles per iteration of a basic block repeated back to back,\n"
     "the bottleneck (each resource accelerated in turn: the speed-up is the bound of the gain),\n"
     "the instructions on the critical path, and a per-instruction resource table.\n"
@@ -393,22 +395,24 @@ static int cmd_block(int argc, char **argv)
 
 struct run_cli {
     struct block_opts b;            /* machine, weights, sensitivity, causality */
+    unsigned sample;
     const char *roi, *json, *record, *html, *program, *trace;
     char **argv;                    /* PROGRAM ARGS... */
 };
 
 static int parse_run_opts(int argc, char **argv, struct run_cli *o, bool replay)
 {
-    enum { O_ROI = O_FIRST_OWN, O_JSON, O_HTML, O_RECORD, O_PROGRAM };
+    enum { O_ROI = O_FIRST_OWN, O_JSON, O_HTML, O_RECORD, O_PROGRAM, O_SAMPLE };
     static const struct option longopts[] = {
         { "machine", required_argument, NULL, O_MACHINE }, { "roi", required_argument, NULL, O_ROI },
         { "weight", required_argument, NULL, O_WEIGHT }, { "no-sensitivity", no_argument, NULL, O_NOSENS },
         { "no-causality", no_argument, NULL, O_NOCAUS }, { "json", required_argument, NULL, O_JSON },
         { "html", required_argument, NULL, O_HTML }, { "record", required_argument, NULL, O_RECORD },
         { "program", required_argument, NULL, O_PROGRAM }, { "help", no_argument, NULL, 'h' },
+        { "causality-sample", required_argument, NULL, O_SAMPLE },
         { NULL, 0, NULL, 0 },
     };
-    *o = (struct run_cli){ .b = { .iterations = 2, .sensitivity = true, .causality = true } };
+    *o = (struct run_cli){ .b = { .iterations = 2, .sensitivity = true, .causality = true }, .sample = 8 };
     int c;
     optind = 1;
     opterr = 0;
@@ -423,6 +427,10 @@ static int parse_run_opts(int argc, char **argv, struct run_cli *o, bool replay)
         case O_HTML: o->html = optarg; break;
         case O_RECORD: o->record = optarg; break;
         case O_PROGRAM: o->program = optarg; break;
+        case O_SAMPLE:
+            if (!parse_uint(optarg, 1, 1000000, &o->sample))
+                return usage_error("--causality-sample needs a whole number from 1 to 1000000, got '%s'", optarg);
+            break;
         case 'h': printf("%s%s", usage_text, help_text); return 0;
         case ':': return usage_error("option '%s' needs an argument", argv[optind - 1]);
         default: return usage_error("unknown option '%s'", argv[optind - 1]);
@@ -547,7 +555,8 @@ static int cmd_run(int argc, char **argv)
     }
     struct session s = { .o = &o.b };
     build_lanes(&s);
-    struct run_opts ro = { .m = o.b.m, .lanes = s.lanes, .n_lanes = s.n_lanes, .causality = o.b.causality };
+    struct run_opts ro = { .m = o.b.m, .lanes = s.lanes, .n_lanes = s.n_lanes, .causality = o.b.causality,
+                           .causality_sample = o.sample };
     if (!resolve_roi(&o, &ro, err, sizeof err)) {
         fprintf(stderr, "mdlsim: error: %s\n", err);
         return 1;
@@ -604,7 +613,8 @@ static int cmd_replay(int argc, char **argv)
     char err[1024];
     struct session s = { .o = &o.b };
     build_lanes(&s);
-    struct run_opts ro = { .m = o.b.m, .lanes = s.lanes, .n_lanes = s.n_lanes, .causality = o.b.causality };
+    struct run_opts ro = { .m = o.b.m, .lanes = s.lanes, .n_lanes = s.n_lanes, .causality = o.b.causality,
+                           .causality_sample = o.sample };
     if (o.program && !resolve_roi(&o, &ro, err, sizeof err)) {
         fprintf(stderr, "mdlsim: error: %s\n", err);
         return 1;

@@ -35,8 +35,11 @@ struct rt_model {
     unsigned data[8], n_data;       /* indices in m->caches of the data-side levels, in order */
     struct ring rob_ring, lb_ring, sb_ring;
     struct shadow mem;
-    /* causality, baseline lane only */
+    /* causality, baseline lane only; sampled: on for a period, then off for (one_in - 1) periods */
     struct taint *tn;
+    struct taint *tn_on;            /* tn while sampling, NULL otherwise */
+    uint64_t phase_left, skipped;
+    unsigned one_in;
     uint64_t *crit, *seen;          /* [n_static] */
     uint32_t n_static;
 };
@@ -184,6 +187,8 @@ struct rt_model *rt_model_new(const struct mdl_machine *m, const struct rt_lane_
     if (causality)
         md->tn = taint_new(2 * md->rob[0], m->n_resources, m->n_caches, RT_REG_COUNT, md->rob_ring.cap,
                            md->lb_ring.cap, md->sb_ring.cap);
+    md->tn_on = md->tn;
+    md->one_in = 1;
     return md;
 }
 
@@ -431,7 +436,7 @@ static double lane_retire(struct rt_model *md, const struct step *s, unsigned l,
 
 static double step_lane(struct rt_model *md, const struct step *s, unsigned l)
 {
-    struct taint *tn = l == 0 ? md->tn : NULL;
+    struct taint *tn = l == 0 ? md->tn_on : NULL;
     double disp = lane_dispatch(md, s, l, tn);
     double t = disp;
     if (tn)
@@ -452,6 +457,36 @@ static double step_lane(struct rt_model *md, const struct step *s, unsigned l)
     if (s->mispredicted)
         constrain(tn, TN_FRONTEND, &md->fe_t[l], t_end + md->penalty[l], TN_INSN);
     return lane_retire(md, s, l, tn, t_end);
+}
+
+/* Sampled causality: a period is two windows (one to fill the taint sets, one whose
+ * instructions are counted as they leave). Turning it back on first forgets the instructions
+ * skipped meanwhile, so no set names one of them. */
+static void sample_phase(struct rt_model *md)
+{
+    if (!md->tn || md->one_in <= 1)
+        return;
+    if (md->phase_left == 0) {
+        uint64_t period = 2ull * taint_window(md->tn);
+        if (md->tn_on) {
+            md->tn_on = NULL;
+            md->phase_left = period * (md->one_in - 1);
+        } else {
+            taint_skip(md->tn, md->skipped);
+            md->skipped = 0;
+            md->tn_on = md->tn;
+            md->phase_left = period;
+        }
+    }
+    md->phase_left--;
+    if (!md->tn_on)
+        md->skipped++;
+}
+
+void rt_model_sample_causality(struct rt_model *md, unsigned one_in)
+{
+    md->one_in = one_in ? one_in : 1;
+    md->phase_left = md->tn ? 2ull * taint_window(md->tn) : 0;
 }
 
 /* Dynamic streams discover static instructions as they run. */
@@ -482,11 +517,12 @@ void rt_model_step(struct rt_model *md, const struct rt_insn *in, uint32_t sidx,
     }
     step_latencies(&s);
     s.extra_lat = level_extra(md, &s);
-    if (md->tn && sidx >= md->n_static)
+    sample_phase(md);
+    if (md->tn_on && sidx >= md->n_static)
         grow_static(md, sidx + 1);
-    if (md->tn) {
+    if (md->tn_on) {
         bool critical;
-        uint32_t old = taint_enter(md->tn, sidx, &critical);
+        uint32_t old = taint_enter(md->tn_on, sidx, &critical);
         if (old < md->n_static) {
             md->seen[old]++;
             md->crit[old] += critical;
@@ -496,18 +532,18 @@ void rt_model_step(struct rt_model *md, const struct rt_insn *in, uint32_t sidx,
     for (unsigned l = 0; l < md->active; l++)
         retire[l] = step_lane(md, &s, l);
 
-    if (md->tn)
+    if (md->tn_on)
         for (uint32_t k = 0; k < s.uops; k++)
-            taint_copy(md->tn, taint_rob(md->tn, md->rob_ring.pos + k), TN_RETIRED);
+            taint_copy(md->tn_on, taint_rob(md->tn_on, md->rob_ring.pos + k), TN_RETIRED);
     ring_push(&md->rob_ring, s.uops, retire, md->L, md->active);
     if (s.loads) {
-        if (md->tn)
-            taint_copy(md->tn, taint_lb(md->tn, md->lb_ring.pos), TN_RETIRED);
+        if (md->tn_on)
+            taint_copy(md->tn_on, taint_lb(md->tn_on, md->lb_ring.pos), TN_RETIRED);
         ring_push(&md->lb_ring, 1, retire, md->L, md->active);
     }
     if (s.stores) {
-        if (md->tn)
-            taint_copy(md->tn, taint_sb(md->tn, md->sb_ring.pos), TN_RETIRED);
+        if (md->tn_on)
+            taint_copy(md->tn_on, taint_sb(md->tn_on, md->sb_ring.pos), TN_RETIRED);
         ring_push(&md->sb_ring, 1, retire, md->L, md->active);
     }
 }

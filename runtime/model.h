@@ -56,6 +56,8 @@ double rt_model_async_bound(const struct rt_model *md, unsigned lane);
 /* Causality: how often static instruction SIDX was on the path that set dispatch times, and
  * how many of its instances left the taint window. */
 uint64_t rt_model_critical(const struct rt_model *md, uint32_t sidx, uint64_t *seen);
+/* Causality on one period in ONE_IN (a period: twice the window), for long runs; 1: always. */
+void rt_model_sample_causality(struct rt_model *md, unsigned one_in);
 /* Dynamic instructions that must pass before causality counts one (0 without causality). */
 uint32_t rt_model_causal_window(const struct rt_model *md);
 const char *rt_knob_name(enum rt_knob k);

@@ -38,6 +38,8 @@ void taint_add_current(struct taint *tn, unsigned s);
 uint32_t taint_enter(struct taint *tn, uint32_t sidx, bool *critical);
 /* Instructions a dynamic instruction stays in the window before it is counted. */
 uint32_t taint_window(const struct taint *tn);
+/* N instructions passed without taints: every set and slot from before is forgotten. */
+void taint_skip(struct taint *tn, uint64_t n);
 /* Sequence number of the current instruction (1 for the first). */
 uint64_t taint_seq(const struct taint *tn);
 

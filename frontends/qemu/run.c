@@ -78,6 +78,7 @@ struct run *run_new(const struct run_opts *o, char *err, size_t errlen)
         run_free(r);
         return NULL;
     }
+    rt_model_sample_causality(r->md, o->causality_sample);
     return r;
 }
 

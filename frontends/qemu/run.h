@@ -16,6 +16,7 @@ struct run_opts {
     const struct rt_lane_cfg *lanes;
     unsigned n_lanes;
     bool causality;
+    unsigned causality_sample;      /* causality on one period in this many (1: always) */
     FILE *record;                   /* copy of the stream (with its header), or NULL */
 };
 
