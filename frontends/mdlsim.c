@@ -26,7 +26,7 @@ extern const struct mdl_machine *const mdl_machines[];
 static const char usage_text[] =
     "usage: mdlsim machines\n"
     "       mdlsim run --machine M [--roi SYMBOL] [--weight PERCENT]... [--no-sensitivity] [--json FILE]\n"
-    "                  [--record FILE] [--causality-sample N] -- PROGRAM [ARGS...]\n"
+    "                  [--html FILE] [--record FILE] [--causality-sample N] -- PROGRAM [ARGS...]\n"
     "       mdlsim replay --machine M [--roi SYMBOL --program PROGRAM] [same report options] TRACE\n"
     "       mdlsim block --machine M (FILE.s | --function NAME PROGRAM | --hex HEX | --hex-file FILE)\n"
     "                    [--iterations N] [--weight PERCENT]... [--no-sensitivity] [--no-causality] [--json]\n";
@@ -36,7 +36,8 @@ static const char help_text[] =
     "run: runs PROGRAM under QEMU user mode (qemu-x86_64 or qemu-aarch64, with the CPU model the\n"
     "machine names) and models every instruction it executes, or those of every call of the\n"
     "function SYMBOL (callees included) with --roi. The program keeps its input, output and exit\n"
-    "status; the report goes to stderr, and as JSON to FILE with --json. --record writes the event\n"
+    "status; the report goes to stderr, as JSON to FILE with --json, as a self-contained HTML page\n"
+    "(sensitivity bars, instruction heat map) with --html. --record writes the event\n"
     "stream to FILE, which 'replay' analyses again on any machine of the same ISA. Causality\n"
     "(the critical path) is sampled: on for one period of twice the ROB's worth of instructions in\n"
     "N (--causality-sample N, default 8; 1 follows every instruction).\n"
@@ -438,8 +439,6 @@ static int parse_run_opts(int argc, char **argv, struct run_cli *o, bool replay)
     }
     if (!o->b.m)
         return usage_error("%s", "--machine is required");
-    if (o->html)
-        return usage_error("%s", "--html is not available yet: use --json FILE");
     if (replay) {
         if (optind != argc - 1)
             return usage_error("%s", "replay takes exactly one TRACE file");
@@ -535,7 +534,8 @@ static int finish_report(struct run *r, const struct run_cli *o)
 {
     char err[512];
     run_report_text(r, stderr);
-    if (o->json && !run_report_json(r, o->json, err, sizeof err)) {
+    if ((o->json && !run_report_json(r, o->json, err, sizeof err)) ||
+        (o->html && !run_report_html(r, o->html, err, sizeof err))) {
         fprintf(stderr, "mdlsim: error: %s\n", err);
         return 1;
     }

@@ -307,3 +307,21 @@ Test(mdlsim_run, refuses_missing_foreign_and_multithreaded_programs_with_a_messa
     cr_expect_neq(access("/tmp/mdlsim-test-threads.json", F_OK), 0, "no report left behind");
     free(r.out);
 }
+
+Test(mdlsim_run, writes_a_self_contained_html_report)
+{
+    struct run r = mdlsim("run --machine skylake --roi kernel_exact --html /tmp/mdlsim-test.html "
+                          "-- ../build/programs/exact.x86 100");
+    cr_assert_eq(r.status, 0, "%s", r.out);
+    free(r.out);
+    FILE *fp = fopen("/tmp/mdlsim-test.html", "r");
+    cr_assert(fp, "no HTML report");
+    char buf[65536];
+    size_t n = fread(buf, 1, sizeof buf - 1, fp);
+    buf[n] = '\0';
+    fclose(fp);
+    remove("/tmp/mdlsim-test.html");
+    cr_expect(strstr(buf, "<!DOCTYPE html>") && strstr(buf, "kernel_exact") && strstr(buf, "add rax, 3"),
+              "%.400s", buf);
+    cr_expect_null(strstr(buf, "<script src"), "self-contained: nothing loaded from elsewhere");
+}

@@ -470,3 +470,119 @@ bool run_report_json(const struct run *r, const char *path, char *err, size_t er
     json_decref(o);
     return ok;
 }
+
+/* ---- HTML ------------------------------------------------------------------------------------- */
+
+static void html_text(FILE *out, const char *s)
+{
+    for (; *s; s++) {
+        if (*s == '<')
+            fputs("&lt;", out);
+        else if (*s == '>')
+            fputs("&gt;", out);
+        else if (*s == '&')
+            fputs("&amp;", out);
+        else if (*s == '"')
+            fputs("&quot;", out);
+        else
+            fputc(*s, out);
+    }
+}
+
+static void html_head(const struct run *r, FILE *out)
+{
+    double c = cycles(r, 0);
+    fputs("<!DOCTYPE html><html><head><meta charset=\"utf-8\"><title>mdlsim report</title><style>"
+          "body{font:14px sans-serif;margin:2em}table{border-collapse:collapse}td,th{padding:2px 8px;"
+          "text-align:right}td.l,th.l{text-align:left;font-family:monospace}.bar{background:#c33;height:12px}"
+          "</style></head><body>\n", out);
+    fprintf(out, "<h1>mdlsim: %s, ", r->o.m->name);
+    html_text(out, r->o.roi_name ? r->o.roi_name : "whole run");
+    fprintf(out, "</h1>\n<p>%llu instructions, %.0f cycles, IPC %.2f</p>\n", (unsigned long long)r->in_roi, c,
+            c > 0 ? r->in_roi / c : 0);
+}
+
+/* Bars scaled to the bound: a resource whose acceleration gives the whole weight is full. */
+static void html_sensitivity(const struct run *r, FILE *out)
+{
+    struct ranked rk[RT_MAX_LANES];
+    size_t n = ranked_lanes(r, rk);
+    char name[96];
+    fputs("<h2>Sensitivity</h2><table><tr><th class=l>resource</th><th>speed-up</th><th class=l></th></tr>\n",
+          out);
+    for (size_t i = 0; i < n; i++) {
+        double w = r->o.lanes[rk[i].i].weight, frac = w > 1 ? (rk[i].v - 1) / (w - 1) : 0;
+        fprintf(out, "<tr><td class=l>%s</td><td>%.3fx</td><td class=l><div class=bar style=\"width:%.0fpx\">"
+                     "</div></td></tr>\n", lane_label(r, (unsigned)rk[i].i, name, sizeof name), rk[i].v,
+                frac > 0 ? 300 * (frac < 1 ? frac : 1) : 0);
+    }
+    fputs("</table>\n", out);
+}
+
+static int by_count(const void *a, const void *b)
+{
+    const struct ranked *x = a, *y = b;
+    return x->v < y->v ? 1 : x->v > y->v ? -1 : 0;
+}
+
+/* The hottest instructions, each row shaded by its share of the critical path. */
+static void html_heat(const struct run *r, FILE *out)
+{
+    struct ranked *rk = calloc(r->n_s + 1, sizeof *rk);
+    size_t n = 0;
+    for (size_t i = 0; i < r->n_s; i++)
+        if (r->s[i].count)
+            rk[n++] = (struct ranked){ i, (double)r->s[i].count };
+    qsort(rk, n, sizeof *rk, by_count);
+    fputs("<h2>Instructions (hottest first; red: on the critical path)</h2><table><tr><th>pc</th>"
+          "<th class=l>instruction</th><th>executions</th><th>critical</th></tr>\n", out);
+    for (size_t k = 0; k < n && k < 300; k++) {
+        const struct sinsn *s = &r->s[rk[k].i];
+        double share = share_of(r, rk[k].i);
+        fprintf(out, "<tr style=\"background:hsl(0,80%%,%.0f%%)\"><td>%#llx</td><td class=l>", 100 - 45 * share,
+                (unsigned long long)s->in.pc);
+        html_text(out, s->in.disasm);
+        fprintf(out, "%s</td><td>%llu</td><td>%.0f%%</td></tr>\n", s->in.unknown ? " (class default)" : "",
+                (unsigned long long)s->count, 100 * share);
+    }
+    fputs("</table>\n", out);
+    free(rk);
+}
+
+static void html_memory(const struct run *r, FILE *out)
+{
+    fputs("<h2>Caches and branches</h2><table><tr><th class=l>level</th><th>accesses</th><th>hits</th></tr>\n",
+          out);
+    for (unsigned k = 0; k < cache_levels(r->caches); k++) {
+        uint64_t acc, hits;
+        cache_stats(r->caches, k, &acc, &hits);
+        fprintf(out, "<tr><td class=l>%s</td><td>%llu</td><td>%.1f%%</td></tr>\n", cache_level(r->caches, k)->name,
+                (unsigned long long)acc, acc ? 100.0 * hits / acc : 0);
+    }
+    uint64_t br, miss;
+    bp_stats(r->bp, &br, &miss);
+    fprintf(out, "</table><p>%llu branches, %.2f%% mispredicted</p>\n", (unsigned long long)br,
+            br ? 100.0 * miss / br : 0);
+}
+
+bool run_report_html(const struct run *r, const char *path, char *err, size_t errlen)
+{
+    char tmp[4096];
+    snprintf(tmp, sizeof tmp, "%s.tmp%ld", path, (long)getpid());
+    FILE *out = fopen(tmp, "w");
+    if (!out) {
+        snprintf(err, errlen, "cannot write '%s': %s", path, strerror(errno));
+        return false;
+    }
+    html_head(r, out);
+    html_sensitivity(r, out);
+    html_heat(r, out);
+    html_memory(r, out);
+    fputs("</body></html>\n", out);
+    bool ok = fclose(out) == 0 && rename(tmp, path) == 0;
+    if (!ok) {
+        snprintf(err, errlen, "cannot write '%s': %s", path, strerror(errno));
+        unlink(tmp);
+    }
+    return ok;
+}

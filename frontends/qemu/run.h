@@ -34,6 +34,9 @@ void run_report_text(const struct run *r, FILE *out);
 /* Writes the JSON report to PATH atomically. */
 bool run_report_json(const struct run *r, const char *path, char *err, size_t errlen);
 
+/* Writes a self-contained HTML report (sensitivity bars, instruction heat map) to PATH. */
+bool run_report_html(const struct run *r, const char *path, char *err, size_t errlen);
+
 /* Trace files: an 8-byte magic, the ISA, then the stream as the plugin wrote it. */
 bool run_write_trace_header(FILE *fp, enum mdl_isa isa);
 /* Checks the header on FD; false with ERR when it is not a trace or of another ISA. */
