@@ -459,6 +459,150 @@ static double step_lane(struct rt_model *md, const struct step *s, unsigned l)
     return lane_retire(md, s, l, tn, t_end);
 }
 
+/* ---- the lanes without taints, phase by phase ---------------------------------------------- */
+
+/* Lanes [a, b) take the same steps as step_lane, but each phase runs over all of them at
+ * once: one lookup of a register, resource or memory word serves every lane, and the loops
+ * over contiguous lane arrays vectorise. Must stay equivalent to step_lane without taints. */
+static void plain_dispatch(struct rt_model *md, const struct step *s, unsigned a, unsigned b, double *d)
+{
+    unsigned L = md->L;
+    for (unsigned l = a; l < b; l++) {
+        double x = md->disp_t[l], c;
+        uint64_t pos;
+        if (ring_wait(&md->rob_ring, s->uops, md->rob[l], L, l, &c, &pos) && c > x)
+            x = c;
+        if (s->loads && ring_wait(&md->lb_ring, 1, md->lb[l], L, l, &c, &pos) && c > x)
+            x = c;
+        if (s->stores && ring_wait(&md->sb_ring, 1, md->sb[l], L, l, &c, &pos) && c > x)
+            x = c;
+        if (md->fe_t[l] <= x)
+            md->fe_t[l] = x;
+        else
+            x = md->fe_t[l];
+        md->fe_t[l] += s->t->uops_fused * md->fe_cost[l];
+        md->disp_t[l] = x;
+        d[l] = x;
+    }
+}
+
+static void plain_regs(const struct rt_model *md, const uint8_t *regs, unsigned n, unsigned a, unsigned b,
+                       double *t)
+{
+    for (unsigned k = 0; k < n; k++) {
+        const double *r = &md->reg_t[(size_t)regs[k] * md->L];
+        for (unsigned l = a; l < b; l++)
+            t[l] = r[l] > t[l] ? r[l] : t[l];
+    }
+}
+
+static void plain_cache(struct rt_model *md, const struct step *s, unsigned a, unsigned b, const double *d,
+                        double *t)
+{
+    const struct mdl_machine *m = md->m;
+    for (unsigned i = 0; i < s->in->n_mem; i++) {
+        if (!s->in->mem[i].load && !s->in->mem[i].store)
+            continue;
+        unsigned hit = s->levels ? s->levels[i] : 0;
+        for (unsigned j = 0; j <= hit && j < md->n_data; j++) {
+            const struct mdl_cache *c = &m->caches[md->data[j]];
+            if (c->bandwidth <= 0)
+                continue;
+            double *ct = &md->cache_t[md->data[j] * md->L];
+            const double *scale = &md->cache_scale[md->data[j] * md->L];
+            double cost = (j == 0 ? (s->in->mem[i].size ? s->in->mem[i].size : 8) : c->line) / c->bandwidth;
+            for (unsigned l = a; l < b; l++) {
+                t[l] = ct[l] > t[l] ? ct[l] : t[l];
+                ct[l] = (ct[l] > d[l] ? ct[l] : d[l]) + cost * scale[l];
+            }
+        }
+    }
+}
+
+static void plain_load(struct rt_model *md, const struct step *s, unsigned a, unsigned b, const double *d,
+                       double *t)
+{
+    double ld[RT_MAX_LANES];
+    memcpy(ld + a, d + a, (b - a) * sizeof *ld);
+    plain_cache(md, s, a, b, d, ld);
+    plain_regs(md, s->in->addr, s->in->n_addr, a, b, ld);
+    for (unsigned i = 0; i < s->in->n_mem; i++) {
+        if (!s->in->mem[i].load)
+            continue;
+        uint64_t first = s->addr[i] >> 3, last = (s->addr[i] + (s->in->mem[i].size ? s->in->mem[i].size : 1) - 1) >> 3;
+        for (uint64_t w = first; w <= last; w++) {
+            const double *st = shadow_word(&md->mem, w);
+            for (unsigned l = a; st && l < b; l++)
+                ld[l] = st[l] > ld[l] ? st[l] : ld[l];
+        }
+    }
+    for (unsigned l = a; l < b; l++) {
+        double x = ld[l] + s->load_lat * md->lat_scale[l] +
+                   (md->lat_scale[l] > 0 ? s->extra_lat * md->mem_scale[l] : 0);
+        t[l] = x > t[l] ? x : t[l];
+    }
+}
+
+static void plain_resources(struct rt_model *md, const struct step *s, unsigned a, unsigned b, const double *d,
+                            double *t)
+{
+    const struct mdl_machine *m = md->m;
+    const struct mdl_use *u = &m->uses[s->t->use_first];
+    for (unsigned k = 0; k < s->t->use_count; k++) {
+        double *rt = &md->res_t[(size_t)u[k].resource * md->L];
+        const double *scale = &md->res_scale[(size_t)u[k].resource * md->L];
+        for (unsigned l = a; l < b; l++) {
+            t[l] = rt[l] > t[l] ? rt[l] : t[l];
+            rt[l] = (rt[l] > d[l] ? rt[l] : d[l]) + u[k].cost * scale[l];
+        }
+    }
+    const struct mdl_async_use *as = &m->async_uses[s->t->async_first];
+    for (unsigned k = 0; k < s->t->async_count; k++)
+        for (unsigned l = a; l < b; l++)
+            md->async_total[(size_t)as[k].resource * md->L + l] += as[k].cost;
+}
+
+static void plain_writes(struct rt_model *md, const struct step *s, unsigned a, unsigned b, const double *end)
+{
+    for (unsigned k = 0; k < s->in->n_dst; k++)
+        memcpy(&md->reg_t[(size_t)s->in->dst[k] * md->L + a], end + a, (b - a) * sizeof *end);
+    for (unsigned i = 0; i < s->in->n_mem; i++) {
+        if (!s->in->mem[i].store)
+            continue;
+        uint64_t first = s->addr[i] >> 3, last = (s->addr[i] + (s->in->mem[i].size ? s->in->mem[i].size : 1) - 1) >> 3;
+        for (uint64_t w = first; w <= last; w++)
+            memcpy(shadow_word_slot(&md->mem, w) + a, end + a, (b - a) * sizeof *end);
+    }
+}
+
+static void step_lanes_plain(struct rt_model *md, const struct step *s, unsigned a, unsigned b, double *retire)
+{
+    double d[RT_MAX_LANES], t[RT_MAX_LANES];
+    plain_dispatch(md, s, a, b, d);
+    memcpy(t + a, d + a, (b - a) * sizeof *t);
+    if (s->loads)
+        plain_load(md, s, a, b, d, t);
+    else if (s->stores)
+        plain_cache(md, s, a, b, d, t);
+    if (s->stores)
+        plain_regs(md, s->in->addr, s->in->n_addr, a, b, t);
+    plain_regs(md, s->in->src, s->in->n_src, a, b, t);
+    if (!s->in->eliminated)
+        plain_resources(md, s, a, b, d, t);
+    for (unsigned l = a; l < b; l++)
+        t[l] += s->op_lat * md->lat_scale[l];
+    plain_writes(md, s, a, b, t);
+    for (unsigned l = a; l < b; l++) {
+        if (s->mispredicted && t[l] + md->penalty[l] > md->fe_t[l])
+            md->fe_t[l] = t[l] + md->penalty[l];
+        double r = md->ret_t[l] > t[l] ? md->ret_t[l] : t[l];
+        md->ret_t[l] = r + s->uops * md->ret_cost[l];
+        md->last_ret[l] = r;
+        retire[l] = r;
+    }
+}
+
+
 /* Sampled causality: a period is two windows (one to fill the taint sets, one whose
  * instructions are counted as they leave). Turning it back on first forgets the instructions
  * skipped meanwhile, so no set names one of them. */
@@ -529,8 +673,12 @@ void rt_model_step(struct rt_model *md, const struct rt_insn *in, uint32_t sidx,
         }
     }
     double retire[RT_MAX_LANES];
-    for (unsigned l = 0; l < md->active; l++)
-        retire[l] = step_lane(md, &s, l);
+    /* The baseline lane carries the taints; the others go phase by phase together. */
+    unsigned first_plain = md->tn_on ? 1 : 0;
+    if (first_plain)
+        retire[0] = step_lane(md, &s, 0);
+    if (md->active > first_plain)
+        step_lanes_plain(md, &s, first_plain, md->active, retire);
 
     if (md->tn_on)
         for (uint32_t k = 0; k < s.uops; k++)

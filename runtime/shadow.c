@@ -128,3 +128,15 @@ void shadow_store(struct shadow *sh, uint64_t addr, unsigned size, unsigned lane
             sh->seq[e] = seq;
     }
 }
+
+const double *shadow_word(const struct shadow *sh, uint64_t w)
+{
+    uint32_t e = find(sh, w);
+    return e == UINT32_MAX ? NULL : &sh->times[(size_t)e * sh->lanes];
+}
+
+double *shadow_word_slot(struct shadow *sh, uint64_t w)
+{
+    uint32_t e = insert(sh, w);     /* may move the times array: index it afterwards */
+    return &sh->times[(size_t)e * sh->lanes];
+}

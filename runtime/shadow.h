@@ -25,4 +25,9 @@ uint64_t shadow_producer(const struct shadow *sh, uint64_t addr, unsigned size);
  * store, so keeping the later time would chain independent stores to one slot. */
 void shadow_store(struct shadow *sh, uint64_t addr, unsigned size, unsigned lane, double t, uint64_t seq);
 
+/* The lane array of word W (an 8-byte word address), or NULL when it was never written; and
+ * the one to write, created if needed. Valid until the next shadow_store or shadow_word_slot. */
+const double *shadow_word(const struct shadow *sh, uint64_t w);
+double *shadow_word_slot(struct shadow *sh, uint64_t w);
+
 #endif
