@@ -32,6 +32,8 @@ struct rt_model {
     double *reg_t;                  /* [RT_REG_COUNT][L] */
     double *async_total;            /* [n_async][L] */
     double *fe_t, *disp_t, *ret_t, *last_ret;          /* [L] */
+    double *pd_t, *dec_t, *cx_t;    /* [L]: legacy decode: fetch bytes, decoders, complex decoder */
+    bool legacy;                    /* instructions come through the legacy decoders */
     unsigned data[8], n_data;       /* indices in m->caches of the data-side levels, in order */
     struct ring rob_ring, lb_ring, sb_ring;
     struct shadow mem;
@@ -177,6 +179,9 @@ struct rt_model *rt_model_new(const struct mdl_machine *m, const struct rt_lane_
     md->disp_t = xcalloc(n, sizeof(double));
     md->ret_t = xcalloc(n, sizeof(double));
     md->last_ret = xcalloc(n, sizeof(double));
+    md->pd_t = xcalloc(n, sizeof(double));
+    md->dec_t = xcalloc(n, sizeof(double));
+    md->cx_t = xcalloc(n, sizeof(double));
     ring_init(&md->rob_ring, max_of(md->rob, n), n);
     ring_init(&md->lb_ring, max_of(md->lb, n), n);
     ring_init(&md->sb_ring, max_of(md->sb, n), n);
@@ -200,6 +205,7 @@ void rt_model_free(struct rt_model *md)
     free(md->ret_cost); free(md->penalty); free(md->mem_scale); free(md->rob); free(md->lb); free(md->sb);
     free(md->res_t); free(md->cache_t); free(md->reg_t); free(md->async_total);
     free(md->fe_t); free(md->disp_t); free(md->ret_t); free(md->last_ret);
+    free(md->pd_t); free(md->dec_t); free(md->cx_t);
     free(md->rob_ring.t); free(md->lb_ring.t); free(md->sb_ring.t);
     shadow_free(&md->mem);
     taint_free(md->tn);
@@ -286,6 +292,43 @@ static void ring_push(struct ring *r, uint32_t n, const double *t, unsigned L, u
     }
 }
 
+/* The front end's resources: issue slots (uops / issue width) and, on the legacy decode path,
+ * the fetch bytes per cycle, the decoders and the one complex decoder that multi-uop
+ * instructions need. The instruction is delivered when all of them are free. */
+static double fe_avail(const struct rt_model *md, unsigned l)
+{
+    double t = md->fe_t[l];
+    if (md->legacy) {
+        t = md->pd_t[l] > t ? md->pd_t[l] : t;
+        t = md->dec_t[l] > t ? md->dec_t[l] : t;
+        t = md->cx_t[l] > t ? md->cx_t[l] : t;
+    }
+    return t;
+}
+
+static void fe_use(double *r, double from, double cost)
+{
+    *r = (*r > from ? *r : from) + cost;
+}
+
+static void fe_advance(struct rt_model *md, const struct step *s, unsigned l, double from)
+{
+    const struct mdl_machine *m = md->m;
+    double scale = md->fe_cost[l] * (m->issue_width ? m->issue_width : 1);  /* the front-end knob */
+    fe_use(&md->fe_t[l], from, s->t->uops_fused * md->fe_cost[l]);
+    if (!md->legacy)
+        return;
+    fe_use(&md->pd_t[l], from, (double)s->in->len / m->fetch_bytes * scale);
+    fe_use(&md->dec_t[l], from, scale / m->decode_width);
+    if (s->t->uops_fused > 1 && m->complex_decoders)
+        fe_use(&md->cx_t[l], from, scale / m->complex_decoders);
+}
+
+void rt_model_legacy_decode(struct rt_model *md, bool on)
+{
+    md->legacy = on && md->m->fetch_bytes && md->m->decode_width;
+}
+
 /* Dispatch: window slots must be free, then the front end delivers the instruction
  * (Algorithm 1, lines 20-26). */
 static double lane_dispatch(struct rt_model *md, const struct step *s, unsigned l, struct taint *tn)
@@ -303,18 +346,18 @@ static double lane_dispatch(struct rt_model *md, const struct step *s, unsigned 
      * (uops / issue width) delays the next instruction, not this one. When the front end was
      * waiting for the window (a tie included), the window is the cause, not the instructions
      * the front end delivered before. */
-    if (md->fe_t[l] <= d) {
-        md->fe_t[l] = d;
+    double fa = fe_avail(md, l);
+    if (fa <= d) {
         if (tn)
             taint_copy(tn, TN_FRONTEND, TN_DISPATCH);
     } else {
-        d = md->fe_t[l];
+        d = fa;
         if (tn)
             taint_copy(tn, TN_DISPATCH, TN_FRONTEND);
     }
     if (tn)
         taint_add_current(tn, TN_FRONTEND);
-    md->fe_t[l] += s->t->uops_fused * md->fe_cost[l];
+    fe_advance(md, s, l, d);
     md->disp_t[l] = d;
     return d;
 }
@@ -476,11 +519,10 @@ static void plain_dispatch(struct rt_model *md, const struct step *s, unsigned a
             x = c;
         if (s->stores && ring_wait(&md->sb_ring, 1, md->sb[l], L, l, &c, &pos) && c > x)
             x = c;
-        if (md->fe_t[l] <= x)
-            md->fe_t[l] = x;
-        else
-            x = md->fe_t[l];
-        md->fe_t[l] += s->t->uops_fused * md->fe_cost[l];
+        double fa = fe_avail(md, l);
+        if (fa > x)
+            x = fa;
+        fe_advance(md, s, l, x);
         md->disp_t[l] = x;
         d[l] = x;
     }

@@ -79,6 +79,8 @@ struct run *run_new(const struct run_opts *o, char *err, size_t errlen)
         return NULL;
     }
     rt_model_sample_causality(r->md, o->causality_sample);
+    /* Hot loops of a running program come from the uop cache where the core has one. */
+    rt_model_legacy_decode(r->md, o->m->uop_cache_width == 0);
     return r;
 }
 

@@ -144,6 +144,9 @@ bool block_run(const struct block *b, const struct mdl_machine *m, const struct 
     struct rt_model *md = rt_model_new(m, lanes, n_lanes, causality, (unsigned)b->n_orig, err, errlen);
     if (!md)
         return false;
+    /* A block repeated back to back is straight-line code much larger than a uop cache (the
+     * convention of BHive's measurements): it comes through the legacy decoders. */
+    rt_model_legacy_decode(md, true);
     /* Causality counts an instruction when it leaves a window of twice the ROB: after the
      * lanes have settled, the baseline lane alone goes on until the window is full and each
      * instruction of the block has left it a few times. */
