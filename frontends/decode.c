@@ -818,6 +818,20 @@ static uint8_t x86_class(const cs_insn *ci, const struct x86_ctx *c, const struc
     return in_list(base, alu) ? MDL_CLASS_INT_ALU : MDL_CLASS_GENERIC;
 }
 
+/* An operand-size prefix that shortens an immediate to 16 bits changes the instruction's
+ * length as the predecoder first guessed it. Only opcodes that encode a full-size immediate
+ * qualify (not the sign-extended imm8 forms); MOV r16, imm16 (B8+r) is exempt. */
+static bool x86_lcp(const cs_insn *ci)
+{
+    const cs_x86 *x = &ci->detail->x86;
+    unsigned op = x->opcode[0];
+    if (x->prefix[2] != 0x66 || x->opcode[1] != 0)
+        return false;
+    bool alu_acc = op <= 0x3d && (op & 7) == 5;         /* ADD/OR/ADC/SBB/AND/SUB/XOR/CMP AX, imm16 */
+    bool test_rm = op == 0xf7 && ((x->modrm >> 3) & 7) == 0;
+    return alu_acc || test_rm || op == 0x81 || op == 0x69 || op == 0xc7 || op == 0xa9 || op == 0x68;
+}
+
 static void x86_fill(const struct dec *d, const cs_insn *ci, struct rt_insn *o)
 {
     struct x86_ctx c;
@@ -830,6 +844,7 @@ static void x86_fill(const struct dec *d, const cs_insn *ci, struct rt_insn *o)
     x86_scalar_merge(d, &ci->detail->x86, &c, o);
     o->branch = x86_branch(ci, &c);
     o->cls = x86_class(ci, &c, o);
+    o->lcp = x86_lcp(ci);
 }
 
 /* ==== AArch64 =================================================================================== */

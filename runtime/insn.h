@@ -47,6 +47,8 @@ struct rt_insn {
     uint8_t cls;                /* enum mdl_class from the decoder's view of the instruction */
     bool unknown;               /* no form matched: modelled by the class default */
     bool eliminated;            /* a `replace ... with nop` rule applied: no execution uop */
+    bool lcp;                   /* x86 length-changing prefix (0x66 with a 16-bit immediate):
+                                   the legacy predecoder stalls on it */
     uint32_t tmpl;              /* template index in the machine */
     uint8_t n_src, n_dst, n_addr, n_mem, n_ops;
     uint8_t src[RT_MAX_SRC];    /* registers read as data (address registers are in addr) */

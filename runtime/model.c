@@ -318,7 +318,9 @@ static void fe_advance(struct rt_model *md, const struct step *s, unsigned l, do
     fe_use(&md->fe_t[l], from, s->t->uops_fused * md->fe_cost[l]);
     if (!md->legacy)
         return;
-    fe_use(&md->pd_t[l], from, (double)s->in->len / m->fetch_bytes * scale);
+    /* A length-changing prefix costs the predecoder about three cycles (Intel's optimization
+     * manual, "Length-Changing Prefixes"). */
+    fe_use(&md->pd_t[l], from, ((double)s->in->len / m->fetch_bytes + (s->in->lcp ? 3 : 0)) * scale);
     fe_use(&md->dec_t[l], from, scale / m->decode_width);
     if (s->t->uops_fused > 1 && m->complex_decoders)
         fe_use(&md->cx_t[l], from, scale / m->complex_decoders);

@@ -483,3 +483,11 @@ Test(decode, cmpxchg_reads_and_writes_memory_and_the_accumulator)
     cr_assert(in.mem[0].load && in.mem[0].store);
     cr_assert(has(in.src, in.n_src, RAX) && has(in.dst, in.n_dst, RAX));
 }
+
+Test(decode, flags_a_length_changing_prefix_only_on_full_16_bit_immediates)
+{
+    cr_expect(decode_x86("6681fa6a04").lcp, "cmp dx, 0x46a: imm16 after 0x66");
+    cr_expect(!decode_x86("6683fa04").lcp, "cmp dx, 4: a sign-extended imm8 changes no length");
+    cr_expect(!decode_x86("66b83412").lcp, "mov ax, imm16 is exempt");
+    cr_expect(!decode_x86("4881fa6a040000").lcp, "no operand-size prefix");
+}
