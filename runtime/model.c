@@ -230,12 +230,18 @@ struct step {
 
 /* A load form's latency range spans its load: uops.info's [1;6] for `add r64, m64` is 1 from
  * the register operand and 6 from the address. A pure load or store has no operation after it. */
-static void step_latencies(struct step *s)
+static void step_latencies(const struct rt_model *md, struct step *s)
 {
     const struct mdl_template *t = s->t;
     bool data_regs = s->in->n_src > 0;
     if (s->in->eliminated) {
         s->op_lat = s->load_lat = 0;
+    } else if (s->loads && s->stores && md->n_data) {
+        /* Read-modify-write: uops.info's upper latency runs memory to memory through the next
+         * store-to-load forward, which shadow memory already chains; the load here is a first
+         * level hit plus the forwarding cycle, then the operation. */
+        s->op_lat = t->latency_min > 1 ? t->latency_min : 1;
+        s->load_lat = md->m->caches[md->data[0]].latency + 1;
     } else if (s->loads) {
         s->op_lat = data_regs && t->latency_max > t->latency_min ? t->latency_min : 0;
         s->load_lat = t->latency_max - s->op_lat;
@@ -703,7 +709,7 @@ void rt_model_step(struct rt_model *md, const struct rt_insn *in, uint32_t sidx,
         s.loads |= in->mem[i].load;
         s.stores |= in->mem[i].store;
     }
-    step_latencies(&s);
+    step_latencies(md, &s);
     s.extra_lat = level_extra(md, &s);
     sample_phase(md);
     if (md->tn_on && sidx >= md->n_static)
