@@ -33,6 +33,7 @@ struct rt_model {
     double *async_total;            /* [n_async][L] */
     double *fe_t, *disp_t, *ret_t, *last_ret;          /* [L] */
     double *pd_t, *dec_t, *cx_t;    /* [L]: legacy decode: fetch bytes, decoders, complex decoder */
+    double *ser_t, *ser_scale;      /* [L]: the measured-throughput bound of microcoded forms */
     bool legacy;                    /* instructions come through the legacy decoders */
     unsigned data[8], n_data;       /* indices in m->caches of the data-side levels, in order */
     struct ring rob_ring, lb_ring, sb_ring;
@@ -180,6 +181,10 @@ struct rt_model *rt_model_new(const struct mdl_machine *m, const struct rt_lane_
     md->ret_t = xcalloc(n, sizeof(double));
     md->last_ret = xcalloc(n, sizeof(double));
     md->pd_t = xcalloc(n, sizeof(double));
+    md->ser_t = xcalloc(n, sizeof(double));
+    md->ser_scale = xcalloc(n, sizeof(double));
+    for (unsigned l = 0; l < n; l++)
+        md->ser_scale[l] = lane_has(&lanes[l], RT_KNOB_ALL_RESOURCES) ? 0 : 1;
     md->dec_t = xcalloc(n, sizeof(double));
     md->cx_t = xcalloc(n, sizeof(double));
     ring_init(&md->rob_ring, max_of(md->rob, n), n);
@@ -190,7 +195,7 @@ struct rt_model *rt_model_new(const struct mdl_machine *m, const struct rt_lane_
     md->crit = xcalloc(n_static, sizeof(uint64_t));
     md->seen = xcalloc(n_static, sizeof(uint64_t));
     if (causality)
-        md->tn = taint_new(2 * md->rob[0], m->n_resources, m->n_caches, RT_REG_COUNT, md->rob_ring.cap,
+        md->tn = taint_new(2 * md->rob[0], m->n_resources + 1u, m->n_caches, RT_REG_COUNT, md->rob_ring.cap,
                            md->lb_ring.cap, md->sb_ring.cap);
     md->tn_on = md->tn;
     md->one_in = 1;
@@ -205,7 +210,7 @@ void rt_model_free(struct rt_model *md)
     free(md->ret_cost); free(md->penalty); free(md->mem_scale); free(md->rob); free(md->lb); free(md->sb);
     free(md->res_t); free(md->cache_t); free(md->reg_t); free(md->async_total);
     free(md->fe_t); free(md->disp_t); free(md->ret_t); free(md->last_ret);
-    free(md->pd_t); free(md->dec_t); free(md->cx_t);
+    free(md->pd_t); free(md->dec_t); free(md->cx_t); free(md->ser_t); free(md->ser_scale);
     free(md->rob_ring.t); free(md->lb_ring.t); free(md->sb_ring.t);
     shadow_free(&md->mem);
     taint_free(md->tn);
@@ -224,6 +229,7 @@ struct step {
     double op_lat, load_lat;        /* execution after the operands; load-to-use of its load */
     const uint64_t *addr;
     const uint8_t *levels;          /* serving cache level of each access; NULL: the first */
+    double serial;                  /* measured inverse throughput beyond what its ports explain */
     double extra_lat;               /* load-to-use beyond the first level */
     bool mispredicted;
 };
@@ -251,6 +257,18 @@ static void step_latencies(const struct rt_model *md, struct step *s)
         s->op_lat = t->latency_max;
         s->load_lat = 0;
     }
+}
+
+/* Microcoded and serialising forms (lock, fences, dividers) are measured much slower than
+ * their port mapping allows; their measured inverse throughput becomes one more resource,
+ * shared by all such forms. Ordinary forms (within a factor 1.5 of their ports) pay nothing. */
+static double serial_cost(const struct mdl_machine *m, const struct mdl_template *t)
+{
+    double most = 0;
+    for (unsigned k = 0; k < t->use_count; k++)
+        if (m->uses[t->use_first + k].cost > most)
+            most = m->uses[t->use_first + k].cost;
+    return t->tp >= 2 && t->tp > 1.5 * most ? t->tp : 0;
 }
 
 /* Taint bookkeeping happens in the baseline lane only; elsewhere these are plain max/advance. */
@@ -444,6 +462,12 @@ static void lane_memory(struct rt_model *md, const struct step *s, unsigned l, s
 static void lane_resources(struct rt_model *md, const struct step *s, unsigned l, struct taint *tn, double disp,
                            double *t)
 {
+    if (s->serial > 0) {
+        unsigned set = res_set(tn, md->m->n_resources);
+        constrain(tn, TN_INSN, t, md->ser_t[l], set);
+        used(tn, set, &md->ser_t[l], disp);
+        md->ser_t[l] += s->serial * md->ser_scale[l];
+    }
     const struct mdl_machine *m = md->m;
     const struct mdl_use *u = &m->uses[s->t->use_first];
     for (unsigned k = 0; k < s->t->use_count; k++) {
@@ -596,6 +620,10 @@ static void plain_load(struct rt_model *md, const struct step *s, unsigned a, un
 static void plain_resources(struct rt_model *md, const struct step *s, unsigned a, unsigned b, const double *d,
                             double *t)
 {
+    for (unsigned l = a; s->serial > 0 && l < b; l++) {
+        t[l] = md->ser_t[l] > t[l] ? md->ser_t[l] : t[l];
+        md->ser_t[l] = (md->ser_t[l] > d[l] ? md->ser_t[l] : d[l]) + s->serial * md->ser_scale[l];
+    }
     const struct mdl_machine *m = md->m;
     const struct mdl_use *u = &m->uses[s->t->use_first];
     for (unsigned k = 0; k < s->t->use_count; k++) {
@@ -710,6 +738,7 @@ void rt_model_step(struct rt_model *md, const struct rt_insn *in, uint32_t sidx,
         s.stores |= in->mem[i].store;
     }
     step_latencies(md, &s);
+    s.serial = serial_cost(m, s.t);
     s.extra_lat = level_extra(md, &s);
     sample_phase(md);
     if (md->tn_on && sidx >= md->n_static)
