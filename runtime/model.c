@@ -434,6 +434,9 @@ static double level_extra(const struct rt_model *md, const struct step *s)
     return extra;
 }
 
+static void lane_resources(struct rt_model *md, const struct step *s, unsigned l, struct taint *tn, unsigned set,
+                           double disp, double *t);
+
 /* Loads wait for their address registers and for the store they read from (shadow memory:
  * store-to-load forwarding), then take their load-to-use latency. */
 static void lane_memory(struct rt_model *md, const struct step *s, unsigned l, struct taint *tn, double disp,
@@ -453,26 +456,31 @@ static void lane_memory(struct rt_model *md, const struct step *s, unsigned l, s
         else if (st > ld)
             ld = st;
     }
+    /* A load takes its port when it issues, before its latency: the ports bound the load, not
+     * the operation after it (else a load's latency would hide its port's throughput). */
+    if (!s->in->eliminated)
+        lane_resources(md, s, l, tn, TN_LOAD, disp, &ld);
     /* Instruction latency and the memory hierarchy's latency are separate resources; the bound
      * without dependencies (lat_scale 0) drops both. */
     ld += s->load_lat * md->lat_scale[l] + (md->lat_scale[l] > 0 ? s->extra_lat * md->mem_scale[l] : 0);
     constrain(tn, TN_INSN, t, ld, TN_LOAD);
 }
 
-static void lane_resources(struct rt_model *md, const struct step *s, unsigned l, struct taint *tn, double disp,
-                           double *t)
+static void lane_resources(struct rt_model *md, const struct step *s, unsigned l, struct taint *tn, unsigned set,
+                           double disp, double *t)
 {
     if (s->serial > 0) {
         unsigned set = res_set(tn, md->m->n_resources);
-        constrain(tn, TN_INSN, t, md->ser_t[l], set);
-        used(tn, set, &md->ser_t[l], disp);
+        unsigned ser = res_set(tn, md->m->n_resources);
+        constrain(tn, set, t, md->ser_t[l], ser);
+        used(tn, ser, &md->ser_t[l], disp);
         md->ser_t[l] += s->serial * md->ser_scale[l];
     }
     const struct mdl_machine *m = md->m;
     const struct mdl_use *u = &m->uses[s->t->use_first];
     for (unsigned k = 0; k < s->t->use_count; k++) {
         size_t i = (size_t)u[k].resource * md->L + l;
-        constrain(tn, TN_INSN, t, md->res_t[i], res_set(tn, u[k].resource));
+        constrain(tn, set, t, md->res_t[i], res_set(tn, u[k].resource));
         used(tn, res_set(tn, u[k].resource), &md->res_t[i], disp);
         md->res_t[i] += u[k].cost * md->res_scale[i];
     }
@@ -523,8 +531,8 @@ static double step_lane(struct rt_model *md, const struct step *s, unsigned l)
     if (s->stores)
         lane_regs(md, s->in->addr, s->in->n_addr, l, tn, TN_INSN, &t);
     lane_regs(md, s->in->src, s->in->n_src, l, tn, TN_INSN, &t);
-    if (!s->in->eliminated)
-        lane_resources(md, s, l, tn, disp, &t);
+    if (!s->in->eliminated && !s->loads)
+        lane_resources(md, s, l, tn, TN_INSN, disp, &t);
     double t_end = t + s->op_lat * md->lat_scale[l];
     if (tn)
         taint_add_current(tn, TN_INSN);
@@ -593,6 +601,9 @@ static void plain_cache(struct rt_model *md, const struct step *s, unsigned a, u
     }
 }
 
+static void plain_resources(struct rt_model *md, const struct step *s, unsigned a, unsigned b, const double *d,
+                            double *t);
+
 static void plain_load(struct rt_model *md, const struct step *s, unsigned a, unsigned b, const double *d,
                        double *t)
 {
@@ -610,6 +621,8 @@ static void plain_load(struct rt_model *md, const struct step *s, unsigned a, un
                 ld[l] = st[l] > ld[l] ? st[l] : ld[l];
         }
     }
+    if (!s->in->eliminated)
+        plain_resources(md, s, a, b, d, ld);
     for (unsigned l = a; l < b; l++) {
         double x = ld[l] + s->load_lat * md->lat_scale[l] +
                    (md->lat_scale[l] > 0 ? s->extra_lat * md->mem_scale[l] : 0);
@@ -665,7 +678,7 @@ static void step_lanes_plain(struct rt_model *md, const struct step *s, unsigned
     if (s->stores)
         plain_regs(md, s->in->addr, s->in->n_addr, a, b, t);
     plain_regs(md, s->in->src, s->in->n_src, a, b, t);
-    if (!s->in->eliminated)
+    if (!s->in->eliminated && !s->loads)
         plain_resources(md, s, a, b, d, t);
     for (unsigned l = a; l < b; l++)
         t[l] += s->op_lat * md->lat_scale[l];
