@@ -94,6 +94,7 @@ void block_busy(const struct block *b, const struct mdl_machine *m, double *res,
 
 struct addr_gen {
     uint32_t version[RT_REG_COUNT];
+    int64_t sp_delta;           /* rsp moved by pushes and pops since its last version */
 };
 
 static uint64_t synthetic_address(const struct addr_gen *g, const struct rt_mem *mem)
@@ -104,16 +105,33 @@ static uint64_t synthetic_address(const struct addr_gen *g, const struct rt_mem 
     h = (h ^ mem->index) * 0x100000001b3ull;
     h = (h ^ (mem->index ? g->version[mem->index] : 0)) * 0x100000001b3ull;
     h = (h ^ mem->scale) * 0x100000001b3ull;
+    int64_t disp = mem->disp + (mem->base == RT_X86_GPR + 4 ? g->sp_delta : 0);
     /* Keep the displacement in the low bits so that neighbouring slots overlap as they do. */
-    return (h << 24) + (uint64_t)(mem->disp + (1 << 22));
+    return (h << 24) + (uint64_t)(disp + (1 << 22));
+}
+
+/* x86 pushes, pops, calls and returns move rsp in the front end (the stack engine), so the
+ * decoder does not list rsp as written; their slots still move, which the delta tracks so that
+ * a pop reads what the matching push wrote. */
+static int stack_step(const struct rt_insn *in)
+{
+    if (!strncmp(in->key, "PUSH", 4) || !strncmp(in->key, "CALL", 4))
+        return -8;
+    if (!strncmp(in->key, "POP", 3) || !strncmp(in->key, "RET", 3))
+        return 8;
+    return 0;
 }
 
 static void addresses(struct addr_gen *g, const struct rt_insn *in, uint64_t *addr)
 {
     for (unsigned i = 0; i < in->n_mem; i++)
         addr[i] = synthetic_address(g, &in->mem[i]);
-    for (unsigned k = 0; k < in->n_dst; k++)
+    g->sp_delta += stack_step(in);
+    for (unsigned k = 0; k < in->n_dst; k++) {
         g->version[in->dst[k]]++;
+        if (in->dst[k] == RT_X86_GPR + 4)
+            g->sp_delta = 0;
+    }
 }
 
 /* Steady state: the time of K iterations is the same twice in a row in every lane (K = 12
@@ -153,7 +171,7 @@ bool block_run(const struct block *b, const struct mdl_machine *m, const struct 
     size_t n = b->n ? b->n : 1;
     unsigned min_causal = causality ? (unsigned)((rt_model_causal_window(md) + 16 * n + n - 1) / n) : 0;
     unsigned limit = iterations > min_causal ? iterations : min_causal;
-    struct addr_gen g = { { 0 } };
+    struct addr_gen g = { { 0 }, 0 };
     double *hist = calloc((2 * STEADY_K + 1) * (size_t)n_lanes, sizeof *hist);
     double *half = calloc(n_lanes, sizeof *half);
     unsigned warm = iterations / 2, it, measured = 0;
