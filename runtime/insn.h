@@ -49,6 +49,8 @@ struct rt_insn {
     bool eliminated;            /* a `replace ... with nop` rule applied: no execution uop */
     bool lcp;                   /* x86 length-changing prefix (0x66 with a 16-bit immediate):
                                    the legacy predecoder stalls on it */
+    bool sync;                  /* reads rsp after pushes or pops: the stack engine inserts a
+                                   synchronisation uop first (set per execution context) */
     uint32_t tmpl;              /* template index in the machine */
     uint8_t n_src, n_dst, n_addr, n_mem, n_ops;
     uint8_t src[RT_MAX_SRC];    /* registers read as data (address registers are in addr) */
@@ -59,5 +61,10 @@ struct rt_insn {
     char key[64];               /* the form key looked up, e.g. "ADD (R64, M64)" */
     char disasm[64];            /* "add rax, qword ptr [rbx + 8]" */
 };
+
+/* Whether IN moves rsp through the stack engine (push, pop, call, ret) and whether it reads
+ * rsp otherwise: the two halves of the stack-synchronisation rule. */
+bool rt_insn_stack_op(const struct rt_insn *in);
+bool rt_insn_reads_rsp(const struct rt_insn *in);
 
 #endif

@@ -218,6 +218,24 @@ void rt_model_free(struct rt_model *md)
     free(md);
 }
 
+bool rt_insn_stack_op(const struct rt_insn *in)
+{
+    return !strncmp(in->key, "PUSH", 4) || !strncmp(in->key, "POP", 3) || !strncmp(in->key, "CALL", 4) ||
+           !strncmp(in->key, "RET", 3);
+}
+
+bool rt_insn_reads_rsp(const struct rt_insn *in)
+{
+    const uint8_t rsp = RT_X86_GPR + 4;
+    for (unsigned k = 0; k < in->n_src; k++)
+        if (in->src[k] == rsp)
+            return true;
+    for (unsigned k = 0; k < in->n_addr; k++)
+        if (in->addr[k] == rsp)
+            return true;
+    return false;
+}
+
 /* ---- one instruction --------------------------------------------------------------------- */
 
 /* What the step of one lane needs about the instruction, computed once for all lanes. */
@@ -339,7 +357,7 @@ static void fe_advance(struct rt_model *md, const struct step *s, unsigned l, do
 {
     const struct mdl_machine *m = md->m;
     double scale = md->fe_cost[l] * (m->issue_width ? m->issue_width : 1);  /* the front-end knob */
-    fe_use(&md->fe_t[l], from, s->t->uops_fused * md->fe_cost[l]);
+    fe_use(&md->fe_t[l], from, (s->t->uops_fused + s->in->sync) * md->fe_cost[l]);
     if (!md->legacy)
         return;
     /* A length-changing prefix costs the predecoder about three cycles (Intel's optimization
@@ -765,6 +783,10 @@ void rt_model_step(struct rt_model *md, const struct rt_insn *in, uint32_t sidx,
         }
     }
     double retire[RT_MAX_LANES];
+    /* The stack engine's synchronisation uop makes rsp one cycle later for this reader. */
+    if (in->sync)
+        for (unsigned l = 0; l < md->active; l++)
+            md->reg_t[(size_t)(RT_X86_GPR + 4) * md->L + l] += md->lat_scale[l];
     /* The baseline lane carries the taints; the others go phase by phase together. */
     unsigned first_plain = md->tn_on ? 1 : 0;
     if (first_plain)

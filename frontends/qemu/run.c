@@ -48,6 +48,7 @@ struct run {
     unsigned depth;
     bool active;
     uint64_t prev_next;
+    bool stack_dirty;               /* pushes or pops since rsp was last read otherwise */
     uint64_t in_roi, total;
     int exit_code;
 };
@@ -208,6 +209,11 @@ static void model_pending(struct run *r, uint64_t next_pc, bool known_next)
             addr[k] = r->addr[k];
     }
     r->total++;
+    if (r->o.m->isa == MDL_ISA_X86_64) {
+        bool stack = rt_insn_stack_op(in), reads = !stack && rt_insn_reads_rsp(in);
+        s->in.sync = reads && r->stack_dirty;
+        r->stack_dirty = stack || (r->stack_dirty && !reads);
+    }
     if (in_region(r, in)) {
         r->in_roi++;
         s->count++;

@@ -49,6 +49,24 @@ bool block_parse_hex(const char *hex, uint8_t **bytes, size_t *len, char *err, s
     return true;
 }
 
+/* A read of rsp after pushes or pops needs the stack engine's sync uop. The block repeats, so
+ * the state at its start is the one its end leaves: two passes settle it. */
+static void mark_stack_sync(struct block *b)
+{
+    bool dirty = false;
+    for (int pass = 0; pass < 2; pass++)
+        for (size_t i = 0; i < b->n; i++) {
+            struct rt_insn *in = &b->insns[i];
+            if (rt_insn_stack_op(in)) {
+                dirty = true;
+                continue;
+            }
+            in->sync = dirty && rt_insn_reads_rsp(in);
+            if (in->sync || rt_insn_reads_rsp(in))
+                dirty = false;
+        }
+}
+
 bool block_decode(struct block *b, struct dec *dec, const struct cls_index *ci, const struct mdl_machine *m,
                   const uint8_t *bytes, size_t len, char *err, size_t errlen)
 {
@@ -72,6 +90,8 @@ bool block_decode(struct block *b, struct dec *dec, const struct cls_index *ci, 
             b->n++;
         off += (size_t)n;
     }
+    if (m->isa == MDL_ISA_X86_64)
+        mark_stack_sync(b);
     return true;
 }
 
@@ -115,11 +135,9 @@ static uint64_t synthetic_address(const struct addr_gen *g, const struct rt_mem 
  * a pop reads what the matching push wrote. */
 static int stack_step(const struct rt_insn *in)
 {
-    if (!strncmp(in->key, "PUSH", 4) || !strncmp(in->key, "CALL", 4))
-        return -8;
-    if (!strncmp(in->key, "POP", 3) || !strncmp(in->key, "RET", 3))
-        return 8;
-    return 0;
+    if (!rt_insn_stack_op(in))
+        return 0;
+    return !strncmp(in->key, "PUSH", 4) || !strncmp(in->key, "CALL", 4) ? -8 : 8;
 }
 
 static void addresses(struct addr_gen *g, const struct rt_insn *in, uint64_t *addr)
