@@ -1,6 +1,5 @@
 /* Text and JSON views of a block analysis. */
 #include "report.h"
-#include <jansson.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -217,31 +216,78 @@ void report_text(FILE *out, const struct report *rep, const char *label)
     fputc('\n', out);
 }
 
-/* ---- JSON ---------------------------------------------------------------------------------- */
+/* ---- JSON ----------------------------------------------------------------------------------
+ * Written directly: one object per block and thousands of blocks per second, where building a
+ * jansson tree first cost a third of the run. */
 
-static json_t *json_interactions(const struct report *rep)
+static void jstr(FILE *out, const char *s)
+{
+    fputc('"', out);
+    for (; *s; s++) {
+        unsigned char c = (unsigned char)*s;
+        if (c == '"' || c == '\\')
+            fprintf(out, "\\%c", c);
+        else if (c < 0x20)
+            fprintf(out, "\\u%04x", c);
+        else
+            fputc(c, out);
+    }
+    fputc('"', out);
+}
+
+static void jnum(FILE *out, double x)
+{
+    if (x != x || x > 1e300 || x < -1e300)
+        fputs("null", out);
+    else
+        fprintf(out, "%.6g", x);
+}
+
+/* `"key":` preceded by a comma unless it opens the object. */
+static void jkey(FILE *out, const char *key, bool first)
+{
+    if (!first)
+        fputc(',', out);
+    jstr(out, key);
+    fputc(':', out);
+}
+
+static void json_interactions(FILE *out, const struct report *rep)
 {
     struct ranked rk[RT_MAX_LANES];
     size_t n = ranked_lanes(rep, rk, true);
-    json_t *a = json_array();
+    fputc('[', out);
     for (size_t i = 0; i < n; i++) {
         const struct rt_lane_cfg *c = &rep->lanes[rk[i].lane];
-        json_array_append_new(a, json_pack("{s:[s,s], s:f}", "resources", knob_label(rep, c->knob[0], c->arg[0]),
-                                           knob_label(rep, c->knob[1], c->arg[1]), "speedup", rk[i].speedup));
+        fputs(i ? ",{" : "{", out);
+        jkey(out, "resources", true);
+        fputc('[', out);
+        jstr(out, knob_label(rep, c->knob[0], c->arg[0]));
+        fputc(',', out);
+        jstr(out, knob_label(rep, c->knob[1], c->arg[1]));
+        fputc(']', out);
+        jkey(out, "speedup", false);
+        jnum(out, rk[i].speedup);
+        fputc('}', out);
     }
-    return a;
+    fputc(']', out);
 }
 
-static json_t *json_bottlenecks(const struct report *rep)
+static void json_bottlenecks(FILE *out, const struct report *rep)
 {
     struct ranked rk[RT_MAX_LANES];
     size_t n = ranked_lanes(rep, rk, false);
-    json_t *a = json_array();
     char name[96];
-    for (size_t i = 0; i < n; i++)
-        json_array_append_new(a, json_pack("{s:s, s:f}", "resource", lane_name(rep, rk[i].lane, name, sizeof name),
-                                           "speedup", rk[i].speedup));
-    return a;
+    fputc('[', out);
+    for (size_t i = 0; i < n; i++) {
+        fputs(i ? ",{" : "{", out);
+        jkey(out, "resource", true);
+        jstr(out, lane_name(rep, rk[i].lane, name, sizeof name));
+        jkey(out, "speedup", false);
+        jnum(out, rk[i].speedup);
+        fputc('}', out);
+    }
+    fputc(']', out);
 }
 
 static int by_share(const void *a, const void *b)
@@ -250,85 +296,131 @@ static int by_share(const void *a, const void *b)
     return x[1] < y[1] ? 1 : x[1] > y[1] ? -1 : (x[0] > y[0]) - (x[0] < y[0]);
 }
 
-static json_t *json_critical(const struct report *rep)
+static void json_critical(FILE *out, const struct report *rep)
 {
-    size_t n = rep->b->n_orig;
+    size_t n = rep->b->n_orig, k = 0;
     double (*v)[2] = calloc(n ? n : 1, sizeof *v);
     for (size_t i = 0; i < n; i++) {
         v[i][0] = (double)i;
         v[i][1] = critical_share(rep, i);
     }
     qsort(v, n, sizeof *v, by_share);
-    json_t *a = json_array();
-    for (size_t i = 0; i < n && rep->causality; i++)
-        if (v[i][1] > 0)
-            json_array_append_new(a, json_pack("{s:i, s:f}", "index", (int)v[i][0], "share", v[i][1]));
+    fputc('[', out);
+    for (size_t i = 0; i < n && rep->causality; i++) {
+        if (v[i][1] <= 0)
+            continue;
+        fprintf(out, "%s{\"index\":%d,\"share\":", k++ ? "," : "", (int)v[i][0]);
+        jnum(out, v[i][1]);
+        fputc('}', out);
+    }
+    fputc(']', out);
     free(v);
-    return a;
 }
 
-static json_t *json_table(const struct report *rep, json_t *unknown)
+static void json_entry(FILE *out, const struct report *rep, const struct rt_insn *in, unsigned orig, const double *tot)
 {
     const struct mdl_machine *m = rep->m;
+    const struct mdl_template *t = &m->templates[in->tmpl];
+    fprintf(out, "{\"index\":%u,\"disasm\":", orig);
+    jstr(out, in->disasm);
+    jkey(out, "key", false);
+    jstr(out, in->key);
+    jkey(out, "template", false);
+    jstr(out, t->name);
+    fprintf(out, ",\"class_default\":%s,\"eliminated\":%s,\"latency\":[", in->unknown ? "true" : "false",
+            in->eliminated ? "true" : "false");
+    jnum(out, t->latency_min);
+    fputc(',', out);
+    jnum(out, t->latency_max);
+    fprintf(out, "],\"uops\":%u,\"resources\":[", t->uops_fused);
+    for (unsigned k = 0; !in->eliminated && k < t->use_count; k++) {
+        const struct mdl_use *u = &m->uses[t->use_first + k];
+        fputs(k ? ",{" : "{", out);
+        jkey(out, "resource", true);
+        jstr(out, m->resources[u->resource].name);
+        jkey(out, "cost", false);
+        jnum(out, u->cost);
+        jkey(out, "share", false);
+        jnum(out, tot[u->resource] > 0 ? u->cost / tot[u->resource] : 0.0);
+        fputc('}', out);
+    }
+    fputs("],\"critical\":", out);
+    jnum(out, critical_share(rep, orig));
+    fputc('}', out);
+}
+
+static void json_table(FILE *out, const struct report *rep)
+{
     double *tot = resource_totals(rep);
-    json_t *a = json_array();
+    fputc('[', out);
+    for (size_t i = 0; i < rep->b->n; i++) {
+        if (i)
+            fputc(',', out);
+        json_entry(out, rep, &rep->b->insns[i], rep->b->orig[i], tot);
+    }
+    fputc(']', out);
+    free(tot);
+}
+
+static void json_unknown(FILE *out, const struct report *rep)
+{
+    size_t k = 0;
+    fputc('[', out);
     for (size_t i = 0; i < rep->b->n; i++) {
         const struct rt_insn *in = &rep->b->insns[i];
-        const struct mdl_template *t = &m->templates[in->tmpl];
-        json_t *res = json_array();
-        for (unsigned k = 0; !in->eliminated && k < t->use_count; k++) {
-            const struct mdl_use *u = &m->uses[t->use_first + k];
-            json_array_append_new(res, json_pack("{s:s, s:f, s:f}", "resource", m->resources[u->resource].name,
-                                                 "cost", (double)u->cost, "share",
-                                                 tot[u->resource] > 0 ? u->cost / tot[u->resource] : 0.0));
-        }
-        json_array_append_new(a, json_pack("{s:i, s:s, s:s, s:s, s:b, s:b, s:[f,f], s:i, s:o, s:f}",
-            "index", (int)rep->b->orig[i], "disasm", in->disasm, "key", in->key, "template", t->name,
-            "class_default", in->unknown, "eliminated", in->eliminated, "latency", (double)t->latency_min,
-            (double)t->latency_max, "uops", (int)t->uops_fused, "resources", res,
-            "critical", critical_share(rep, rep->b->orig[i])));
-        if (in->unknown)
-            json_array_append_new(unknown, json_pack("{s:i, s:s, s:s}", "index", (int)rep->b->orig[i],
-                                                     "disasm", in->disasm, "key", in->key));
+        if (!in->unknown)
+            continue;
+        fprintf(out, "%s{\"index\":%u,\"disasm\":", k++ ? "," : "", rep->b->orig[i]);
+        jstr(out, in->disasm);
+        jkey(out, "key", false);
+        jstr(out, in->key);
+        fputc('}', out);
     }
-    free(tot);
-    return a;
+    fputc(']', out);
 }
 
 void report_json(FILE *out, const struct report *rep)
 {
     double c = rep->r->cycles[0];
-    json_t *unknown = json_array();
-    json_t *o = json_pack("{s:s, s:i, s:i, s:f, s:f}", "machine", rep->m->name, "iterations", (int)rep->r->iterations,
-                          "instructions", (int)rep->b->n_orig, "cycles_per_iteration", c,
-                          "ipc", c > 0 ? rep->b->n_orig / c : 0.0);
-    json_object_set_new(o, "bottlenecks", json_bottlenecks(rep));
-    json_object_set_new(o, "interactions", json_interactions(rep));
     char v[256];
-    json_object_set_new(o, "verdict", json_string(verdict(rep, v, sizeof v)));
+    fputs("{\"machine\":", out);
+    jstr(out, rep->m->name);
+    fprintf(out, ",\"iterations\":%u,\"instructions\":%zu,\"cycles_per_iteration\":", rep->r->iterations,
+            rep->b->n_orig);
+    jnum(out, c);
+    jkey(out, "ipc", false);
+    jnum(out, c > 0 ? rep->b->n_orig / c : 0.0);
+    jkey(out, "bottlenecks", false);
+    json_bottlenecks(out, rep);
+    jkey(out, "interactions", false);
+    json_interactions(out, rep);
+    jkey(out, "verdict", false);
+    jstr(out, verdict(rep, v, sizeof v));
     double inf = bound(rep, RT_KNOB_ALL_RESOURCES), nodep = bound(rep, RT_KNOB_NO_DEPS);
-    if (inf >= 0)
-        json_object_set_new(o, "bounds", json_pack("{s:f, s:f}", "infinite_resources", inf, "no_dependencies", nodep));
-    json_object_set_new(o, "critical", json_critical(rep));
-    json_object_set_new(o, "table", json_table(rep, unknown));
-    json_object_set_new(o, "unknown", unknown);
-    /* One write per block: dumping straight to the stream costs a write per token. */
-    char *text = json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(6));
-    if (text) {
-        fputs(text, out);
-        fputc('\n', out);
-        free(text);
+    if (inf >= 0) {
+        fputs(",\"bounds\":{\"infinite_resources\":", out);
+        jnum(out, inf);
+        jkey(out, "no_dependencies", false);
+        jnum(out, nodep);
+        fputc('}', out);
     }
-    json_decref(o);
+    jkey(out, "critical", false);
+    json_critical(out, rep);
+    jkey(out, "table", false);
+    json_table(out, rep);
+    jkey(out, "unknown", false);
+    json_unknown(out, rep);
+    fputs("}\n", out);
 }
 
 void report_error(FILE *out, bool json, const char *label, const char *msg)
 {
     if (json) {
-        json_t *o = json_pack("{s:s, s:s}", "block", label, "error", msg);
-        json_dumpf(o, out, JSON_COMPACT);
-        fputc('\n', out);
-        json_decref(o);
+        fputs("{\"block\":", out);
+        jstr(out, label);
+        fputs(",\"error\":", out);
+        jstr(out, msg);
+        fputs("}\n", out);
     }
     fprintf(stderr, "mdlsim: error: %s: %s\n", label, msg);
 }
