@@ -192,7 +192,9 @@ Test(mdlsim, analyses_a_function_of_a_program_by_its_symbol)
 
 /* ---- mdlsim run: programs under QEMU (built by make test into build/programs) ---------------- */
 
-static json_t *run_json(const char *args, const char *expect_output)
+/* Runs `mdlsim run ARGS` (ARGS naming --json REPORT) and loads REPORT. Tests run in parallel:
+ * each gives its own report path. */
+static json_t *run_json(const char *args, const char *report, const char *expect_output)
 {
     char cmd[1024];
     snprintf(cmd, sizeof cmd, "run %s", args);
@@ -202,9 +204,9 @@ static json_t *run_json(const char *args, const char *expect_output)
         cr_expect_str_eq(r.out, expect_output, "the program's own output is intact");
     free(r.out);
     json_error_t e;
-    json_t *o = json_load_file("/tmp/mdlsim-test-run.json", 0, &e);
+    json_t *o = json_load_file(report, 0, &e);
     cr_assert(o, "no JSON report: %s", e.text);
-    remove("/tmp/mdlsim-test-run.json");
+    remove(report);
     return o;
 }
 
@@ -215,8 +217,8 @@ static const char *top_sensitivity(json_t *o)
 
 Test(mdlsim_run, counts_exactly_the_instructions_of_the_region_on_x86_64)
 {
-    json_t *o = run_json("--machine skylake --roi kernel_exact --no-sensitivity --json /tmp/mdlsim-test-run.json "
-                         "-- ../build/programs/exact.x86 1000", "3000\n");
+    json_t *o = run_json("--machine skylake --roi kernel_exact --no-sensitivity --json /tmp/mdlsim-exact-x86.json "
+                         "-- ../build/programs/exact.x86 1000", "/tmp/mdlsim-exact-x86.json", "3000\n");
     cr_expect_eq(json_integer_value(json_object_get(o, "instructions")), 4 + 4 * 1000);
     cr_expect_gt(json_integer_value(json_object_get(o, "executed")), 4004, "libc ran outside the region");
     json_decref(o);
@@ -225,61 +227,63 @@ Test(mdlsim_run, counts_exactly_the_instructions_of_the_region_on_x86_64)
 Test(mdlsim_run, counts_exactly_the_instructions_of_the_region_on_aarch64)
 {
     json_t *o = run_json("--machine cortex-a72 --roi kernel_exact --no-sensitivity --json "
-                         "/tmp/mdlsim-test-run.json -- ../build/programs/exact.a64 250", "750\n");
+                         "/tmp/mdlsim-exact-a64.json -- ../build/programs/exact.a64 250",
+                         "/tmp/mdlsim-exact-a64.json", "750\n");
     cr_expect_eq(json_integer_value(json_object_get(o, "instructions")), 4 + 4 * 250);
     json_decref(o);
 }
 
 Test(mdlsim_run, finds_a_reduction_latency_bound_on_skylake_and_the_a72)
 {
-    json_t *o = run_json("--machine skylake --roi kernel_reduce --json /tmp/mdlsim-test-run.json "
-                         "-- ../build/programs/reduction.x86 2000", NULL);
+    json_t *o = run_json("--machine skylake --roi kernel_reduce --json /tmp/mdlsim-farlbos.json "
+                         "-- ../build/programs/reduction.x86 2000", "/tmp/mdlsim-farlbos.json", NULL);
     cr_expect_str_eq(top_sensitivity(o), "latency");
     json_decref(o);
-    o = run_json("--machine cortex-a72 --roi kernel_reduce --json /tmp/mdlsim-test-run.json "
-                 "-- ../build/programs/reduction.a64 2000", NULL);
+    o = run_json("--machine cortex-a72 --roi kernel_reduce --json /tmp/mdlsim-farlbos.json "
+                 "-- ../build/programs/reduction.a64 2000", "/tmp/mdlsim-farlbos.json", NULL);
     cr_expect_str_eq(top_sensitivity(o), "latency");
     json_decref(o);
 }
 
 Test(mdlsim_run, finds_a_pointer_chase_beyond_l2_memory_bound)
 {
-    json_t *o = run_json("--machine skylake --roi kernel_chase --json /tmp/mdlsim-test-run.json "
-                         "-- ../build/programs/chase.x86", NULL);
+    json_t *o = run_json("--machine skylake --roi kernel_chase --json /tmp/mdlsim-fapcblmb.json "
+                         "-- ../build/programs/chase.x86", "/tmp/mdlsim-fapcblmb.json", NULL);
     cr_expect_str_eq(top_sensitivity(o), "memory_latency");
     json_decref(o);
-    o = run_json("--machine cortex-a72 --roi kernel_chase --json /tmp/mdlsim-test-run.json "
-                 "-- ../build/programs/chase.a64", NULL);
+    o = run_json("--machine cortex-a72 --roi kernel_chase --json /tmp/mdlsim-fapcblmb.json "
+                 "-- ../build/programs/chase.a64", "/tmp/mdlsim-fapcblmb.json", NULL);
     cr_expect_str_eq(top_sensitivity(o), "memory_latency");
     json_decref(o);
 }
 
 Test(mdlsim_run, finds_a_random_branch_bound_by_the_mispredict_penalty)
 {
-    json_t *o = run_json("--machine skylake --roi kernel_branchy --json /tmp/mdlsim-test-run.json "
-                         "-- ../build/programs/branchy.x86 100000", NULL);
+    json_t *o = run_json("--machine skylake --roi kernel_branchy --json /tmp/mdlsim-farbbbtm.json "
+                         "-- ../build/programs/branchy.x86 100000", "/tmp/mdlsim-farbbbtm.json", NULL);
     cr_expect_str_eq(top_sensitivity(o), "mispredict");
     json_t *b = json_object_get(o, "branches");
     cr_expect_gt(json_integer_value(json_object_get(b, "mispredicted")), 0);
     json_decref(o);
-    o = run_json("--machine cortex-a72 --roi kernel_branchy --json /tmp/mdlsim-test-run.json "
-                 "-- ../build/programs/branchy.a64 100000", NULL);
+    o = run_json("--machine cortex-a72 --roi kernel_branchy --json /tmp/mdlsim-farbbbtm.json "
+                 "-- ../build/programs/branchy.a64 100000", "/tmp/mdlsim-farbbbtm.json", NULL);
     cr_expect_str_eq(top_sensitivity(o), "mispredict");
     json_decref(o);
 }
 
 Test(mdlsim_run, replays_a_recorded_run_on_another_machine_of_the_same_isa)
 {
-    json_t *o = run_json("--machine skylake --no-sensitivity --json /tmp/mdlsim-test-run.json --record "
-                         "/tmp/mdlsim-test.trace -- ../build/programs/exact.x86 100", "300\n");
+    json_t *o = run_json("--machine skylake --no-sensitivity --json /tmp/mdlsim-rarroam.json --record "
+                         "/tmp/mdlsim-test.trace -- ../build/programs/exact.x86 100",
+                         "/tmp/mdlsim-rarroam.json", "300\n");
     json_int_t n = json_integer_value(json_object_get(o, "instructions"));
     json_decref(o);
-    struct run r = mdlsim("replay --machine icelake --no-sensitivity --json /tmp/mdlsim-test-run.json "
+    struct run r = mdlsim("replay --machine icelake --no-sensitivity --json /tmp/mdlsim-rarroam.json "
                           "/tmp/mdlsim-test.trace");
     cr_assert_eq(r.status, 0, "%s", r.out);
     free(r.out);
     json_error_t e;
-    o = json_load_file("/tmp/mdlsim-test-run.json", 0, &e);
+    o = json_load_file("/tmp/mdlsim-rarroam.json", 0, &e);
     cr_assert(o);
     cr_expect_eq(json_integer_value(json_object_get(o, "instructions")), n, "the same instructions");
     cr_expect_str_eq(json_string_value(json_object_get(o, "machine")), "icelake");
@@ -288,7 +292,7 @@ Test(mdlsim_run, replays_a_recorded_run_on_another_machine_of_the_same_isa)
     cr_expect_eq(r.status, 1, "an x86-64 trace on an AArch64 machine is refused");
     free(r.out);
     remove("/tmp/mdlsim-test.trace");
-    remove("/tmp/mdlsim-test-run.json");
+    remove("/tmp/mdlsim-rarroam.json");
 }
 
 Test(mdlsim_run, refuses_missing_foreign_and_multithreaded_programs_with_a_message)
@@ -302,9 +306,9 @@ Test(mdlsim_run, refuses_missing_foreign_and_multithreaded_programs_with_a_messa
     r = mdlsim("run --machine skylake --roi no_such_function -- ../build/programs/exact.x86");
     cr_expect_eq(r.status, 1);
     free(r.out);
-    r = mdlsim("run --machine skylake --json /tmp/mdlsim-test-threads.json -- ../build/programs/threads.x86");
+    r = mdlsim("run --machine skylake --json /tmp/mdlsim-t.json -- ../build/programs/threads.x86");
     cr_expect_eq(r.status, 1, "a second thread is refused");
-    cr_expect_neq(access("/tmp/mdlsim-test-threads.json", F_OK), 0, "no report left behind");
+    cr_expect_neq(access("/tmp/mdlsim-t.json", F_OK), 0, "no report left behind");
     free(r.out);
 }
 
