@@ -36,6 +36,10 @@ struct rt_model {
     double *ser_t, *ser_scale;      /* [L]: the measured-throughput bound of microcoded forms */
     bool legacy;                    /* instructions come through the legacy decoders */
     unsigned data[8], n_data;       /* indices in m->caches of the data-side levels, in order */
+    /* bypass rules by producer and consumer class: [0] register, [1] memory dependencies */
+    int8_t byp_kind[2][MDL_CLASS_COUNT][MDL_CLASS_COUNT];      /* 0 none, 1 relative, 2 absolute */
+    float byp_val[2][MDL_CLASS_COUNT][MDL_CLASS_COUNT];
+    uint8_t reg_cls[RT_REG_COUNT];  /* class of each register's last writer */
     struct ring rob_ring, lb_ring, sb_ring;
     struct shadow mem;
     /* causality, baseline lane only; sampled: on for a period, then off for (one_in - 1) periods */
@@ -112,6 +116,22 @@ static void lane_params(struct rt_model *md, const struct rt_lane_cfg *c, unsign
     md->sb[l] = m->store_buffer ? (uint32_t)lround(m->store_buffer / knob_scale(c, RT_KNOB_STORE_BUFFER, 0)) : 0;
 }
 
+/* The description's bypass rules between classes, the last matching one winning as in the
+ * language. Rules naming forms rather than classes are not applied yet. */
+static void bypass_table(struct rt_model *md)
+{
+    const struct mdl_machine *m = md->m;
+    for (unsigned i = 0; i < m->n_bypasses; i++) {
+        const struct mdl_bypass *b = &m->bypasses[i];
+        for (unsigned p = 0; p < MDL_CLASS_COUNT; p++)
+            for (unsigned c = 0; c < MDL_CLASS_COUNT; c++)
+                if ((b->from_classes >> p & 1) && (b->to_classes >> c & 1)) {
+                    md->byp_kind[b->memory][p][c] = (int8_t)(b->sign ? 1 : 2);
+                    md->byp_val[b->memory][p][c] = b->sign * b->latency + (b->sign ? 0 : b->latency);
+                }
+    }
+}
+
 static void ring_init(struct ring *r, uint32_t max_entries, unsigned L)
 {
     r->cap = pow2_above(max_entries + 1);
@@ -172,6 +192,7 @@ struct rt_model *rt_model_new(const struct mdl_machine *m, const struct rt_lane_
     for (unsigned k = 0; k < m->n_caches && md->n_data < 8; k++)
         if (m->caches[k].kind != MDL_CACHE_INSTRUCTION)
             md->data[md->n_data++] = k;
+    bypass_table(md);
     md->res_t = xcalloc((size_t)m->n_resources * n, sizeof(double));
     md->cache_t = xcalloc((size_t)m->n_caches * n, sizeof(double));
     md->reg_t = xcalloc((size_t)RT_REG_COUNT * n, sizeof(double));
@@ -248,6 +269,10 @@ struct step {
     const uint64_t *addr;
     const uint8_t *levels;          /* serving cache level of each access; NULL: the first */
     double serial;                  /* measured inverse throughput beyond what its ports explain */
+    uint8_t cls;                    /* the form's class, else the decoder's */
+    double src_bypass[RT_MAX_SRC];  /* relative bypass latency of each data source */
+    int8_t mem_bypass;              /* absolute store-to-load latency applies (1) or not (0) */
+    float mem_bypass_val;
     double extra_lat;               /* load-to-use beyond the first level */
     bool mispredicted;
 };
@@ -275,6 +300,31 @@ static void step_latencies(const struct rt_model *md, struct step *s)
         s->op_lat = t->latency_max;
         s->load_lat = 0;
     }
+}
+
+static uint8_t insn_class(const struct rt_insn *in, const struct mdl_template *t)
+{
+    return t->cls < MDL_CLASS_COUNT ? t->cls : in->cls < MDL_CLASS_COUNT ? in->cls : MDL_CLASS_GENERIC;
+}
+
+/* Bypass latencies this execution sees: from each source register's producer class (register
+ * rules are relative: a domain crossing adds cycles) and from the store its load reads. */
+static void step_bypasses(const struct rt_model *md, struct step *s)
+{
+    s->cls = insn_class(s->in, s->t);
+    for (unsigned k = 0; k < s->in->n_src; k++) {
+        uint8_t p = md->reg_cls[s->in->src[k]];
+        s->src_bypass[k] = md->byp_kind[0][p][s->cls] == 1 ? md->byp_val[0][p][s->cls] : 0;
+    }
+    s->mem_bypass = 0;
+    for (unsigned i = 0; i < s->in->n_mem && s->loads; i++)
+        if (s->in->mem[i].load) {
+            uint8_t p = shadow_class(&md->mem, s->addr[i]);
+            if (p != 0xff && md->byp_kind[1][p][s->cls] == 2) {
+                s->mem_bypass = 1;
+                s->mem_bypass_val = md->byp_val[1][p][s->cls];
+            }
+        }
 }
 
 /* Microcoded and serialising forms (lock, fences, dividers) are measured much slower than
@@ -469,6 +519,8 @@ static void lane_memory(struct rt_model *md, const struct step *s, unsigned l, s
         if (!s->in->mem[i].load)
             continue;
         double st = shadow_load(&md->mem, s->addr[i], s->in->mem[i].size, l);
+        if (s->mem_bypass && st > 0)    /* forwarded: the rule's latency replaces the load's */
+            st += (s->mem_bypass_val - s->load_lat) * md->lat_scale[l];
         if (tn)
             taint_constrain_seq(tn, TN_LOAD, &ld, st, shadow_producer(&md->mem, s->addr[i], s->in->mem[i].size));
         else if (st > ld)
@@ -548,7 +600,9 @@ static double step_lane(struct rt_model *md, const struct step *s, unsigned l)
         lane_cache(md, s, l, tn, TN_INSN, disp, &t);
     if (s->stores)
         lane_regs(md, s->in->addr, s->in->n_addr, l, tn, TN_INSN, &t);
-    lane_regs(md, s->in->src, s->in->n_src, l, tn, TN_INSN, &t);
+    for (unsigned k = 0; k < s->in->n_src; k++)
+        constrain(tn, TN_INSN, &t, md->reg_t[(size_t)s->in->src[k] * md->L + l] + s->src_bypass[k] * md->lat_scale[l],
+                  reg_set(tn, s->in->src[k]));
     if (!s->in->eliminated && !s->loads)
         lane_resources(md, s, l, tn, TN_INSN, disp, &t);
     double t_end = t + s->op_lat * md->lat_scale[l];
@@ -635,8 +689,12 @@ static void plain_load(struct rt_model *md, const struct step *s, unsigned a, un
         uint64_t first = s->addr[i] >> 3, last = (s->addr[i] + (s->in->mem[i].size ? s->in->mem[i].size : 1) - 1) >> 3;
         for (uint64_t w = first; w <= last; w++) {
             const double *st = shadow_word(&md->mem, w);
-            for (unsigned l = a; st && l < b; l++)
-                ld[l] = st[l] > ld[l] ? st[l] : ld[l];
+            for (unsigned l = a; st && l < b; l++) {
+                double x = st[l];
+                if (s->mem_bypass && x > 0)
+                    x += (s->mem_bypass_val - s->load_lat) * md->lat_scale[l];
+                ld[l] = x > ld[l] ? x : ld[l];
+            }
         }
     }
     if (!s->in->eliminated)
@@ -695,7 +753,13 @@ static void step_lanes_plain(struct rt_model *md, const struct step *s, unsigned
         plain_cache(md, s, a, b, d, t);
     if (s->stores)
         plain_regs(md, s->in->addr, s->in->n_addr, a, b, t);
-    plain_regs(md, s->in->src, s->in->n_src, a, b, t);
+    for (unsigned k = 0; k < s->in->n_src; k++) {
+        const double *r = &md->reg_t[(size_t)s->in->src[k] * md->L];
+        for (unsigned l = a; l < b; l++) {
+            double x = r[l] + s->src_bypass[k] * md->lat_scale[l];
+            t[l] = x > t[l] ? x : t[l];
+        }
+    }
     if (!s->in->eliminated && !s->loads)
         plain_resources(md, s, a, b, d, t);
     for (unsigned l = a; l < b; l++)
@@ -770,6 +834,7 @@ void rt_model_step(struct rt_model *md, const struct rt_insn *in, uint32_t sidx,
     }
     step_latencies(md, &s);
     s.serial = serial_cost(m, s.t);
+    step_bypasses(md, &s);
     s.extra_lat = level_extra(md, &s);
     sample_phase(md);
     if (md->tn_on && sidx >= md->n_static)
@@ -797,6 +862,11 @@ void rt_model_step(struct rt_model *md, const struct rt_insn *in, uint32_t sidx,
     if (md->tn_on)
         for (uint32_t k = 0; k < s.uops; k++)
             taint_copy(md->tn_on, taint_rob(md->tn_on, md->rob_ring.pos + k), TN_RETIRED);
+    for (unsigned k = 0; k < in->n_dst; k++)
+        md->reg_cls[in->dst[k]] = s.cls;
+    for (unsigned i = 0; i < in->n_mem; i++)
+        if (in->mem[i].store)
+            shadow_set_class(&md->mem, addr[i], in->mem[i].size, s.cls);
     ring_push(&md->rob_ring, s.uops, retire, md->L, md->active);
     if (s.loads) {
         if (md->tn_on)

@@ -28,6 +28,7 @@ void shadow_free(struct shadow *sh)
     free(sh->index);
     free(sh->times);
     free(sh->seq);
+    free(sh->cls);
     memset(sh, 0, sizeof *sh);
 }
 
@@ -83,10 +84,12 @@ static uint32_t insert(struct shadow *sh, uint64_t w)
         sh->entries_cap = sh->entries_cap ? 2 * sh->entries_cap : 256;
         sh->times = xrealloc(sh->times, (size_t)sh->entries_cap * sh->lanes * sizeof *sh->times);
         sh->seq = xrealloc(sh->seq, (size_t)sh->entries_cap * sizeof *sh->seq);
+        sh->cls = xrealloc(sh->cls, (size_t)sh->entries_cap * sizeof *sh->cls);
     }
     e = sh->n++;
     memset(&sh->times[(size_t)e * sh->lanes], 0, sh->lanes * sizeof *sh->times);
     sh->seq[e] = 0;
+    sh->cls[e] = 0xff;
     uint32_t i = hash_word(w, sh->cap);
     while (sh->keys[i])
         i = (i + 1) & (sh->cap - 1);
@@ -139,4 +142,16 @@ double *shadow_word_slot(struct shadow *sh, uint64_t w)
 {
     uint32_t e = insert(sh, w);     /* may move the times array: index it afterwards */
     return &sh->times[(size_t)e * sh->lanes];
+}
+
+uint8_t shadow_class(const struct shadow *sh, uint64_t addr)
+{
+    uint32_t e = find(sh, addr >> 3);
+    return e == UINT32_MAX ? 0xff : sh->cls[e];
+}
+
+void shadow_set_class(struct shadow *sh, uint64_t addr, unsigned size, uint8_t cls)
+{
+    for (uint64_t w = addr >> 3; w <= last_word(addr, size); w++)
+        sh->cls[insert(sh, w)] = cls;
 }

@@ -11,6 +11,7 @@ struct shadow {
     uint32_t cap, n;
     double *times;              /* [entry][lanes] */
     uint64_t *seq;              /* [entry] */
+    uint8_t *cls;               /* [entry]: class of the last writer, for bypass rules */
     uint32_t entries_cap;
 };
 
@@ -29,5 +30,9 @@ void shadow_store(struct shadow *sh, uint64_t addr, unsigned size, unsigned lane
  * the one to write, created if needed. Valid until the next shadow_store or shadow_word_slot. */
 const double *shadow_word(const struct shadow *sh, uint64_t w);
 double *shadow_word_slot(struct shadow *sh, uint64_t w);
+
+/* The class of the last store to the word holding ADDR (0xff: none), and setting it. */
+uint8_t shadow_class(const struct shadow *sh, uint64_t addr);
+void shadow_set_class(struct shadow *sh, uint64_t addr, unsigned size, uint8_t cls);
 
 #endif

@@ -213,3 +213,15 @@ Test(model, reports_latency_as_the_bottleneck_of_a_chain_and_the_port_of_a_throu
     cr_expect_float_eq(base / run(m, &indep, 1, 400, lanes, 3, 1, NULL), 1.0, 1e-6, "latency lane");
     cr_expect_float_eq(base / run(m, &indep, 1, 400, lanes, 3, 2, NULL), 1.15, 1e-3, "port lane");
 }
+
+Test(model, adds_a_relative_bypass_latency_between_classes)
+{
+    /* the same dependency chain, once within a class and once crossing into another */
+    const struct mdl_machine *m = machine("insn VA latency 1 class vec_alu ports 1*p01;\n"
+                                          "insn FA latency 1 class fp_add ports 1*p01;\n"
+                                          "bypass latency +2 for vec_alu -> fp_add;");
+    struct rt_insn same[2] = { insn(m, "VA", 1, 1), insn(m, "VA", 1, 1) };
+    struct rt_insn cross[2] = { insn(m, "VA", 1, 1), insn(m, "FA", 1, 1) };
+    cr_expect_float_eq(run(m, same, 2, 200, NULL, 0, 0, NULL), 2.0, 1e-6);
+    cr_expect_float_eq(run(m, cross, 2, 200, NULL, 0, 0, NULL), 4.0, 1e-6, "the crossing costs 2 more");
+}
