@@ -168,6 +168,17 @@ static bool lanes_valid(const struct mdl_machine *m, const struct rt_lane_cfg *l
     return true;
 }
 
+/* The arrays of one value per lane, allocated and freed together. */
+enum { N_LANE_ARRAYS = 14 };
+
+static void lane_arrays(struct rt_model *md, double **out[N_LANE_ARRAYS])
+{
+    double **all[N_LANE_ARRAYS] = { &md->lat_scale, &md->fe_cost, &md->ret_cost, &md->penalty, &md->mem_scale,
+                                    &md->fe_t, &md->disp_t, &md->ret_t, &md->last_ret, &md->pd_t, &md->dec_t,
+                                    &md->cx_t, &md->ser_t, &md->ser_scale };
+    memcpy(out, all, sizeof all);
+}
+
 struct rt_model *rt_model_new(const struct mdl_machine *m, const struct rt_lane_cfg *lanes, unsigned n,
                               bool causality, unsigned n_static, char *err, size_t errlen)
 {
@@ -179,11 +190,10 @@ struct rt_model *rt_model_new(const struct mdl_machine *m, const struct rt_lane_
     md->active = n;
     md->res_scale = xcalloc((size_t)m->n_resources * n, sizeof(double));
     md->cache_scale = xcalloc((size_t)m->n_caches * n, sizeof(double));
-    md->lat_scale = xcalloc(n, sizeof(double));
-    md->fe_cost = xcalloc(n, sizeof(double));
-    md->ret_cost = xcalloc(n, sizeof(double));
-    md->penalty = xcalloc(n, sizeof(double));
-    md->mem_scale = xcalloc(n, sizeof(double));
+    double **per_lane[N_LANE_ARRAYS];
+    lane_arrays(md, per_lane);
+    for (unsigned i = 0; i < N_LANE_ARRAYS; i++)
+        *per_lane[i] = xcalloc(n, sizeof(double));
     md->rob = xcalloc(n, sizeof(uint32_t));
     md->lb = xcalloc(n, sizeof(uint32_t));
     md->sb = xcalloc(n, sizeof(uint32_t));
@@ -197,17 +207,8 @@ struct rt_model *rt_model_new(const struct mdl_machine *m, const struct rt_lane_
     md->cache_t = xcalloc((size_t)m->n_caches * n, sizeof(double));
     md->reg_t = xcalloc((size_t)RT_REG_COUNT * n, sizeof(double));
     md->async_total = xcalloc((size_t)m->n_async * n, sizeof(double));
-    md->fe_t = xcalloc(n, sizeof(double));
-    md->disp_t = xcalloc(n, sizeof(double));
-    md->ret_t = xcalloc(n, sizeof(double));
-    md->last_ret = xcalloc(n, sizeof(double));
-    md->pd_t = xcalloc(n, sizeof(double));
-    md->ser_t = xcalloc(n, sizeof(double));
-    md->ser_scale = xcalloc(n, sizeof(double));
     for (unsigned l = 0; l < n; l++)
         md->ser_scale[l] = lane_has(&lanes[l], RT_KNOB_ALL_RESOURCES) ? 0 : 1;
-    md->dec_t = xcalloc(n, sizeof(double));
-    md->cx_t = xcalloc(n, sizeof(double));
     ring_init(&md->rob_ring, max_of(md->rob, n), n);
     ring_init(&md->lb_ring, max_of(md->lb, n), n);
     ring_init(&md->sb_ring, max_of(md->sb, n), n);
@@ -227,11 +228,12 @@ void rt_model_free(struct rt_model *md)
 {
     if (!md)
         return;
-    free(md->res_scale); free(md->cache_scale); free(md->lat_scale); free(md->fe_cost);
-    free(md->ret_cost); free(md->penalty); free(md->mem_scale); free(md->rob); free(md->lb); free(md->sb);
+    double **per_lane[N_LANE_ARRAYS];
+    lane_arrays(md, per_lane);
+    for (unsigned i = 0; i < N_LANE_ARRAYS; i++)
+        free(*per_lane[i]);
+    free(md->res_scale); free(md->cache_scale); free(md->rob); free(md->lb); free(md->sb);
     free(md->res_t); free(md->cache_t); free(md->reg_t); free(md->async_total);
-    free(md->fe_t); free(md->disp_t); free(md->ret_t); free(md->last_ret);
-    free(md->pd_t); free(md->dec_t); free(md->cx_t); free(md->ser_t); free(md->ser_scale);
     free(md->rob_ring.t); free(md->lb_ring.t); free(md->sb_ring.t);
     shadow_free(&md->mem);
     taint_free(md->tn);
