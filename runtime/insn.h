@@ -51,6 +51,7 @@ struct rt_insn {
                                    the legacy predecoder stalls on it */
     bool sync;                  /* reads rsp after pushes or pops: the stack engine inserts a
                                    synchronisation uop first (set per execution context) */
+    int8_t stack;               /* rsp moved by the stack engine: -8 push/call, +8 pop/ret */
     uint32_t tmpl;              /* template index in the machine */
     uint8_t n_src, n_dst, n_addr, n_mem, n_ops;
     uint8_t src[RT_MAX_SRC];    /* registers read as data (address registers are in addr) */
@@ -62,9 +63,10 @@ struct rt_insn {
     char disasm[64];            /* "add rax, qword ptr [rbx + 8]" */
 };
 
-/* Whether IN moves rsp through the stack engine (push, pop, call, ret) and whether it reads
- * rsp otherwise: the two halves of the stack-synchronisation rule. */
-bool rt_insn_stack_op(const struct rt_insn *in);
+/* Sets IN->stack from its form (x86 push, pop, call, ret), once per static instruction. */
+void rt_insn_set_stack(struct rt_insn *in);
+/* Whether IN reads rsp other than through the stack engine: with IN->stack, the two halves of
+ * the stack-synchronisation rule. */
 bool rt_insn_reads_rsp(const struct rt_insn *in);
 
 #endif

@@ -241,10 +241,14 @@ void rt_model_free(struct rt_model *md)
     free(md);
 }
 
-bool rt_insn_stack_op(const struct rt_insn *in)
+void rt_insn_set_stack(struct rt_insn *in)
 {
-    return !strncmp(in->key, "PUSH", 4) || !strncmp(in->key, "POP", 3) || !strncmp(in->key, "CALL", 4) ||
-           !strncmp(in->key, "RET", 3);
+    if (!strncmp(in->key, "PUSH", 4) || !strncmp(in->key, "CALL", 4))
+        in->stack = -8;
+    else if (!strncmp(in->key, "POP", 3) || !strncmp(in->key, "RET", 3))
+        in->stack = 8;
+    else
+        in->stack = 0;
 }
 
 bool rt_insn_reads_rsp(const struct rt_insn *in)

@@ -168,6 +168,7 @@ static bool add_insn(struct run *r, struct reader *rd, uint64_t w0, char *err, s
         s->in.unknown = true;
     } else {
         cls_apply(r->ci, r->o.m, &s->in);
+        rt_insn_set_stack(&s->in);
     }
     if (id >= r->n_s)
         r->n_s = id + 1;
@@ -210,7 +211,7 @@ static void model_pending(struct run *r, uint64_t next_pc, bool known_next)
     }
     r->total++;
     if (r->o.m->isa == MDL_ISA_X86_64) {
-        bool stack = rt_insn_stack_op(in), reads = !stack && rt_insn_reads_rsp(in);
+        bool stack = in->stack != 0, reads = !stack && rt_insn_reads_rsp(in);
         s->in.sync = reads && r->stack_dirty;
         r->stack_dirty = stack || (r->stack_dirty && !reads);
     }

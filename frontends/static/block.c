@@ -57,7 +57,7 @@ static void mark_stack_sync(struct block *b)
     for (int pass = 0; pass < 2; pass++)
         for (size_t i = 0; i < b->n; i++) {
             struct rt_insn *in = &b->insns[i];
-            if (rt_insn_stack_op(in)) {
+            if (in->stack) {
                 dirty = true;
                 continue;
             }
@@ -82,6 +82,7 @@ bool block_decode(struct block *b, struct dec *dec, const struct cls_index *ci, 
             return false;
         }
         cls_apply(ci, m, in);
+        rt_insn_set_stack(in);
         b->orig[b->n] = (uint32_t)b->n_orig++;
         /* Macro-fusion: the pair becomes one entry in its first instruction's place. */
         if (b->n > 0 && cls_fuse(ci, m, &b->insns[b->n - 1], in))
@@ -130,21 +131,14 @@ static uint64_t synthetic_address(const struct addr_gen *g, const struct rt_mem 
     return (h << 24) + (uint64_t)(disp + (1 << 22));
 }
 
-/* x86 pushes, pops, calls and returns move rsp in the front end (the stack engine), so the
- * decoder does not list rsp as written; their slots still move, which the delta tracks so that
- * a pop reads what the matching push wrote. */
-static int stack_step(const struct rt_insn *in)
-{
-    if (!rt_insn_stack_op(in))
-        return 0;
-    return !strncmp(in->key, "PUSH", 4) || !strncmp(in->key, "CALL", 4) ? -8 : 8;
-}
-
 static void addresses(struct addr_gen *g, const struct rt_insn *in, uint64_t *addr)
 {
     for (unsigned i = 0; i < in->n_mem; i++)
         addr[i] = synthetic_address(g, &in->mem[i]);
-    g->sp_delta += stack_step(in);
+    /* x86 pushes, pops, calls and returns move rsp in the front end (the stack engine), so the
+     * decoder does not list rsp as written; their slots still move, which the delta tracks so
+     * that a pop reads what the matching push wrote. */
+    g->sp_delta += in->stack;
     for (unsigned k = 0; k < in->n_dst; k++) {
         g->version[in->dst[k]]++;
         if (in->dst[k] == RT_X86_GPR + 4)
