@@ -470,26 +470,35 @@ static void lane_regs(struct rt_model *md, const uint8_t *regs, unsigned n, unsi
 }
 
 /* A memory access uses the bandwidth of every cache level it crosses, down to the one that
- * served it (Algorithm 1, lines 27-30): the bytes at the first level, a line below it. */
+ * served it (Algorithm 1, lines 27-30): the bytes at the first level, a line below it. The
+ * cycles access I of S takes at data level J: -1 past the serving level (or no access), 0 for
+ * a level without a bandwidth limit. */
+static double level_cost(const struct rt_model *md, const struct step *s, unsigned i, unsigned j)
+{
+    const struct rt_mem *mem = &s->in->mem[i];
+    if ((!mem->load && !mem->store) || j > (s->levels ? s->levels[i] : 0u))
+        return -1;
+    const struct mdl_cache *c = &md->m->caches[md->data[j]];
+    if (c->bandwidth <= 0)
+        return 0;
+    return (j == 0 ? (mem->size ? mem->size : 8) : c->line) / c->bandwidth;
+}
+
 static void lane_cache(struct rt_model *md, const struct step *s, unsigned l, struct taint *tn, unsigned set,
                        double disp, double *t)
 {
-    const struct mdl_machine *m = md->m;
-    for (unsigned i = 0; i < s->in->n_mem; i++) {
-        if (!s->in->mem[i].load && !s->in->mem[i].store)
-            continue;
-        unsigned hit = s->levels ? s->levels[i] : 0;
-        for (unsigned j = 0; j <= hit && j < md->n_data; j++) {
-            const struct mdl_cache *c = &m->caches[md->data[j]];
-            if (c->bandwidth <= 0)
+    for (unsigned i = 0; i < s->in->n_mem; i++)
+        for (unsigned j = 0; j < md->n_data; j++) {
+            double cost = level_cost(md, s, i, j);
+            if (cost < 0)
+                break;
+            if (cost == 0)
                 continue;
             double *ct = &md->cache_t[md->data[j] * md->L + l];
             constrain(tn, set, t, *ct, cache_set(tn, md->data[j]));
             used(tn, cache_set(tn, md->data[j]), ct, disp);
-            double bytes = j == 0 ? (s->in->mem[i].size ? s->in->mem[i].size : 8) : c->line;
-            *ct += bytes / c->bandwidth * md->cache_scale[md->data[j] * md->L + l];
+            *ct += cost * md->cache_scale[md->data[j] * md->L + l];
         }
-    }
 }
 
 /* Load-to-use beyond the first level: the serving level's latency replaces the first's. */
@@ -659,24 +668,20 @@ static void plain_regs(const struct rt_model *md, const uint8_t *regs, unsigned 
 static void plain_cache(struct rt_model *md, const struct step *s, unsigned a, unsigned b, const double *d,
                         double *t)
 {
-    const struct mdl_machine *m = md->m;
-    for (unsigned i = 0; i < s->in->n_mem; i++) {
-        if (!s->in->mem[i].load && !s->in->mem[i].store)
-            continue;
-        unsigned hit = s->levels ? s->levels[i] : 0;
-        for (unsigned j = 0; j <= hit && j < md->n_data; j++) {
-            const struct mdl_cache *c = &m->caches[md->data[j]];
-            if (c->bandwidth <= 0)
+    for (unsigned i = 0; i < s->in->n_mem; i++)
+        for (unsigned j = 0; j < md->n_data; j++) {
+            double cost = level_cost(md, s, i, j);
+            if (cost < 0)
+                break;
+            if (cost == 0)
                 continue;
             double *ct = &md->cache_t[md->data[j] * md->L];
             const double *scale = &md->cache_scale[md->data[j] * md->L];
-            double cost = (j == 0 ? (s->in->mem[i].size ? s->in->mem[i].size : 8) : c->line) / c->bandwidth;
             for (unsigned l = a; l < b; l++) {
                 t[l] = ct[l] > t[l] ? ct[l] : t[l];
                 ct[l] = (ct[l] > d[l] ? ct[l] : d[l]) + cost * scale[l];
             }
         }
-    }
 }
 
 static void plain_resources(struct rt_model *md, const struct step *s, unsigned a, unsigned b, const double *d,
@@ -692,7 +697,7 @@ static void plain_load(struct rt_model *md, const struct step *s, unsigned a, un
     for (unsigned i = 0; i < s->in->n_mem; i++) {
         if (!s->in->mem[i].load)
             continue;
-        uint64_t first = s->addr[i] >> 3, last = (s->addr[i] + (s->in->mem[i].size ? s->in->mem[i].size : 1) - 1) >> 3;
+        uint64_t first = s->addr[i] >> 3, last = shadow_last_word(s->addr[i], s->in->mem[i].size);
         for (uint64_t w = first; w <= last; w++) {
             const double *st = shadow_word(&md->mem, w);
             for (unsigned l = a; st && l < b; l++) {
@@ -742,7 +747,7 @@ static void plain_writes(struct rt_model *md, const struct step *s, unsigned a, 
     for (unsigned i = 0; i < s->in->n_mem; i++) {
         if (!s->in->mem[i].store)
             continue;
-        uint64_t first = s->addr[i] >> 3, last = (s->addr[i] + (s->in->mem[i].size ? s->in->mem[i].size : 1) - 1) >> 3;
+        uint64_t first = s->addr[i] >> 3, last = shadow_last_word(s->addr[i], s->in->mem[i].size);
         for (uint64_t w = first; w <= last; w++)
             memcpy(shadow_word_slot(&md->mem, w) + a, end + a, (b - a) * sizeof *end);
     }

@@ -98,12 +98,11 @@ static uint32_t insert(struct shadow *sh, uint64_t w)
     return e;
 }
 
-static uint64_t last_word(uint64_t addr, unsigned size) { return (addr + (size ? size : 1) - 1) >> 3; }
 
 double shadow_load(const struct shadow *sh, uint64_t addr, unsigned size, unsigned lane)
 {
     double t = 0;
-    for (uint64_t w = addr >> 3; w <= last_word(addr, size); w++) {
+    for (uint64_t w = addr >> 3; w <= shadow_last_word(addr, size); w++) {
         uint32_t e = find(sh, w);
         if (e != UINT32_MAX && sh->times[(size_t)e * sh->lanes + lane] > t)
             t = sh->times[(size_t)e * sh->lanes + lane];
@@ -114,7 +113,7 @@ double shadow_load(const struct shadow *sh, uint64_t addr, unsigned size, unsign
 uint64_t shadow_producer(const struct shadow *sh, uint64_t addr, unsigned size)
 {
     uint64_t seq = 0;
-    for (uint64_t w = addr >> 3; w <= last_word(addr, size); w++) {
+    for (uint64_t w = addr >> 3; w <= shadow_last_word(addr, size); w++) {
         uint32_t e = find(sh, w);
         if (e != UINT32_MAX && sh->seq[e] > seq)
             seq = sh->seq[e];
@@ -124,7 +123,7 @@ uint64_t shadow_producer(const struct shadow *sh, uint64_t addr, unsigned size)
 
 void shadow_store(struct shadow *sh, uint64_t addr, unsigned size, unsigned lane, double t, uint64_t seq)
 {
-    for (uint64_t w = addr >> 3; w <= last_word(addr, size); w++) {
+    for (uint64_t w = addr >> 3; w <= shadow_last_word(addr, size); w++) {
         uint32_t e = insert(sh, w);
         sh->times[(size_t)e * sh->lanes + lane] = t;
         if (seq)
@@ -152,6 +151,6 @@ uint8_t shadow_class(const struct shadow *sh, uint64_t addr)
 
 void shadow_set_class(struct shadow *sh, uint64_t addr, unsigned size, uint8_t cls)
 {
-    for (uint64_t w = addr >> 3; w <= last_word(addr, size); w++)
+    for (uint64_t w = addr >> 3; w <= shadow_last_word(addr, size); w++)
         sh->cls[insert(sh, w)] = cls;
 }

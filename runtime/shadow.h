@@ -15,6 +15,9 @@ struct shadow {
     uint32_t entries_cap;
 };
 
+/* The last 8-byte word an access of SIZE bytes at ADDR touches (the first is ADDR >> 3). */
+static inline uint64_t shadow_last_word(uint64_t addr, unsigned size) { return (addr + (size ? size : 1) - 1) >> 3; }
+
 void shadow_init(struct shadow *sh, unsigned lanes);
 void shadow_free(struct shadow *sh);
 /* Latest availability over the words of [addr, addr+size) in LANE; 0 when never written. */
