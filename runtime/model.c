@@ -127,7 +127,7 @@ static void bypass_table(struct rt_model *md)
             for (unsigned c = 0; c < MDL_CLASS_COUNT; c++)
                 if ((b->from_classes >> p & 1) && (b->to_classes >> c & 1)) {
                     md->byp_kind[b->memory][p][c] = (int8_t)(b->sign ? 1 : 2);
-                    md->byp_val[b->memory][p][c] = b->sign * b->latency + (b->sign ? 0 : b->latency);
+                    md->byp_val[b->memory][p][c] = b->sign ? b->sign * b->latency : b->latency;
                 }
     }
 }
