@@ -14,6 +14,7 @@ struct taint *taint_new(uint32_t window, unsigned n_res, unsigned n_caches, unsi
         abort();
     tn->slots = (window + 63) / 64 * 64;
     tn->words = tn->slots / 64;
+    tn->cur = tn->slots - 1;        /* the first instruction takes slot 0 */
     tn->res0 = TN_FIXED;
     tn->cache0 = tn->res0 + n_res;
     tn->reg0 = tn->cache0 + n_caches;
@@ -45,12 +46,13 @@ void taint_free(struct taint *tn)
 
 uint32_t taint_enter(struct taint *tn, uint32_t sidx, bool *critical)
 {
-    uint32_t slot = (uint32_t)(tn->seq % tn->slots);
+    uint32_t slot = tn->cur + 1 == tn->slots ? 0 : tn->cur + 1;
     uint32_t old = tn->sidx[slot];
     const uint64_t *d = taint_fresh_(tn, TN_DISPATCH);
     *critical = old != UINT32_MAX && (d[slot / 64] >> (slot % 64) & 1);
     tn->sidx[slot] = sidx;
     tn->seq++;
+    tn->cur = slot;
     return old;
 }
 
@@ -60,6 +62,8 @@ void taint_skip(struct taint *tn, uint64_t n)
     if (n == 0)
         return;
     /* Past a whole window every set reads as empty (fresh), and no slot names an instruction. */
-    tn->seq += n > tn->slots ? n : tn->slots;
+    uint64_t step = n > tn->slots ? n : tn->slots;
+    tn->seq += step;
+    tn->cur = (uint32_t)((tn->cur + step) % tn->slots);
     memset(tn->sidx, 0xff, tn->slots * sizeof *tn->sidx);
 }

@@ -18,6 +18,7 @@ struct taint {
     uint64_t *asof;                 /* [n_sets]: seq when last written */
     uint32_t *sidx;                 /* [slots]: static index of each slot's instruction */
     uint64_t seq;                   /* instructions entered so far = seq of the current one */
+    uint32_t cur;                   /* slot of the current one; kept so the ring needs no division */
 };
 
 /* ROB_CAP, LB_CAP, SB_CAP: sizes (powers of two) of the window, load and store buffer rings. */
@@ -47,7 +48,12 @@ static inline uint64_t taint_seq(const struct taint *tn) { return tn->seq; }
 static inline uint32_t taint_window(const struct taint *tn) { return tn->slots; }
 
 static inline uint64_t *taint_bits_(struct taint *tn, unsigned s) { return tn->bits + (size_t)s * tn->words; }
-static inline uint32_t taint_slot_of_(const struct taint *tn, uint64_t seq) { return (uint32_t)((seq - 1) % tn->slots); }
+/* The slot of the instruction BACK entries before the current one (BACK < slots). */
+static inline uint32_t taint_slot_back_(const struct taint *tn, uint64_t back)
+{
+    uint32_t s = tn->cur + tn->slots - (uint32_t)back;
+    return s >= tn->slots ? s - tn->slots : s;
+}
 
 /* Clears COUNT consecutive slots of the ring starting at FROM, a word at a time. */
 static inline void taint_clear_slots_(uint64_t *b, uint32_t slots, uint32_t from, uint64_t count)
@@ -60,7 +66,7 @@ static inline void taint_clear_slots_(uint64_t *b, uint32_t slots, uint32_t from
         uint64_t mask = n == 64 ? ~0ull : ((1ull << n) - 1) << bit;
         b[from / 64] &= ~mask;
         count -= n;
-        from = (uint32_t)((from + n) % slots);
+        from = from + (uint32_t)n == slots ? 0 : from + (uint32_t)n;
     }
 }
 
@@ -75,7 +81,7 @@ static inline uint64_t *taint_fresh_(struct taint *tn, unsigned s)
     if (tn->seq - since >= tn->slots)
         memset(b, 0, tn->words * sizeof *b);
     else
-        taint_clear_slots_(b, tn->slots, taint_slot_of_(tn, since + 1), tn->seq - since);
+        taint_clear_slots_(b, tn->slots, taint_slot_back_(tn, tn->seq - since - 1), tn->seq - since);
     tn->asof[s] = tn->seq;
     return b;
 }
@@ -96,8 +102,7 @@ static inline void taint_copy(struct taint *tn, unsigned dst, unsigned src)
 static inline void taint_add_current(struct taint *tn, unsigned s)
 {
     uint64_t *b = taint_fresh_(tn, s);
-    uint32_t slot = taint_slot_of_(tn, tn->seq);
-    b[slot / 64] |= 1ull << (slot % 64);
+    b[tn->cur / 64] |= 1ull << (tn->cur % 64);
 }
 
 /* ConstrainBy: set S with time *t is bound by time C whose set is CS. */
@@ -125,7 +130,7 @@ static inline void taint_constrain_seq(struct taint *tn, unsigned s, double *t, 
         memset(b, 0, tn->words * sizeof *b);
     }
     if (seq && seq + tn->slots > tn->seq) {
-        uint32_t slot = taint_slot_of_(tn, seq);
+        uint32_t slot = taint_slot_back_(tn, tn->seq - seq);
         b[slot / 64] |= 1ull << (slot % 64);
     }
 }

@@ -182,12 +182,12 @@ bool block_run(const struct block *b, const struct mdl_machine *m, const struct 
      * instruction of the block has left it a few times. */
     size_t n = b->n ? b->n : 1;
     unsigned min_causal = causality ? (unsigned)((rt_model_causal_window(md) + 16 * n + n - 1) / n) : 0;
-    unsigned limit = iterations > min_causal ? iterations : min_causal;
     struct addr_gen g = { { 0 }, 0 };
     double *hist = calloc((2 * STEADY_K + 1) * (size_t)n_lanes, sizeof *hist);
     double *half = calloc(n_lanes, sizeof *half);
     unsigned warm = iterations / 2, it, measured = 0;
-    for (it = 0; it < limit; it++) {
+    /* Until the timing is measured (at most ITERATIONS), then until causality has its count. */
+    for (it = 0; measured ? it < min_causal : it < iterations; it++) {
         for (size_t i = 0; i < b->n; i++) {
             uint64_t addr[RT_MAX_MEM];
             addresses(&g, &b->insns[i], addr);

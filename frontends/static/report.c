@@ -223,24 +223,43 @@ void report_text(FILE *out, const struct report *rep, const char *label)
 static void jstr(FILE *out, const char *s)
 {
     fputc('"', out);
-    for (; *s; s++) {
-        unsigned char c = (unsigned char)*s;
-        if (c == '"' || c == '\\')
-            fprintf(out, "\\%c", c);
-        else if (c < 0x20)
-            fprintf(out, "\\u%04x", c);
+    for (;;) {
+        size_t n = 0;   /* the run of characters that need no escape, written at once */
+        while ((unsigned char)s[n] >= 0x20 && s[n] != '"' && s[n] != '\\')
+            n++;
+        fwrite(s, 1, n, out);
+        s += n;
+        if (!*s)
+            break;
+        if (*s == '"' || *s == '\\')
+            fprintf(out, "\\%c", *s);
         else
-            fputc(c, out);
+            fprintf(out, "\\u%04x", (unsigned char)*s);
+        s++;
     }
     fputc('"', out);
 }
 
+/* Most numbers of a report are small integers (indices, counts, whole cycles): they skip
+ * printf's floating-point path. */
 static void jnum(FILE *out, double x)
 {
-    if (x != x || x > 1e300 || x < -1e300)
+    if (x != x || x > 1e300 || x < -1e300) {
         fputs("null", out);
-    else
+    } else if (x == (double)(long)x && x < 1e6 && x > -1e6) {
+        char buf[24], *p = buf + sizeof buf;
+        long v = (long)x;
+        unsigned long u = v < 0 ? 0ul - (unsigned long)v : (unsigned long)v;
+        *--p = 0;
+        do
+            *--p = (char)('0' + u % 10);
+        while (u /= 10);
+        if (v < 0)
+            *--p = '-';
+        fputs(p, out);
+    } else {
         fprintf(out, "%.6g", x);
+    }
 }
 
 /* `"key":` preceded by a comma unless it opens the object. */
