@@ -787,28 +787,37 @@ static void step_lanes_plain(struct rt_model *md, const struct step *s, unsigned
 }
 
 
+/* Turning taints back on first forgets the instructions skipped meanwhile, so that no set
+ * names one of them; counting resumes once a window of new instructions has entered. */
+static void causality_switch(struct rt_model *md, bool on)
+{
+    if (!md->tn || on == (md->tn_on != NULL))
+        return;
+    if (on) {
+        taint_skip(md->tn, md->skipped);
+        md->skipped = 0;
+    }
+    md->tn_on = on ? md->tn : NULL;
+}
+
+void rt_model_causality(struct rt_model *md, bool on)
+{
+    causality_switch(md, on);
+    md->one_in = 1;
+}
+
 /* Sampled causality: a period is two windows (one to fill the taint sets, one whose
- * instructions are counted as they leave). Turning it back on first forgets the instructions
- * skipped meanwhile, so no set names one of them. */
+ * instructions are counted as they leave). */
 static void sample_phase(struct rt_model *md)
 {
     if (!md->tn || md->one_in <= 1)
         return;
     if (md->phase_left == 0) {
         uint64_t period = 2ull * taint_window(md->tn);
-        if (md->tn_on) {
-            md->tn_on = NULL;
-            md->phase_left = period * (md->one_in - 1);
-        } else {
-            taint_skip(md->tn, md->skipped);
-            md->skipped = 0;
-            md->tn_on = md->tn;
-            md->phase_left = period;
-        }
+        md->phase_left = md->tn_on ? period * (md->one_in - 1) : period;
+        causality_switch(md, !md->tn_on);
     }
     md->phase_left--;
-    if (!md->tn_on)
-        md->skipped++;
 }
 
 void rt_model_sample_causality(struct rt_model *md, unsigned one_in)
@@ -848,6 +857,7 @@ void rt_model_step(struct rt_model *md, const struct rt_insn *in, uint32_t sidx,
     step_bypasses(md, &s);
     s.extra_lat = level_extra(md, &s);
     sample_phase(md);
+    md->skipped += md->tn && !md->tn_on;
     if (md->tn_on && sidx >= md->n_static)
         grow_static(md, sidx + 1);
     if (md->tn_on) {

@@ -62,6 +62,9 @@ double rt_model_async_bound(const struct rt_model *md, unsigned lane);
 uint64_t rt_model_critical(const struct rt_model *md, uint32_t sidx, uint64_t *seen);
 /* Causality on one period in ONE_IN (a period: twice the window), for long runs; 1: always. */
 void rt_model_sample_causality(struct rt_model *md, unsigned one_in);
+/* Causality off (the baseline lane then advances with the others, without taints) or on
+ * again from the next instruction; this also ends sampling. */
+void rt_model_causality(struct rt_model *md, bool on);
 /* Dynamic instructions that must pass before causality counts one (0 without causality). */
 uint32_t rt_model_causal_window(const struct rt_model *md);
 const char *rt_knob_name(enum rt_knob k);

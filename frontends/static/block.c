@@ -177,17 +177,19 @@ bool block_run(const struct block *b, const struct mdl_machine *m, const struct 
     /* A block repeated back to back is straight-line code much larger than a uop cache (the
      * convention of BHive's measurements): it comes through the legacy decoders. */
     rt_model_legacy_decode(md, true);
-    /* Causality counts an instruction when it leaves a window of twice the ROB: after the
-     * lanes have settled, the baseline lane alone goes on until the window is full and each
-     * instruction of the block has left it a few times. */
+    /* Causality counts an instruction when it leaves a window of twice the ROB. It starts once
+     * the timing is measured, so that the path it finds is the steady state's, not the
+     * warm-up's: the baseline lane alone then goes on until the window has filled and each
+     * instruction of the block has left it STEADY_K times (a multiple of every period that
+     * steady() detects, so the shares are those of whole periods). */
     size_t n = b->n ? b->n : 1;
-    unsigned min_causal = causality ? (unsigned)((rt_model_causal_window(md) + 16 * n + n - 1) / n) : 0;
+    unsigned causal_its = causality ? (unsigned)((rt_model_causal_window(md) + STEADY_K * n + n - 1) / n) : 0;
+    rt_model_causality(md, false);
     struct addr_gen g = { { 0 }, 0 };
     double *hist = calloc((2 * STEADY_K + 1) * (size_t)n_lanes, sizeof *hist);
     double *half = calloc(n_lanes, sizeof *half);
-    unsigned warm = iterations / 2, it, measured = 0;
-    /* Until the timing is measured (at most ITERATIONS), then until causality has its count. */
-    for (it = 0; measured ? it < min_causal : it < iterations; it++) {
+    unsigned warm = iterations / 2, it, measured = 0, stop = iterations;
+    for (it = 0; it < stop; it++) {
         for (size_t i = 0; i < b->n; i++) {
             uint64_t addr[RT_MAX_MEM];
             addresses(&g, &b->insns[i], addr);
@@ -213,6 +215,8 @@ bool block_run(const struct block *b, const struct mdl_machine *m, const struct 
         }
         measured = it + 1;
         rt_model_baseline_only(md);
+        rt_model_causality(md, true);
+        stop = measured + causal_its;
     }
     r->iterations = measured;
     r->crit = calloc(b->n_orig ? b->n_orig : 1, sizeof *r->crit);
