@@ -16,6 +16,17 @@ struct ring {                       /* retire times of the last `cap` window ent
     uint64_t pos;
 };
 
+/* What the step needs of a static instruction that stays the same from one execution to the
+ * next, derived at its first. */
+struct prep {
+    bool ready;
+    bool loads, stores;
+    uint8_t cls;                    /* the form's class, else the decoder's */
+    uint32_t uops;                  /* fused-domain slots in the window */
+    double op_lat, load_lat;        /* execution after the operands; load-to-use of its load */
+    double serial;                  /* measured inverse throughput beyond what its ports explain */
+};
+
 struct rt_model {
     const struct mdl_machine *m;
     unsigned L;
@@ -48,6 +59,7 @@ struct rt_model {
     uint64_t phase_left, skipped;
     unsigned one_in;
     uint64_t *crit, *seen;          /* [n_static] */
+    struct prep *prep;              /* [n_static] */
     uint32_t n_static;
 };
 
@@ -216,6 +228,7 @@ struct rt_model *rt_model_new(const struct mdl_machine *m, const struct rt_lane_
     md->n_static = n_static;
     md->crit = xcalloc(n_static, sizeof(uint64_t));
     md->seen = xcalloc(n_static, sizeof(uint64_t));
+    md->prep = xcalloc(n_static, sizeof(struct prep));
     if (causality)
         md->tn = taint_new(2 * md->rob[0], m->n_resources + 1u, m->n_caches, RT_REG_COUNT, md->rob_ring.cap,
                            md->lb_ring.cap, md->sb_ring.cap);
@@ -237,7 +250,7 @@ void rt_model_free(struct rt_model *md)
     free(md->rob_ring.t); free(md->lb_ring.t); free(md->sb_ring.t);
     shadow_free(&md->mem);
     taint_free(md->tn);
-    free(md->crit); free(md->seen);
+    free(md->crit); free(md->seen); free(md->prep);
     free(md);
 }
 
@@ -269,13 +282,12 @@ bool rt_insn_reads_rsp(const struct rt_insn *in)
 struct step {
     const struct rt_insn *in;
     const struct mdl_template *t;
-    uint32_t uops;                  /* fused-domain slots in the window */
+    uint32_t uops;                  /* as in struct prep */
     bool loads, stores;
-    double op_lat, load_lat;        /* execution after the operands; load-to-use of its load */
+    double op_lat, load_lat, serial;
+    uint8_t cls;
     const uint64_t *addr;
     const uint8_t *levels;          /* serving cache level of each access; NULL: the first */
-    double serial;                  /* measured inverse throughput beyond what its ports explain */
-    uint8_t cls;                    /* the form's class, else the decoder's */
     double src_bypass[RT_MAX_SRC];  /* relative bypass latency of each data source */
     int8_t mem_bypass;              /* absolute store-to-load latency applies (1) or not (0) */
     float mem_bypass_val;
@@ -285,11 +297,11 @@ struct step {
 
 /* A load form's latency range spans its load: uops.info's [1;6] for `add r64, m64` is 1 from
  * the register operand and 6 from the address. A pure load or store has no operation after it. */
-static void step_latencies(const struct rt_model *md, struct step *s)
+static void prep_latencies(const struct rt_model *md, const struct rt_insn *in, const struct mdl_template *t,
+                           struct prep *s)
 {
-    const struct mdl_template *t = s->t;
-    bool data_regs = s->in->n_src > 0;
-    if (s->in->eliminated) {
+    bool data_regs = in->n_src > 0;
+    if (in->eliminated) {
         s->op_lat = s->load_lat = 0;
     } else if (s->loads && s->stores && md->n_data) {
         /* Read-modify-write: uops.info's upper latency runs memory to memory through the next
@@ -317,7 +329,6 @@ static uint8_t insn_class(const struct rt_insn *in, const struct mdl_template *t
  * rules are relative: a domain crossing adds cycles) and from the store its load reads. */
 static void step_bypasses(const struct rt_model *md, struct step *s)
 {
-    s->cls = insn_class(s->in, s->t);
     for (unsigned k = 0; k < s->in->n_src; k++) {
         uint8_t p = md->reg_cls[s->in->src[k]];
         s->src_bypass[k] = md->byp_kind[0][p][s->cls] == 1 ? md->byp_val[0][p][s->cls] : 0;
@@ -834,32 +845,57 @@ static void grow_static(struct rt_model *md, uint32_t need)
         n *= 2;
     md->crit = realloc(md->crit, n * sizeof *md->crit);
     md->seen = realloc(md->seen, n * sizeof *md->seen);
-    if (!md->crit || !md->seen)
+    md->prep = realloc(md->prep, n * sizeof *md->prep);
+    if (!md->crit || !md->seen || !md->prep)
         abort();
     memset(md->crit + md->n_static, 0, (n - md->n_static) * sizeof *md->crit);
     memset(md->seen + md->n_static, 0, (n - md->n_static) * sizeof *md->seen);
+    memset(md->prep + md->n_static, 0, (n - md->n_static) * sizeof *md->prep);
     md->n_static = n;
+}
+
+static const struct prep *prepared(struct rt_model *md, const struct rt_insn *in, uint32_t sidx)
+{
+    if (sidx >= md->n_static)
+        grow_static(md, sidx + 1);
+    struct prep *p = &md->prep[sidx];
+    if (p->ready)
+        return p;
+    const struct mdl_machine *m = md->m;
+    const struct mdl_template *t = &m->templates[in->tmpl];
+    p->uops = t->uops_fused < md->rob_ring.cap / 2 ? t->uops_fused : md->rob_ring.cap / 2;
+    for (unsigned i = 0; i < in->n_mem; i++) {
+        p->loads |= in->mem[i].load;
+        p->stores |= in->mem[i].store;
+    }
+    prep_latencies(md, in, t, p);
+    p->serial = serial_cost(m, t);
+    p->cls = insn_class(in, t);
+    p->ready = true;
+    return p;
 }
 
 void rt_model_step(struct rt_model *md, const struct rt_insn *in, uint32_t sidx, const uint64_t *addr,
                    const uint8_t *levels, bool mispredicted)
 {
-    const struct mdl_machine *m = md->m;
-    struct step s = { .in = in, .t = &m->templates[in->tmpl], .addr = addr, .levels = levels,
-                      .mispredicted = mispredicted };
-    s.uops = s.t->uops_fused < md->rob_ring.cap / 2 ? s.t->uops_fused : md->rob_ring.cap / 2;
-    for (unsigned i = 0; i < in->n_mem; i++) {
-        s.loads |= in->mem[i].load;
-        s.stores |= in->mem[i].store;
-    }
-    step_latencies(md, &s);
-    s.serial = serial_cost(m, s.t);
+    const struct prep *p = prepared(md, in, sidx);
+    struct step s;      /* not zeroed: every field is set below or before it is read */
+    s.in = in;
+    s.t = &md->m->templates[in->tmpl];
+    s.uops = p->uops;
+    s.loads = p->loads;
+    s.stores = p->stores;
+    s.op_lat = p->op_lat;
+    s.load_lat = p->load_lat;
+    s.serial = p->serial;
+    s.cls = p->cls;
+    s.addr = addr;
+    s.levels = levels;
+    s.mispredicted = mispredicted;
     step_bypasses(md, &s);
     s.extra_lat = level_extra(md, &s);
     sample_phase(md);
     md->skipped += md->tn && !md->tn_on;
-    if (md->tn_on && sidx >= md->n_static)
-        grow_static(md, sidx + 1);
     if (md->tn_on) {
         bool critical;
         uint32_t old = taint_enter(md->tn_on, sidx, &critical);

@@ -25,11 +25,19 @@ struct taint *taint_new(uint32_t window, unsigned n_res, unsigned n_caches, unsi
     tn->sb0 = tn->lb0 + lb_cap;
     tn->sb_cap = sb_cap;
     tn->n_sets = tn->sb0 + sb_cap;
-    tn->bits = calloc((size_t)tn->n_sets * tn->words, sizeof *tn->bits);
-    tn->asof = calloc(tn->n_sets, sizeof *tn->asof);
+    uint32_t n_bufs = tn->n_sets + 1;   /* a set being copied on write shares its buffer: one spare */
+    tn->ref = calloc(tn->n_sets, sizeof *tn->ref);
+    tn->bits = calloc((size_t)n_bufs * tn->words, sizeof *tn->bits);
+    tn->asof = calloc(n_bufs, sizeof *tn->asof);
+    tn->rc = calloc(n_bufs, sizeof *tn->rc);
+    tn->spare = malloc(n_bufs * sizeof *tn->spare);
     tn->sidx = malloc(tn->slots * sizeof *tn->sidx);
-    if (!tn->bits || !tn->asof || !tn->sidx)
+    if (!tn->ref || !tn->bits || !tn->asof || !tn->rc || !tn->spare || !tn->sidx)
         abort();
+    /* Every set starts as the empty buffer 0. */
+    tn->rc[0] = tn->n_sets;
+    for (uint32_t b = n_bufs - 1; b >= 1; b--)
+        tn->spare[tn->n_spare++] = b;
     memset(tn->sidx, 0xff, tn->slots * sizeof *tn->sidx);
     return tn;
 }
@@ -38,8 +46,11 @@ void taint_free(struct taint *tn)
 {
     if (!tn)
         return;
+    free(tn->ref);
     free(tn->bits);
     free(tn->asof);
+    free(tn->rc);
+    free(tn->spare);
     free(tn->sidx);
     free(tn);
 }
@@ -48,7 +59,7 @@ uint32_t taint_enter(struct taint *tn, uint32_t sidx, bool *critical)
 {
     uint32_t slot = tn->cur + 1 == tn->slots ? 0 : tn->cur + 1;
     uint32_t old = tn->sidx[slot];
-    const uint64_t *d = taint_fresh_(tn, TN_DISPATCH);
+    const uint64_t *d = taint_read_(tn, TN_DISPATCH);
     *critical = old != UINT32_MAX && (d[slot / 64] >> (slot % 64) & 1);
     tn->sidx[slot] = sidx;
     tn->seq++;

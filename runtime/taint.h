@@ -9,13 +9,18 @@
 
 enum tn_fixed { TN_DISPATCH, TN_FRONTEND, TN_INSN, TN_LOAD, TN_RETIRE, TN_RETIRED, TN_FIXED };
 
-/* Defined here so that the per-instruction operations below inline into the model. */
+/* Defined here so that the per-instruction operations below inline into the model. Sets share
+ * buffers until one of them changes (copy on write): most SetBy copy a set that neither side
+ * changes before it is overwritten, such as a register taking its writer's set. */
 struct taint {
     uint32_t slots, words;          /* window (a multiple of 64) and words per set */
     unsigned n_sets, res0, cache0, reg0, rob0, lb0, sb0;
     uint32_t rob_cap, lb_cap, sb_cap;
-    uint64_t *bits;                 /* [n_sets][words] */
-    uint64_t *asof;                 /* [n_sets]: seq when last written */
+    uint32_t *ref;                  /* [n_sets]: the buffer holding each set */
+    uint64_t *bits;                 /* [n_sets + 1][words]: the buffers */
+    uint64_t *asof;                 /* [buffer]: seq when its stale bits were last cleared */
+    uint32_t *rc;                   /* [buffer]: sets referring to it */
+    uint32_t *spare, n_spare;       /* buffers no set refers to */
     uint32_t *sidx;                 /* [slots]: static index of each slot's instruction */
     uint64_t seq;                   /* instructions entered so far = seq of the current one */
     uint32_t cur;                   /* slot of the current one; kept so the ring needs no division */
@@ -47,7 +52,7 @@ static inline unsigned taint_sb(const struct taint *tn, uint64_t pos) { return t
 static inline uint64_t taint_seq(const struct taint *tn) { return tn->seq; }
 static inline uint32_t taint_window(const struct taint *tn) { return tn->slots; }
 
-static inline uint64_t *taint_bits_(struct taint *tn, unsigned s) { return tn->bits + (size_t)s * tn->words; }
+static inline uint64_t *taint_buf_(struct taint *tn, uint32_t b) { return tn->bits + (size_t)b * tn->words; }
 /* The slot of the instruction BACK entries before the current one (BACK < slots). */
 static inline uint32_t taint_slot_back_(const struct taint *tn, uint64_t back)
 {
@@ -70,38 +75,71 @@ static inline void taint_clear_slots_(uint64_t *b, uint32_t slots, uint32_t from
     }
 }
 
-/* Drops the bits of slots whose instruction entered after the set was written: those slots
- * were reused and the bits named their previous occupants. */
-static inline uint64_t *taint_fresh_(struct taint *tn, unsigned s)
+/* Buffer B without the bits of slots whose instruction entered after it was last cleaned:
+ * those slots were reused and the bits named their previous occupants. */
+static inline uint64_t *taint_fresh_(struct taint *tn, uint32_t b)
 {
-    uint64_t *b = taint_bits_(tn, s);
-    uint64_t since = tn->asof[s];
+    uint64_t *p = taint_buf_(tn, b);
+    uint64_t since = tn->asof[b];
     if (since == tn->seq)
-        return b;
+        return p;
     if (tn->seq - since >= tn->slots)
-        memset(b, 0, tn->words * sizeof *b);
+        memset(p, 0, tn->words * sizeof *p);
     else
-        taint_clear_slots_(b, tn->slots, taint_slot_back_(tn, tn->seq - since - 1), tn->seq - since);
-    tn->asof[s] = tn->seq;
-    return b;
+        taint_clear_slots_(p, tn->slots, taint_slot_back_(tn, tn->seq - since - 1), tn->seq - since);
+    tn->asof[b] = tn->seq;
+    return p;
+}
+
+static inline const uint64_t *taint_read_(struct taint *tn, unsigned s) { return taint_fresh_(tn, tn->ref[s]); }
+
+/* Makes S refer to buffer B. */
+static inline void taint_point_(struct taint *tn, unsigned s, uint32_t b)
+{
+    uint32_t old = tn->ref[s];
+    tn->rc[b]++;
+    if (--tn->rc[old] == 0)
+        tn->spare[tn->n_spare++] = old;
+    tn->ref[s] = b;
+}
+
+/* A buffer of S's own to change; its content is S's when KEEP, else undefined. */
+static inline uint64_t *taint_own_(struct taint *tn, unsigned s, bool keep)
+{
+    uint32_t b = tn->ref[s];
+    if (tn->rc[b] == 1)
+        return keep ? taint_fresh_(tn, b) : taint_buf_(tn, b);
+    uint32_t nb = tn->spare[--tn->n_spare];
+    uint64_t *p = taint_buf_(tn, nb);
+    if (keep)
+        memcpy(p, taint_fresh_(tn, b), tn->words * sizeof *p);
+    tn->asof[nb] = tn->seq;
+    tn->rc[nb] = 1;
+    tn->rc[b]--;
+    tn->ref[s] = nb;
+    return p;
+}
+
+/* S becomes the empty set. */
+static inline uint64_t *taint_empty_(struct taint *tn, unsigned s)
+{
+    uint64_t *p = taint_own_(tn, s, false);
+    memset(p, 0, tn->words * sizeof *p);
+    tn->asof[tn->ref[s]] = tn->seq;
+    return p;
 }
 
 /* SetBy: DST takes SRC's set. */
 static inline void taint_copy(struct taint *tn, unsigned dst, unsigned src)
 {
-    if (dst == src)
-        return;
-    const uint64_t *from = taint_fresh_(tn, src);
-    uint64_t *to = taint_bits_(tn, dst);
-    for (uint32_t w = 0; w < tn->words; w++)
-        to[w] = from[w];
-    tn->asof[dst] = tn->seq;
+    if (tn->ref[dst] != tn->ref[src])
+        taint_point_(tn, dst, tn->ref[src]);
 }
 
 /* Adds the current instruction to S. */
 static inline void taint_add_current(struct taint *tn, unsigned s)
 {
-    uint64_t *b = taint_fresh_(tn, s);
+    uint64_t *b = taint_own_(tn, s, true);
     b[tn->cur / 64] |= 1ull << (tn->cur % 64);
 }
 
@@ -111,9 +149,9 @@ static inline void taint_constrain(struct taint *tn, unsigned s, double *t, doub
     if (c > *t) {
         *t = c;
         taint_copy(tn, s, cs);
-    } else if (c == *t) {
-        uint64_t *d = taint_fresh_(tn, s);
-        const uint64_t *from = taint_fresh_(tn, cs);
+    } else if (c == *t && tn->ref[s] != tn->ref[cs]) {
+        const uint64_t *from = taint_read_(tn, cs);
+        uint64_t *d = taint_own_(tn, s, true);
         for (uint32_t w = 0; w < tn->words; w++)
             d[w] |= from[w];
     }
@@ -124,10 +162,12 @@ static inline void taint_constrain_seq(struct taint *tn, unsigned s, double *t, 
 {
     if (c < *t)
         return;
-    uint64_t *b = taint_fresh_(tn, s);
+    uint64_t *b;
     if (c > *t) {
         *t = c;
-        memset(b, 0, tn->words * sizeof *b);
+        b = taint_empty_(tn, s);
+    } else {
+        b = taint_own_(tn, s, true);
     }
     if (seq && seq + tn->slots > tn->seq) {
         uint32_t slot = taint_slot_back_(tn, tn->seq - seq);
@@ -140,7 +180,7 @@ static inline void taint_used(struct taint *tn, unsigned s, double *t, double tm
 {
     if (*t < tmin) {
         *t = tmin;
-        memset(taint_fresh_(tn, s), 0, tn->words * sizeof(uint64_t));
+        taint_empty_(tn, s);
     }
     taint_add_current(tn, s);
 }
