@@ -53,11 +53,11 @@ struct rt_model {
     uint8_t reg_cls[RT_REG_COUNT];  /* class of each register's last writer */
     struct ring rob_ring, lb_ring, sb_ring;
     struct shadow mem;
-    /* causality, baseline lane only; sampled: on for a period, then off for (one_in - 1) periods */
+    /* causality, baseline lane only, in periods (taint.h) */
     struct taint *tn;
-    struct taint *tn_on;            /* tn while sampling, NULL otherwise */
-    uint64_t phase_left, skipped;
-    unsigned one_in;
+    struct taint *tn_on;            /* tn while a period is open, NULL otherwise */
+    unsigned one_in;                /* sampled runs: one period in ONE_IN; 0: periods on request */
+    uint64_t gap_left;              /* instructions before the next sampled period */
     uint64_t *crit, *seen;          /* [n_static] */
     struct prep *prep;              /* [n_static] */
     uint32_t n_static;
@@ -232,7 +232,6 @@ struct rt_model *rt_model_new(const struct mdl_machine *m, const struct rt_lane_
     if (causality)
         md->tn = taint_new(2 * md->rob[0], m->n_resources + 1u, m->n_caches, RT_REG_COUNT, md->rob_ring.cap,
                            md->lb_ring.cap, md->sb_ring.cap);
-    md->tn_on = md->tn;
     md->one_in = 1;
     return md;
 }
@@ -798,43 +797,47 @@ static void step_lanes_plain(struct rt_model *md, const struct step *s, unsigned
 }
 
 
-/* Turning taints back on first forgets the instructions skipped meanwhile, so that no set
- * names one of them; counting resumes once a window of new instructions has entered. */
-static void causality_switch(struct rt_model *md, bool on)
+void rt_model_follow(struct rt_model *md, uint32_t n)
 {
-    if (!md->tn || on == (md->tn_on != NULL))
-        return;
-    if (on) {
-        taint_skip(md->tn, md->skipped);
-        md->skipped = 0;
-    }
-    md->tn_on = on ? md->tn : NULL;
+    md->one_in = 0;
+    if (md->tn)
+        taint_follow(md->tn, n);
 }
 
-void rt_model_causality(struct rt_model *md, bool on)
-{
-    causality_switch(md, on);
-    md->one_in = 1;
-}
-
-/* Sampled causality: a period is two windows (one to fill the taint sets, one whose
- * instructions are counted as they leave). */
-static void sample_phase(struct rt_model *md)
-{
-    if (!md->tn || md->one_in <= 1)
-        return;
-    if (md->phase_left == 0) {
-        uint64_t period = 2ull * taint_window(md->tn);
-        md->phase_left = md->tn_on ? period * (md->one_in - 1) : period;
-        causality_switch(md, !md->tn_on);
-    }
-    md->phase_left--;
-}
+bool rt_model_following(const struct rt_model *md) { return md->tn && taint_open(md->tn); }
 
 void rt_model_sample_causality(struct rt_model *md, unsigned one_in)
 {
     md->one_in = one_in ? one_in : 1;
-    md->phase_left = md->tn ? 2ull * taint_window(md->tn) : 0;
+    md->gap_left = 0;
+}
+
+/* Causality for the instruction entering now: taints are on while a period is open; a sampled
+ * run opens one (following a window's worth) after each gap of (one_in - 1) periods. */
+static void causality_enter(struct rt_model *md, uint32_t sidx)
+{
+    struct taint *tn = md->tn;
+    if (!taint_open(tn) && md->one_in) {
+        if (md->gap_left == 0)
+            taint_follow(tn, taint_window(tn));
+        else
+            md->gap_left--;
+    }
+    md->tn_on = NULL;
+    if (!taint_open(tn)) {
+        taint_pass(tn);
+        return;
+    }
+    bool critical;
+    uint32_t old = taint_enter(tn, sidx, &critical);
+    if (old < md->n_static) {
+        md->seen[old]++;
+        md->crit[old] += critical;
+    }
+    if (taint_open(tn))
+        md->tn_on = tn;
+    else if (md->one_in)
+        md->gap_left = 2ull * taint_window(tn) * (md->one_in - 1);
 }
 
 /* Dynamic streams discover static instructions as they run. */
@@ -894,16 +897,8 @@ void rt_model_step(struct rt_model *md, const struct rt_insn *in, uint32_t sidx,
     s.mispredicted = mispredicted;
     step_bypasses(md, &s);
     s.extra_lat = level_extra(md, &s);
-    sample_phase(md);
-    md->skipped += md->tn && !md->tn_on;
-    if (md->tn_on) {
-        bool critical;
-        uint32_t old = taint_enter(md->tn_on, sidx, &critical);
-        if (old < md->n_static) {
-            md->seen[old]++;
-            md->crit[old] += critical;
-        }
-    }
+    if (md->tn)
+        causality_enter(md, sidx);
     double retire[RT_MAX_LANES];
     /* The stack engine's synchronisation uop makes rsp one cycle later for this reader. */
     if (in->sync)

@@ -60,11 +60,15 @@ double rt_model_async_bound(const struct rt_model *md, unsigned lane);
 /* Causality: how often static instruction SIDX was on the path that set dispatch times, and
  * how many of its instances left the taint window. */
 uint64_t rt_model_critical(const struct rt_model *md, uint32_t sidx, uint64_t *seen);
-/* Causality on one period in ONE_IN (a period: twice the window), for long runs; 1: always. */
+/* Causality follows dynamic instructions in periods: a period follows a number of them and
+ * counts each as it leaves the window (rt_model_causal_window instructions later). By default
+ * periods follow one another, each following a window's worth: half of the instructions.
+ * Sampled: one period in ONE_IN, for long runs. */
 void rt_model_sample_causality(struct rt_model *md, unsigned one_in);
-/* Causality off (the baseline lane then advances with the others, without taints) or on
- * again from the next instruction; this also ends sampling. */
-void rt_model_causality(struct rt_model *md, bool on);
+/* One period that follows the next N instructions (at most a window; 0: none), and no more. */
+void rt_model_follow(struct rt_model *md, uint32_t n);
+/* A period is open: the instructions it follows have not all left the window. */
+bool rt_model_following(const struct rt_model *md);
 /* Dynamic instructions that must pass before causality counts one (0 without causality). */
 uint32_t rt_model_causal_window(const struct rt_model *md);
 const char *rt_knob_name(enum rt_knob k);

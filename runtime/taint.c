@@ -1,6 +1,4 @@
-/* Taint sets are bit sets over a ring of window slots. Rather than clearing a reused slot in
- * every set, each set remembers the instruction it was last written at: bits of slots reused
- * since then are stale and are masked when the set is next touched. */
+/* Taint sets over the instructions a period follows, with buffers shared until written. */
 #include "taint.h"
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,9 +10,8 @@ struct taint *taint_new(uint32_t window, unsigned n_res, unsigned n_caches, unsi
     struct taint *tn = calloc(1, sizeof *tn);
     if (!tn)
         abort();
-    tn->slots = (window + 63) / 64 * 64;
-    tn->words = tn->slots / 64;
-    tn->cur = tn->slots - 1;        /* the first instruction takes slot 0 */
+    tn->window = window ? window : 1;
+    tn->stride = (tn->window + 63) / 64;
     tn->res0 = TN_FIXED;
     tn->cache0 = tn->res0 + n_res;
     tn->reg0 = tn->cache0 + n_caches;
@@ -27,18 +24,14 @@ struct taint *taint_new(uint32_t window, unsigned n_res, unsigned n_caches, unsi
     tn->n_sets = tn->sb0 + sb_cap;
     uint32_t n_bufs = tn->n_sets + 1;   /* a set being copied on write shares its buffer: one spare */
     tn->ref = calloc(tn->n_sets, sizeof *tn->ref);
-    tn->bits = calloc((size_t)n_bufs * tn->words, sizeof *tn->bits);
-    tn->asof = calloc(n_bufs, sizeof *tn->asof);
+    tn->bits = calloc((size_t)n_bufs * tn->stride, sizeof *tn->bits);
     tn->rc = calloc(n_bufs, sizeof *tn->rc);
     tn->spare = malloc(n_bufs * sizeof *tn->spare);
-    tn->sidx = malloc(tn->slots * sizeof *tn->sidx);
-    if (!tn->ref || !tn->bits || !tn->asof || !tn->rc || !tn->spare || !tn->sidx)
+    tn->sidx = malloc(tn->window * sizeof *tn->sidx);
+    if (!tn->ref || !tn->bits || !tn->rc || !tn->spare || !tn->sidx)
         abort();
-    /* Every set starts as the empty buffer 0. */
-    tn->rc[0] = tn->n_sets;
-    for (uint32_t b = n_bufs - 1; b >= 1; b--)
-        tn->spare[tn->n_spare++] = b;
-    memset(tn->sidx, 0xff, tn->slots * sizeof *tn->sidx);
+    taint_follow(tn, 0);
+    tn->period = false;
     return tn;
 }
 
@@ -48,33 +41,44 @@ void taint_free(struct taint *tn)
         return;
     free(tn->ref);
     free(tn->bits);
-    free(tn->asof);
     free(tn->rc);
     free(tn->spare);
     free(tn->sidx);
     free(tn);
 }
 
-uint32_t taint_enter(struct taint *tn, uint32_t sidx, bool *critical)
+void taint_follow(struct taint *tn, uint32_t n)
 {
-    uint32_t slot = tn->cur + 1 == tn->slots ? 0 : tn->cur + 1;
-    uint32_t old = tn->sidx[slot];
-    const uint64_t *d = taint_read_(tn, TN_DISPATCH);
-    *critical = old != UINT32_MAX && (d[slot / 64] >> (slot % 64) & 1);
-    tn->sidx[slot] = sidx;
-    tn->seq++;
-    tn->cur = slot;
-    return old;
+    tn->n_follow = n < tn->window ? n : tn->window;
+    tn->words = (tn->n_follow + 63) / 64;
+    tn->base = tn->seq;
+    tn->period = n > 0;
+    /* Every set is the empty buffer 0. */
+    uint32_t n_bufs = tn->n_sets + 1;
+    memset(tn->ref, 0, tn->n_sets * sizeof *tn->ref);
+    memset(tn->bits, 0, tn->stride * sizeof *tn->bits);
+    memset(tn->rc, 0, n_bufs * sizeof *tn->rc);
+    tn->rc[0] = tn->n_sets;
+    tn->n_spare = 0;
+    for (uint32_t b = n_bufs - 1; b >= 1; b--)
+        tn->spare[tn->n_spare++] = b;
 }
 
-
-void taint_skip(struct taint *tn, uint64_t n)
+uint32_t taint_enter(struct taint *tn, uint32_t sidx, bool *critical)
 {
-    if (n == 0)
-        return;
-    /* Past a whole window every set reads as empty (fresh), and no slot names an instruction. */
-    uint64_t step = n > tn->slots ? n : tn->slots;
-    tn->seq += step;
-    tn->cur = (uint32_t)((tn->cur + step) % tn->slots);
-    memset(tn->sidx, 0xff, tn->slots * sizeof *tn->sidx);
+    *critical = false;
+    uint64_t k = tn->seq - tn->base;    /* instructions of the period before this one */
+    uint32_t old = UINT32_MAX;
+    if (k >= tn->window && k - tn->window < tn->n_follow) {
+        uint64_t bit = k - tn->window;
+        const uint64_t *d = taint_buf_(tn, tn->ref[TN_DISPATCH]);
+        *critical = d[bit / 64] >> (bit % 64) & 1;
+        old = tn->sidx[bit];
+        if (bit + 1 == tn->n_follow)
+            tn->period = false;
+    }
+    if (k < tn->n_follow)
+        tn->sidx[k] = sidx;
+    tn->seq++;
+    return old;
 }

@@ -1,6 +1,12 @@
 /* Causality (Gus, seed 001): every time value of the baseline lane carries the set of recent
  * dynamic instructions that may have set it; an instruction leaving a window of twice the
- * ROB counts as critical when it is still in the dispatch time's set. */
+ * ROB counts as critical when it is still in the dispatch time's set.
+ *
+ * The sets are followed in periods: a period follows its first N instructions (at most a
+ * window) and ends when the last of them leaves the window, N + window instructions after it
+ * began. Set operations act on each instruction's membership independently, so a set that
+ * holds only the followed instructions answers exactly for them, with one bit each and no
+ * bit ever reused within the period. */
 #ifndef RT_TAINT_H
 #define RT_TAINT_H
 #include <stdbool.h>
@@ -13,17 +19,20 @@ enum tn_fixed { TN_DISPATCH, TN_FRONTEND, TN_INSN, TN_LOAD, TN_RETIRE, TN_RETIRE
  * buffers until one of them changes (copy on write): most SetBy copy a set that neither side
  * changes before it is overwritten, such as a register taking its writer's set. */
 struct taint {
-    uint32_t slots, words;          /* window (a multiple of 64) and words per set */
+    uint32_t window;                /* instructions entered before a followed one is counted */
+    uint32_t words;                 /* words per set in this period */
+    uint32_t stride;                /* words per buffer: a full window's */
     unsigned n_sets, res0, cache0, reg0, rob0, lb0, sb0;
     uint32_t rob_cap, lb_cap, sb_cap;
     uint32_t *ref;                  /* [n_sets]: the buffer holding each set */
-    uint64_t *bits;                 /* [n_sets + 1][words]: the buffers */
-    uint64_t *asof;                 /* [buffer]: seq when its stale bits were last cleared */
+    uint64_t *bits;                 /* [n_sets + 1][stride]: the buffers */
     uint32_t *rc;                   /* [buffer]: sets referring to it */
     uint32_t *spare, n_spare;       /* buffers no set refers to */
-    uint32_t *sidx;                 /* [slots]: static index of each slot's instruction */
+    uint32_t *sidx;                 /* [window]: static index of each followed instruction */
     uint64_t seq;                   /* instructions entered so far = seq of the current one */
-    uint32_t cur;                   /* slot of the current one; kept so the ring needs no division */
+    uint64_t base;                  /* seq before the period's first instruction */
+    uint32_t n_follow;              /* instructions the period follows */
+    bool period;                    /* a period is open */
 };
 
 /* ROB_CAP, LB_CAP, SB_CAP: sizes (powers of two) of the window, load and store buffer rings. */
@@ -31,11 +40,16 @@ struct taint *taint_new(uint32_t window, unsigned n_res, unsigned n_caches, unsi
                         uint32_t lb_cap, uint32_t sb_cap);
 void taint_free(struct taint *tn);
 
-/* Enters a new dynamic instruction of static index SIDX; returns the static index of the one
- * that left the window (UINT32_MAX if none) and whether dispatch was still tainted by it. */
+/* Opens a period that follows the next N instructions (at most the window): every set is
+ * emptied. */
+void taint_follow(struct taint *tn, uint32_t n);
+/* Enters a new dynamic instruction of static index SIDX; returns the static index of the
+ * followed instruction that left the window (UINT32_MAX if none) and whether dispatch was
+ * still tainted by it. The period closes once the last followed instruction has left. */
 uint32_t taint_enter(struct taint *tn, uint32_t sidx, bool *critical);
-/* N instructions passed without taints: every set and slot from before is forgotten. */
-void taint_skip(struct taint *tn, uint64_t n);
+/* An instruction passed without taints (outside a period). */
+static inline void taint_pass(struct taint *tn) { tn->seq++; }
+static inline bool taint_open(const struct taint *tn) { return tn->period; }
 
 /* ---- per-instruction operations ---- */
 
@@ -50,48 +64,15 @@ static inline unsigned taint_sb(const struct taint *tn, uint64_t pos) { return t
 /* Sequence number of the current instruction (1 for the first); instructions a dynamic
  * instruction stays in the window before it is counted. */
 static inline uint64_t taint_seq(const struct taint *tn) { return tn->seq; }
-static inline uint32_t taint_window(const struct taint *tn) { return tn->slots; }
+static inline uint32_t taint_window(const struct taint *tn) { return tn->window; }
 
-static inline uint64_t *taint_buf_(struct taint *tn, uint32_t b) { return tn->bits + (size_t)b * tn->words; }
-/* The slot of the instruction BACK entries before the current one (BACK < slots). */
-static inline uint32_t taint_slot_back_(const struct taint *tn, uint64_t back)
+static inline uint64_t *taint_buf_(struct taint *tn, uint32_t b) { return tn->bits + (size_t)b * tn->stride; }
+
+/* The bit of the dynamic instruction SEQ in this period's sets, or -1 when it is not followed. */
+static inline int64_t taint_bit_(const struct taint *tn, uint64_t seq)
 {
-    uint32_t s = tn->cur + tn->slots - (uint32_t)back;
-    return s >= tn->slots ? s - tn->slots : s;
+    return seq > tn->base && seq - tn->base <= tn->n_follow ? (int64_t)(seq - tn->base - 1) : -1;
 }
-
-/* Clears COUNT consecutive slots of the ring starting at FROM, a word at a time. */
-static inline void taint_clear_slots_(uint64_t *b, uint32_t slots, uint32_t from, uint64_t count)
-{
-    while (count > 0) {
-        uint32_t bit = from % 64;
-        uint64_t n = 64 - bit < count ? 64 - bit : count;
-        if (from + n > slots)
-            n = slots - from;
-        uint64_t mask = n == 64 ? ~0ull : ((1ull << n) - 1) << bit;
-        b[from / 64] &= ~mask;
-        count -= n;
-        from = from + (uint32_t)n == slots ? 0 : from + (uint32_t)n;
-    }
-}
-
-/* Buffer B without the bits of slots whose instruction entered after it was last cleaned:
- * those slots were reused and the bits named their previous occupants. */
-static inline uint64_t *taint_fresh_(struct taint *tn, uint32_t b)
-{
-    uint64_t *p = taint_buf_(tn, b);
-    uint64_t since = tn->asof[b];
-    if (since == tn->seq)
-        return p;
-    if (tn->seq - since >= tn->slots)
-        memset(p, 0, tn->words * sizeof *p);
-    else
-        taint_clear_slots_(p, tn->slots, taint_slot_back_(tn, tn->seq - since - 1), tn->seq - since);
-    tn->asof[b] = tn->seq;
-    return p;
-}
-
-static inline const uint64_t *taint_read_(struct taint *tn, unsigned s) { return taint_fresh_(tn, tn->ref[s]); }
 
 /* Makes S refer to buffer B. */
 static inline void taint_point_(struct taint *tn, unsigned s, uint32_t b)
@@ -103,30 +84,26 @@ static inline void taint_point_(struct taint *tn, unsigned s, uint32_t b)
     tn->ref[s] = b;
 }
 
-/* A buffer of S's own to change; its content is S's when KEEP, else undefined. */
+/* A buffer of S's own to change; it holds S's set when KEEP, else anything. */
 static inline uint64_t *taint_own_(struct taint *tn, unsigned s, bool keep)
 {
     uint32_t b = tn->ref[s];
     if (tn->rc[b] == 1)
-        return keep ? taint_fresh_(tn, b) : taint_buf_(tn, b);
+        return taint_buf_(tn, b);
     uint32_t nb = tn->spare[--tn->n_spare];
     uint64_t *p = taint_buf_(tn, nb);
     if (keep)
-        memcpy(p, taint_fresh_(tn, b), tn->words * sizeof *p);
-    tn->asof[nb] = tn->seq;
+        memcpy(p, taint_buf_(tn, b), tn->words * sizeof *p);
     tn->rc[nb] = 1;
     tn->rc[b]--;
     tn->ref[s] = nb;
     return p;
 }
 
-/* S becomes the empty set. */
-static inline uint64_t *taint_empty_(struct taint *tn, unsigned s)
+static inline void taint_set_bit_(uint64_t *p, int64_t bit)
 {
-    uint64_t *p = taint_own_(tn, s, false);
-    memset(p, 0, tn->words * sizeof *p);
-    tn->asof[tn->ref[s]] = tn->seq;
-    return p;
+    if (bit >= 0)
+        p[bit / 64] |= 1ull << (bit % 64);
 }
 
 /* SetBy: DST takes SRC's set. */
@@ -139,8 +116,17 @@ static inline void taint_copy(struct taint *tn, unsigned dst, unsigned src)
 /* Adds the current instruction to S. */
 static inline void taint_add_current(struct taint *tn, unsigned s)
 {
-    uint64_t *b = taint_own_(tn, s, true);
-    b[tn->cur / 64] |= 1ull << (tn->cur % 64);
+    int64_t bit = taint_bit_(tn, tn->seq);
+    if (bit >= 0)
+        taint_set_bit_(taint_own_(tn, s, true), bit);
+}
+
+/* S becomes the empty set. */
+static inline uint64_t *taint_empty_(struct taint *tn, unsigned s)
+{
+    uint64_t *p = taint_own_(tn, s, false);
+    memset(p, 0, tn->words * sizeof *p);
+    return p;
 }
 
 /* ConstrainBy: set S with time *t is bound by time C whose set is CS. */
@@ -150,7 +136,7 @@ static inline void taint_constrain(struct taint *tn, unsigned s, double *t, doub
         *t = c;
         taint_copy(tn, s, cs);
     } else if (c == *t && tn->ref[s] != tn->ref[cs]) {
-        const uint64_t *from = taint_read_(tn, cs);
+        const uint64_t *from = taint_buf_(tn, tn->ref[cs]);
         uint64_t *d = taint_own_(tn, s, true);
         for (uint32_t w = 0; w < tn->words; w++)
             d[w] |= from[w];
@@ -162,16 +148,12 @@ static inline void taint_constrain_seq(struct taint *tn, unsigned s, double *t, 
 {
     if (c < *t)
         return;
-    uint64_t *b;
+    int64_t bit = taint_bit_(tn, seq);
     if (c > *t) {
         *t = c;
-        b = taint_empty_(tn, s);
-    } else {
-        b = taint_own_(tn, s, true);
-    }
-    if (seq && seq + tn->slots > tn->seq) {
-        uint32_t slot = taint_slot_back_(tn, tn->seq - seq);
-        b[slot / 64] |= 1ull << (slot % 64);
+        taint_set_bit_(taint_empty_(tn, s), bit);
+    } else if (bit >= 0) {
+        taint_set_bit_(taint_own_(tn, s, true), bit);
     }
 }
 

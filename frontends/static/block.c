@@ -179,17 +179,16 @@ bool block_run(const struct block *b, const struct mdl_machine *m, const struct 
     rt_model_legacy_decode(md, true);
     /* Causality counts an instruction when it leaves a window of twice the ROB. It starts once
      * the timing is measured, so that the path it finds is the steady state's, not the
-     * warm-up's: the baseline lane alone then goes on until the window has filled and each
-     * instruction of the block has left it STEADY_K times (a multiple of every period that
-     * steady() detects, so the shares are those of whole periods). */
+     * warm-up's: the baseline lane alone then goes on until STEADY_K iterations' worth of
+     * instructions (a multiple of every period that steady() detects, so the shares are those
+     * of whole periods; at most a window's worth) have left the window. */
     size_t n = b->n ? b->n : 1;
-    unsigned causal_its = causality ? (unsigned)((rt_model_causal_window(md) + STEADY_K * n + n - 1) / n) : 0;
-    rt_model_causality(md, false);
+    rt_model_follow(md, 0);
     struct addr_gen g = { { 0 }, 0 };
     double *hist = calloc((2 * STEADY_K + 1) * (size_t)n_lanes, sizeof *hist);
     double *half = calloc(n_lanes, sizeof *half);
-    unsigned warm = iterations / 2, it, measured = 0, stop = iterations;
-    for (it = 0; it < stop; it++) {
+    unsigned warm = iterations / 2, it, measured = 0;
+    for (it = 0; measured ? rt_model_following(md) : it < iterations; it++) {
         for (size_t i = 0; i < b->n; i++) {
             uint64_t addr[RT_MAX_MEM];
             addresses(&g, &b->insns[i], addr);
@@ -215,8 +214,8 @@ bool block_run(const struct block *b, const struct mdl_machine *m, const struct 
         }
         measured = it + 1;
         rt_model_baseline_only(md);
-        rt_model_causality(md, true);
-        stop = measured + causal_its;
+        if (causality)
+            rt_model_follow(md, (uint32_t)(STEADY_K * n));
     }
     r->iterations = measured;
     r->crit = calloc(b->n_orig ? b->n_orig : 1, sizeof *r->crit);
