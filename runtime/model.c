@@ -44,6 +44,7 @@ struct rt_model {
     double *async_total;            /* [n_async][L] */
     double *fe_t, *disp_t, *ret_t, *last_ret;          /* [L] */
     double *pd_t, *dec_t, *cx_t;    /* [L]: legacy decode: fetch bytes, decoders, complex decoder */
+    double *fe_scale, *pd_byte, *dec_cost, *cx_cost;   /* [L]: their cycles per instruction or byte */
     double *ser_t, *ser_scale;      /* [L]: the measured-throughput bound of microcoded forms */
     bool legacy;                    /* instructions come through the legacy decoders */
     unsigned data[8], n_data;       /* indices in m->caches of the data-side levels, in order */
@@ -120,6 +121,11 @@ static void lane_params(struct rt_model *md, const struct rt_lane_cfg *c, unsign
         md->cache_scale[k * L + l] = infinite ? 0 : knob_scale(c, RT_KNOB_CACHE_BW, (int)k);
     md->lat_scale[l] = lane_has(c, RT_KNOB_NO_DEPS) ? 0 : knob_scale(c, RT_KNOB_LATENCY, 0);
     md->fe_cost[l] = m->issue_width ? knob_scale(c, RT_KNOB_FRONTEND, 0) / m->issue_width : 0;
+    /* The front-end knob scales the legacy decoders too. */
+    md->fe_scale[l] = md->fe_cost[l] * (m->issue_width ? m->issue_width : 1);
+    md->pd_byte[l] = m->fetch_bytes ? md->fe_scale[l] / m->fetch_bytes : 0;
+    md->dec_cost[l] = m->decode_width ? md->fe_scale[l] / m->decode_width : 0;
+    md->cx_cost[l] = m->complex_decoders ? md->fe_scale[l] / m->complex_decoders : 0;
     md->ret_cost[l] = m->retire_width ? knob_scale(c, RT_KNOB_RETIRE, 0) / m->retire_width : 0;
     md->penalty[l] = m->mispredict_penalty * knob_scale(c, RT_KNOB_MISPREDICT, 0);
     md->mem_scale[l] = knob_scale(c, RT_KNOB_MEMORY_LATENCY, 0);
@@ -181,13 +187,14 @@ static bool lanes_valid(const struct mdl_machine *m, const struct rt_lane_cfg *l
 }
 
 /* The arrays of one value per lane, allocated and freed together. */
-enum { N_LANE_ARRAYS = 14 };
+enum { N_LANE_ARRAYS = 18 };
 
 static void lane_arrays(struct rt_model *md, double **out[N_LANE_ARRAYS])
 {
     double **all[N_LANE_ARRAYS] = { &md->lat_scale, &md->fe_cost, &md->ret_cost, &md->penalty, &md->mem_scale,
                                     &md->fe_t, &md->disp_t, &md->ret_t, &md->last_ret, &md->pd_t, &md->dec_t,
-                                    &md->cx_t, &md->ser_t, &md->ser_scale };
+                                    &md->cx_t, &md->ser_t, &md->ser_scale, &md->fe_scale, &md->pd_byte,
+                                    &md->dec_cost, &md->cx_cost };
     memcpy(out, all, sizeof all);
 }
 
@@ -224,7 +231,9 @@ struct rt_model *rt_model_new(const struct mdl_machine *m, const struct rt_lane_
     ring_init(&md->rob_ring, max_of(md->rob, n), n);
     ring_init(&md->lb_ring, max_of(md->lb, n), n);
     ring_init(&md->sb_ring, max_of(md->sb, n), n);
-    shadow_init(&md->mem, n);
+    /* A store a full window older than a load has retired before the load dispatches (each
+     * instruction takes at least one slot; four windows leave a wide margin). */
+    shadow_init(&md->mem, n, 4ull * max_of(md->rob, n));
     md->n_static = n_static;
     md->crit = xcalloc(n_static, sizeof(uint64_t));
     md->seen = xcalloc(n_static, sizeof(uint64_t));
@@ -326,7 +335,7 @@ static uint8_t insn_class(const struct rt_insn *in, const struct mdl_template *t
 
 /* Bypass latencies this execution sees: from each source register's producer class (register
  * rules are relative: a domain crossing adds cycles) and from the store its load reads. */
-static void step_bypasses(const struct rt_model *md, struct step *s)
+static void step_bypasses(struct rt_model *md, struct step *s)
 {
     for (unsigned k = 0; k < s->in->n_src; k++) {
         uint8_t p = md->reg_cls[s->in->src[k]];
@@ -421,17 +430,15 @@ static void fe_use(double *r, double from, double cost)
 
 static void fe_advance(struct rt_model *md, const struct step *s, unsigned l, double from)
 {
-    const struct mdl_machine *m = md->m;
-    double scale = md->fe_cost[l] * (m->issue_width ? m->issue_width : 1);  /* the front-end knob */
     fe_use(&md->fe_t[l], from, (s->t->uops_fused + s->in->sync) * md->fe_cost[l]);
     if (!md->legacy)
         return;
     /* A length-changing prefix costs the predecoder about three cycles (Intel's optimization
      * manual, "Length-Changing Prefixes"). */
-    fe_use(&md->pd_t[l], from, ((double)s->in->len / m->fetch_bytes + (s->in->lcp ? 3 : 0)) * scale);
-    fe_use(&md->dec_t[l], from, scale / m->decode_width);
-    if (s->t->uops_fused > 1 && m->complex_decoders)
-        fe_use(&md->cx_t[l], from, scale / m->complex_decoders);
+    fe_use(&md->pd_t[l], from, s->in->len * md->pd_byte[l] + (s->in->lcp ? 3 * md->fe_scale[l] : 0));
+    fe_use(&md->dec_t[l], from, md->dec_cost[l]);
+    if (s->t->uops_fused > 1 && md->cx_cost[l] > 0)
+        fe_use(&md->cx_t[l], from, md->cx_cost[l]);
 }
 
 void rt_model_legacy_decode(struct rt_model *md, bool on)
@@ -612,9 +619,9 @@ static double lane_retire(struct rt_model *md, const struct step *s, unsigned l,
     return r;
 }
 
-static double step_lane(struct rt_model *md, const struct step *s, unsigned l)
+/* One lane; TN is the taint state (the baseline lane while a period is open) or NULL. */
+static double step_lane(struct rt_model *md, const struct step *s, unsigned l, struct taint *tn)
 {
-    struct taint *tn = l == 0 ? md->tn_on : NULL;
     double disp = lane_dispatch(md, s, l, tn);
     double t = disp;
     if (tn)
@@ -899,15 +906,19 @@ void rt_model_step(struct rt_model *md, const struct rt_insn *in, uint32_t sidx,
     s.extra_lat = level_extra(md, &s);
     if (md->tn)
         causality_enter(md, sidx);
+    shadow_tick(&md->mem);
     double retire[RT_MAX_LANES];
     /* The stack engine's synchronisation uop makes rsp one cycle later for this reader. */
     if (in->sync)
         for (unsigned l = 0; l < md->active; l++)
             md->reg_t[(size_t)(RT_X86_GPR + 4) * md->L + l] += md->lat_scale[l];
-    /* The baseline lane carries the taints; the others go phase by phase together. */
-    unsigned first_plain = md->tn_on ? 1 : 0;
-    if (first_plain)
-        retire[0] = step_lane(md, &s, 0);
+    /* The baseline lane carries the taints; the others go phase by phase together. A lane
+     * alone takes the scalar path, without taints a copy the compiler specialises. */
+    unsigned first_plain = md->tn_on || md->active == 1 ? 1 : 0;
+    if (md->tn_on)
+        retire[0] = step_lane(md, &s, 0, md->tn_on);
+    else if (md->active == 1)
+        retire[0] = step_lane(md, &s, 0, NULL);
     if (md->active > first_plain)
         step_lanes_plain(md, &s, first_plain, md->active, retire);
 

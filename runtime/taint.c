@@ -30,8 +30,6 @@ struct taint *taint_new(uint32_t window, unsigned n_res, unsigned n_caches, unsi
     tn->sidx = malloc(tn->window * sizeof *tn->sidx);
     if (!tn->ref || !tn->bits || !tn->rc || !tn->spare || !tn->sidx)
         abort();
-    taint_follow(tn, 0);
-    tn->period = false;
     return tn;
 }
 
@@ -53,6 +51,8 @@ void taint_follow(struct taint *tn, uint32_t n)
     tn->words = (tn->n_follow + 63) / 64;
     tn->base = tn->seq;
     tn->period = n > 0;
+    if (!tn->period)
+        return;
     /* Every set is the empty buffer 0. */
     uint32_t n_bufs = tn->n_sets + 1;
     memset(tn->ref, 0, tn->n_sets * sizeof *tn->ref);

@@ -195,6 +195,32 @@ Test(model, puts_the_dependency_chain_on_the_critical_path)
     rt_model_free(md);
 }
 
+Test(model, counts_each_followed_instruction_once_it_has_left_the_window)
+{
+    const struct mdl_machine *m = machine("window { rob 32; }");
+    struct rt_insn body[2] = { insn(m, "SLOW", 1, 1), insn(m, "ALU", 0, 2) };
+    char err[128];
+    struct rt_model *md = rt_model_new(m, &baseline, 1, true, 2, err, sizeof err);
+    cr_assert(md, "%s", err);
+    uint32_t window = rt_model_causal_window(md);
+    cr_assert_eq(window, 64, "twice the ROB");
+    rt_model_follow(md, 0);
+    for (unsigned i = 0; i < 100; i++)
+        rt_model_step(md, &body[i % 2], i % 2, NULL, NULL, false);
+    cr_expect_not(rt_model_following(md));
+    rt_model_follow(md, 10);
+    unsigned steps = 0;
+    for (; rt_model_following(md); steps++)
+        rt_model_step(md, &body[steps % 2], steps % 2, NULL, NULL, false);
+    cr_expect_eq(steps, 10 + window, "the last followed instruction leaves %u later", window);
+    uint64_t seen0, seen1;
+    uint64_t c0 = rt_model_critical(md, 0, &seen0);
+    rt_model_critical(md, 1, &seen1);
+    cr_expect_eq(seen0 + seen1, 10);
+    cr_expect_eq(c0, seen0, "every SLOW of the chain is critical");
+    rt_model_free(md);
+}
+
 Test(model, reports_latency_as_the_bottleneck_of_a_chain_and_the_port_of_a_throughput_loop)
 {
     const struct mdl_machine *m = machine("window { rob 64; }");
