@@ -20,7 +20,7 @@ MDLC_SRC  := mdlc/driver.c mdlc/resolve.c mdlc/check.c mdlc/lower.c mdlc/emit_c.
 IMPORT_SRC := mdlc/import_uops.c
 RUNTIME_SRC := runtime/model.c runtime/taint.c runtime/shadow.c runtime/classify.c runtime/cache.c runtime/bp.c \
              $(wildcard runtime/policy/*.c) $(wildcard runtime/predictor/*.c)
-FRONT_SRC := frontends/decode.c frontends/static/block.c frontends/static/asm.c frontends/static/elfsym.c \
+FRONT_SRC := frontends/decode.c frontends/static/block.c frontends/static/batch.c frontends/static/asm.c frontends/static/elfsym.c \
              frontends/static/report.c frontends/qemu/run.c
 TEST_SRC  := $(wildcard tests/test_*.c)
 
@@ -115,7 +115,7 @@ $(B)/gen/registry.o: $(B)/gen/registry.c runtime/mdl_machine.h
 	$(CC) $(CPPFLAGS_ALL) $(CFLAGS_ALL) -c -o $@ $<
 
 $(B)/mdlsim: $(O)/frontends/mdlsim.o $(SIM_OBJ) $(GEN_OBJ) $(B)/gen/registry.o
-	$(CC) $(CFLAGS_ALL) -o $@ $^ -lcapstone -ljansson -lm
+	$(CC) $(CFLAGS_ALL) -pthread -o $@ $^ -lcapstone -ljansson -lm
 
 # The QEMU plugin is loaded by qemu-user, so it is a shared object beside mdlsim.
 $(B)/libmdlplugin.so: frontends/qemu/plugin.c frontends/qemu/wire.h | $(B)
@@ -140,7 +140,7 @@ $(B)/programs/%.a64: tests/programs/%.c | $(B)/.deps-test
 	aarch64-linux-gnu-gcc -O2 -static -pthread -o $@ $<
 
 $(B)/tests/run: $(TEST_SRC:%.c=$(O)/%.o) $(MDLC_OBJ) $(MDL_OBJ) $(IMPORT_OBJ) $(SIM_OBJ) $(GEN_OBJ) | $(B)/.deps-test
-	$(CC) $(CFLAGS_ALL) -o $@ $^ -lcriterion -lcapstone -ljansson -lm
+	$(CC) $(CFLAGS_ALL) -pthread -o $@ $^ -lcriterion -lcapstone -ljansson -lm
 
 check-generated: $(B)/mdlc $(B)/uops2mdl
 	@tests/check-generated.sh $(B)

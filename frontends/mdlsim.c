@@ -14,6 +14,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 #include "asm.h"
+#include "batch.h"
 #include "block.h"
 #include "elfsym.h"
 #include "classify.h"
@@ -29,7 +30,8 @@ static const char usage_text[] =
     "                  [--html FILE] [--record FILE] [--causality-sample N] -- PROGRAM [ARGS...]\n"
     "       mdlsim replay --machine M [--roi SYMBOL --program PROGRAM] [same report options] TRACE\n"
     "       mdlsim block --machine M (FILE.s | --function NAME PROGRAM | --hex HEX | --hex-file FILE)\n"
-    "                    [--iterations N] [--weight PERCENT]... [--no-sensitivity] [--no-causality] [--json]\n";
+    "                    [--iterations N] [--weight PERCENT]... [--no-sensitivity] [--no-causality] [--json]\n"
+    "                    [--jobs N]\n";
 
 static const char help_text[] =
     "\n"
@@ -49,7 +51,9 @@ static const char help_text[] =
     "  FILE.s             assembly (AT&T by default; '.intel_syntax noprefix' switches)\n"
     "  --function NAME PROGRAM  the code of function NAME of the ELF program PROGRAM\n"
     "  --hex HEX          the block's bytes in hex\n"
-    "  --hex-file FILE    one hex block per line; one result per line with --json\n"
+    "  --hex-file FILE    one hex block per line ('-': standard input; '#' starts a comment line);\n"
+    "                     one result per line with --json, in the order of the file\n"
+    "  --jobs N           analyse the blocks of --hex-file on N threads (default 1)\n"
     "  --iterations N     at most N copies measured (default 100): the run stops once the timing\n"
     "                     repeats, else the second half is measured; causality may run longer\n"
     "  --weight PERCENT   acceleration of each resource in sensitivity lanes (default 15; repeatable)\n"
@@ -84,7 +88,7 @@ static int cmd_machines(void)
 struct block_opts {
     const struct mdl_machine *m;
     const char *file, *hex, *hex_file, *function;
-    unsigned iterations;
+    unsigned iterations, jobs;
     double weights[8];
     unsigned n_weights;
     bool sensitivity, causality, json;
@@ -92,17 +96,20 @@ struct block_opts {
 
 /* ---- one block ------------------------------------------------------------------------------ */
 
+struct hex_lines;
+
 struct session {
     const struct block_opts *o;
     struct dec *dec;
     struct cls_index *ci;
     struct rt_lane_cfg lanes[RT_MAX_LANES];
     unsigned n_lanes, n_common;     /* all lanes; those every block gets */
+    const struct hex_lines *lines;  /* the blocks of --hex-file */
 };
 
 static void add_pair_lanes(struct session *s, const struct block *b);
 
-static int analyse_bytes(struct session *s, const uint8_t *bytes, size_t len, const char *label)
+static int analyse_bytes(struct session *s, const uint8_t *bytes, size_t len, const char *label, FILE *out)
 {
     char err[512];
     struct block b = { 0 };
@@ -112,61 +119,117 @@ static int analyse_bytes(struct session *s, const uint8_t *bytes, size_t len, co
         add_pair_lanes(s, &b);
     if (!decoded ||
         !block_run(&b, s->o->m, s->lanes, s->n_lanes, s->o->causality, s->o->iterations, &r, err, sizeof err)) {
-        report_error(stdout, s->o->json, label, err);
+        report_error(out, s->o->json, label, err);
         block_free(&b);
         return 1;
     }
     struct report rep = { .m = s->o->m, .b = &b, .r = &r, .lanes = s->lanes, .n_lanes = s->n_lanes,
                           .iterations = s->o->iterations, .causality = s->o->causality };
     if (s->o->json)
-        report_json(stdout, &rep);
+        report_json(out, &rep);
     else
-        report_text(stdout, &rep, label);
+        report_text(out, &rep, label);
     free(r.crit);
     free(r.seen);
     block_free(&b);
     return 0;
 }
 
-static int analyse_hex(struct session *s, const char *hex, const char *label)
+static int analyse_hex(struct session *s, const char *hex, const char *label, FILE *out)
 {
     uint8_t *bytes;
     size_t len;
     char err[256];
     if (!block_parse_hex(hex, &bytes, &len, err, sizeof err)) {
-        report_error(stdout, s->o->json, label, err);
+        report_error(out, s->o->json, label, err);
         return 1;
     }
-    int rc = analyse_bytes(s, bytes, len, label);
+    int rc = analyse_bytes(s, bytes, len, label, out);
     free(bytes);
     return rc;
 }
 
-static int analyse_hex_file(struct session *s, const char *path)
+/* The blocks of a hex file, each with its label (FILE:LINE). */
+struct hex_lines {
+    char **hex, **label;
+    size_t n;
+};
+
+static int analyse_line(void *worker, size_t item, FILE *out)
+{
+    const struct hex_lines *h = ((struct session *)worker)->lines;
+    return analyse_hex(worker, h->hex[item], h->label[item], out);
+}
+
+static bool read_hex_lines(const char *path, struct hex_lines *h)
 {
     FILE *fp = strcmp(path, "-") == 0 ? stdin : fopen(path, "r");
     if (!fp) {
         fprintf(stderr, "mdlsim: error: cannot read '%s': %s\n", path, strerror(errno));
-        return 1;
+        return false;
     }
     char *line = NULL;
-    size_t cap = 0;
-    ssize_t n;
-    int rc = 0;
+    size_t cap = 0, room = 0;
     unsigned lineno = 0;
-    while ((n = getline(&line, &cap, fp)) >= 0) {
+    while (getline(&line, &cap, fp) >= 0) {
         lineno++;
         line[strcspn(line, "\r\n")] = '\0';
         if (!line[0] || line[0] == '#')
             continue;
+        if (h->n == room) {
+            room = room ? 2 * room : 1024;
+            h->hex = realloc(h->hex, room * sizeof *h->hex);
+            h->label = realloc(h->label, room * sizeof *h->label);
+            if (!h->hex || !h->label)
+                abort();
+        }
         char label[64];
         snprintf(label, sizeof label, "%s:%u", path, lineno);
-        rc |= analyse_hex(s, line, label);
-        fflush(stdout);
+        h->hex[h->n] = strdup(line);
+        h->label[h->n++] = strdup(label);
     }
     free(line);
     if (fp != stdin)
         fclose(fp);
+    return true;
+}
+
+/* Every thread has a session of its own (its decoder, its lanes); the form index and the
+ * machine are shared, read only. */
+static int analyse_hex_file(struct session *s, const char *path)
+{
+    struct hex_lines h = { 0 };
+    if (!read_hex_lines(path, &h))
+        return 1;
+    unsigned jobs = s->o->jobs ? s->o->jobs : 1;
+    struct session *ss = calloc(jobs, sizeof *ss);
+    void **workers = calloc(jobs, sizeof *workers);
+    int rc = 0;
+    unsigned opened = 0;
+    for (; opened < jobs && rc == 0; opened++) {
+        char err[256];
+        ss[opened] = *s;
+        ss[opened].lines = &h;
+        workers[opened] = &ss[opened];
+        if (opened > 0 && !(ss[opened].dec = dec_open((enum mdl_isa)s->o->m->isa, err, sizeof err))) {
+            fprintf(stderr, "mdlsim: error: %s\n", err);
+            rc = 1;
+        }
+    }
+    if (rc == 0 && (rc = batch_run(h.n, analyse_line, workers, jobs, stdout)) < 0) {
+        fprintf(stderr, "mdlsim: error: cannot start %u threads\n", jobs);
+        rc = 1;
+    }
+    for (unsigned i = 1; i < opened; i++)
+        dec_close(ss[i].dec);
+    for (size_t i = 0; i < h.n; i++) {
+        free(h.hex[i]);
+        free(h.label[i]);
+    }
+    free(h.hex);
+    free(h.label);
+    free(ss);
+    free(workers);
     return rc;
 }
 
@@ -188,7 +251,7 @@ static int analyse_file(struct session *s, const char *path)
         fprintf(stderr, "mdlsim: error: %s\n", err);
         return 1;
     }
-    int rc = analyse_bytes(s, bytes, len, path);
+    int rc = analyse_bytes(s, bytes, len, path, stdout);
     free(bytes);
     return rc;
 }
@@ -321,16 +384,16 @@ static int common_option(int c, struct block_opts *o)
 
 static int parse_block_opts(int argc, char **argv, struct block_opts *o)
 {
-    enum { O_HEX = O_FIRST_OWN, O_HEXFILE, O_ITER, O_JSON, O_FUNCTION };
+    enum { O_HEX = O_FIRST_OWN, O_HEXFILE, O_ITER, O_JSON, O_FUNCTION, O_JOBS };
     static const struct option longopts[] = {
         { "machine", required_argument, NULL, O_MACHINE }, { "hex", required_argument, NULL, O_HEX },
         { "hex-file", required_argument, NULL, O_HEXFILE }, { "iterations", required_argument, NULL, O_ITER },
         { "weight", required_argument, NULL, O_WEIGHT }, { "no-sensitivity", no_argument, NULL, O_NOSENS },
         { "no-causality", no_argument, NULL, O_NOCAUS }, { "json", no_argument, NULL, O_JSON },
-        { "function", required_argument, NULL, O_FUNCTION },
+        { "function", required_argument, NULL, O_FUNCTION }, { "jobs", required_argument, NULL, O_JOBS },
         { "help", no_argument, NULL, 'h' }, { NULL, 0, NULL, 0 },
     };
-    *o = (struct block_opts){ .iterations = 100, .sensitivity = true, .causality = true };
+    *o = (struct block_opts){ .iterations = 100, .jobs = 1, .sensitivity = true, .causality = true };
     int c;
     optind = 1;
     opterr = 0;
@@ -348,6 +411,10 @@ static int parse_block_opts(int argc, char **argv, struct block_opts *o)
             break;
         case O_JSON: o->json = true; break;
         case O_FUNCTION: o->function = optarg; break;
+        case O_JOBS:
+            if (!parse_uint(optarg, 1, 256, &o->jobs))
+                return usage_error("--jobs needs a whole number from 1 to 256, got '%s'", optarg);
+            break;
         case 'h': printf("%s%s", usage_text, help_text); return 0;
         case ':': return usage_error("option '%s' needs an argument", argv[optind - 1]);
         default: return usage_error("unknown option '%s'", argv[optind - 1]);
@@ -383,7 +450,7 @@ static int cmd_block(int argc, char **argv)
     s.ci = cls_build(o.m);
     build_lanes(&s);
     if (o.hex)
-        rc = analyse_hex(&s, o.hex, "--hex");
+        rc = analyse_hex(&s, o.hex, "--hex", stdout);
     else if (o.hex_file)
         rc = analyse_hex_file(&s, o.hex_file);
     else

@@ -130,6 +130,40 @@ Test(mdlsim, reports_an_undecodable_block_and_goes_on)
     free(r.out);
 }
 
+Test(mdlsim, writes_the_same_results_in_file_order_whatever_the_number_of_threads)
+{
+    char path[] = "/tmp/mdlsim-test-jobs-XXXXXX";
+    int fd = mkstemp(path);
+    FILE *fp = fdopen(fd, "w");
+    /* blocks of different lengths finish out of order on several threads; one does not decode */
+    fputs("# a comment line\n4801d8\n0f0b0f\n", fp);
+    for (int i = 0; i < 40; i++)
+        fputs(i % 3 ? "4801c3480fafc14801d8\n" : "c4e2f1a9c2\n", fp);
+    fclose(fp);
+    char args[256];
+    snprintf(args, sizeof args, "block --machine skylake --json --hex-file %s --jobs 1", path);
+    struct run one = mdlsim(args);
+    snprintf(args, sizeof args, "block --machine skylake --json --hex-file %s --jobs 3", path);
+    struct run three = mdlsim(args);
+    remove(path);
+    cr_expect_eq(one.status, 1, "the undecodable block makes the status 1");
+    cr_expect_eq(three.status, 1);
+    cr_expect_str_eq(three.out, one.out);
+    size_t lines = 0;
+    for (const char *c = one.out; *c; c++)
+        lines += *c == '\n';
+    cr_expect_eq(lines, 42, "one line per block, the comment skipped");
+    free(one.out);
+    free(three.out);
+}
+
+Test(mdlsim, refuses_a_number_of_jobs_out_of_range)
+{
+    struct run r = mdlsim("block --machine skylake --hex 4801d8 --jobs 0");
+    cr_expect_eq(r.status, 2);
+    free(r.out);
+}
+
 Test(mdlsim, lists_instructions_modelled_by_their_class_default)
 {
     /* fxch st(1): uops.info's Skylake table has no x87 forms */
