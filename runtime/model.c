@@ -32,9 +32,17 @@ struct rt_model {
     double *reg_t;                  /* [RT_REG_COUNT][L] */
     double *async_total;            /* [n_async][L] */
     double *fe_t, *disp_t, *ret_t, *last_ret;          /* [L] */
-    double *pd_t, *dec_t, *cx_t;    /* [L]: legacy decode: fetch bytes, decoders, complex decoder */
+    double *pd_t, *dec_t, *dec_free; /* [L]: legacy decode: the current predecode and decode
+                                       cycles, decoders still free in the latter */
     double *ser_t, *ser_scale;      /* [L]: the measured-throughput bound of microcoded forms */
     bool legacy;                    /* instructions come through the legacy decoders */
+    /* The predecoder's grouping depends on instruction lengths only, so it is the same in every
+     * lane: where the unrolled code is, the fetch block of the current predecode cycle and how
+     * many instructions that cycle has marked; whether the previous instruction was fusible. */
+    uint64_t fe_addr;
+    int64_t pd_block;
+    unsigned pd_count;
+    bool prev_fusible;
     unsigned data[8], n_data;       /* indices in m->caches of the data-side levels, in order */
     /* bypass rules by producer and consumer class: [0] register, [1] memory dependencies */
     int8_t byp_kind[2][MDL_CLASS_COUNT][MDL_CLASS_COUNT];      /* 0 none, 1 relative, 2 absolute */
@@ -175,7 +183,7 @@ static void lane_arrays(struct rt_model *md, double **out[N_LANE_ARRAYS])
 {
     double **all[N_LANE_ARRAYS] = { &md->lat_scale, &md->fe_cost, &md->ret_cost, &md->penalty, &md->mem_scale,
                                     &md->fe_t, &md->disp_t, &md->ret_t, &md->last_ret, &md->pd_t, &md->dec_t,
-                                    &md->cx_t, &md->ser_t, &md->ser_scale };
+                                    &md->dec_free, &md->ser_t, &md->ser_scale };
     memcpy(out, all, sizeof all);
 }
 
@@ -280,6 +288,8 @@ struct step {
     int8_t mem_bypass;              /* absolute store-to-load latency applies (1) or not (0) */
     float mem_bypass_val;
     double extra_lat;               /* load-to-use beyond the first level */
+    double pd_cycles;               /* legacy predecode cycles from the previous instruction's */
+    bool fuse_wait;                 /* the previous instruction was fusible */
     bool mispredicted;
 };
 
@@ -390,43 +400,81 @@ static void ring_push(struct ring *r, uint32_t n, const double *t, unsigned L, u
     }
 }
 
-/* The front end's resources: issue slots (uops / issue width) and, on the legacy decode path,
- * the fetch bytes per cycle, the decoders and the one complex decoder that multi-uop
- * instructions need. The instruction is delivered when all of them are free. */
-static double fe_avail(const struct rt_model *md, unsigned l)
-{
-    double t = md->fe_t[l];
-    if (md->legacy) {
-        t = md->pd_t[l] > t ? md->pd_t[l] : t;
-        t = md->dec_t[l] > t ? md->dec_t[l] : t;
-        t = md->cx_t[l] > t ? md->cx_t[l] : t;
-    }
-    return t;
-}
-
-static void fe_use(double *r, double from, double cost)
-{
-    *r = (*r > from ? *r : from) + cost;
-}
-
-static void fe_advance(struct rt_model *md, const struct step *s, unsigned l, double from)
+/* The legacy predecoder marks instruction boundaries in one fetch block per cycle, at most
+ * predecode_width instructions. An instruction crossing into the next block is marked with that
+ * block's first cycle; when the current cycle is already full, the crossing one costs a cycle of
+ * its own. A length-changing prefix stalls it about three cycles (Intel's optimization manual,
+ * "Length-Changing Prefixes"). The code is laid out back to back, so the address runs on. */
+static double predecode_cycles(struct rt_model *md, const struct rt_insn *in)
 {
     const struct mdl_machine *m = md->m;
-    double scale = md->fe_cost[l] * (m->issue_width ? m->issue_width : 1);  /* the front-end knob */
-    fe_use(&md->fe_t[l], from, (s->t->uops_fused + s->in->sync) * md->fe_cost[l]);
+    uint64_t a = md->fe_addr;
+    md->fe_addr += in->len;
+    int64_t block = (int64_t)(a / m->fetch_bytes);
+    bool crosses = a % m->fetch_bytes + in->len > m->fetch_bytes;
+    bool room = !m->predecode_width || md->pd_count < m->predecode_width;
+    double c = in->lcp ? 3 : 0;
+    if (!crosses && md->pd_block == block && room) {
+        md->pd_count++;
+        return c;
+    }
+    if (crosses)
+        c += md->pd_block == block && room ? 1 : 2;
+    else
+        c += 1;
+    md->pd_block = crosses ? block + 1 : block;
+    md->pd_count = 1;
+    return c;
+}
+
+/* The front end delivers an instruction when it is decoded and an issue slot is free. On the
+ * legacy path the decoders take, each cycle, up to decode_width predecoded instructions in
+ * order; an instruction of several uops needs one of the first complex_decoders decoders, one of
+ * more than four comes from the microcode sequencer, which holds the decoders meanwhile; a
+ * branch ends the cycle. A fusible instruction waits for the next one to be predecoded (it may be
+ * the jump it fuses with): it is accounted for here, with the next one. */
+static double fe_avail(struct rt_model *md, const struct step *s, unsigned l)
+{
+    const struct mdl_machine *m = md->m;
     if (!md->legacy)
-        return;
-    /* A length-changing prefix costs the predecoder about three cycles (Intel's optimization
-     * manual, "Length-Changing Prefixes"). */
-    fe_use(&md->pd_t[l], from, ((double)s->in->len / m->fetch_bytes + (s->in->lcp ? 3 : 0)) * scale);
-    fe_use(&md->dec_t[l], from, scale / m->decode_width);
-    if (s->t->uops_fused > 1 && m->complex_decoders)
-        fe_use(&md->cx_t[l], from, scale / m->complex_decoders);
+        return md->fe_t[l];
+    double scale = md->fe_cost[l] * (m->issue_width ? m->issue_width : 1);  /* the front-end knob */
+    double p = md->pd_t[l] += s->pd_cycles * scale;
+    if (s->fuse_wait && p > md->dec_t[l]) {
+        md->dec_t[l] = p;
+        md->dec_free[l] = m->decode_width - 1;
+    }
+    uint32_t uops = s->t->uops_fused;
+    bool complex = uops > 1 && m->complex_decoders &&
+                   m->decode_width - md->dec_free[l] >= m->complex_decoders;
+    double d = md->dec_t[l];
+    if (md->dec_free[l] < 1 || p > d || complex) {
+        d = d + scale > p ? d + scale : p;
+        md->dec_free[l] = m->decode_width;
+    }
+    md->dec_free[l] -= 1;
+    md->dec_t[l] = d;
+    if (uops > 4) {
+        /* a cycle to switch to the sequencer, four uops a cycle, a cycle to switch back */
+        md->dec_t[l] = d + (2 + ceil(uops / 4.0)) * scale;
+        md->dec_free[l] = 0;
+    }
+    if (s->in->branch != RT_BR_NONE)
+        md->dec_free[l] = 0;
+    return md->fe_t[l] > d ? md->fe_t[l] : d;
+}
+
+/* Issue: uops / issue width, the stack engine's synchronisation uop included. */
+static void fe_advance(struct rt_model *md, const struct step *s, unsigned l, double from)
+{
+    double *r = &md->fe_t[l];
+    *r = (*r > from ? *r : from) + (s->t->uops_fused + s->in->sync) * md->fe_cost[l];
 }
 
 void rt_model_legacy_decode(struct rt_model *md, bool on)
 {
     md->legacy = on && md->m->fetch_bytes && md->m->decode_width;
+    md->pd_block = -1;
 }
 
 /* Dispatch: window slots must be free, then the front end delivers the instruction
@@ -446,7 +494,7 @@ static double lane_dispatch(struct rt_model *md, const struct step *s, unsigned 
      * (uops / issue width) delays the next instruction, not this one. When the front end was
      * waiting for the window (a tie included), the window is the cause, not the instructions
      * the front end delivered before. */
-    double fa = fe_avail(md, l);
+    double fa = fe_avail(md, s, l);
     if (fa <= d) {
         if (tn)
             taint_copy(tn, TN_FRONTEND, TN_DISPATCH);
@@ -646,7 +694,7 @@ static void plain_dispatch(struct rt_model *md, const struct step *s, unsigned a
             x = c;
         if (s->stores && ring_wait(&md->sb_ring, 1, md->sb[l], L, l, &c, &pos) && c > x)
             x = c;
-        double fa = fe_avail(md, l);
+        double fa = fe_avail(md, s, l);
         if (fa > x)
             x = fa;
         fe_advance(md, s, l, x);
@@ -847,6 +895,11 @@ void rt_model_step(struct rt_model *md, const struct rt_insn *in, uint32_t sidx,
     s.serial = serial_cost(m, s.t);
     step_bypasses(md, &s);
     s.extra_lat = level_extra(md, &s);
+    if (md->legacy) {
+        s.pd_cycles = predecode_cycles(md, in);
+        s.fuse_wait = md->prev_fusible;
+        md->prev_fusible = in->fusible;
+    }
     sample_phase(md);
     if (md->tn_on && sidx >= md->n_static)
         grow_static(md, sidx + 1);

@@ -19,13 +19,13 @@ static const char machine_head[] =
     "ports p0, p1;\n"
     "async W;\n"
     "class generic latency 1 ports 1*p01;\n"
-    "frontend { issue_width 4; }\n"
     "insn ALU latency 1 ports 1*p01;\n"
     "insn P0 latency 1 ports 1*p0;\n"
     "insn SLOW latency 20 ports 1*p1;\n"
     "insn STORE2 async W(2);\n";
 
-/* Compiles MACHINE_HEAD plus EXTRA (a window block, ...) into tables. */
+/* Compiles MACHINE_HEAD plus EXTRA (a window block, ...) into tables; the front end issues 4
+ * uops a cycle unless EXTRA has a frontend block. */
 static const struct mdl_machine *machine(const char *extra)
 {
     arena_init(&ar);
@@ -35,7 +35,7 @@ static const struct mdl_machine *machine(const char *extra)
     char path[] = "/tmp/test_model_XXXXXX.mdl";
     int fd = mkstemps(path, 4);
     FILE *fp = fdopen(fd, "w");
-    fprintf(fp, "%s%s\n", machine_head, extra);
+    fprintf(fp, "%s%s%s\n", machine_head, strstr(extra, "frontend {") ? "" : "frontend { issue_width 4; }\n", extra);
     fclose(fp);
     struct program *p = arena_alloc(&ar, sizeof *p);
     *p = (struct program){ .ar = &ar, .sm = &sm, .diag = &dg };
@@ -84,6 +84,7 @@ static double run(const struct mdl_machine *m, const struct rt_insn *body, size_
     struct rt_model *md = rt_model_new(m, lanes ? lanes : &baseline, lanes ? n_lanes : 1, true, (unsigned)n,
                                        err, sizeof err);
     cr_assert(md, "%s", err);
+    rt_model_legacy_decode(md, true);   /* only machines with a legacy decode path have one */
     double half = 0;
     for (unsigned it = 0; it < iters; it++) {
         for (size_t i = 0; i < n; i++)
@@ -224,4 +225,87 @@ Test(model, adds_a_relative_bypass_latency_between_classes)
     struct rt_insn cross[2] = { insn(m, "VA", 1, 1), insn(m, "FA", 1, 1) };
     cr_expect_float_eq(run(m, same, 2, 200, NULL, 0, 0, NULL), 2.0, 1e-6);
     cr_expect_float_eq(run(m, cross, 2, 200, NULL, 0, 0, NULL), 4.0, 1e-6, "the crossing costs 2 more");
+}
+
+/* A legacy front end wide everywhere but where each test looks; FREE has no port. */
+static const char legacy_fe[] = "frontend { fetch_bytes 16 B; predecode_width %d; decode_width %d; issue_width 8;"
+                                " complex_decoders 1; }\n"
+                                "insn FREE latency 1;\ninsn FREE2 latency 1 uops 2;\n";
+
+static const struct mdl_machine *legacy_machine(int predecode_width, int decode_width)
+{
+    static char text[512];
+    snprintf(text, sizeof text, legacy_fe, predecode_width, decode_width);
+    return machine(text);
+}
+
+/* N independent FREE instructions of LEN bytes. */
+static void free_insns(const struct mdl_machine *m, struct rt_insn *body, size_t n, uint8_t len)
+{
+    for (size_t i = 0; i < n; i++) {
+        body[i] = insn(m, "FREE", 0, 0);
+        body[i].len = len;
+    }
+}
+
+/* Cycles per iteration of N independent FREE instructions of LEN bytes, decoders wide enough. */
+static double free_cycles(int predecode_width, size_t n, uint8_t len)
+{
+    struct rt_insn body[16];
+    const struct mdl_machine *m = legacy_machine(predecode_width, 8);
+    free_insns(m, body, n, len);
+    return run(m, body, n, 200, NULL, 0, 0, NULL);
+}
+
+Test(model, predecodes_at_most_predecode_width_instructions_of_a_fetch_block_a_cycle)
+{
+    /* eight 2-byte instructions fill one 16-byte block: five, then three */
+    cr_expect_float_eq(free_cycles(5, 8, 2), 2.0, 1e-9);
+    cr_expect_float_eq(free_cycles(8, 8, 2), 1.0, 1e-9, "one block a cycle");
+}
+
+Test(model, gives_an_instruction_crossing_a_fetch_block_a_cycle_of_its_own_when_the_cycle_is_full)
+{
+    /* sixteen 3-byte instructions span three blocks: five fit in each, the sixth crosses. With
+     * room for six it joins the next block's cycle: 3 cycles; with five it costs one more at the
+     * first two crossings (at 15 and 30), and the one at 45 (ending on the boundary) one more:
+     * 6 cycles. */
+    cr_expect_float_eq(free_cycles(6, 16, 3), 3.0, 1e-9);
+    cr_expect_float_eq(free_cycles(5, 16, 3), 6.0, 1e-9);
+}
+
+Test(model, decodes_an_instruction_of_several_uops_on_the_first_decoder_only)
+{
+    /* 4-byte single- and double-uop instructions alternate: a double one opens a decode cycle,
+     * so each cycle takes one pair; without it the block's four would go in one. */
+    struct rt_insn body[2];
+    const struct mdl_machine *m = legacy_machine(5, 4);
+    free_insns(m, body, 2, 4);
+    cr_expect_float_eq(run(m, body, 2, 200, NULL, 0, 0, NULL), 0.5, 1e-9, "single uops: one block a cycle");
+    body[1].tmpl = tmpl(m, "FREE2");
+    cr_expect_float_eq(run(m, body, 2, 200, NULL, 0, 0, NULL), 1.0, 1e-9);
+}
+
+Test(model, holds_a_fusible_instruction_until_the_next_one_is_predecoded)
+{
+    /* X and fusible A fill block 0; four B fill block 1, predecoded a cycle later. A then takes a
+     * decoder of block 1's cycle, so the fourth B is decoded a cycle later, at 3, and done at 4.
+     * Otherwise the B are decoded at 2 and the fourth issues three slots of 1/8 cycle later. */
+    const struct mdl_machine *m = legacy_machine(5, 4);
+    struct rt_insn body[6];
+    free_insns(m, body, 2, 8);
+    free_insns(m, body + 2, 4, 4);
+    double done[2];
+    for (int fusible = 0; fusible < 2; fusible++) {
+        body[1].fusible = fusible;
+        char err[128];
+        struct rt_model *md = rt_model_new(m, &baseline, 1, false, 6, err, sizeof err);
+        rt_model_legacy_decode(md, true);
+        for (uint32_t i = 0; i < 6; i++)
+            rt_model_step(md, &body[i], i, NULL, NULL, false);
+        done[fusible] = rt_model_time(md, 0);
+        rt_model_free(md);
+    }
+    cr_expect_float_eq(done[0], 3.375, 1e-9);
+    cr_expect_float_eq(done[1], 4.0, 1e-9);
 }
