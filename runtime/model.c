@@ -293,12 +293,22 @@ struct step {
     bool mispredicted;
 };
 
+/* Whether IN reads a register as data. A push or pop reads rsp for its slot's address only:
+ * the stack engine moves rsp, no operation uses it. */
+static bool reads_data(const struct rt_insn *in)
+{
+    for (unsigned k = 0; k < in->n_src; k++)
+        if (!in->stack || in->src[k] != RT_X86_GPR + 4)
+            return true;
+    return false;
+}
+
 /* A load form's latency range spans its load: uops.info's [1;6] for `add r64, m64` is 1 from
  * the register operand and 6 from the address. A pure load or store has no operation after it. */
 static void step_latencies(const struct rt_model *md, struct step *s)
 {
     const struct mdl_template *t = s->t;
-    bool data_regs = s->in->n_src > 0;
+    bool data_regs = reads_data(s->in);
     if (s->in->eliminated) {
         s->op_lat = s->load_lat = 0;
     } else if (s->loads && s->stores && md->n_data) {
