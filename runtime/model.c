@@ -353,6 +353,30 @@ static void step_bypasses(const struct rt_model *md, struct step *s)
         }
 }
 
+/* An x86 scalar SIMD operation writes the low element of its destination and merges the rest
+ * from a register it reads (cvtsi2sd's destination, the first source of the VEX forms). Where
+ * its latency is a range, that merge takes the lower bound, the converted or computed value (the
+ * last register operand) the upper one. */
+static void step_merges(const struct rt_model *md, struct step *s)
+{
+    const struct rt_insn *in = s->in;
+    const struct mdl_template *t = s->t;
+    if (md->m->isa != MDL_ISA_X86_64 || s->loads || s->stores || in->eliminated || t->latency_min < 1 ||
+        t->latency_min >= t->latency_max)
+        return;
+    uint8_t value = RT_REG_NONE;
+    for (unsigned k = 0; k < in->n_ops; k++)
+        if (in->op_reg[k] != RT_REG_NONE)
+            value = in->op_reg[k];
+    for (unsigned k = 0; k < in->n_src; k++) {
+        uint8_t r = in->src[k];
+        bool vec = r >= RT_X86_VEC && r < RT_X86_VEC + 32;
+        for (unsigned j = 0; vec && r != value && j < in->n_dst; j++)
+            if (in->dst[j] == r)
+                s->src_bypass[k] += t->latency_min - t->latency_max;
+    }
+}
+
 /* Microcoded and serialising forms (lock, fences, dividers) are measured much slower than
  * their port mapping allows; their measured inverse throughput becomes one more resource,
  * shared by all such forms. Ordinary forms (within a factor 1.5 of their ports) pay nothing. */
@@ -904,6 +928,7 @@ void rt_model_step(struct rt_model *md, const struct rt_insn *in, uint32_t sidx,
     step_latencies(md, &s);
     s.serial = serial_cost(m, s.t);
     step_bypasses(md, &s);
+    step_merges(md, &s);
     s.extra_lat = level_extra(md, &s);
     if (md->legacy) {
         s.pd_cycles = predecode_cycles(md, in);

@@ -329,3 +329,18 @@ Test(model, holds_a_fusible_instruction_until_the_next_one_is_predecoded)
     cr_expect_float_eq(done[0], 3.375, 1e-9);
     cr_expect_float_eq(done[1], 4.0, 1e-9);
 }
+
+Test(model, merges_a_scalar_simd_result_into_its_destination_at_the_lower_latency)
+{
+    /* cvtsi2sd xmm1, rdx, latency [4;7], repeated: the chain runs through the merged xmm1 at 4;
+     * with xmm1 also the converted value (the last operand) it runs at 7 */
+    const struct mdl_machine *m = machine("insn CVT latency 4..7 ports 1*p0;");
+    const uint8_t xmm1 = RT_X86_VEC + 1, rdx = RT_X86_GPR + 2;
+    struct rt_insn cvt = insn(m, "CVT", xmm1, xmm1);
+    cvt.src[cvt.n_src++] = rdx;
+    cvt.op_reg[cvt.n_ops++] = xmm1;
+    cvt.op_reg[cvt.n_ops++] = rdx;
+    cr_expect_float_eq(run(m, &cvt, 1, 200, NULL, 0, 0, NULL), 4.0, 1e-9);
+    cvt.op_reg[1] = xmm1;
+    cr_expect_float_eq(run(m, &cvt, 1, 200, NULL, 0, 0, NULL), 7.0, 1e-9);
+}
