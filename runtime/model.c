@@ -293,6 +293,11 @@ struct step {
     bool mispredicted;
 };
 
+static uint8_t insn_class(const struct rt_insn *in, const struct mdl_template *t)
+{
+    return t->cls < MDL_CLASS_COUNT ? t->cls : in->cls < MDL_CLASS_COUNT ? in->cls : MDL_CLASS_GENERIC;
+}
+
 /* Whether IN reads a register as data. A push or pop reads rsp for its slot's address only:
  * the stack engine moves rsp, no operation uses it. */
 static bool reads_data(const struct rt_insn *in)
@@ -312,10 +317,12 @@ static void step_latencies(const struct rt_model *md, struct step *s)
     if (s->in->eliminated) {
         s->op_lat = s->load_lat = 0;
     } else if (s->loads && s->stores && md->n_data) {
-        /* Read-modify-write: uops.info's upper latency runs memory to memory through the next
-         * store-to-load forward, which shadow memory already chains; the load here is a first
-         * level hit plus the forwarding cycle, then the operation. */
-        s->op_lat = t->latency_min > 1 ? t->latency_min : 1;
+        /* Read-modify-write: uops.info's latencies run through its store (memory to memory
+         * through the next store-to-load forward, which shadow memory already chains); the load
+         * here is a first level hit plus the forwarding cycle, then the operation, which takes
+         * what the class's register form takes (its class default). */
+        const struct mdl_template *op = &md->m->templates[md->m->class_default[insn_class(s->in, t)]];
+        s->op_lat = op->latency_max > 1 ? op->latency_max : 1;
         s->load_lat = md->m->caches[md->data[0]].latency + 1;
     } else if (s->loads) {
         s->op_lat = data_regs && t->latency_max > t->latency_min ? t->latency_min : 0;
@@ -326,11 +333,6 @@ static void step_latencies(const struct rt_model *md, struct step *s)
         s->op_lat = t->latency_max;
         s->load_lat = 0;
     }
-}
-
-static uint8_t insn_class(const struct rt_insn *in, const struct mdl_template *t)
-{
-    return t->cls < MDL_CLASS_COUNT ? t->cls : in->cls < MDL_CLASS_COUNT ? in->cls : MDL_CLASS_GENERIC;
 }
 
 /* Bypass latencies this execution sees: from each source register's producer class (register

@@ -344,3 +344,23 @@ Test(model, merges_a_scalar_simd_result_into_its_destination_at_the_lower_latenc
     cvt.op_reg[1] = xmm1;
     cr_expect_float_eq(run(m, &cvt, 1, 200, NULL, 0, 0, NULL), 7.0, 1e-9);
 }
+
+Test(model, chains_a_read_modify_write_through_memory_at_forwarding_plus_its_register_operation)
+{
+    /* add [a], 1 repeated, uops.info's [3;10]: the store forwards to the next load in 5 (the
+     * bypass rule), then the add takes what its class's register form takes, 1 */
+    const struct mdl_machine *m = machine(
+        "cache L1D { level 1; type data; size 32 KiB; ways 8; line 64 B; latency 4 cycles; bandwidth 64 B/cycle; }\n"
+        "class int_alu latency 1 ports 1*p01;\n"
+        "insn RMW latency 3..10 class int_alu ports 1*p0;\n"
+        "bypass latency 5 for int_alu -> memory int_alu;");
+    struct rt_insn rmw = insn(m, "RMW", 0, 0);
+    rmw.mem[rmw.n_mem++] = (struct rt_mem){ .size = 8, .load = true, .store = true };
+    char err[128];
+    struct rt_model *md = rt_model_new(m, &baseline, 1, false, 1, err, sizeof err);
+    uint64_t a = 0x1000;
+    for (int i = 0; i < 100; i++)
+        rt_model_step(md, &rmw, 0, &a, NULL, false);
+    cr_expect_float_eq(rt_model_time(md, 0) / 100, 6.0, 0.1);
+    rt_model_free(md);
+}
