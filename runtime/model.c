@@ -438,8 +438,8 @@ static void ring_push(struct ring *r, uint32_t n, const double *t, unsigned L, u
 
 /* The legacy predecoder marks instruction boundaries in one fetch block per cycle, at most
  * predecode_width instructions. An instruction crossing into the next block is marked with that
- * block's first cycle; when the current cycle is already full, the crossing one costs a cycle of
- * its own. A length-changing prefix stalls it about three cycles (Intel's optimization manual,
+ * block's first cycle; when the current cycle is already full and its opcode byte is still in
+ * the current block, the crossing one costs a cycle of its own. A length-changing prefix stalls it about three cycles (Intel's optimization manual,
  * "Length-Changing Prefixes"). The code is laid out back to back, so the address runs on. */
 static double predecode_cycles(struct rt_model *md, const struct rt_insn *in)
 {
@@ -449,13 +449,14 @@ static double predecode_cycles(struct rt_model *md, const struct rt_insn *in)
     int64_t block = (int64_t)(a / m->fetch_bytes);
     bool crosses = a % m->fetch_bytes + in->len > m->fetch_bytes;
     bool room = !m->predecode_width || md->pd_count < m->predecode_width;
+    bool opcode_beyond = a % m->fetch_bytes + in->opcode_at >= m->fetch_bytes;
     double c = in->lcp ? 3 : 0;
     if (!crosses && md->pd_block == block && room) {
         md->pd_count++;
         return c;
     }
     if (crosses)
-        c += md->pd_block == block && room ? 1 : 2;
+        c += md->pd_block == block && (room || opcode_beyond) ? 1 : 2;
     else
         c += 1;
     md->pd_block = crosses ? block + 1 : block;
