@@ -832,6 +832,28 @@ static bool x86_lcp(const cs_insn *ci)
     return alu_acc || test_rm || op == 0x81 || op == 0x69 || op == 0xc7 || op == 0xa9 || op == 0x68;
 }
 
+/* Where the opcode byte stands: after the legacy prefixes, REX, a VEX/XOP/EVEX prefix and the
+ * 0F, 0F 38, 0F 3A escapes (the predecoder needs it to mark an instruction across a block). */
+static uint8_t x86_opcode_offset(const cs_insn *ci)
+{
+    static const uint8_t legacy[] = { 0x66, 0x67, 0xf2, 0xf3, 0xf0, 0x2e, 0x36, 0x3e, 0x26, 0x64, 0x65 };
+    const uint8_t *b = ci->bytes;
+    unsigned n = ci->size, i = 0;
+    while (i < n && memchr(legacy, b[i], sizeof legacy))
+        i++;
+    if (i < n && (b[i] & 0xf0) == 0x40)
+        i++;
+    if (i + 1 < n && b[i] == 0xc5)
+        i += 2;
+    else if (i + 1 < n && (b[i] == 0xc4 || b[i] == 0x8f))
+        i += 3;
+    else if (i + 1 < n && b[i] == 0x62)
+        i += 4;
+    else if (i + 1 < n && b[i] == 0x0f)
+        i += b[i + 1] == 0x38 || b[i + 1] == 0x3a ? 2 : 1;
+    return (uint8_t)(i < n ? i : n - 1);
+}
+
 static void x86_fill(const struct dec *d, const cs_insn *ci, struct rt_insn *o)
 {
     struct x86_ctx c;
@@ -845,6 +867,7 @@ static void x86_fill(const struct dec *d, const cs_insn *ci, struct rt_insn *o)
     o->branch = x86_branch(ci, &c);
     o->cls = x86_class(ci, &c, o);
     o->lcp = x86_lcp(ci);
+    o->opcode_at = x86_opcode_offset(ci);
 }
 
 /* ==== AArch64 =================================================================================== */

@@ -20246,6 +20246,7 @@ const struct mdl_machine mdl_machine_alderlake = {
     .qemu_cpu = "Icelake-Server,-pcid,-x2apic,-tsc-deadline,-hle,-invpcid,-rtm,-avx512f,-avx512dq,-rdseed,-avx512cd,-avx512bw,-avx512vl,-avx512vbmi,-avx512vbmi2,-gfni,-vpclmulqdq,-avx512vnni,-avx512bitalg,-avx512-vpopcntdq,-spec-ctrl,-ssbd,-3dnowprefetch,-wbnoinvd,-xsavec",
     .isa = 0,
     .fetch_bytes = 32,
+    .predecode_width = 5,
     .decode_width = 6,
     .complex_decoders = 1,
     .issue_width = 6,

@@ -1306,6 +1306,7 @@ const struct mdl_machine mdl_machine_cortex_a72 = {
     .qemu_cpu = "cortex-a72",
     .isa = 1,
     .fetch_bytes = 16,
+    .predecode_width = 0,
     .decode_width = 3,
     .complex_decoders = 0,
     .issue_width = 3,

@@ -6217,6 +6217,7 @@ const struct mdl_machine mdl_machine_skylake = {
     .qemu_cpu = "Skylake-Client,-pcid,-x2apic,-tsc-deadline,-hle,-invpcid,-rtm,-rdseed,-3dnowprefetch,-xsavec",
     .isa = 0,
     .fetch_bytes = 16,
+    .predecode_width = 5,
     .decode_width = 4,
     .complex_decoders = 1,
     .issue_width = 4,

@@ -196,7 +196,7 @@ static void emit_machine(FILE *out, const struct mdl_machine *m, const char *ide
     fputs(",\n    .qemu_cpu = ", out);
     c_string(out, m->qemu_cpu);
     fputs(",\n", out);
-    FIELD_U(isa); FIELD_U(fetch_bytes); FIELD_U(decode_width); FIELD_U(complex_decoders);
+    FIELD_U(isa); FIELD_U(fetch_bytes); FIELD_U(predecode_width); FIELD_U(decode_width); FIELD_U(complex_decoders);
     FIELD_U(issue_width); FIELD_U(uop_cache_width); FIELD_U(uop_cache_entries); FIELD_U(loop_buffer);
     FIELD_U(idq); FIELD_F(taken_branch_bubble); FIELD_U(rob); FIELD_U(scheduler); FIELD_U(load_buffer);
     FIELD_U(store_buffer); FIELD_U(retire_width);

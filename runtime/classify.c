@@ -556,7 +556,7 @@ static void apply_single(const struct cls_index *ci, const struct mdl_machine *m
 
 void cls_apply(const struct cls_index *ci, const struct mdl_machine *m, struct rt_insn *in)
 {
-    in->unknown = in->eliminated = false;
+    in->unknown = in->eliminated = in->fusible = false;
     int64_t t = find_form(ci, m, in);
     if (t < 0) {
         in->tmpl = m->class_default[in->cls < MDL_CLASS_COUNT ? in->cls : MDL_CLASS_GENERIC];
@@ -565,6 +565,7 @@ void cls_apply(const struct cls_index *ci, const struct mdl_machine *m, struct r
     }
     in->tmpl = (uint32_t)t;
     apply_single(ci, m, in);
+    in->fusible = !in->eliminated && ci->pair_off[in->tmpl] < ci->pair_off[in->tmpl + 1];
 }
 
 /* ---- pairs -------------------------------------------------------------------------------------- */
@@ -613,7 +614,7 @@ static void merge(const struct mdl_machine *m, const struct mdl_replace *r, stru
     f->cls = tc != MDL_CLASS_UNSET ? tc : s->branch != RT_BR_NONE ? s->cls : f->cls;
     f->branch = s->branch;
     f->len = (uint8_t)(f->len + s->len);
-    f->unknown = f->eliminated = false;
+    f->unknown = f->eliminated = f->fusible = false;
     join_text(f->key, sizeof f->key, f->key, " ++ ", s->key);
     join_text(f->disasm, sizeof f->disasm, f->disasm, "; ", s->disasm);
 }

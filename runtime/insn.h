@@ -49,6 +49,10 @@ struct rt_insn {
     bool eliminated;            /* a `replace ... with nop` rule applied: no execution uop */
     bool lcp;                   /* x86 length-changing prefix (0x66 with a 16-bit immediate):
                                    the legacy predecoder stalls on it */
+    uint8_t opcode_at;          /* x86: offset of the opcode byte past prefixes and escapes */
+    bool fusible;               /* the machine fuses this form with some following instruction
+                                   (a pair rule starts with it): the decoder holds it until the
+                                   next instruction is predecoded */
     bool sync;                  /* reads rsp after pushes or pops: the stack engine inserts a
                                    synchronisation uop first (set per execution context) */
     int8_t stack;               /* rsp moved by the stack engine: -8 push/call, +8 pop/ret */

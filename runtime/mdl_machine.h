@@ -88,7 +88,7 @@ struct mdl_machine {
     const char *name, *description, *qemu_cpu;
     uint8_t isa;
     /* front end and window: 0 where the description is silent */
-    uint16_t fetch_bytes, decode_width, complex_decoders, issue_width, uop_cache_width;
+    uint16_t fetch_bytes, predecode_width, decode_width, complex_decoders, issue_width, uop_cache_width;
     uint32_t uop_cache_entries, loop_buffer, idq;
     float taken_branch_bubble;
     uint32_t rob, scheduler, load_buffer, store_buffer;

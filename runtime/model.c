@@ -43,10 +43,17 @@ struct rt_model {
     double *reg_t;                  /* [RT_REG_COUNT][L] */
     double *async_total;            /* [n_async][L] */
     double *fe_t, *disp_t, *ret_t, *last_ret;          /* [L] */
-    double *pd_t, *dec_t, *cx_t;    /* [L]: legacy decode: fetch bytes, decoders, complex decoder */
-    double *fe_scale, *pd_byte, *dec_cost, *cx_cost;   /* [L]: their cycles per instruction or byte */
+    double *pd_t, *dec_t, *dec_free; /* [L]: legacy decode: the current predecode and decode
+                                       cycles, decoders still free in the latter */
     double *ser_t, *ser_scale;      /* [L]: the measured-throughput bound of microcoded forms */
     bool legacy;                    /* instructions come through the legacy decoders */
+    /* The predecoder's grouping depends on instruction lengths only, so it is the same in every
+     * lane: where the unrolled code is, the fetch block of the current predecode cycle and how
+     * many instructions that cycle has marked; whether the previous instruction was fusible. */
+    uint64_t fe_addr;
+    int64_t pd_block;
+    unsigned pd_count;
+    bool prev_fusible;
     unsigned data[8], n_data;       /* indices in m->caches of the data-side levels, in order */
     /* bypass rules by producer and consumer class: [0] register, [1] memory dependencies */
     int8_t byp_kind[2][MDL_CLASS_COUNT][MDL_CLASS_COUNT];      /* 0 none, 1 relative, 2 absolute */
@@ -121,11 +128,6 @@ static void lane_params(struct rt_model *md, const struct rt_lane_cfg *c, unsign
         md->cache_scale[k * L + l] = infinite ? 0 : knob_scale(c, RT_KNOB_CACHE_BW, (int)k);
     md->lat_scale[l] = lane_has(c, RT_KNOB_NO_DEPS) ? 0 : knob_scale(c, RT_KNOB_LATENCY, 0);
     md->fe_cost[l] = m->issue_width ? knob_scale(c, RT_KNOB_FRONTEND, 0) / m->issue_width : 0;
-    /* The front-end knob scales the legacy decoders too. */
-    md->fe_scale[l] = md->fe_cost[l] * (m->issue_width ? m->issue_width : 1);
-    md->pd_byte[l] = m->fetch_bytes ? md->fe_scale[l] / m->fetch_bytes : 0;
-    md->dec_cost[l] = m->decode_width ? md->fe_scale[l] / m->decode_width : 0;
-    md->cx_cost[l] = m->complex_decoders ? md->fe_scale[l] / m->complex_decoders : 0;
     md->ret_cost[l] = m->retire_width ? knob_scale(c, RT_KNOB_RETIRE, 0) / m->retire_width : 0;
     md->penalty[l] = m->mispredict_penalty * knob_scale(c, RT_KNOB_MISPREDICT, 0);
     md->mem_scale[l] = knob_scale(c, RT_KNOB_MEMORY_LATENCY, 0);
@@ -187,14 +189,13 @@ static bool lanes_valid(const struct mdl_machine *m, const struct rt_lane_cfg *l
 }
 
 /* The arrays of one value per lane, allocated and freed together. */
-enum { N_LANE_ARRAYS = 18 };
+enum { N_LANE_ARRAYS = 14 };
 
 static void lane_arrays(struct rt_model *md, double **out[N_LANE_ARRAYS])
 {
     double **all[N_LANE_ARRAYS] = { &md->lat_scale, &md->fe_cost, &md->ret_cost, &md->penalty, &md->mem_scale,
                                     &md->fe_t, &md->disp_t, &md->ret_t, &md->last_ret, &md->pd_t, &md->dec_t,
-                                    &md->cx_t, &md->ser_t, &md->ser_scale, &md->fe_scale, &md->pd_byte,
-                                    &md->dec_cost, &md->cx_cost };
+                                    &md->dec_free, &md->ser_t, &md->ser_scale };
     memcpy(out, all, sizeof all);
 }
 
@@ -300,22 +301,41 @@ struct step {
     int8_t mem_bypass;              /* absolute store-to-load latency applies (1) or not (0) */
     float mem_bypass_val;
     double extra_lat;               /* load-to-use beyond the first level */
+    double pd_cycles;               /* legacy predecode cycles from the previous instruction's */
+    bool fuse_wait;                 /* the previous instruction was fusible */
     bool mispredicted;
 };
+
+static uint8_t insn_class(const struct rt_insn *in, const struct mdl_template *t)
+{
+    return t->cls < MDL_CLASS_COUNT ? t->cls : in->cls < MDL_CLASS_COUNT ? in->cls : MDL_CLASS_GENERIC;
+}
+
+/* Whether IN reads a register as data. A push or pop reads rsp for its slot's address only:
+ * the stack engine moves rsp, no operation uses it. */
+static bool reads_data(const struct rt_insn *in)
+{
+    for (unsigned k = 0; k < in->n_src; k++)
+        if (!in->stack || in->src[k] != RT_X86_GPR + 4)
+            return true;
+    return false;
+}
 
 /* A load form's latency range spans its load: uops.info's [1;6] for `add r64, m64` is 1 from
  * the register operand and 6 from the address. A pure load or store has no operation after it. */
 static void prep_latencies(const struct rt_model *md, const struct rt_insn *in, const struct mdl_template *t,
                            struct prep *s)
 {
-    bool data_regs = in->n_src > 0;
+    bool data_regs = reads_data(in);
     if (in->eliminated) {
         s->op_lat = s->load_lat = 0;
     } else if (s->loads && s->stores && md->n_data) {
-        /* Read-modify-write: uops.info's upper latency runs memory to memory through the next
-         * store-to-load forward, which shadow memory already chains; the load here is a first
-         * level hit plus the forwarding cycle, then the operation. */
-        s->op_lat = t->latency_min > 1 ? t->latency_min : 1;
+        /* Read-modify-write: uops.info's latencies run through its store (memory to memory
+         * through the next store-to-load forward, which shadow memory already chains); the load
+         * here is a first level hit plus the forwarding cycle, then the operation, which takes
+         * what the class's register form takes (its class default). */
+        const struct mdl_template *op = &md->m->templates[md->m->class_default[insn_class(in, t)]];
+        s->op_lat = op->latency_max > 1 ? op->latency_max : 1;
         s->load_lat = md->m->caches[md->data[0]].latency + 1;
     } else if (s->loads) {
         s->op_lat = data_regs && t->latency_max > t->latency_min ? t->latency_min : 0;
@@ -326,11 +346,6 @@ static void prep_latencies(const struct rt_model *md, const struct rt_insn *in, 
         s->op_lat = t->latency_max;
         s->load_lat = 0;
     }
-}
-
-static uint8_t insn_class(const struct rt_insn *in, const struct mdl_template *t)
-{
-    return t->cls < MDL_CLASS_COUNT ? t->cls : in->cls < MDL_CLASS_COUNT ? in->cls : MDL_CLASS_GENERIC;
 }
 
 /* Bypass latencies this execution sees: from each source register's producer class (register
@@ -350,6 +365,30 @@ static void step_bypasses(struct rt_model *md, struct step *s)
                 s->mem_bypass_val = md->byp_val[1][p][s->cls];
             }
         }
+}
+
+/* An x86 scalar SIMD operation writes the low element of its destination and merges the rest
+ * from a register it reads (cvtsi2sd's destination, the first source of the VEX forms). Where
+ * its latency is a range, that merge takes the lower bound, the converted or computed value (the
+ * last register operand) the upper one. */
+static void step_merges(const struct rt_model *md, struct step *s)
+{
+    const struct rt_insn *in = s->in;
+    const struct mdl_template *t = s->t;
+    if (md->m->isa != MDL_ISA_X86_64 || s->loads || s->stores || in->eliminated || t->latency_min < 1 ||
+        t->latency_min >= t->latency_max)
+        return;
+    uint8_t value = RT_REG_NONE;
+    for (unsigned k = 0; k < in->n_ops; k++)
+        if (in->op_reg[k] != RT_REG_NONE)
+            value = in->op_reg[k];
+    for (unsigned k = 0; k < in->n_src; k++) {
+        uint8_t r = in->src[k];
+        bool vec = r >= RT_X86_VEC && r < RT_X86_VEC + 32;
+        for (unsigned j = 0; vec && r != value && j < in->n_dst; j++)
+            if (in->dst[j] == r)
+                s->src_bypass[k] += t->latency_min - t->latency_max;
+    }
 }
 
 /* Microcoded and serialising forms (lock, fences, dividers) are measured much slower than
@@ -409,41 +448,82 @@ static void ring_push(struct ring *r, uint32_t n, const double *t, unsigned L, u
     }
 }
 
-/* The front end's resources: issue slots (uops / issue width) and, on the legacy decode path,
- * the fetch bytes per cycle, the decoders and the one complex decoder that multi-uop
- * instructions need. The instruction is delivered when all of them are free. */
-static double fe_avail(const struct rt_model *md, unsigned l)
+/* The legacy predecoder marks instruction boundaries in one fetch block per cycle, at most
+ * predecode_width instructions. An instruction crossing into the next block is marked with that
+ * block's first cycle; when the current cycle is already full and its opcode byte is still in
+ * the current block, the crossing one costs a cycle of its own. A length-changing prefix stalls it about three cycles (Intel's optimization manual,
+ * "Length-Changing Prefixes"). The code is laid out back to back, so the address runs on. */
+static double predecode_cycles(struct rt_model *md, const struct rt_insn *in)
 {
-    double t = md->fe_t[l];
-    if (md->legacy) {
-        t = md->pd_t[l] > t ? md->pd_t[l] : t;
-        t = md->dec_t[l] > t ? md->dec_t[l] : t;
-        t = md->cx_t[l] > t ? md->cx_t[l] : t;
+    const struct mdl_machine *m = md->m;
+    uint64_t a = md->fe_addr;
+    md->fe_addr += in->len;
+    int64_t block = (int64_t)(a / m->fetch_bytes);
+    bool crosses = a % m->fetch_bytes + in->len > m->fetch_bytes;
+    bool room = !m->predecode_width || md->pd_count < m->predecode_width;
+    bool opcode_beyond = a % m->fetch_bytes + in->opcode_at >= m->fetch_bytes;
+    double c = in->lcp ? 3 : 0;
+    if (!crosses && md->pd_block == block && room) {
+        md->pd_count++;
+        return c;
     }
-    return t;
+    if (crosses)
+        c += md->pd_block == block && (room || opcode_beyond) ? 1 : 2;
+    else
+        c += 1;
+    md->pd_block = crosses ? block + 1 : block;
+    md->pd_count = 1;
+    return c;
 }
 
-static void fe_use(double *r, double from, double cost)
+/* The front end delivers an instruction when it is decoded and an issue slot is free. On the
+ * legacy path the decoders take, each cycle, up to decode_width predecoded instructions in
+ * order; an instruction of several uops needs one of the first complex_decoders decoders, one of
+ * more than four comes from the microcode sequencer, which holds the decoders meanwhile; a
+ * branch ends the cycle. A fusible instruction waits for the next one to be predecoded (it may be
+ * the jump it fuses with): it is accounted for here, with the next one. */
+static double fe_avail(struct rt_model *md, const struct step *s, unsigned l)
 {
-    *r = (*r > from ? *r : from) + cost;
+    const struct mdl_machine *m = md->m;
+    if (!md->legacy)
+        return md->fe_t[l];
+    double scale = md->fe_cost[l] * (m->issue_width ? m->issue_width : 1);  /* the front-end knob */
+    double p = md->pd_t[l] += s->pd_cycles * scale;
+    if (s->fuse_wait && p > md->dec_t[l]) {
+        md->dec_t[l] = p;
+        md->dec_free[l] = m->decode_width - 1;
+    }
+    uint32_t uops = s->t->uops_fused;
+    bool complex = uops > 1 && m->complex_decoders &&
+                   m->decode_width - md->dec_free[l] >= m->complex_decoders;
+    double d = md->dec_t[l];
+    if (md->dec_free[l] < 1 || p > d || complex) {
+        d = d + scale > p ? d + scale : p;
+        md->dec_free[l] = m->decode_width;
+    }
+    md->dec_free[l] -= 1;
+    md->dec_t[l] = d;
+    if (uops > 4) {
+        /* a cycle to switch to the sequencer, four uops a cycle, a cycle to switch back */
+        md->dec_t[l] = d + (2 + ceil(uops / 4.0)) * scale;
+        md->dec_free[l] = 0;
+    }
+    if (s->in->branch != RT_BR_NONE)
+        md->dec_free[l] = 0;
+    return md->fe_t[l] > d ? md->fe_t[l] : d;
 }
 
+/* Issue: uops / issue width, the stack engine's synchronisation uop included. */
 static void fe_advance(struct rt_model *md, const struct step *s, unsigned l, double from)
 {
-    fe_use(&md->fe_t[l], from, (s->t->uops_fused + s->in->sync) * md->fe_cost[l]);
-    if (!md->legacy)
-        return;
-    /* A length-changing prefix costs the predecoder about three cycles (Intel's optimization
-     * manual, "Length-Changing Prefixes"). */
-    fe_use(&md->pd_t[l], from, s->in->len * md->pd_byte[l] + (s->in->lcp ? 3 * md->fe_scale[l] : 0));
-    fe_use(&md->dec_t[l], from, md->dec_cost[l]);
-    if (s->t->uops_fused > 1 && md->cx_cost[l] > 0)
-        fe_use(&md->cx_t[l], from, md->cx_cost[l]);
+    double *r = &md->fe_t[l];
+    *r = (*r > from ? *r : from) + (s->t->uops_fused + s->in->sync) * md->fe_cost[l];
 }
 
 void rt_model_legacy_decode(struct rt_model *md, bool on)
 {
     md->legacy = on && md->m->fetch_bytes && md->m->decode_width;
+    md->pd_block = -1;
 }
 
 /* Dispatch: window slots must be free, then the front end delivers the instruction
@@ -463,7 +543,7 @@ static double lane_dispatch(struct rt_model *md, const struct step *s, unsigned 
      * (uops / issue width) delays the next instruction, not this one. When the front end was
      * waiting for the window (a tie included), the window is the cause, not the instructions
      * the front end delivered before. */
-    double fa = fe_avail(md, l);
+    double fa = fe_avail(md, s, l);
     if (fa <= d) {
         if (tn)
             taint_copy(tn, TN_FRONTEND, TN_DISPATCH);
@@ -663,7 +743,7 @@ static void plain_dispatch(struct rt_model *md, const struct step *s, unsigned a
             x = c;
         if (s->stores && ring_wait(&md->sb_ring, 1, md->sb[l], L, l, &c, &pos) && c > x)
             x = c;
-        double fa = fe_avail(md, l);
+        double fa = fe_avail(md, s, l);
         if (fa > x)
             x = fa;
         fe_advance(md, s, l, x);
@@ -903,7 +983,13 @@ void rt_model_step(struct rt_model *md, const struct rt_insn *in, uint32_t sidx,
     s.levels = levels;
     s.mispredicted = mispredicted;
     step_bypasses(md, &s);
+    step_merges(md, &s);
     s.extra_lat = level_extra(md, &s);
+    if (md->legacy) {
+        s.pd_cycles = predecode_cycles(md, in);
+        s.fuse_wait = md->prev_fusible;
+        md->prev_fusible = in->fusible;
+    }
     if (md->tn)
         causality_enter(md, sidx);
     shadow_tick(&md->mem);

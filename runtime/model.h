@@ -45,8 +45,9 @@ void rt_model_free(struct rt_model *md);
 void rt_model_step(struct rt_model *md, const struct rt_insn *in, uint32_t sidx, const uint64_t *addr,
                    const uint8_t *levels, bool mispredicted);
 
-/* Instructions come through the legacy decoders (fetch bytes, decode width, complex decoder)
- * rather than a uop cache: the case of code run once or unrolled beyond the uop cache. */
+/* Instructions come through the legacy decoders (predecoder over fetch blocks, decode width,
+ * complex decoders) rather than a uop cache: the case of code run once or unrolled beyond the
+ * uop cache. The instructions are taken as laid out back to back. */
 void rt_model_legacy_decode(struct rt_model *md, bool on);
 
 /* From now on only the baseline lane advances (the others have what they need); their times

@@ -99,6 +99,16 @@ Test(decode, maps_xmm_and_ymm_of_one_number_to_one_register)
     cr_assert_str_eq(y.key, "VADDPS (YMM, YMM, YMM)");
 }
 
+Test(decode, finds_the_opcode_byte_past_prefixes_rex_vex_and_escapes)
+{
+    cr_expect_eq(decode_x86("83 f8 47").opcode_at, 0);              /* cmp eax, 71 */
+    cr_expect_eq(decode_x86("4c 39 e3").opcode_at, 1);              /* cmp rbx, r12 */
+    cr_expect_eq(decode_x86("66 0f 1f 44 00 00").opcode_at, 2);     /* nop word ptr [rax + rax] */
+    cr_expect_eq(decode_x86("c5 fb 2a c0").opcode_at, 2);           /* vcvtsi2sd xmm0, xmm0, eax */
+    cr_expect_eq(decode_x86("c4 e1 eb 2a d0").opcode_at, 3);        /* vcvtsi2sd xmm2, xmm2, rax */
+    cr_expect_eq(decode_x86("66 0f 38 00 c1").opcode_at, 3);        /* pshufb xmm0, xmm1 */
+}
+
 Test(decode, add_reads_both_registers_and_writes_the_destination_and_flags)
 {
     struct rt_insn in = classified(&mdl_machine_skylake, "48 01 d8", 0);    /* add rax, rbx */

@@ -96,7 +96,10 @@ Test(mdlsim, blames_the_load_ports_for_independent_loads)
 Test(mdlsim, blames_the_front_end_or_alu_ports_for_wide_independent_adds)
 {
     json_t *o = block_json("block --machine skylake --json kernels/independent-adds.s");
-    cr_expect_float_eq(num(o, "cycles_per_iteration"), 2.0, 0.05, "eight adds at four per cycle");
+    /* 3-byte adds (REX, opcode, ModRM): the predecoder marks five a cycle in a 16-byte block;
+     * one crossing into the next block joins that block's cycle when its opcode byte is there,
+     * else costs a cycle of its own when the cycle is full: 5 cycles per 16 */
+    cr_expect_float_eq(num(o, "cycles_per_iteration"), 2.5, 0.05, "eight adds at 16 per 5 cycles");
     const char *v = json_string_value(json_object_get(o, "verdict"));
     cr_expect(strstr(v, "frontend") || strstr(v, "p0156"), "verdict: %s", v);
     cr_expect_null(strstr(v, "latency"), "verdict: %s", v);

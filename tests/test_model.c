@@ -19,13 +19,13 @@ static const char machine_head[] =
     "ports p0, p1;\n"
     "async W;\n"
     "class generic latency 1 ports 1*p01;\n"
-    "frontend { issue_width 4; }\n"
     "insn ALU latency 1 ports 1*p01;\n"
     "insn P0 latency 1 ports 1*p0;\n"
     "insn SLOW latency 20 ports 1*p1;\n"
     "insn STORE2 async W(2);\n";
 
-/* Compiles MACHINE_HEAD plus EXTRA (a window block, ...) into tables. */
+/* Compiles MACHINE_HEAD plus EXTRA (a window block, ...) into tables; the front end issues 4
+ * uops a cycle unless EXTRA has a frontend block. */
 static const struct mdl_machine *machine(const char *extra)
 {
     arena_init(&ar);
@@ -35,7 +35,7 @@ static const struct mdl_machine *machine(const char *extra)
     char path[] = "/tmp/test_model_XXXXXX.mdl";
     int fd = mkstemps(path, 4);
     FILE *fp = fdopen(fd, "w");
-    fprintf(fp, "%s%s\n", machine_head, extra);
+    fprintf(fp, "%s%s%s\n", machine_head, strstr(extra, "frontend {") ? "" : "frontend { issue_width 4; }\n", extra);
     fclose(fp);
     struct program *p = arena_alloc(&ar, sizeof *p);
     *p = (struct program){ .ar = &ar, .sm = &sm, .diag = &dg };
@@ -84,6 +84,7 @@ static double run(const struct mdl_machine *m, const struct rt_insn *body, size_
     struct rt_model *md = rt_model_new(m, lanes ? lanes : &baseline, lanes ? n_lanes : 1, true, (unsigned)n,
                                        err, sizeof err);
     cr_assert(md, "%s", err);
+    rt_model_legacy_decode(md, true);   /* only machines with a legacy decode path have one */
     double half = 0;
     for (unsigned it = 0; it < iters; it++) {
         for (size_t i = 0; i < n; i++)
@@ -160,22 +161,42 @@ Test(model, bounds_throughput_by_asynchronous_resources_without_delaying_one_ins
     rt_model_free(md);
 }
 
-Test(model, forwards_a_store_to_a_load_of_the_same_address)
+/* Cycles per pair of ST storing to one slot and LD loading it back, 100 times. */
+static double memory_chain(const struct mdl_machine *m, struct rt_insn st, struct rt_insn ld)
 {
-    const struct mdl_machine *m = machine("insn LD latency 5 ports 1*p0;\ninsn ST latency 1 ports 1*p1;");
-    struct rt_insn st = insn(m, "ST", 1, 0), ld = insn(m, "LD", 0, 1);
     st.mem[st.n_mem++] = (struct rt_mem){ .size = 8, .store = true };
     ld.mem[ld.n_mem++] = (struct rt_mem){ .size = 8, .load = true };
     char err[128];
     struct rt_model *md = rt_model_new(m, &baseline, 1, false, 2, err, sizeof err);
     uint64_t a = 0x1000;
-    /* a chain through memory: store r1 to [a], load [a] into r1 */
     for (int i = 0; i < 100; i++) {
         rt_model_step(md, &st, 0, &a, NULL, false);
         rt_model_step(md, &ld, 1, &a, NULL, false);
     }
-    cr_expect_float_eq(rt_model_time(md, 0) / 100, 5.0, 0.1, "each load waits for the store before it");
+    double c = rt_model_time(md, 0) / 100;
     rt_model_free(md);
+    return c;
+}
+
+Test(model, forwards_a_store_to_a_load_of_the_same_address)
+{
+    const struct mdl_machine *m = machine("insn LD latency 5 ports 1*p0;\ninsn ST latency 1 ports 1*p1;");
+    /* a chain through memory: store r1 to [a], load [a] into r1 */
+    cr_expect_float_eq(memory_chain(m, insn(m, "ST", 1, 0), insn(m, "LD", 0, 1)), 5.0, 0.1,
+                       "each load waits for the store before it");
+}
+
+Test(model, takes_a_pop_for_a_pure_load_though_it_reads_rsp)
+{
+    /* push r1, pop r1: the pop's latency range [2;5] is not 2 after a 5-cycle load, since its
+     * only register, rsp, is the stack engine's address */
+    const struct mdl_machine *m = machine("insn PUSHX latency 2..11 ports 1*p1;\ninsn POPX latency 2..5 ports 1*p0;");
+    const uint8_t rsp = RT_X86_GPR + 4;
+    struct rt_insn push = insn(m, "PUSHX", 1, 0), pop = insn(m, "POPX", rsp, 1);
+    push.src[push.n_src++] = rsp;
+    push.stack = -8;
+    pop.stack = 8;
+    cr_expect_float_eq(memory_chain(m, push, pop), 5.0, 0.1);
 }
 
 Test(model, puts_the_dependency_chain_on_the_critical_path)
@@ -250,4 +271,127 @@ Test(model, adds_a_relative_bypass_latency_between_classes)
     struct rt_insn cross[2] = { insn(m, "VA", 1, 1), insn(m, "FA", 1, 1) };
     cr_expect_float_eq(run(m, same, 2, 200, NULL, 0, 0, NULL), 2.0, 1e-6);
     cr_expect_float_eq(run(m, cross, 2, 200, NULL, 0, 0, NULL), 4.0, 1e-6, "the crossing costs 2 more");
+}
+
+/* A legacy front end wide everywhere but where each test looks; FREE has no port. */
+static const char legacy_fe[] = "frontend { fetch_bytes 16 B; predecode_width %d; decode_width %d; issue_width 8;"
+                                " complex_decoders 1; }\n"
+                                "insn FREE latency 1;\ninsn FREE2 latency 1 uops 2;\n";
+
+static const struct mdl_machine *legacy_machine(int predecode_width, int decode_width)
+{
+    static char text[512];
+    snprintf(text, sizeof text, legacy_fe, predecode_width, decode_width);
+    return machine(text);
+}
+
+/* N independent FREE instructions of LEN bytes. */
+static void free_insns(const struct mdl_machine *m, struct rt_insn *body, size_t n, uint8_t len)
+{
+    for (size_t i = 0; i < n; i++) {
+        body[i] = insn(m, "FREE", 0, 0);
+        body[i].len = len;
+    }
+}
+
+/* Cycles per iteration of N independent FREE instructions of LEN bytes, their opcode byte at
+ * OPCODE_AT, decoders wide enough. */
+static double free_cycles(int predecode_width, size_t n, uint8_t len, uint8_t opcode_at)
+{
+    struct rt_insn body[16];
+    const struct mdl_machine *m = legacy_machine(predecode_width, 8);
+    free_insns(m, body, n, len);
+    for (size_t i = 0; i < n; i++)
+        body[i].opcode_at = opcode_at;
+    return run(m, body, n, 200, NULL, 0, 0, NULL);
+}
+
+Test(model, predecodes_at_most_predecode_width_instructions_of_a_fetch_block_a_cycle)
+{
+    /* eight 2-byte instructions fill one 16-byte block: five, then three */
+    cr_expect_float_eq(free_cycles(5, 8, 2, 0), 2.0, 1e-9);
+    cr_expect_float_eq(free_cycles(8, 8, 2, 0), 1.0, 1e-9, "one block a cycle");
+}
+
+Test(model, gives_an_instruction_crossing_a_fetch_block_a_cycle_of_its_own_when_the_cycle_is_full)
+{
+    /* sixteen 3-byte instructions span three blocks: five fit in each, the sixth crosses. With
+     * room for six it joins the next block's cycle: 3 cycles; with five it costs one more at the
+     * first two crossings (at 15 and 30), and the one at 45 (ending on the boundary) one more:
+     * 6 cycles. With the opcode byte after a prefix, the one at 15 has it in the next block and
+     * joins that block's cycle: 5 cycles. */
+    cr_expect_float_eq(free_cycles(6, 16, 3, 0), 3.0, 1e-9);
+    cr_expect_float_eq(free_cycles(5, 16, 3, 0), 6.0, 1e-9);
+    cr_expect_float_eq(free_cycles(5, 16, 3, 1), 5.0, 1e-9);
+}
+
+Test(model, decodes_an_instruction_of_several_uops_on_the_first_decoder_only)
+{
+    /* 4-byte single- and double-uop instructions alternate: a double one opens a decode cycle,
+     * so each cycle takes one pair; without it the block's four would go in one. */
+    struct rt_insn body[2];
+    const struct mdl_machine *m = legacy_machine(5, 4);
+    free_insns(m, body, 2, 4);
+    cr_expect_float_eq(run(m, body, 2, 200, NULL, 0, 0, NULL), 0.5, 1e-9, "single uops: one block a cycle");
+    body[1].tmpl = tmpl(m, "FREE2");
+    cr_expect_float_eq(run(m, body, 2, 200, NULL, 0, 0, NULL), 1.0, 1e-9);
+}
+
+Test(model, holds_a_fusible_instruction_until_the_next_one_is_predecoded)
+{
+    /* X and fusible A fill block 0; four B fill block 1, predecoded a cycle later. A then takes a
+     * decoder of block 1's cycle, so the fourth B is decoded a cycle later, at 3, and done at 4.
+     * Otherwise the B are decoded at 2 and the fourth issues three slots of 1/8 cycle later. */
+    const struct mdl_machine *m = legacy_machine(5, 4);
+    struct rt_insn body[6];
+    free_insns(m, body, 2, 8);
+    free_insns(m, body + 2, 4, 4);
+    double done[2];
+    for (int fusible = 0; fusible < 2; fusible++) {
+        body[1].fusible = fusible;
+        char err[128];
+        struct rt_model *md = rt_model_new(m, &baseline, 1, false, 6, err, sizeof err);
+        rt_model_legacy_decode(md, true);
+        for (uint32_t i = 0; i < 6; i++)
+            rt_model_step(md, &body[i], i, NULL, NULL, false);
+        done[fusible] = rt_model_time(md, 0);
+        rt_model_free(md);
+    }
+    cr_expect_float_eq(done[0], 3.375, 1e-9);
+    cr_expect_float_eq(done[1], 4.0, 1e-9);
+}
+
+Test(model, merges_a_scalar_simd_result_into_its_destination_at_the_lower_latency)
+{
+    /* cvtsi2sd xmm1, rdx, latency [4;7], repeated: the chain runs through the merged xmm1 at 4;
+     * with xmm1 also the converted value (the last operand) it runs at 7 */
+    const struct mdl_machine *m = machine("insn CVT latency 4..7 ports 1*p0;");
+    const uint8_t xmm1 = RT_X86_VEC + 1, rdx = RT_X86_GPR + 2;
+    struct rt_insn cvt = insn(m, "CVT", xmm1, xmm1);
+    cvt.src[cvt.n_src++] = rdx;
+    cvt.op_reg[cvt.n_ops++] = xmm1;
+    cvt.op_reg[cvt.n_ops++] = rdx;
+    cr_expect_float_eq(run(m, &cvt, 1, 200, NULL, 0, 0, NULL), 4.0, 1e-9);
+    cvt.op_reg[1] = xmm1;
+    cr_expect_float_eq(run(m, &cvt, 1, 200, NULL, 0, 0, NULL), 7.0, 1e-9);
+}
+
+Test(model, chains_a_read_modify_write_through_memory_at_forwarding_plus_its_register_operation)
+{
+    /* add [a], 1 repeated, uops.info's [3;10]: the store forwards to the next load in 5 (the
+     * bypass rule), then the add takes what its class's register form takes, 1 */
+    const struct mdl_machine *m = machine(
+        "cache L1D { level 1; type data; size 32 KiB; ways 8; line 64 B; latency 4 cycles; bandwidth 64 B/cycle; }\n"
+        "class int_alu latency 1 ports 1*p01;\n"
+        "insn RMW latency 3..10 class int_alu ports 1*p0;\n"
+        "bypass latency 5 for int_alu -> memory int_alu;");
+    struct rt_insn rmw = insn(m, "RMW", 0, 0);
+    rmw.mem[rmw.n_mem++] = (struct rt_mem){ .size = 8, .load = true, .store = true };
+    char err[128];
+    struct rt_model *md = rt_model_new(m, &baseline, 1, false, 1, err, sizeof err);
+    uint64_t a = 0x1000;
+    for (int i = 0; i < 100; i++)
+        rt_model_step(md, &rmw, 0, &a, NULL, false);
+    cr_expect_float_eq(rt_model_time(md, 0) / 100, 6.0, 0.1);
+    rt_model_free(md);
 }
