@@ -686,6 +686,83 @@ static void check_rules(struct program *p)
         check_bypass(p, p->bypasses.v[i]);
 }
 
+/* ---- values without a source (-Wmissing-source) ---------------------------------------------- */
+
+/* §7: an annotation covers its own item and the unannotated items before it in the same list,
+ * so an item is covered exactly when an annotation follows it there. Every file read counts,
+ * parents and includes too: a value a child overrides was still written without a source. */
+static void missing_source(struct program *p, struct span at, const char *what)
+{
+    diag_warning(D(p), at, "%s has no source; annotate it with @NAME or @\"...\" [-Wmissing-source]", what);
+}
+
+static bool attr_is_numeric(const struct ast_attr *a)
+{
+    return a->kind != AST_ATTR_CLASS && !(a->kind == AST_ATTR_PORTS && a->no_ports);
+}
+
+static void check_entry_sources(struct program *p, const struct ast_decl *d)
+{
+    size_t covered = 0;                 /* attributes before this index have a source */
+    for (size_t i = d->attrs.n; i > 0 && !covered; i--)
+        if (d->attrs.v[i - 1].src.kind != AST_SRC_NONE)
+            covered = i;
+    for (size_t i = covered; i < d->attrs.n; i++)
+        if (attr_is_numeric(&d->attrs.v[i]))
+            missing_source(p, d->attrs.v[i].span, arena_printf(p->ar, "'%s'", ast_attr_names[d->attrs.v[i].kind]));
+}
+
+static void check_unit_sources(struct program *p, const struct ast_decl *d)
+{
+    size_t covered = 0;
+    for (size_t i = d->units.n; i > 0 && !covered; i--)
+        if (d->units.v[i - 1].src.kind != AST_SRC_NONE)
+            covered = i;
+    for (size_t i = covered; i < d->units.n; i++) {
+        const struct ast_unit *u = &d->units.v[i];
+        missing_source(p, span_join(u->name.span, u->count_span), arena_printf(p->ar, "unit '%s'", u->name.name));
+    }
+}
+
+static void check_block_sources(struct program *p, const struct ast_block *b)
+{
+    for (size_t i = 0; i < b->params.n; i++) {
+        const struct ast_param *pa = &b->params.v[i];
+        bool numeric = pa->value.kind == AST_VAL_NUMBER || pa->value.kind == AST_VAL_RANGE;
+        if (numeric && pa->value.src.kind == AST_SRC_NONE)
+            missing_source(p, pa->value.span, arena_printf(p->ar, "'%s'", pa->key.name));
+    }
+}
+
+static void check_decl_sources(struct program *p, const struct ast_decl *d)
+{
+    switch (d->kind) {
+    case AST_DECL_MACHINE:
+    case AST_DECL_BLOCK: check_block_sources(p, &d->block); break;
+    case AST_DECL_PORTS:
+    case AST_DECL_UNITS:
+    case AST_DECL_ASYNC: check_unit_sources(p, d); break;
+    case AST_DECL_INSN:
+    case AST_DECL_CLASS: check_entry_sources(p, d); break;
+    case AST_DECL_MAXIMUM:
+        if (d->src.kind == AST_SRC_NONE)
+            missing_source(p, d->maximum_span, arena_printf(p->ar, "'maximum %ld'", d->maximum));
+        break;
+    case AST_DECL_BYPASS:
+        if (d->src.kind == AST_SRC_NONE)
+            missing_source(p, d->bypass.latency.span, arena_printf(p->ar, "'bypass latency %s'", span_text(p, d->bypass.latency.span)));
+        break;
+    default: break;
+    }
+}
+
+static void check_sources_given(struct program *p)
+{
+    for (size_t l = 0; l < p->layers.n; l++)
+        for (size_t i = 0; i < p->layers.v[l].decls.n; i++)
+            check_decl_sources(p, p->layers.v[l].decls.v[i]);
+}
+
 bool check_program(struct program *p)
 {
     unsigned before = p->diag->errors;
@@ -695,5 +772,7 @@ bool check_program(struct program *p)
     check_blocks(p);
     check_entries(p);
     check_rules(p);
+    if (p->warn_missing_source)
+        check_sources_given(p);
     return p->diag->errors == before;
 }

@@ -15,6 +15,7 @@ struct mdlc_opts {
     size_t n_include_dirs;
     const char *depfile, *deptarget;
     bool werror;
+    bool warn_missing_source;       /* -Wmissing-source */
     FILE *out;                      /* dumps */
     FILE *err;                      /* diagnostics */
 };

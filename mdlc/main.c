@@ -7,7 +7,7 @@
 #include "driver.h"
 
 static const char usage[] =
-    "usage: mdlc [-I DIR]... [-o OUTDIR] [--check | --summary | --dump-ast | --dump-json] FILE.mdl\n";
+    "usage: mdlc [-I DIR]... [-o OUTDIR] [--check | --summary | --dump-ast | --dump-json] [-W...] FILE.mdl\n";
 
 static const char help[] =
     "Compiles a machine description (spec.md) into OUTDIR/<machine>.c and .h.\n"
@@ -20,11 +20,27 @@ static const char help[] =
     "  --dump-json       print the lowered machine as JSON on stdout, write nothing\n"
     "  --depfile FILE    also write a make rule listing every file read\n"
     "  --deptarget NAME  the target of that rule (default: FILE.mdl)\n"
-    "  --Werror          treat warnings as errors\n"
+    "  -Wmissing-source  warn about every number written without a source (@NAME or @\"...\");\n"
+    "                    -Wno-missing-source turns it off again (the default)\n"
+    "  --Werror, -Werror treat warnings as errors\n"
     "  -h, --help        show this help\n"
     "\n"
     "Exit status: 0 success, 1 errors in the description, 2 usage errors.\n"
     "Outputs are rewritten only when their content changes; nothing is written on error.\n";
+
+/* -W NAME: the warnings that are off by default, and -Werror as compilers spell it. */
+static bool warning_option(struct mdlc_opts *o, const char *name)
+{
+    bool on = strncmp(name, "no-", 3) != 0;
+    const char *w = on ? name : name + 3;
+    if (strcmp(w, "missing-source") == 0)
+        o->warn_missing_source = on;
+    else if (strcmp(name, "error") == 0)
+        o->werror = true;
+    else
+        return false;
+    return true;
+}
 
 static int usage_error(const char *fmt, const char *arg)
 {
@@ -48,7 +64,7 @@ int main(int argc, char **argv)
     struct mdlc_opts o = { .action = MDLC_EMIT, .outdir = ".", .include_dirs = dirs, .out = stdout, .err = stderr };
     int c, actions = 0;
     opterr = 0;
-    while ((c = getopt_long(argc, argv, ":I:o:h", longopts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, ":I:o:W:h", longopts, NULL)) != -1) {
         switch (c) {
         case 'I': dirs[o.n_include_dirs++] = optarg; break;
         case 'o': o.outdir = optarg; break;
@@ -59,6 +75,12 @@ int main(int argc, char **argv)
         case OPT_DEPFILE: o.depfile = optarg; break;
         case OPT_DEPTARGET: o.deptarget = optarg; break;
         case OPT_WERROR: o.werror = true; break;
+        case 'W':
+            if (!warning_option(&o, optarg)) {
+                free(dirs);
+                return usage_error("unknown warning option '-W%s'", optarg);
+            }
+            break;
         case 'h': fputs(usage, stdout); fputs(help, stdout); free(dirs); return 0;
         case ':': free(dirs); return usage_error("option '%s' needs an argument", argv[optind - 1]);
         default: free(dirs); return usage_error("unknown option '%s'", argv[optind - 1]);

@@ -86,6 +86,7 @@ struct program {
     struct map source_map, form_map, class_map, unit_map, block_map;
     struct map mnemonic_map;        /* mnemonic -> first form with it, set by check */
     unsigned n_atoms, n_async;      /* unit instances and asynchronous resources, set by check */
+    bool warn_missing_source;       /* -Wmissing-source: check reports numbers without a source */
 };
 
 #endif

@@ -52,9 +52,9 @@ def accuracy(pred, ref, keys):
 REPEAT = 3
 
 
-def timed(cmd):
+def timed(cmd, repeat=REPEAT):
     best, out = None, None
-    for _ in range(REPEAT):
+    for _ in range(repeat):
         t0 = time.perf_counter()
         out = subprocess.run(cmd, capture_output=True, text=True)
         dt = time.perf_counter() - t0
@@ -62,11 +62,12 @@ def timed(cmd):
     return out, best
 
 
-def run_mdlsim(mdlsim, machine, blocks, extra):
+def run_mdlsim(mdlsim, machine, blocks, extra, objects=None, repeat=REPEAT):
+    """Cycles per iteration by block; OBJECTS, when given, receives each block's whole report."""
     with tempfile.NamedTemporaryFile("w", suffix=".txt", delete=False) as f:
         f.write("\n".join(blocks) + "\n")
         path = f.name
-    out, dt = timed([mdlsim, "block", "--machine", machine, "--json", "--hex-file", path] + extra)
+    out, dt = timed([mdlsim, "block", "--machine", machine, "--json", "--hex-file", path] + extra, repeat)
     os.unlink(path)
     pred, unknown, total = {}, 0, 0
     for hexs, line in zip(blocks, out.stdout.splitlines()):
@@ -74,6 +75,8 @@ def run_mdlsim(mdlsim, machine, blocks, extra):
         if "error" in o:
             continue
         pred[hexs] = o["cycles_per_iteration"]
+        if objects is not None:
+            objects[hexs] = o
         unknown += len(o["unknown"])
         total += o["instructions"]
     return pred, dt, unknown, total
@@ -96,12 +99,12 @@ def mca_accepts(mca, cpu, asm):
     return out.returncode == 0
 
 
-def run_mca(mca, cpu, blocks, asm, iterations):
+def run_mca(mca, cpu, blocks, asm, iterations, extra=(), repeat=REPEAT):
     with tempfile.NamedTemporaryFile("w", suffix=".s", delete=False) as f:
         for i, b in enumerate(blocks):
             f.write(f"# LLVM-MCA-BEGIN b{i}\n" + "\n".join(asm[b]) + "\n# LLVM-MCA-END\n")
         path = f.name
-    out, dt = timed([mca, f"-mcpu={cpu}", f"-iterations={iterations}", path])
+    out, dt = timed([mca, f"-mcpu={cpu}", f"-iterations={iterations}", *extra, path], repeat)
     os.unlink(path)
     pred = {}
     region = None
@@ -133,16 +136,21 @@ def qemu_speed(mdlsim, machine, qemu_cpu, program, args):
     return executed, plain, out
 
 
-def main():
-    ap = argparse.ArgumentParser(description=__doc__)
+def add_tool_args(ap):
+    """The options bench.py and crosscheck.py share: the tools and the blocks."""
     ap.add_argument("--mdlsim", default="build/mdlsim")
     ap.add_argument("--blocks", default="../shared/data/bhive/blocks-dev.txt")
-    ap.add_argument("--reference", default="../shared/data/bhive/uica-skl.csv")
-    ap.add_argument("--machine", default="skylake")
     ap.add_argument("--mca", default="llvm-mca-19")
     ap.add_argument("--llvm-mc", default="llvm-mc-19")
-    ap.add_argument("--cpu", default="skylake")
     ap.add_argument("--limit", type=int, default=0, help="only the first N blocks")
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__)
+    add_tool_args(ap)
+    ap.add_argument("--reference", default="../shared/data/bhive/uica-skl.csv")
+    ap.add_argument("--machine", default="skylake")
+    ap.add_argument("--cpu", default="skylake")
     ap.add_argument("--programs", default="", help="directory of gemm.sse2 / gemm.avx2 builds for the QEMU speed")
     ap.add_argument("--qemu-cpu", default="Skylake-Client")
     args = ap.parse_args()

@@ -1,7 +1,9 @@
 /* Golden diagnostics: every tests/diag/NAME.mdl is compiled with --check in-process and what
  * the compiler prints must be, byte for byte, tests/diag/NAME.expected (the exact stderr of
- * `../build/mdlc --check diag/NAME.mdl` run from tests/). Each description holds one mistake,
- * so each also fails with exit status 1. The tests run with the current directory tests/. */
+ * `../build/mdlc --check diag/NAME.mdl` run from tests/). A case whose first line is
+ * `// mdlc OPTIONS` is compiled with those options (-Wmissing-source, --Werror). A case fails
+ * with exit status 1 exactly when its expected output ends in `N error(s) generated.`; one with
+ * warnings only succeeds. The tests run with the current directory tests/. */
 #include <criterion/criterion.h>
 #include <criterion/parameterized.h>
 #include <glob.h>
@@ -25,6 +27,27 @@ struct run {
     size_t len;
 };
 
+/* The options of a case's first line `// mdlc -Wmissing-source --Werror`, as main() sets them. */
+static void case_options(const char *path, struct mdlc_opts *o)
+{
+    char line[256] = "";
+    FILE *fp = fopen(path, "r");
+    if (!fp)
+        return;
+    if (!fgets(line, sizeof line, fp) || strncmp(line, "// mdlc ", 8) != 0)
+        line[0] = '\0';
+    fclose(fp);
+    for (char *save, *w = strtok_r(line + (line[0] ? 8 : 0), " \t\n", &save); w && line[0];
+         w = strtok_r(NULL, " \t\n", &save)) {
+        if (strcmp(w, "-Wmissing-source") == 0)
+            o->warn_missing_source = true;
+        else if (strcmp(w, "--Werror") == 0)
+            o->werror = true;
+        else
+            cr_assert_fail("%s: the golden tests know no option '%s'", path, w);
+    }
+}
+
 static struct run check_file(const char *path)
 {
     struct run r = { 0 };
@@ -34,6 +57,7 @@ static struct run check_file(const char *path)
     FILE *outf = open_memstream(&out, &outlen);
     cr_assert(err && outf, "open_memstream failed");
     struct mdlc_opts o = { .action = MDLC_CHECK, .input = path, .outdir = ".", .out = outf, .err = err };
+    case_options(path, &o);
     r.status = mdlc_run(&o);
     fclose(err);
     fclose(outf);
@@ -69,7 +93,7 @@ static size_t list_cases(glob_t *g)
     return rc == 0 ? g->gl_pathc : 0;
 }
 
-ParameterizedTestParameters(golden, prints_the_expected_diagnostics_and_fails)
+ParameterizedTestParameters(golden, prints_the_expected_diagnostics_and_fails_only_on_errors)
 {
     glob_t g;
     size_t n = list_cases(&g);
@@ -81,7 +105,7 @@ ParameterizedTestParameters(golden, prints_the_expected_diagnostics_and_fails)
     return cr_make_param_array(struct golden_case, cases, n);
 }
 
-ParameterizedTest(struct golden_case *c, golden, prints_the_expected_diagnostics_and_fails)
+ParameterizedTest(struct golden_case *c, golden, prints_the_expected_diagnostics_and_fails_only_on_errors)
 {
     char expected_path[256];
     size_t base = strlen(c->name) - strlen(".mdl");
@@ -99,7 +123,9 @@ ParameterizedTest(struct golden_case *c, golden, prints_the_expected_diagnostics
               "---- actual ------\n%s"
               "------------------",
               c->name, expected_path, want, r.err);
-    cr_expect_eq(r.status, 1, "%s: exit status %d, expected 1 (the description has a mistake)", c->name, r.status);
+    bool fails = want_len >= strlen(" generated.\n") && strcmp(want + want_len - strlen(" generated.\n"), " generated.\n") == 0;
+    cr_expect_eq(r.status, fails, "%s: exit status %d, expected %d (%s)", c->name, r.status, fails,
+                 fails ? "the description has a mistake" : "warnings only");
     free(want);
     free(r.err);
 }
@@ -204,4 +230,20 @@ Test(golden, the_command_line_prints_what_the_expected_file_holds)
     cr_expect_str_eq(got, want);
     free(got);
     free(want);
+}
+
+Test(golden, the_command_line_takes_warning_options_as_a_compiler_does)
+{
+    need_binary();
+    const char *warn = "diag/values_without_a_source_are_warned_about_when_asked.mdl";
+    char cmd[256];
+    snprintf(cmd, sizeof cmd, "../build/mdlc --check %s >/dev/null 2>&1", warn);
+    cr_expect_eq(shell_status(cmd), 0, "warnings alone do not fail");
+    snprintf(cmd, sizeof cmd, "../build/mdlc --check -Wmissing-source -Werror %s >/dev/null 2>&1", warn);
+    cr_expect_eq(shell_status(cmd), 1, "-Werror makes the missing sources errors");
+    snprintf(cmd, sizeof cmd, "../build/mdlc --check -Wmissing-source -Wno-missing-source --Werror %s >/dev/null 2>&1",
+             warn);
+    cr_expect_eq(shell_status(cmd), 0, "the last of -Wmissing-source and -Wno-missing-source wins");
+    cr_expect_eq(shell_status("../build/mdlc --check -Wmissing-sources diag/empty_file.mdl 2>/dev/null"), 2,
+                 "an unknown warning option is a usage error");
 }

@@ -477,6 +477,38 @@ Test(check, lets_warnings_pass_unless_werror)
     free(r.err);
 }
 
+Test(check, reports_missing_sources_only_with_wmissing_source)
+{
+    write_file("m.mdl", HEAD "window { rob 224; scheduler 97 @\"measured\"; }\n");
+    struct run r = check_path(tmp_path("m.mdl"));
+    cr_expect_eq(r.status, 0, "%s", r.err);
+    cr_expect_null(strstr(r.err, "has no source"), "a first description gets no source warnings:\n%s", r.err);
+    free(r.err);
+
+    r = run_opts((struct mdlc_opts){ .action = MDLC_CHECK, .input = tmp_path("m.mdl"), .outdir = ".",
+                                     .warn_missing_source = true });
+    cr_expect_eq(r.status, 0, "%s", r.err);
+    cr_expect(strstr(r.err, "m.mdl:4:14: warning: 'rob' has no source"), "%s", r.err);
+    cr_expect_null(strstr(r.err, "'scheduler' has no source"), "%s", r.err);
+    free(r.err);
+}
+
+/* The Makefile compiles them so; this says which value lacks a source when make is not run. */
+Test(check, finds_a_source_for_every_number_of_the_bundled_machines)
+{
+    const char *machines[] = { "skylake", "icelake", "alderlake", "cortex-a72" };
+    const char *dirs[] = { "../machines" };
+    for (size_t i = 0; i < sizeof machines / sizeof *machines; i++) {
+        char path[128];
+        snprintf(path, sizeof path, "../machines/%s.mdl", machines[i]);
+        struct run r = run_opts((struct mdlc_opts){ .action = MDLC_CHECK, .input = path, .outdir = ".",
+                                                    .include_dirs = dirs, .n_include_dirs = 1,
+                                                    .warn_missing_source = true, .werror = true });
+        cr_expect_eq(r.status, 0, "%s:\n%s", path, r.err);
+        free(r.err);
+    }
+}
+
 /* ========================================= lower =========================================== */
 
 Test(lower, makes_a_conjunctive_resource_for_each_set_of_a_mapping)
