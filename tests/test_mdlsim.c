@@ -167,6 +167,18 @@ Test(mdlsim, refuses_a_number_of_jobs_out_of_range)
     free(r.out);
 }
 
+/* movsxd rdi, r13d: three bytes, so the 16-byte fetch blocks line up again every 16 copies;
+ * the steady state is a period of 16 iterations (5 cycles), not a coincidence over 12. */
+Test(mdlsim, measures_a_period_of_sixteen_iterations_the_same_with_or_without_lanes)
+{
+    json_t *alone = block_json("block --machine skylake --hex 4963fd --json --no-sensitivity");
+    json_t *lanes = block_json("block --machine skylake --hex 4963fd --json");
+    cr_expect_float_eq(num(alone, "cycles_per_iteration"), 5.0 / 16, 1e-6, "%g", num(alone, "cycles_per_iteration"));
+    cr_expect_float_eq(num(lanes, "cycles_per_iteration"), num(alone, "cycles_per_iteration"), 1e-12);
+    json_decref(alone);
+    json_decref(lanes);
+}
+
 Test(mdlsim, lists_instructions_modelled_by_their_class_default)
 {
     /* fxch st(1): uops.info's Skylake table has no x87 forms */

@@ -146,21 +146,38 @@ static void addresses(struct addr_gen *g, const struct rt_insn *in, uint64_t *ad
     }
 }
 
-/* Steady state: the time of K iterations is the same twice in a row in every lane (K = 12
- * catches periods of 1, 2, 3, 4, 6 and 12 iterations). */
-enum { STEADY_K = 12 };
+/* Steady state: a lane's time per iteration repeats with a period of P iterations (1 to 16:
+ * the 16-byte fetch blocks of a block repeated back to back line up again every 8 or 16
+ * copies) over the last SPAN iterations. The smallest such P is the period. A shorter span
+ * takes the filling of the window, which can run at a steady rate for 20 iterations and more,
+ * for the steady state. */
+enum { PMAX = 16, SPAN = 24, HIST = SPAN + PMAX + 2 };
 
-static bool steady(const double *hist, unsigned it, unsigned L)
+/* The times of every lane BACK iterations before iteration IT (IT >= BACK). */
+static double *hist_row(double *hist, unsigned it, unsigned back, unsigned L)
 {
-    const double *now = &hist[(it % (2 * STEADY_K + 1)) * L];
-    const double *mid = &hist[((it + STEADY_K + 1) % (2 * STEADY_K + 1)) * L];
-    const double *old = &hist[((it + 1) % (2 * STEADY_K + 1)) * L];
-    for (unsigned l = 0; l < L; l++) {
-        double d1 = now[l] - mid[l], d0 = mid[l] - old[l];
-        if (fabs(d1 - d0) > 1e-9 * (d1 > 1 ? d1 : 1))
-            return false;
+    return &hist[((it - back) % HIST) * L];
+}
+
+/* The cycles iteration IT - BACK took in lane L. */
+static double delta(double *hist, unsigned it, unsigned back, unsigned L, unsigned l)
+{
+    return hist_row(hist, it - back, 0, L)[l] - hist_row(hist, it - back, 1, L)[l];
+}
+
+/* The period of lane L's timing at iteration IT, or 0 while there is none. */
+static unsigned lane_period(double *hist, unsigned it, unsigned L, unsigned l)
+{
+    for (unsigned p = 1; p <= PMAX && it >= SPAN + p + 1; p++) {
+        bool repeats = true;
+        for (unsigned back = 0; back < SPAN && repeats; back++) {
+            double now = delta(hist, it, back, L, l), then = delta(hist, it, back + p, L, l);
+            repeats = fabs(now - then) <= 1e-9 * (now > 1 ? now : 1);
+        }
+        if (repeats)
+            return p;
     }
-    return true;
+    return 0;
 }
 
 bool block_run(const struct block *b, const struct mdl_machine *m, const struct rt_lane_cfg *lanes,
@@ -177,17 +194,20 @@ bool block_run(const struct block *b, const struct mdl_machine *m, const struct 
     /* A block repeated back to back is straight-line code much larger than a uop cache (the
      * convention of BHive's measurements): it comes through the legacy decoders. */
     rt_model_legacy_decode(md, true);
-    /* Causality counts an instruction when it leaves a window of twice the ROB. It starts once
-     * the timing is measured, so that the path it finds is the steady state's, not the
-     * warm-up's: the baseline lane alone then goes on until STEADY_K iterations' worth of
-     * instructions (a multiple of every period that steady() detects, so the shares are those
-     * of whole periods; at most a window's worth) have left the window. */
+    /* Each lane is measured once its time repeats (or at the last iteration), on its own, so
+     * that a lane's result does not depend on which others run. Causality counts an
+     * instruction when it leaves a window of twice the ROB. It starts once every lane is
+     * measured, so that the path it finds is the steady state's, not the warm-up's: the
+     * baseline lane alone then goes on until a period's worth of instructions (at most a
+     * window's worth) have left the window, so the shares are those of whole periods. */
     size_t n = b->n ? b->n : 1;
     rt_model_follow(md, 0);
     struct addr_gen g = { { 0 }, 0 };
-    double *hist = calloc((2 * STEADY_K + 1) * (size_t)n_lanes, sizeof *hist);
+    double *hist = calloc(HIST * (size_t)n_lanes, sizeof *hist);
     double *half = calloc(n_lanes, sizeof *half);
-    unsigned warm = iterations / 2, it, measured = 0;
+    unsigned *period = calloc(n_lanes, sizeof *period);
+    bool *done = calloc(n_lanes, sizeof *done);
+    unsigned warm = iterations / 2, it, measured = 0, open = n_lanes;
     for (it = 0; measured ? rt_model_following(md) : it < iterations; it++) {
         for (size_t i = 0; i < b->n; i++) {
             uint64_t addr[RT_MAX_MEM];
@@ -196,26 +216,32 @@ bool block_run(const struct block *b, const struct mdl_machine *m, const struct 
         }
         if (measured)
             continue;
-        double *now = &hist[(it % (2 * STEADY_K + 1)) * n_lanes];
+        double *now = hist_row(hist, it, 0, n_lanes);
         for (unsigned l = 0; l < n_lanes; l++)
             now[l] = rt_model_time(md, l);
         if (it + 1 == warm)
             memcpy(half, now, n_lanes * sizeof *half);
-        bool settled = it >= 2 * STEADY_K && steady(hist, it, n_lanes);
-        if (!settled && it + 1 < iterations)
-            continue;
         /* One period once it repeats, else the slope over the second half; never below what the
          * asynchronous resources need per iteration. */
-        const double *mid = &hist[((it + STEADY_K + 1) % (2 * STEADY_K + 1)) * n_lanes];
         for (unsigned l = 0; l < n_lanes; l++) {
-            double slope = settled ? (now[l] - mid[l]) / STEADY_K : (now[l] - half[l]) / (it + 1 - warm);
+            if (done[l] || (!(period[l] = lane_period(hist, it, n_lanes, l)) && it + 1 < iterations))
+                continue;
+            unsigned k = period[l];
+            double slope = k ? (now[l] - hist_row(hist, it, k, n_lanes)[l]) / k
+                             : (now[l] - half[l]) / (it + 1 - warm);
             double async = rt_model_async_bound(md, l) / (it + 1);
             r->cycles[l] = slope > async ? slope : async;
+            done[l] = true;
+            open--;
         }
+        if (open)
+            continue;
         measured = it + 1;
         rt_model_baseline_only(md);
+        /* whole periods, at least 12 iterations */
+        unsigned p = period[0] ? period[0] : PMAX;
         if (causality)
-            rt_model_follow(md, (uint32_t)(STEADY_K * n));
+            rt_model_follow(md, (uint32_t)((12 + p - 1) / p * p * n));
     }
     r->iterations = measured;
     r->crit = calloc(b->n_orig ? b->n_orig : 1, sizeof *r->crit);
@@ -224,6 +250,8 @@ bool block_run(const struct block *b, const struct mdl_machine *m, const struct 
         r->crit[i] = rt_model_critical(md, (uint32_t)i, &r->seen[i]);
     free(hist);
     free(half);
+    free(period);
+    free(done);
     rt_model_free(md);
     return true;
 }
