@@ -273,6 +273,18 @@ Test(mdlsim_run, counts_exactly_the_instructions_of_the_region_on_x86_64)
     json_decref(o);
 }
 
+Test(mdlsim_run, fuses_the_compare_and_branch_of_a_running_loop)
+{
+    json_t *o = run_json("--machine skylake --roi kernel_fused --no-sensitivity --json /tmp/mdlsim-fused-x86.json "
+                         "-- ../build/programs/fused.x86 1000", "/tmp/mdlsim-fused-x86.json", "3000\n");
+    cr_expect_eq(json_integer_value(json_object_get(o, "instructions")), 3 + 3 * 1000 + 1);
+    cr_expect_eq(json_integer_value(json_object_get(o, "macro_fused")), 1000 + 1, "test/jz once, sub/jnz each time");
+    /* the add chain binds: about a cycle per iteration */
+    double cycles = json_number_value(json_object_get(o, "cycles"));
+    cr_expect_lt(cycles, 1000 * 1.2, "%g cycles", cycles);
+    json_decref(o);
+}
+
 Test(mdlsim_run, counts_exactly_the_instructions_of_the_region_on_aarch64)
 {
     json_t *o = run_json("--machine cortex-a72 --roi kernel_exact --no-sensitivity --json "

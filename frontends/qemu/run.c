@@ -19,6 +19,7 @@
 struct sinsn {
     struct rt_insn in;
     uint64_t count;                 /* executions inside the region */
+    struct rt_insn *pair;           /* with the instruction after it, one macro-fused entry */
 };
 
 struct reader {
@@ -40,6 +41,10 @@ struct run {
     size_t n_s, cap_s;
     /* the execution waiting for its successor */
     int64_t pend;
+    /* the first of a fused pair, modelled with its second: its id, accesses and serving levels */
+    int64_t fused_first;
+    uint64_t fused_addr[RT_MAX_MEM];
+    uint8_t fused_levels[RT_MAX_MEM + 6];
     uint64_t addr[RT_MAX_MEM + 6];
     unsigned size[RT_MAX_MEM + 6], n_acc;
     bool store[RT_MAX_MEM + 6];
@@ -49,7 +54,7 @@ struct run {
     bool active;
     uint64_t prev_next;
     bool stack_dirty;               /* pushes or pops since rsp was last read otherwise */
-    uint64_t in_roi, total;
+    uint64_t in_roi, total, fused;  /* instructions in the region, executed, macro-fused pairs */
     int exit_code;
 };
 
@@ -66,6 +71,7 @@ struct run *run_new(const struct run_opts *o, char *err, size_t errlen)
     struct run *r = calloc(1, sizeof *r);
     r->o = *o;
     r->pend = -1;
+    r->fused_first = -1;
     r->exit_code = -1;
     if (!(r->dec = dec_open((enum mdl_isa)o->m->isa, err, errlen))) {
         free(r);
@@ -94,6 +100,8 @@ void run_free(struct run *r)
     cache_free(r->caches);
     bp_free(r->bp);
     rt_model_free(r->md);
+    for (size_t i = 0; i < r->cap_s; i++)
+        free(r->s[i].pair);
     free(r->s);
     free(r);
 }
@@ -134,6 +142,21 @@ static bool next_word(struct reader *rd, uint64_t *w)
 
 /* ---- static instructions ------------------------------------------------------------------- */
 
+/* The plugin numbers the instructions of a translation block in order, so the one before ID
+ * is its predecessor in memory when their addresses touch: a pair the machine fuses becomes
+ * one entry, used whenever the first runs straight into the second. */
+static void fuse_with_previous(struct run *r, uint64_t id)
+{
+    if (id == 0 || !r->s[id - 1].in.len || r->s[id - 1].pair)
+        return;
+    struct rt_insn first = r->s[id - 1].in;
+    if (!cls_fuse(r->ci, r->o.m, &first, &r->s[id].in))
+        return;
+    r->s[id - 1].pair = malloc(sizeof first);
+    if (r->s[id - 1].pair)
+        *r->s[id - 1].pair = first;
+}
+
 static bool add_insn(struct run *r, struct reader *rd, uint64_t w0, char *err, size_t errlen)
 {
     unsigned len = (unsigned)(w0 >> 8 & 0xffffff);
@@ -156,6 +179,7 @@ static bool add_insn(struct run *r, struct reader *rd, uint64_t w0, char *err, s
         r->cap_s = cap;
     }
     struct sinsn *s = &r->s[id];
+    free(s->pair);
     memset(s, 0, sizeof *s);
     char derr[128];
     if (dec_one(r->dec, (const uint8_t *)words, len, pc, &s->in, derr, sizeof derr) <= 0) {
@@ -172,6 +196,7 @@ static bool add_insn(struct run *r, struct reader *rd, uint64_t w0, char *err, s
     }
     if (id >= r->n_s)
         r->n_s = id + 1;
+    fuse_with_previous(r, id);
     return true;
 }
 
@@ -215,9 +240,23 @@ static void model_pending(struct run *r, uint64_t next_pc, bool known_next)
         s->in.sync = reads && r->stack_dirty;
         r->stack_dirty = stack || (r->stack_dirty && !reads);
     }
-    if (in_region(r, in)) {
+    bool inside = in_region(r, in);
+    if (inside) {
         r->in_roi++;
         s->count++;
+    }
+    if (r->fused_first >= 0) {
+        /* the second of a fused pair: one entry, the first's accesses, this one's outcome */
+        struct sinsn *f = &r->s[r->fused_first];
+        f->pair->sync = f->in.sync;
+        rt_model_step(r->md, f->pair, (uint32_t)r->fused_first, r->fused_addr, r->fused_levels, miss);
+        r->fused_first = -1;
+        r->fused++;
+    } else if (inside && s->pair && known_next && next_pc == in->pc + in->len) {
+        r->fused_first = r->pend;
+        memcpy(r->fused_addr, addr, sizeof addr);
+        memcpy(r->fused_levels, levels, sizeof levels);
+    } else if (inside) {
         rt_model_step(r->md, in, (uint32_t)r->pend, addr, levels, miss);
     }
     r->prev_next = in->pc + in->len;
@@ -378,6 +417,7 @@ void run_report_text(const struct run *r, FILE *out)
     fprintf(out, "Instructions:  %llu (of %llu executed)\n", (unsigned long long)r->in_roi,
             (unsigned long long)r->total);
     fprintf(out, "Cycles:        %.0f\nIPC:           %.2f\n", c, c > 0 ? r->in_roi / c : 0);
+    fprintf(out, "Macro-fused:   %llu pairs (one entry each)\n", (unsigned long long)r->fused);
     struct ranked *rk = calloc(RT_MAX_LANES + r->n_s, sizeof *rk);
     size_t n = ranked_lanes(r, rk);
     char name[96];
@@ -462,6 +502,7 @@ bool run_report_json(const struct run *r, const char *path, char *err, size_t er
     json_t *o = json_pack("{s:s, s:s?, s:I, s:I, s:f, s:f}", "machine", r->o.m->name, "roi", r->o.roi_name,
                           "instructions", (json_int_t)r->in_roi, "executed", (json_int_t)r->total, "cycles", c,
                           "ipc", c > 0 ? r->in_roi / c : 0.0);
+    json_object_set_new(o, "macro_fused", json_integer((json_int_t)r->fused));
     json_object_set_new(o, "sensitivity", json_sensitivity(r));
     json_object_set_new(o, "critical", json_critical(r));
     json_object_set_new(o, "caches", json_caches(r));
