@@ -233,8 +233,10 @@ struct rt_model *rt_model_new(const struct mdl_machine *m, const struct rt_lane_
     ring_init(&md->lb_ring, max_of(md->lb, n), n);
     ring_init(&md->sb_ring, max_of(md->sb, n), n);
     /* A store a full window older than a load has retired before the load dispatches (each
-     * instruction takes at least one slot; four windows leave a wide margin). */
-    shadow_init(&md->mem, n, 4ull * max_of(md->rob, n));
+     * instruction takes at least one slot). The horizon is the same whatever the lanes, so that
+     * they cannot change the baseline: 16 of the machine's windows cover a lane's window grown
+     * by the largest weight (1000%: 11 times) with a margin. */
+    shadow_init(&md->mem, n, 16ull * (m->rob ? m->rob : 224));
     md->n_static = n_static;
     md->crit = xcalloc(n_static, sizeof(uint64_t));
     md->seen = xcalloc(n_static, sizeof(uint64_t));
@@ -731,25 +733,40 @@ static double step_lane(struct rt_model *md, const struct step *s, unsigned l, s
 /* Lanes [a, b) take the same steps as step_lane, but each phase runs over all of them at
  * once: one lookup of a register, resource or memory word serves every lane, and the loops
  * over contiguous lane arrays vectorise. Must stay equivalent to step_lane without taints. */
+/* Lanes [a, b) wait for the window entry NEED slots back in a ring of SIZE[l] entries. */
+static void plain_window(const struct ring *r, uint32_t need, const uint32_t *size, unsigned L, unsigned a,
+                         unsigned b, double *x)
+{
+    for (unsigned l = a; need && l < b; l++) {
+        if (!size[l] || r->pos + need <= size[l])
+            continue;
+        uint64_t pos = r->pos + need - 1 - size[l];
+        double c = r->t[(pos & (r->cap - 1)) * L + l];
+        x[l] = c > x[l] ? c : x[l];
+    }
+}
+
 static void plain_dispatch(struct rt_model *md, const struct step *s, unsigned a, unsigned b, double *d)
 {
     unsigned L = md->L;
-    for (unsigned l = a; l < b; l++) {
-        double x = md->disp_t[l], c;
-        uint64_t pos;
-        if (ring_wait(&md->rob_ring, s->uops, md->rob[l], L, l, &c, &pos) && c > x)
-            x = c;
-        if (s->loads && ring_wait(&md->lb_ring, 1, md->lb[l], L, l, &c, &pos) && c > x)
-            x = c;
-        if (s->stores && ring_wait(&md->sb_ring, 1, md->sb[l], L, l, &c, &pos) && c > x)
-            x = c;
-        double fa = fe_avail(md, s, l);
-        if (fa > x)
-            x = fa;
-        fe_advance(md, s, l, x);
-        md->disp_t[l] = x;
-        d[l] = x;
+    memcpy(d + a, md->disp_t + a, (b - a) * sizeof *d);
+    plain_window(&md->rob_ring, s->uops, md->rob, L, a, b, d);
+    if (s->loads)
+        plain_window(&md->lb_ring, 1, md->lb, L, a, b, d);
+    if (s->stores)
+        plain_window(&md->sb_ring, 1, md->sb, L, a, b, d);
+    if (md->legacy) {
+        for (unsigned l = a; l < b; l++) {
+            double fa = fe_avail(md, s, l);
+            d[l] = fa > d[l] ? fa : d[l];
+        }
+    } else {
+        for (unsigned l = a; l < b; l++)    /* fe_avail without the legacy decoders */
+            d[l] = md->fe_t[l] > d[l] ? md->fe_t[l] : d[l];
     }
+    for (unsigned l = a; l < b; l++)
+        fe_advance(md, s, l, d[l]);
+    memcpy(md->disp_t + a, d + a, (b - a) * sizeof *d);
 }
 
 static void plain_regs(const struct rt_model *md, const uint8_t *regs, unsigned n, unsigned a, unsigned b,
@@ -953,7 +970,10 @@ static const struct prep *prepared(struct rt_model *md, const struct rt_insn *in
         return p;
     const struct mdl_machine *m = md->m;
     const struct mdl_template *t = &m->templates[in->tmpl];
-    p->uops = t->uops_fused < md->rob_ring.cap / 2 ? t->uops_fused : md->rob_ring.cap / 2;
+    /* A microcoded form of hundreds of uops streams through the window: it holds at most all
+     * of the machine's (the same bound in every lane, so lanes cannot change the baseline). */
+    uint32_t window = md->m->rob ? md->m->rob : 224;
+    p->uops = t->uops_fused < window ? t->uops_fused : window;
     for (unsigned i = 0; i < in->n_mem; i++) {
         p->loads |= in->mem[i].load;
         p->stores |= in->mem[i].store;

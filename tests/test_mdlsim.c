@@ -285,6 +285,19 @@ Test(mdlsim_run, fuses_the_compare_and_branch_of_a_running_loop)
     json_decref(o);
 }
 
+Test(mdlsim_run, predicts_the_same_baseline_with_or_without_sensitivity_lanes)
+{
+    /* the whole run: libc's start-up has microcoded forms of hundreds of uops and old stores */
+    json_t *alone = run_json("--machine skylake --no-sensitivity --json /tmp/mdlsim-base-alone.json "
+                             "-- ../build/programs/exact.x86 300", "/tmp/mdlsim-base-alone.json", "900\n");
+    json_t *lanes = run_json("--machine skylake --json /tmp/mdlsim-base-lanes.json "
+                             "-- ../build/programs/exact.x86 300", "/tmp/mdlsim-base-lanes.json", "900\n");
+    cr_expect_float_eq(json_number_value(json_object_get(lanes, "cycles")),
+                       json_number_value(json_object_get(alone, "cycles")), 1e-9);
+    json_decref(alone);
+    json_decref(lanes);
+}
+
 Test(mdlsim_run, counts_exactly_the_instructions_of_the_region_on_aarch64)
 {
     json_t *o = run_json("--machine cortex-a72 --roi kernel_exact --no-sensitivity --json "
