@@ -14,6 +14,10 @@ struct ring {                       /* retire times of the last `cap` window ent
     double *t;                      /* [cap][lanes] */
     uint32_t cap;
     uint64_t pos;
+    /* Most lanes have the baseline's size: they read the same row. SKIP[l] is 0 for them and
+     * -infinity for the others (ODD), which read their own. */
+    double *skip;                   /* [lanes] */
+    unsigned *odd, n_odd;
 };
 
 /* What the step needs of a static instruction that stays the same from one execution to the
@@ -152,13 +156,6 @@ static void bypass_table(struct rt_model *md)
     }
 }
 
-static void ring_init(struct ring *r, uint32_t max_entries, unsigned L)
-{
-    r->cap = pow2_above(max_entries + 1);
-    r->t = xcalloc((size_t)r->cap * L, sizeof *r->t);
-    r->pos = 0;
-}
-
 static uint32_t max_of(const uint32_t *v, unsigned n)
 {
     uint32_t x = 0;
@@ -166,6 +163,27 @@ static uint32_t max_of(const uint32_t *v, unsigned n)
         if (v[i] > x)
             x = v[i];
     return x;
+}
+
+static void ring_init(struct ring *r, const uint32_t *size, unsigned L)
+{
+    r->cap = pow2_above(max_of(size, L) + 1);
+    r->t = xcalloc((size_t)r->cap * L, sizeof *r->t);
+    r->pos = 0;
+    r->skip = xcalloc(L, sizeof *r->skip);
+    r->odd = xcalloc(L, sizeof *r->odd);
+    for (unsigned l = 0; l < L; l++)
+        if (size[l] != size[0]) {
+            r->skip[l] = -INFINITY;
+            r->odd[r->n_odd++] = l;
+        }
+}
+
+static void ring_free(struct ring *r)
+{
+    free(r->t);
+    free(r->skip);
+    free(r->odd);
 }
 
 static bool lanes_valid(const struct mdl_machine *m, const struct rt_lane_cfg *lanes, unsigned n, char *err,
@@ -229,9 +247,9 @@ struct rt_model *rt_model_new(const struct mdl_machine *m, const struct rt_lane_
     md->async_total = xcalloc((size_t)m->n_async * n, sizeof(double));
     for (unsigned l = 0; l < n; l++)
         md->ser_scale[l] = lane_has(&lanes[l], RT_KNOB_ALL_RESOURCES) ? 0 : 1;
-    ring_init(&md->rob_ring, max_of(md->rob, n), n);
-    ring_init(&md->lb_ring, max_of(md->lb, n), n);
-    ring_init(&md->sb_ring, max_of(md->sb, n), n);
+    ring_init(&md->rob_ring, md->rob, n);
+    ring_init(&md->lb_ring, md->lb, n);
+    ring_init(&md->sb_ring, md->sb, n);
     /* A store a full window older than a load has retired before the load dispatches (each
      * instruction takes at least one slot). The horizon is the same whatever the lanes, so that
      * they cannot change the baseline: 16 of the machine's windows cover a lane's window grown
@@ -258,7 +276,7 @@ void rt_model_free(struct rt_model *md)
         free(*per_lane[i]);
     free(md->res_scale); free(md->cache_scale); free(md->rob); free(md->lb); free(md->sb);
     free(md->res_t); free(md->cache_t); free(md->reg_t); free(md->async_total);
-    free(md->rob_ring.t); free(md->lb_ring.t); free(md->sb_ring.t);
+    ring_free(&md->rob_ring); ring_free(&md->lb_ring); ring_free(&md->sb_ring);
     shadow_free(&md->mem);
     taint_free(md->tn);
     free(md->crit); free(md->seen); free(md->prep);
@@ -737,11 +755,20 @@ static double step_lane(struct rt_model *md, const struct step *s, unsigned l, s
 static void plain_window(const struct ring *r, uint32_t need, const uint32_t *size, unsigned L, unsigned a,
                          unsigned b, double *x)
 {
-    for (unsigned l = a; need && l < b; l++) {
-        if (!size[l] || r->pos + need <= size[l])
+    if (!need)
+        return;
+    if (size[0] && r->pos + need > size[0]) {
+        const double *row = &r->t[((r->pos + need - 1 - size[0]) & (r->cap - 1)) * L];
+        for (unsigned l = a; l < b; l++) {
+            double c = row[l] + r->skip[l];
+            x[l] = c > x[l] ? c : x[l];
+        }
+    }
+    for (unsigned k = 0; k < r->n_odd; k++) {
+        unsigned l = r->odd[k];
+        if (l < a || l >= b || !size[l] || r->pos + need <= size[l])
             continue;
-        uint64_t pos = r->pos + need - 1 - size[l];
-        double c = r->t[(pos & (r->cap - 1)) * L + l];
+        double c = r->t[((r->pos + need - 1 - size[l]) & (r->cap - 1)) * L + l];
         x[l] = c > x[l] ? c : x[l];
     }
 }
