@@ -321,6 +321,8 @@ struct step {
     int8_t mem_bypass;              /* absolute store-to-load latency applies (1) or not (0) */
     float mem_bypass_val;
     double extra_lat;               /* load-to-use beyond the first level */
+    unsigned n_cross;               /* the cache levels its accesses cross, with their cycles */
+    struct { unsigned k; double cost; } cross[RT_MAX_MEM * 8];
     double pd_cycles;               /* legacy predecode cycles from the previous instruction's */
     bool fuse_wait;                 /* the previous instruction was fusible */
     bool mispredicted;
@@ -587,35 +589,34 @@ static void lane_regs(struct rt_model *md, const uint8_t *regs, unsigned n, unsi
 }
 
 /* A memory access uses the bandwidth of every cache level it crosses, down to the one that
- * served it (Algorithm 1, lines 27-30): the bytes at the first level, a line below it. The
- * cycles access I of S takes at data level J: -1 past the serving level (or no access), 0 for
- * a level without a bandwidth limit. */
-static double level_cost(const struct rt_model *md, const struct step *s, unsigned i, unsigned j)
+ * served it (Algorithm 1, lines 27-30): the bytes at the first level, a line below it. Levels
+ * without a bandwidth limit cost nothing and are left out. */
+static void step_crossings(const struct rt_model *md, struct step *s)
 {
-    const struct rt_mem *mem = &s->in->mem[i];
-    if ((!mem->load && !mem->store) || j > (s->levels ? s->levels[i] : 0u))
-        return -1;
-    const struct mdl_cache *c = &md->m->caches[md->data[j]];
-    if (c->bandwidth <= 0)
-        return 0;
-    return (j == 0 ? (mem->size ? mem->size : 8) : c->line) / c->bandwidth;
+    s->n_cross = 0;
+    for (unsigned i = 0; i < s->in->n_mem; i++) {
+        const struct rt_mem *mem = &s->in->mem[i];
+        unsigned last = s->levels ? s->levels[i] : 0u;
+        for (unsigned j = 0; (mem->load || mem->store) && j < md->n_data && j <= last; j++) {
+            const struct mdl_cache *c = &md->m->caches[md->data[j]];
+            if (c->bandwidth <= 0 || s->n_cross == sizeof s->cross / sizeof *s->cross)
+                continue;
+            s->cross[s->n_cross].k = md->data[j];
+            s->cross[s->n_cross++].cost = (j == 0 ? (mem->size ? mem->size : 8) : c->line) / c->bandwidth;
+        }
+    }
 }
 
 static void lane_cache(struct rt_model *md, const struct step *s, unsigned l, struct taint *tn, unsigned set,
                        double disp, double *t)
 {
-    for (unsigned i = 0; i < s->in->n_mem; i++)
-        for (unsigned j = 0; j < md->n_data; j++) {
-            double cost = level_cost(md, s, i, j);
-            if (cost < 0)
-                break;
-            if (cost == 0)
-                continue;
-            double *ct = &md->cache_t[md->data[j] * md->L + l];
-            constrain(tn, set, t, *ct, cache_set(tn, md->data[j]));
-            used(tn, cache_set(tn, md->data[j]), ct, disp);
-            *ct += cost * md->cache_scale[md->data[j] * md->L + l];
-        }
+    for (unsigned x = 0; x < s->n_cross; x++) {
+        unsigned k = s->cross[x].k;
+        double *ct = &md->cache_t[k * md->L + l];
+        constrain(tn, set, t, *ct, cache_set(tn, k));
+        used(tn, cache_set(tn, k), ct, disp);
+        *ct += s->cross[x].cost * md->cache_scale[k * md->L + l];
+    }
 }
 
 /* Load-to-use beyond the first level: the serving level's latency replaces the first's. */
@@ -809,20 +810,14 @@ static void plain_regs(const struct rt_model *md, const uint8_t *regs, unsigned 
 static void plain_cache(struct rt_model *md, const struct step *s, unsigned a, unsigned b, const double *d,
                         double *t)
 {
-    for (unsigned i = 0; i < s->in->n_mem; i++)
-        for (unsigned j = 0; j < md->n_data; j++) {
-            double cost = level_cost(md, s, i, j);
-            if (cost < 0)
-                break;
-            if (cost == 0)
-                continue;
-            double *ct = &md->cache_t[md->data[j] * md->L];
-            const double *scale = &md->cache_scale[md->data[j] * md->L];
-            for (unsigned l = a; l < b; l++) {
-                t[l] = ct[l] > t[l] ? ct[l] : t[l];
-                ct[l] = (ct[l] > d[l] ? ct[l] : d[l]) + cost * scale[l];
-            }
+    for (unsigned x = 0; x < s->n_cross; x++) {
+        double *ct = &md->cache_t[s->cross[x].k * md->L];
+        const double *scale = &md->cache_scale[s->cross[x].k * md->L];
+        for (unsigned l = a; l < b; l++) {
+            t[l] = ct[l] > t[l] ? ct[l] : t[l];
+            ct[l] = (ct[l] > d[l] ? ct[l] : d[l]) + s->cross[x].cost * scale[l];
         }
+    }
 }
 
 static void plain_resources(struct rt_model *md, const struct step *s, unsigned a, unsigned b, const double *d,
@@ -1032,6 +1027,7 @@ void rt_model_step(struct rt_model *md, const struct rt_insn *in, uint32_t sidx,
     step_bypasses(md, &s);
     step_merges(md, &s);
     s.extra_lat = level_extra(md, &s);
+    step_crossings(md, &s);
     if (md->legacy) {
         s.pd_cycles = predecode_cycles(md, in);
         s.fuse_wait = md->prev_fusible;
