@@ -20,6 +20,7 @@ struct sinsn {
     struct rt_insn in;
     uint64_t count;                 /* executions inside the region */
     struct rt_insn *pair;           /* with the instruction after it, one macro-fused entry */
+    bool reads_rsp;                 /* other than through the stack engine */
 };
 
 struct reader {
@@ -196,6 +197,7 @@ static bool add_insn(struct run *r, struct reader *rd, uint64_t w0, char *err, s
     }
     if (id >= r->n_s)
         r->n_s = id + 1;
+    s->reads_rsp = !s->in.stack && rt_insn_reads_rsp(&s->in);
     fuse_with_previous(r, id);
     return true;
 }
@@ -236,7 +238,7 @@ static void model_pending(struct run *r, uint64_t next_pc, bool known_next)
     }
     r->total++;
     if (r->o.m->isa == MDL_ISA_X86_64) {
-        bool stack = in->stack != 0, reads = !stack && rt_insn_reads_rsp(in);
+        bool stack = in->stack != 0, reads = s->reads_rsp;
         s->in.sync = reads && r->stack_dirty;
         r->stack_dirty = stack || (r->stack_dirty && !reads);
     }

@@ -19,8 +19,8 @@ struct tage_entry {
 
 /* A history of LEN bits folded into WIDTH bits, kept up to date one bit at a time. */
 struct tage_fold {
-    uint32_t comp;
-    unsigned len, width;
+    uint32_t comp, mask;
+    unsigned len, width, out;       /* OUT: where the bit LEN steps old has rotated to */
 };
 
 struct tage {
@@ -62,6 +62,8 @@ static void tage_fold_init(struct tage_fold *f, unsigned len, unsigned width)
     f->comp = 0;
     f->len = len;
     f->width = width;
+    f->out = len % width;
+    f->mask = (UINT32_C(1) << width) - 1;
 }
 
 /* The newest bit enters at bit 0 and the bit LEN steps old leaves where it has rotated to. */
@@ -69,9 +71,9 @@ static void tage_fold_push(struct tage_fold *f, const struct tage *g)
 {
     unsigned in = g->hist[g->hist_pos], out = g->hist[(g->hist_pos + f->len) & g->hist_mask];
     f->comp = (f->comp << 1) ^ in;
-    f->comp ^= out << (f->len % f->width);
+    f->comp ^= out << f->out;
     f->comp ^= f->comp >> f->width;
-    f->comp &= (UINT32_C(1) << f->width) - 1;
+    f->comp &= f->mask;
 }
 
 static bool tage_alloc_tables(struct tage *g, const struct predictor_params *p)
