@@ -425,8 +425,9 @@ static double serial_cost(const struct mdl_machine *m, const struct mdl_template
     return t->tp >= 2 && t->tp > 1.5 * most ? t->tp : 0;
 }
 
-/* Taint bookkeeping happens in the baseline lane only; elsewhere these are plain max/advance. */
-static void constrain(struct taint *tn, unsigned s, double *t, double c, unsigned cs)
+/* Taint bookkeeping happens in the baseline lane only; elsewhere these are plain max/advance.
+ * Forced inline: a dozen calls an instruction, where TN is known NULL in the lone-lane copy. */
+static inline __attribute__((always_inline)) void constrain(struct taint *tn, unsigned s, double *t, double c, unsigned cs)
 {
     if (tn)
         taint_constrain(tn, s, t, c, cs);
@@ -434,7 +435,7 @@ static void constrain(struct taint *tn, unsigned s, double *t, double c, unsigne
         *t = c;
 }
 
-static void used(struct taint *tn, unsigned s, double *t, double tmin)
+static inline __attribute__((always_inline)) void used(struct taint *tn, unsigned s, double *t, double tmin)
 {
     if (tn)
         taint_used(tn, s, t, tmin);
