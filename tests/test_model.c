@@ -6,6 +6,7 @@
 #include <string.h>
 #include "check.h"
 #include "lower.h"
+#include "feed.h"
 #include "model.h"
 #include "resolve.h"
 
@@ -240,6 +241,30 @@ Test(model, counts_each_followed_instruction_once_it_has_left_the_window)
     cr_expect_eq(seen0 + seen1, 10);
     cr_expect_eq(c0, seen0, "every SLOW of the chain is critical");
     rt_model_free(md);
+}
+
+Test(model, gives_the_same_times_when_its_steps_are_fed_to_a_thread)
+{
+    const struct mdl_machine *m = machine("window { rob 32; }");
+    struct rt_insn body[3] = { insn(m, "SLOW", 1, 1), insn(m, "ALU", 1, 2), insn(m, "P0", 2, 3) };
+    char err[128];
+    struct rt_model *direct = rt_model_new(m, &baseline, 1, true, 3, err, sizeof err);
+    struct rt_model *fed = rt_model_new(m, &baseline, 1, true, 3, err, sizeof err);
+    cr_assert(direct && fed, "%s", err);
+    struct feed *f = feed_new(fed, true);
+    cr_assert(f);
+    for (unsigned i = 0; i < 30000; i++) {     /* several batches, the last one partial */
+        rt_model_step(direct, &body[i % 3], i % 3, NULL, NULL, i % 7 == 0);
+        feed_step(f, &body[i % 3], i % 3, NULL, NULL, i % 7 == 0);
+    }
+    feed_finish(f);
+    cr_expect_eq(rt_model_time(fed, 0), rt_model_time(direct, 0));
+    uint64_t s1, s2;
+    cr_expect_eq(rt_model_critical(fed, 0, &s1), rt_model_critical(direct, 0, &s2));
+    cr_expect_eq(s1, s2);
+    feed_free(f);
+    rt_model_free(direct);
+    rt_model_free(fed);
 }
 
 Test(model, reports_latency_as_the_bottleneck_of_a_chain_and_the_port_of_a_throughput_loop)

@@ -12,6 +12,7 @@
 #include "cache.h"
 #include "classify.h"
 #include "decode.h"
+#include "feed.h"
 #include "wire.h"
 
 #define TRACE_MAGIC 0x31454341525444ull     /* "DTRACE1" */
@@ -19,8 +20,11 @@
 struct sinsn {
     struct rt_insn in;
     uint64_t count;                 /* executions inside the region */
-    struct rt_insn *pair;           /* with the instruction after it, one macro-fused entry */
     bool reads_rsp;                 /* other than through the stack engine */
+    /* What the model steps on, without and with the stack engine's sync uop: copies that never
+     * change or move while the model thread may still read them. PAIR: with the instruction
+     * after it, one macro-fused entry (NULL when they do not fuse). */
+    struct rt_insn *exec[2], *pair[2];
 };
 
 struct reader {
@@ -38,12 +42,16 @@ struct run {
     struct cache_hier *caches;
     struct bp *bp;
     struct rt_model *md;
+    struct feed *feed;
+    struct rt_insn **old;           /* copies of instructions replaced, kept until the end */
+    size_t n_old;
     struct sinsn *s;
     size_t n_s, cap_s;
     /* the execution waiting for its successor */
     int64_t pend;
-    /* the first of a fused pair, modelled with its second: its id, accesses and serving levels */
+    /* the first of a fused pair, modelled with its second: its id, sync, accesses and levels */
     int64_t fused_first;
+    bool fused_sync;
     uint64_t fused_addr[RT_MAX_MEM];
     uint8_t fused_levels[RT_MAX_MEM + 6];
     uint64_t addr[RT_MAX_MEM + 6];
@@ -87,6 +95,12 @@ struct run *run_new(const struct run_opts *o, char *err, size_t errlen)
         return NULL;
     }
     rt_model_sample_causality(r->md, o->causality_sample);
+    /* With a second processor the model runs beside the reading, caches and predictor. */
+    if (!(r->feed = feed_new(r->md, sysconf(_SC_NPROCESSORS_ONLN) > 1))) {
+        snprintf(err, errlen, "cannot start the model's thread");
+        run_free(r);
+        return NULL;
+    }
     /* Hot loops of a running program come from the uop cache where the core has one. */
     rt_model_legacy_decode(r->md, o->m->uop_cache_width == 0);
     return r;
@@ -100,9 +114,16 @@ void run_free(struct run *r)
     cls_free(r->ci);
     cache_free(r->caches);
     bp_free(r->bp);
+    feed_free(r->feed);
     rt_model_free(r->md);
     for (size_t i = 0; i < r->cap_s; i++)
-        free(r->s[i].pair);
+        for (int k = 0; k < 2; k++) {
+            free(r->s[i].exec[k]);
+            free(r->s[i].pair[k]);
+        }
+    for (size_t i = 0; i < r->n_old; i++)
+        free(r->old[i]);
+    free(r->old);
     free(r->s);
     free(r);
 }
@@ -143,19 +164,40 @@ static bool next_word(struct reader *rd, uint64_t *w)
 
 /* ---- static instructions ------------------------------------------------------------------- */
 
+/* Two copies of IN, the second with the stack engine's sync uop; NULL when out of memory. */
+static bool exec_copies(const struct rt_insn *in, struct rt_insn *out[2])
+{
+    for (int k = 0; k < 2; k++) {
+        if (!(out[k] = malloc(sizeof *in)))
+            return false;
+        *out[k] = *in;
+        out[k]->sync = k == 1;
+    }
+    return true;
+}
+
 /* The plugin numbers the instructions of a translation block in order, so the one before ID
  * is its predecessor in memory when their addresses touch: a pair the machine fuses becomes
  * one entry, used whenever the first runs straight into the second. */
 static void fuse_with_previous(struct run *r, uint64_t id)
 {
-    if (id == 0 || !r->s[id - 1].in.len || r->s[id - 1].pair)
+    if (id == 0 || !r->s[id - 1].in.len || r->s[id - 1].pair[0])
         return;
     struct rt_insn first = r->s[id - 1].in;
-    if (!cls_fuse(r->ci, r->o.m, &first, &r->s[id].in))
-        return;
-    r->s[id - 1].pair = malloc(sizeof first);
-    if (r->s[id - 1].pair)
-        *r->s[id - 1].pair = first;
+    if (cls_fuse(r->ci, r->o.m, &first, &r->s[id].in) && !exec_copies(&first, r->s[id - 1].pair))
+        abort();
+}
+
+/* An id the plugin numbers again: the model thread may still hold the old copies. */
+static void retire_copies(struct run *r, struct sinsn *s)
+{
+    r->old = xrealloc(r->old, (r->n_old + 4) * sizeof *r->old);
+    for (int k = 0; k < 2; k++) {
+        if (s->exec[k])
+            r->old[r->n_old++] = s->exec[k];
+        if (s->pair[k])
+            r->old[r->n_old++] = s->pair[k];
+    }
 }
 
 static bool add_insn(struct run *r, struct reader *rd, uint64_t w0, char *err, size_t errlen)
@@ -180,7 +222,7 @@ static bool add_insn(struct run *r, struct reader *rd, uint64_t w0, char *err, s
         r->cap_s = cap;
     }
     struct sinsn *s = &r->s[id];
-    free(s->pair);
+    retire_copies(r, s);
     memset(s, 0, sizeof *s);
     char derr[128];
     if (dec_one(r->dec, (const uint8_t *)words, len, pc, &s->in, derr, sizeof derr) <= 0) {
@@ -198,6 +240,8 @@ static bool add_insn(struct run *r, struct reader *rd, uint64_t w0, char *err, s
     if (id >= r->n_s)
         r->n_s = id + 1;
     s->reads_rsp = !s->in.stack && rt_insn_reads_rsp(&s->in);
+    if (!exec_copies(&s->in, s->exec))
+        abort();
     fuse_with_previous(r, id);
     return true;
 }
@@ -237,9 +281,10 @@ static void model_pending(struct run *r, uint64_t next_pc, bool known_next)
             addr[k] = r->addr[k];
     }
     r->total++;
+    bool sync = false;
     if (r->o.m->isa == MDL_ISA_X86_64) {
         bool stack = in->stack != 0, reads = s->reads_rsp;
-        s->in.sync = reads && r->stack_dirty;
+        sync = reads && r->stack_dirty;
         r->stack_dirty = stack || (r->stack_dirty && !reads);
     }
     bool inside = in_region(r, in);
@@ -250,16 +295,16 @@ static void model_pending(struct run *r, uint64_t next_pc, bool known_next)
     if (r->fused_first >= 0) {
         /* the second of a fused pair: one entry, the first's accesses, this one's outcome */
         struct sinsn *f = &r->s[r->fused_first];
-        f->pair->sync = f->in.sync;
-        rt_model_step(r->md, f->pair, (uint32_t)r->fused_first, r->fused_addr, r->fused_levels, miss);
+        feed_step(r->feed, f->pair[r->fused_sync], (uint32_t)r->fused_first, r->fused_addr, r->fused_levels, miss);
         r->fused_first = -1;
         r->fused++;
-    } else if (inside && s->pair && known_next && next_pc == in->pc + in->len) {
+    } else if (inside && s->pair[0] && known_next && next_pc == in->pc + in->len) {
         r->fused_first = r->pend;
+        r->fused_sync = sync;
         memcpy(r->fused_addr, addr, sizeof addr);
         memcpy(r->fused_levels, levels, sizeof levels);
     } else if (inside) {
-        rt_model_step(r->md, in, (uint32_t)r->pend, addr, levels, miss);
+        feed_step(r->feed, s->exec[sync], (uint32_t)r->pend, addr, levels, miss);
     }
     r->prev_next = in->pc + in->len;
     r->pend = -1;
@@ -321,6 +366,7 @@ bool run_consume(struct run *r, int fd, char *err, size_t errlen)
     }
     if (ok && r->pend >= 0)
         model_pending(r, 0, false);
+    feed_finish(r->feed);
     free(rd);
     return ok;
 }

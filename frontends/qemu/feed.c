@@ -1,0 +1,139 @@
+/* Steps travel in batches through a small ring: the reader fills one while the model thread
+ * runs another, and they meet only when a batch changes hands. */
+#include "feed.h"
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum { BATCH = 4096, BATCHES = 4 };
+
+struct event {
+    const struct rt_insn *in;
+    uint64_t addr[RT_MAX_MEM];
+    uint8_t levels[RT_MAX_MEM];
+    uint32_t sidx;
+    bool miss;
+};
+
+struct batch {
+    struct event ev[BATCH];
+    unsigned n;
+    bool full;                      /* handed to the model thread, not yet run */
+};
+
+struct feed {
+    struct rt_model *md;
+    bool threaded, done;
+    struct batch *b;                /* [BATCHES] */
+    unsigned fill, run;             /* the batch being filled; the next one to run */
+    pthread_t thread;
+    pthread_mutex_t lock;
+    pthread_cond_t changed;
+};
+
+static void run_batch(struct rt_model *md, const struct batch *b)
+{
+    for (unsigned i = 0; i < b->n; i++) {
+        const struct event *e = &b->ev[i];
+        rt_model_step(md, e->in, e->sidx, e->addr, e->levels, e->miss);
+    }
+}
+
+static void *model_thread(void *arg)
+{
+    struct feed *f = arg;
+    for (;;) {
+        pthread_mutex_lock(&f->lock);
+        while (!f->b[f->run].full && !f->done)
+            pthread_cond_wait(&f->changed, &f->lock);
+        bool have = f->b[f->run].full;
+        pthread_mutex_unlock(&f->lock);
+        if (!have)
+            return NULL;            /* done, and every full batch has run */
+        run_batch(f->md, &f->b[f->run]);
+        pthread_mutex_lock(&f->lock);
+        f->b[f->run].full = false;
+        f->b[f->run].n = 0;
+        f->run = (f->run + 1) % BATCHES;
+        pthread_cond_broadcast(&f->changed);
+        pthread_mutex_unlock(&f->lock);
+    }
+}
+
+struct feed *feed_new(struct rt_model *md, bool threaded)
+{
+    struct feed *f = calloc(1, sizeof *f);
+    if (!f)
+        return NULL;
+    f->md = md;
+    f->threaded = threaded;
+    if (!threaded)
+        return f;
+    f->b = calloc(BATCHES, sizeof *f->b);
+    if (!f->b || pthread_mutex_init(&f->lock, NULL) || pthread_cond_init(&f->changed, NULL) ||
+        pthread_create(&f->thread, NULL, model_thread, f)) {
+        free(f->b);
+        free(f);
+        return NULL;
+    }
+    return f;
+}
+
+/* Hands the batch being filled to the model thread and waits for the next one to be free. */
+static void hand_over(struct feed *f)
+{
+    pthread_mutex_lock(&f->lock);
+    f->b[f->fill].full = true;
+    f->fill = (f->fill + 1) % BATCHES;
+    pthread_cond_broadcast(&f->changed);
+    while (f->b[f->fill].full)
+        pthread_cond_wait(&f->changed, &f->lock);
+    pthread_mutex_unlock(&f->lock);
+}
+
+void feed_step(struct feed *f, const struct rt_insn *in, uint32_t sidx, const uint64_t *addr,
+               const uint8_t *levels, bool mispredicted)
+{
+    if (!f->threaded) {
+        rt_model_step(f->md, in, sidx, addr, levels, mispredicted);
+        return;
+    }
+    struct batch *b = &f->b[f->fill];
+    struct event *e = &b->ev[b->n++];
+    e->in = in;
+    e->sidx = sidx;
+    e->miss = mispredicted;
+    unsigned n = in->n_mem < RT_MAX_MEM ? in->n_mem : RT_MAX_MEM;
+    for (unsigned k = 0; k < n; k++) {
+        e->addr[k] = addr ? addr[k] : 0;
+        e->levels[k] = levels ? levels[k] : 0;
+    }
+    if (b->n == BATCH)
+        hand_over(f);
+}
+
+void feed_finish(struct feed *f)
+{
+    if (!f->threaded || f->done)
+        return;
+    pthread_mutex_lock(&f->lock);
+    if (f->b[f->fill].n)
+        f->b[f->fill].full = true;
+    f->done = true;
+    pthread_cond_broadcast(&f->changed);
+    pthread_mutex_unlock(&f->lock);
+    pthread_join(f->thread, NULL);
+}
+
+void feed_free(struct feed *f)
+{
+    if (!f)
+        return;
+    feed_finish(f);
+    if (f->threaded) {
+        pthread_mutex_destroy(&f->lock);
+        pthread_cond_destroy(&f->changed);
+        free(f->b);
+    }
+    free(f);
+}

@@ -1,0 +1,22 @@
+/* The model's steps handed from the thread that reads the event stream to a thread of their
+ * own: reading, caches and branch prediction overlap with the model. Steps run in the order
+ * they were fed, so the results are those of a single thread. */
+#ifndef FEED_H
+#define FEED_H
+#include <stdbool.h>
+#include <stdint.h>
+#include "model.h"
+
+struct feed;
+
+/* Steps go to MD; on a thread of their own when THREADED (else at once, on the caller's). NULL
+ * when the thread cannot start. */
+struct feed *feed_new(struct rt_model *md, bool threaded);
+/* One step (rt_model_step's arguments). IN must stay valid and unchanged until feed_finish. */
+void feed_step(struct feed *f, const struct rt_insn *in, uint32_t sidx, const uint64_t *addr,
+               const uint8_t *levels, bool mispredicted);
+/* Returns once every step fed has run; the model may then be read. */
+void feed_finish(struct feed *f);
+void feed_free(struct feed *f);
+
+#endif
