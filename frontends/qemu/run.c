@@ -41,8 +41,11 @@ struct run {
     struct cls_index *ci;
     struct cache_hier *caches;
     struct bp *bp;
-    struct rt_model *md;
-    struct feed *feed;
+    /* The lanes, split in two models on two threads when there are many and processors for
+     * them: MD has lanes [0, split) with causality, MD2 a baseline copy then the rest. */
+    struct rt_model *md, *md2;
+    struct feed *feed, *feed2;
+    unsigned split;
     struct rt_insn **old;           /* copies of instructions replaced, kept until the end */
     size_t n_old;
     struct sinsn *s;
@@ -89,20 +92,30 @@ struct run *run_new(const struct run_opts *o, char *err, size_t errlen)
     r->ci = cls_build(o->m);
     r->caches = cache_new(o->m);
     r->bp = bp_new(o->m);
-    r->md = rt_model_new(o->m, o->lanes, o->n_lanes, o->causality, 1024, err, errlen);
-    if (!r->md || !r->ci || !r->caches || !r->bp) {
+    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+    r->split = cpus > 1 && o->n_lanes >= 8 ? (o->n_lanes + 1) / 2 : o->n_lanes;
+    r->md = rt_model_new(o->m, o->lanes, r->split, o->causality, 1024, err, errlen);
+    if (r->md && r->split < o->n_lanes) {
+        struct rt_lane_cfg rest[RT_MAX_LANES];
+        rest[0] = o->lanes[0];
+        memcpy(rest + 1, o->lanes + r->split, (o->n_lanes - r->split) * sizeof *rest);
+        r->md2 = rt_model_new(o->m, rest, o->n_lanes - r->split + 1, false, 1024, err, errlen);
+    }
+    if (!r->md || (r->split < o->n_lanes && !r->md2) || !r->ci || !r->caches || !r->bp) {
         run_free(r);
         return NULL;
     }
     rt_model_sample_causality(r->md, o->causality_sample);
+    /* Hot loops of a running program come from the uop cache where the core has one. */
+    rt_model_legacy_decode(r->md, o->m->uop_cache_width == 0);
+    if (r->md2)
+        rt_model_legacy_decode(r->md2, o->m->uop_cache_width == 0);
     /* With a second processor the model runs beside the reading, caches and predictor. */
-    if (!(r->feed = feed_new(r->md, sysconf(_SC_NPROCESSORS_ONLN) > 1))) {
+    if (!(r->feed = feed_new(r->md, cpus > 1)) || (r->md2 && !(r->feed2 = feed_new(r->md2, true)))) {
         snprintf(err, errlen, "cannot start the model's thread");
         run_free(r);
         return NULL;
     }
-    /* Hot loops of a running program come from the uop cache where the core has one. */
-    rt_model_legacy_decode(r->md, o->m->uop_cache_width == 0);
     return r;
 }
 
@@ -115,7 +128,9 @@ void run_free(struct run *r)
     cache_free(r->caches);
     bp_free(r->bp);
     feed_free(r->feed);
+    feed_free(r->feed2);
     rt_model_free(r->md);
+    rt_model_free(r->md2);
     for (size_t i = 0; i < r->cap_s; i++)
         for (int k = 0; k < 2; k++) {
             free(r->s[i].exec[k]);
@@ -266,6 +281,9 @@ static bool in_region(struct run *r, const struct rt_insn *in)
 
 /* ---- one execution ---------------------------------------------------------------------------- */
 
+static void step(struct run *r, const struct rt_insn *in, uint32_t sidx, const uint64_t *addr,
+                 const uint8_t *levels, bool miss);
+
 static void model_pending(struct run *r, uint64_t next_pc, bool known_next)
 {
     struct sinsn *s = &r->s[r->pend];
@@ -295,7 +313,7 @@ static void model_pending(struct run *r, uint64_t next_pc, bool known_next)
     if (r->fused_first >= 0) {
         /* the second of a fused pair: one entry, the first's accesses, this one's outcome */
         struct sinsn *f = &r->s[r->fused_first];
-        feed_step(r->feed, f->pair[r->fused_sync], (uint32_t)r->fused_first, r->fused_addr, r->fused_levels, miss);
+        step(r, f->pair[r->fused_sync], (uint32_t)r->fused_first, r->fused_addr, r->fused_levels, miss);
         r->fused_first = -1;
         r->fused++;
     } else if (inside && s->pair[0] && known_next && next_pc == in->pc + in->len) {
@@ -304,7 +322,7 @@ static void model_pending(struct run *r, uint64_t next_pc, bool known_next)
         memcpy(r->fused_addr, addr, sizeof addr);
         memcpy(r->fused_levels, levels, sizeof levels);
     } else if (inside) {
-        feed_step(r->feed, s->exec[sync], (uint32_t)r->pend, addr, levels, miss);
+        step(r, s->exec[sync], (uint32_t)r->pend, addr, levels, miss);
     }
     r->prev_next = in->pc + in->len;
     r->pend = -1;
@@ -367,6 +385,8 @@ bool run_consume(struct run *r, int fd, char *err, size_t errlen)
     if (ok && r->pend >= 0)
         model_pending(r, 0, false);
     feed_finish(r->feed);
+    if (r->feed2)
+        feed_finish(r->feed2);
     free(rd);
     return ok;
 }
@@ -410,8 +430,19 @@ static const char *lane_label(const struct run *r, unsigned l, char *buf, size_t
 
 static double cycles(const struct run *r, unsigned l)
 {
-    double t = rt_model_time(r->md, l), a = rt_model_async_bound(r->md, l);
+    const struct rt_model *md = l < r->split ? r->md : r->md2;
+    unsigned k = l < r->split ? l : l - r->split + 1;
+    double t = rt_model_time(md, k), a = rt_model_async_bound(md, k);
     return t > a ? t : a;
+}
+
+/* One step, in both halves of the lanes. */
+static void step(struct run *r, const struct rt_insn *in, uint32_t sidx, const uint64_t *addr,
+                 const uint8_t *levels, bool miss)
+{
+    feed_step(r->feed, in, sidx, addr, levels, miss);
+    if (r->feed2)
+        feed_step(r->feed2, in, sidx, addr, levels, miss);
 }
 
 struct ranked {
