@@ -75,7 +75,9 @@ int batch_run(size_t n, batch_fn fn, void **workers, unsigned n_workers, FILE *o
     struct worker *w = calloc(n_workers, sizeof *w);
     pthread_t *t = calloc(n_workers, sizeof *t);
     if (!b.done || !w || !t || pthread_mutex_init(&b.lock, NULL) != 0) {
-        free(b.done), free(w), free(t);
+        free(b.done);
+        free(w);
+        free(t);
         return -1;
     }
     unsigned started = 0;
