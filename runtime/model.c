@@ -768,10 +768,10 @@ static void plain_window(const struct ring *r, uint32_t need, const uint32_t *si
     }
     for (unsigned k = 0; k < r->n_odd; k++) {
         unsigned l = r->odd[k];
-        if (l < a || l >= b || !size[l] || r->pos + need <= size[l])
-            continue;
-        double c = r->t[((r->pos + need - 1 - size[l]) & (r->cap - 1)) * L + l];
-        x[l] = c > x[l] ? c : x[l];
+        double c;
+        uint64_t pos;
+        if (l >= a && l < b && ring_wait(r, need, size[l], L, l, &c, &pos) && c > x[l])
+            x[l] = c;
     }
 }
 
