@@ -216,6 +216,10 @@ static int analyse_hex_file(struct session *s, const char *path)
             rc = 1;
         }
     }
+    /* One result per block: large writes, unless someone watches them come. */
+    static char buf[1 << 16];
+    if (!isatty(fileno(stdout)))
+        setvbuf(stdout, buf, _IOFBF, sizeof buf);
     if (rc == 0 && (rc = batch_run(h.n, analyse_line, workers, jobs, stdout)) < 0) {
         fprintf(stderr, "mdlsim: error: cannot start %u threads\n", jobs);
         rc = 1;

@@ -34,7 +34,6 @@ static void flush_ready(struct batch *b)
         free(d->text);
         d->text = NULL;
     }
-    fflush(b->out);
 }
 
 static void *work(void *arg)
@@ -65,10 +64,9 @@ int batch_run(size_t n, batch_fn fn, void **workers, unsigned n_workers, FILE *o
 {
     if (n_workers <= 1) {
         int status = 0;
-        for (size_t i = 0; i < n; i++) {
+        for (size_t i = 0; i < n; i++)
             status |= fn(workers[0], i, out);
-            fflush(out);
-        }
+        fflush(out);
         return status;
     }
     struct batch b = { .n = n, .fn = fn, .out = out, .done = calloc(n ? n : 1, sizeof *b.done) };
@@ -93,6 +91,7 @@ int batch_run(size_t n, batch_fn fn, void **workers, unsigned n_workers, FILE *o
     for (unsigned i = 0; i < started; i++)
         pthread_join(t[i], NULL);
     pthread_mutex_destroy(&b.lock);
+    fflush(out);
     free(b.done);
     free(w);
     free(t);

@@ -159,25 +159,72 @@ static double *hist_row(double *hist, unsigned it, unsigned back, unsigned L)
     return &hist[((it - back) % HIST) * L];
 }
 
-/* The cycles iteration IT - BACK took in lane L. */
-static double delta(double *hist, unsigned it, unsigned back, unsigned L, unsigned l)
+/* A lane's cycles per iteration and how long they have repeated with each period, kept as
+ * they come (one comparison per period and iteration rather than a span's worth). */
+enum { SERIES = 32 };               /* a power of two above PMAX */
+
+struct series {
+    double v[SERIES];               /* the last values: value J at J % SERIES */
+    unsigned n;                     /* values so far */
+    unsigned run[PMAX + 1];         /* RUN[P]: how many of the last values equal the one P before */
+};
+
+static void series_add(struct series *s, double x)
 {
-    return hist_row(hist, it - back, 0, L)[l] - hist_row(hist, it - back, 1, L)[l];
+    for (unsigned p = 1; p <= PMAX && p <= s->n; p++) {
+        double y = s->v[(s->n - p) % SERIES];
+        s->run[p] = fabs(x - y) <= 1e-9 * (fabs(x) > 1 ? fabs(x) : 1) ? s->run[p] + 1 : 0;
+    }
+    s->v[s->n++ % SERIES] = x;
 }
 
-/* The period of lane L's timing at iteration IT, or 0 while there is none. */
-static unsigned lane_period(double *hist, unsigned it, unsigned L, unsigned l)
+/* The smallest period that the last SPAN values follow (after at least one more value than
+ * that needs), or 0. */
+static unsigned series_period(const struct series *s)
 {
-    for (unsigned p = 1; p <= PMAX && it >= SPAN + p + 1; p++) {
-        bool repeats = true;
-        for (unsigned back = 0; back < SPAN && repeats; back++) {
-            double now = delta(hist, it, back, L, l), then = delta(hist, it, back + p, L, l);
-            repeats = fabs(now - then) <= 1e-9 * (now > 1 ? now : 1);
-        }
-        if (repeats)
+    for (unsigned p = 1; p <= PMAX; p++)
+        if (s->run[p] >= SPAN && s->n > SPAN + p)
             return p;
-    }
     return 0;
+}
+
+/* Each lane is measured once its time repeats (or at the last iteration), on its own, so that a
+ * lane's result does not depend on which others run. */
+struct measure {
+    unsigned lanes, iterations, warm, open;
+    double *hist;                   /* [HIST][lanes]: retire times after each iteration */
+    struct series *cycles;          /* [lanes]: cycles of each iteration */
+    double *half;                   /* [lanes]: at the start of the second half */
+    unsigned *period;               /* [lanes] */
+    bool *done;                     /* [lanes] */
+};
+
+/* Takes the times after iteration IT; whether every lane is now measured. */
+static bool measure_lanes(struct measure *ms, struct rt_model *md, unsigned it, double *cycles)
+{
+    unsigned L = ms->lanes;
+    double *now = hist_row(ms->hist, it, 0, L);
+    for (unsigned l = 0; l < L; l++) {
+        now[l] = rt_model_time(md, l);
+        if (it > 0 && !ms->done[l])
+            series_add(&ms->cycles[l], now[l] - hist_row(ms->hist, it, 1, L)[l]);
+    }
+    if (it + 1 == ms->warm)
+        memcpy(ms->half, now, L * sizeof *ms->half);
+    /* One period once it repeats, else the slope over the second half; never below what the
+     * asynchronous resources need per iteration. */
+    for (unsigned l = 0; l < L; l++) {
+        if (ms->done[l] || (!(ms->period[l] = series_period(&ms->cycles[l])) && it + 1 < ms->iterations))
+            continue;
+        unsigned k = ms->period[l];
+        double slope = k ? (now[l] - hist_row(ms->hist, it, k, L)[l]) / k
+                         : (now[l] - ms->half[l]) / (it + 1 - ms->warm);
+        double async = rt_model_async_bound(md, l) / (it + 1);
+        cycles[l] = slope > async ? slope : async;
+        ms->done[l] = true;
+        ms->open--;
+    }
+    return ms->open == 0;
 }
 
 bool block_run(const struct block *b, const struct mdl_machine *m, const struct rt_lane_cfg *lanes,
@@ -194,52 +241,29 @@ bool block_run(const struct block *b, const struct mdl_machine *m, const struct 
     /* A block repeated back to back is straight-line code much larger than a uop cache (the
      * convention of BHive's measurements): it comes through the legacy decoders. */
     rt_model_legacy_decode(md, true);
-    /* Each lane is measured once its time repeats (or at the last iteration), on its own, so
-     * that a lane's result does not depend on which others run. Causality counts an
-     * instruction when it leaves a window of twice the ROB. It starts once every lane is
-     * measured, so that the path it finds is the steady state's, not the warm-up's: the
-     * baseline lane alone then goes on until a period's worth of instructions (at most a
-     * window's worth) have left the window, so the shares are those of whole periods. */
+    /* Causality counts an instruction when it leaves a window of twice the ROB. It starts once
+     * every lane is measured, so that the path it finds is the steady state's, not the warm-up's:
+     * the baseline lane alone then goes on until a period's worth of instructions (whole periods,
+     * at least 12 iterations; at most a window's worth) have left the window, so the shares are
+     * those of whole periods. */
     size_t n = b->n ? b->n : 1;
     rt_model_follow(md, 0);
     struct addr_gen g = { { 0 }, 0 };
-    double *hist = calloc(HIST * (size_t)n_lanes, sizeof *hist);
-    double *half = calloc(n_lanes, sizeof *half);
-    unsigned *period = calloc(n_lanes, sizeof *period);
-    bool *done = calloc(n_lanes, sizeof *done);
-    unsigned warm = iterations / 2, it, measured = 0, open = n_lanes;
+    struct measure ms = { n_lanes, iterations, iterations / 2, n_lanes, calloc(HIST * (size_t)n_lanes, sizeof(double)),
+                          calloc(n_lanes, sizeof(struct series)), calloc(n_lanes, sizeof(double)),
+                          calloc(n_lanes, sizeof(unsigned)), calloc(n_lanes, sizeof(bool)) };
+    unsigned it, measured = 0;
     for (it = 0; measured ? rt_model_following(md) : it < iterations; it++) {
         for (size_t i = 0; i < b->n; i++) {
             uint64_t addr[RT_MAX_MEM];
             addresses(&g, &b->insns[i], addr);
             rt_model_step(md, &b->insns[i], b->orig[i], addr, NULL, false);
         }
-        if (measured)
-            continue;
-        double *now = hist_row(hist, it, 0, n_lanes);
-        for (unsigned l = 0; l < n_lanes; l++)
-            now[l] = rt_model_time(md, l);
-        if (it + 1 == warm)
-            memcpy(half, now, n_lanes * sizeof *half);
-        /* One period once it repeats, else the slope over the second half; never below what the
-         * asynchronous resources need per iteration. */
-        for (unsigned l = 0; l < n_lanes; l++) {
-            if (done[l] || (!(period[l] = lane_period(hist, it, n_lanes, l)) && it + 1 < iterations))
-                continue;
-            unsigned k = period[l];
-            double slope = k ? (now[l] - hist_row(hist, it, k, n_lanes)[l]) / k
-                             : (now[l] - half[l]) / (it + 1 - warm);
-            double async = rt_model_async_bound(md, l) / (it + 1);
-            r->cycles[l] = slope > async ? slope : async;
-            done[l] = true;
-            open--;
-        }
-        if (open)
+        if (measured || !measure_lanes(&ms, md, it, r->cycles))
             continue;
         measured = it + 1;
         rt_model_baseline_only(md);
-        /* whole periods, at least 12 iterations */
-        unsigned p = period[0] ? period[0] : PMAX;
+        unsigned p = ms.period[0] ? ms.period[0] : PMAX;
         if (causality)
             rt_model_follow(md, (uint32_t)((12 + p - 1) / p * p * n));
     }
@@ -248,10 +272,11 @@ bool block_run(const struct block *b, const struct mdl_machine *m, const struct 
     r->seen = calloc(b->n_orig ? b->n_orig : 1, sizeof *r->seen);
     for (size_t i = 0; i < b->n_orig; i++)
         r->crit[i] = rt_model_critical(md, (uint32_t)i, &r->seen[i]);
-    free(hist);
-    free(half);
-    free(period);
-    free(done);
+    free(ms.hist);
+    free(ms.cycles);
+    free(ms.half);
+    free(ms.period);
+    free(ms.done);
     rt_model_free(md);
     return true;
 }
