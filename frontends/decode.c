@@ -1308,6 +1308,16 @@ struct dec *dec_open(enum mdl_isa isa, char *err, size_t errlen)
         return NULL;
     }
     build_reg_tables(d);
+    /* Capstone 4 sorts its table of x86 forms that embed the accumulator at the first such
+     * decode, with no lock: done here, by whoever opens a decoder first, before any thread of a
+     * batch or plugin decodes (`test al, 1`). */
+    if (isa == MDL_ISA_X86_64) {
+        static const uint8_t acc[] = { 0xa8, 0x01 };
+        const uint8_t *code = acc;
+        size_t size = sizeof acc;
+        uint64_t addr = 0;
+        cs_disasm_iter(d->cs, &code, &size, &addr, d->ci);
+    }
     return d;
 }
 

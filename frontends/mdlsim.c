@@ -53,7 +53,8 @@ static const char help_text[] =
     "  --hex HEX          the block's bytes in hex\n"
     "  --hex-file FILE    one hex block per line ('-': standard input; '#' starts a comment line);\n"
     "                     one result per line with --json, in the order of the file\n"
-    "  --jobs N           analyse the blocks of --hex-file on N threads (default 1)\n"
+    "  --jobs N           analyse the blocks of --hex-file on N threads (default: one per\n"
+    "                     processor online); the output is the same whatever N\n"
     "  --iterations N     at most N copies measured (default 100): the run stops once the timing\n"
     "                     repeats, else the second half is measured; causality may run longer\n"
     "  --weight PERCENT   acceleration of each resource in sensitivity lanes (default 15; repeatable)\n"
@@ -196,12 +197,20 @@ static bool read_hex_lines(const char *path, struct hex_lines *h)
 
 /* Every thread has a session of its own (its decoder, its lanes); the form index and the
  * machine are shared, read only. */
+/* One thread per processor online, no more than there are blocks. */
+static unsigned default_jobs(size_t blocks)
+{
+    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+    unsigned jobs = cpus > 1 ? (unsigned)(cpus < 256 ? cpus : 256) : 1;
+    return blocks && blocks < jobs ? (unsigned)blocks : jobs;
+}
+
 static int analyse_hex_file(struct session *s, const char *path)
 {
     struct hex_lines h = { 0 };
     if (!read_hex_lines(path, &h))
         return 1;
-    unsigned jobs = s->o->jobs ? s->o->jobs : 1;
+    unsigned jobs = s->o->jobs ? s->o->jobs : default_jobs(h.n);
     struct session *ss = calloc(jobs, sizeof *ss);
     void **workers = calloc(jobs, sizeof *workers);
     int rc = 0;
@@ -397,7 +406,7 @@ static int parse_block_opts(int argc, char **argv, struct block_opts *o)
         { "function", required_argument, NULL, O_FUNCTION }, { "jobs", required_argument, NULL, O_JOBS },
         { "help", no_argument, NULL, 'h' }, { NULL, 0, NULL, 0 },
     };
-    *o = (struct block_opts){ .iterations = 100, .jobs = 1, .sensitivity = true, .causality = true };
+    *o = (struct block_opts){ .iterations = 100, .jobs = 0, .sensitivity = true, .causality = true };
     int c;
     optind = 1;
     opterr = 0;

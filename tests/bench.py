@@ -163,10 +163,12 @@ def main():
     n = len(blocks)
     print(f"{n} blocks of {args.blocks}, reference {args.reference}, machine {args.machine}")
 
-    base, t_base, unknown, total = run_mdlsim(args.mdlsim, args.machine, blocks, ["--no-sensitivity"])
-    lanes, t_lanes, _, _ = run_mdlsim(args.mdlsim, args.machine, blocks, [])
+    # one thread, then the default: one thread per processor
+    base, t_base, unknown, total = run_mdlsim(args.mdlsim, args.machine, blocks, ["--no-sensitivity", "--jobs", "1"])
+    lanes, t_lanes, _, _ = run_mdlsim(args.mdlsim, args.machine, blocks, ["--jobs", "1"])
     jobs = os.cpu_count() or 1
-    _, t_jobs, _, _ = run_mdlsim(args.mdlsim, args.machine, blocks, ["--no-sensitivity", "--jobs", str(jobs)])
+    _, t_jobs, _, _ = run_mdlsim(args.mdlsim, args.machine, blocks, ["--no-sensitivity"])
+    _, t_lanes_jobs, _, _ = run_mdlsim(args.mdlsim, args.machine, blocks, [])
     print(f"mdlsim: {len(base)}/{n} blocks handled; {unknown} of {total} instructions modelled by a class default")
 
     mca_pred, t_mca, handled = {}, None, []
@@ -182,15 +184,17 @@ def main():
         print(f"llvm-mca: {args.mca} not found (install llvm-19); speed and accuracy of the peer not measured")
 
     print(f"\nspeed (one process, blocks per second, best of {REPEAT} runs):")
-    print(f"  mdlsim baseline + causality             {len(base) / t_base:10.0f}")
-    print(f"  mdlsim all sensitivity lanes            {len(lanes) / t_lanes:10.0f}")
-    print(f"  mdlsim baseline + causality, --jobs {jobs:<3} {len(base) / t_jobs:10.0f}")
+    print(f"  mdlsim baseline + causality, one thread {len(base) / t_base:10.0f}")
+    print(f"  mdlsim all sensitivity lanes, one thread{len(lanes) / t_lanes:10.0f}")
+    print(f"  mdlsim baseline + causality, default ({jobs} threads) {len(base) / t_jobs:10.0f}")
+    print(f"  mdlsim all sensitivity lanes, default ({jobs} threads) {len(lanes) / t_lanes_jobs:10.0f}")
     if t_mca:
         mca_rate = len(mca_pred) / t_mca
         print(f"  llvm-mca-19 -iterations=100             {mca_rate:10.0f}")
         print(f"  ratio mdlsim baseline / llvm-mca: {len(base) / t_base / mca_rate:.1f}x on one thread,"
-              f" {len(base) / t_jobs / mca_rate:.1f}x on {jobs};"
-              f" all lanes / llvm-mca: {len(lanes) / t_lanes / mca_rate:.1f}x")
+              f" {len(base) / t_jobs / mca_rate:.1f}x by default ({jobs} threads);"
+              f" all lanes / llvm-mca: {len(lanes) / t_lanes / mca_rate:.1f}x on one thread,"
+              f" {len(lanes) / t_lanes_jobs / mca_rate:.1f}x by default")
 
     print("\naccuracy against the reference (MAPE, median error, Kendall tau):")
     both = [b for b in blocks if b in base and b in mca_pred] if mca_pred else [b for b in blocks if b in base]

@@ -218,16 +218,17 @@ void report_text(FILE *out, const struct report *rep, const char *label)
 
 /* ---- JSON ----------------------------------------------------------------------------------
  * Written directly: one object per block and thousands of blocks per second, where building a
- * jansson tree first cost a third of the run. */
+ * jansson tree first cost a third of the run. A report goes to a stream of its own thread (the
+ * batch's), so the stream is not locked for each of its hundreds of small writes. */
 
 static void jstr(FILE *out, const char *s)
 {
-    fputc('"', out);
+    putc_unlocked('"', out);
     for (;;) {
         size_t n = 0;   /* the run of characters that need no escape, written at once */
         while ((unsigned char)s[n] >= 0x20 && s[n] != '"' && s[n] != '\\')
             n++;
-        fwrite(s, 1, n, out);
+        fwrite_unlocked(s, 1, n, out);
         s += n;
         if (!*s)
             break;
@@ -237,7 +238,7 @@ static void jstr(FILE *out, const char *s)
             fprintf(out, "\\u%04x", (unsigned char)*s);
         s++;
     }
-    fputc('"', out);
+    putc_unlocked('"', out);
 }
 
 /* Most numbers of a report are small integers (indices, counts, whole cycles): they skip
@@ -245,7 +246,7 @@ static void jstr(FILE *out, const char *s)
 static void jnum(FILE *out, double x)
 {
     if (x != x || x > 1e300 || x < -1e300) {
-        fputs("null", out);
+        fputs_unlocked("null", out);
     } else if (x == (double)(long)x && x < 1e6 && x > -1e6) {
         char buf[24], *p = buf + sizeof buf;
         long v = (long)x;
@@ -256,7 +257,7 @@ static void jnum(FILE *out, double x)
         while (u /= 10);
         if (v < 0)
             *--p = '-';
-        fputs(p, out);
+        fputs_unlocked(p, out);
     } else {
         fprintf(out, "%.6g", x);
     }
@@ -266,30 +267,30 @@ static void jnum(FILE *out, double x)
 static void jkey(FILE *out, const char *key, bool first)
 {
     if (!first)
-        fputc(',', out);
+        putc_unlocked(',', out);
     jstr(out, key);
-    fputc(':', out);
+    putc_unlocked(':', out);
 }
 
 static void json_interactions(FILE *out, const struct report *rep)
 {
     struct ranked rk[RT_MAX_LANES];
     size_t n = ranked_lanes(rep, rk, true);
-    fputc('[', out);
+    putc_unlocked('[', out);
     for (size_t i = 0; i < n; i++) {
         const struct rt_lane_cfg *c = &rep->lanes[rk[i].lane];
-        fputs(i ? ",{" : "{", out);
+        fputs_unlocked(i ? ",{" : "{", out);
         jkey(out, "resources", true);
-        fputc('[', out);
+        putc_unlocked('[', out);
         jstr(out, knob_label(rep, c->knob[0], c->arg[0]));
-        fputc(',', out);
+        putc_unlocked(',', out);
         jstr(out, knob_label(rep, c->knob[1], c->arg[1]));
-        fputc(']', out);
+        putc_unlocked(']', out);
         jkey(out, "speedup", false);
         jnum(out, rk[i].speedup);
-        fputc('}', out);
+        putc_unlocked('}', out);
     }
-    fputc(']', out);
+    putc_unlocked(']', out);
 }
 
 static void json_bottlenecks(FILE *out, const struct report *rep)
@@ -297,16 +298,16 @@ static void json_bottlenecks(FILE *out, const struct report *rep)
     struct ranked rk[RT_MAX_LANES];
     size_t n = ranked_lanes(rep, rk, false);
     char name[96];
-    fputc('[', out);
+    putc_unlocked('[', out);
     for (size_t i = 0; i < n; i++) {
-        fputs(i ? ",{" : "{", out);
+        fputs_unlocked(i ? ",{" : "{", out);
         jkey(out, "resource", true);
         jstr(out, lane_name(rep, rk[i].lane, name, sizeof name));
         jkey(out, "speedup", false);
         jnum(out, rk[i].speedup);
-        fputc('}', out);
+        putc_unlocked('}', out);
     }
-    fputc(']', out);
+    putc_unlocked(']', out);
 }
 
 static int by_share(const void *a, const void *b)
@@ -324,15 +325,17 @@ static void json_critical(FILE *out, const struct report *rep)
         v[i][1] = critical_share(rep, i);
     }
     qsort(v, n, sizeof *v, by_share);
-    fputc('[', out);
+    putc_unlocked('[', out);
     for (size_t i = 0; i < n && rep->causality; i++) {
         if (v[i][1] <= 0)
             continue;
-        fprintf(out, "%s{\"index\":%d,\"share\":", k++ ? "," : "", (int)v[i][0]);
+        fputs_unlocked(k++ ? ",{\"index\":" : "{\"index\":", out);
+        jnum(out, v[i][0]);
+        fputs_unlocked(",\"share\":", out);
         jnum(out, v[i][1]);
-        fputc('}', out);
+        putc_unlocked('}', out);
     }
-    fputc(']', out);
+    putc_unlocked(']', out);
     free(v);
 }
 
@@ -340,51 +343,55 @@ static void json_entry(FILE *out, const struct report *rep, const struct rt_insn
 {
     const struct mdl_machine *m = rep->m;
     const struct mdl_template *t = &m->templates[in->tmpl];
-    fprintf(out, "{\"index\":%u,\"disasm\":", orig);
+    fputs_unlocked("{\"index\":", out);
+    jnum(out, orig);
+    fputs_unlocked(",\"disasm\":", out);
     jstr(out, in->disasm);
     jkey(out, "key", false);
     jstr(out, in->key);
     jkey(out, "template", false);
     jstr(out, t->name);
-    fprintf(out, ",\"class_default\":%s,\"eliminated\":%s,\"latency\":[", in->unknown ? "true" : "false",
-            in->eliminated ? "true" : "false");
+    fputs_unlocked(in->unknown ? ",\"class_default\":true" : ",\"class_default\":false", out);
+    fputs_unlocked(in->eliminated ? ",\"eliminated\":true,\"latency\":[" : ",\"eliminated\":false,\"latency\":[", out);
     jnum(out, t->latency_min);
-    fputc(',', out);
+    putc_unlocked(',', out);
     jnum(out, t->latency_max);
-    fprintf(out, "],\"uops\":%u,\"resources\":[", t->uops_fused);
+    fputs_unlocked("],\"uops\":", out);
+    jnum(out, t->uops_fused);
+    fputs_unlocked(",\"resources\":[", out);
     for (unsigned k = 0; !in->eliminated && k < t->use_count; k++) {
         const struct mdl_use *u = &m->uses[t->use_first + k];
-        fputs(k ? ",{" : "{", out);
+        fputs_unlocked(k ? ",{" : "{", out);
         jkey(out, "resource", true);
         jstr(out, m->resources[u->resource].name);
         jkey(out, "cost", false);
         jnum(out, u->cost);
         jkey(out, "share", false);
         jnum(out, tot[u->resource] > 0 ? u->cost / tot[u->resource] : 0.0);
-        fputc('}', out);
+        putc_unlocked('}', out);
     }
-    fputs("],\"critical\":", out);
+    fputs_unlocked("],\"critical\":", out);
     jnum(out, critical_share(rep, orig));
-    fputc('}', out);
+    putc_unlocked('}', out);
 }
 
 static void json_table(FILE *out, const struct report *rep)
 {
     double *tot = resource_totals(rep);
-    fputc('[', out);
+    putc_unlocked('[', out);
     for (size_t i = 0; i < rep->b->n; i++) {
         if (i)
-            fputc(',', out);
+            putc_unlocked(',', out);
         json_entry(out, rep, &rep->b->insns[i], rep->b->orig[i], tot);
     }
-    fputc(']', out);
+    putc_unlocked(']', out);
     free(tot);
 }
 
 static void json_unknown(FILE *out, const struct report *rep)
 {
     size_t k = 0;
-    fputc('[', out);
+    putc_unlocked('[', out);
     for (size_t i = 0; i < rep->b->n; i++) {
         const struct rt_insn *in = &rep->b->insns[i];
         if (!in->unknown)
@@ -393,16 +400,16 @@ static void json_unknown(FILE *out, const struct report *rep)
         jstr(out, in->disasm);
         jkey(out, "key", false);
         jstr(out, in->key);
-        fputc('}', out);
+        putc_unlocked('}', out);
     }
-    fputc(']', out);
+    putc_unlocked(']', out);
 }
 
 void report_json(FILE *out, const struct report *rep)
 {
     double c = rep->r->cycles[0];
     char v[256];
-    fputs("{\"machine\":", out);
+    fputs_unlocked("{\"machine\":", out);
     jstr(out, rep->m->name);
     fprintf(out, ",\"iterations\":%u,\"instructions\":%zu,\"cycles_per_iteration\":", rep->r->iterations,
             rep->b->n_orig);
@@ -417,11 +424,11 @@ void report_json(FILE *out, const struct report *rep)
     jstr(out, verdict(rep, v, sizeof v));
     double inf = bound(rep, RT_KNOB_ALL_RESOURCES), nodep = bound(rep, RT_KNOB_NO_DEPS);
     if (inf >= 0) {
-        fputs(",\"bounds\":{\"infinite_resources\":", out);
+        fputs_unlocked(",\"bounds\":{\"infinite_resources\":", out);
         jnum(out, inf);
         jkey(out, "no_dependencies", false);
         jnum(out, nodep);
-        fputc('}', out);
+        putc_unlocked('}', out);
     }
     jkey(out, "critical", false);
     json_critical(out, rep);
@@ -429,17 +436,17 @@ void report_json(FILE *out, const struct report *rep)
     json_table(out, rep);
     jkey(out, "unknown", false);
     json_unknown(out, rep);
-    fputs("}\n", out);
+    fputs_unlocked("}\n", out);
 }
 
 void report_error(FILE *out, bool json, const char *label, const char *msg)
 {
     if (json) {
-        fputs("{\"block\":", out);
+        fputs_unlocked("{\"block\":", out);
         jstr(out, label);
-        fputs(",\"error\":", out);
+        fputs_unlocked(",\"error\":", out);
         jstr(out, msg);
-        fputs("}\n", out);
+        fputs_unlocked("}\n", out);
     }
     fprintf(stderr, "mdlsim: error: %s: %s\n", label, msg);
 }
