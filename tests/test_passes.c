@@ -915,7 +915,7 @@ Test(emit, writes_nothing_when_the_description_has_errors)
     mkdir(tmp_path("fresh"), 0777);
     struct run r = emit_to(tmp_path("full.mdl"), tmp_path("out"));
     cr_assert_eq(r.status, 0, "%s", r.err);
-    size_t before_len;
+    size_t before_len = 0;
     char *before = read_file(tmp_path("out/full.c"), &before_len);
 
     char *text = malloc(sizeof full_mdl + 64);
@@ -925,7 +925,7 @@ Test(emit, writes_nothing_when_the_description_has_errors)
     free(text);
     r = emit_to(tmp_path("full.mdl"), tmp_path("out"));
     cr_expect_eq(r.status, 1);
-    size_t after_len;
+    size_t after_len = 0;
     char *after = read_file(tmp_path("out/full.c"), &after_len);
     cr_expect(after && after_len == before_len && memcmp(before, after, before_len) == 0,
               "a failed run changed the previous output");
