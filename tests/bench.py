@@ -184,13 +184,15 @@ def main():
         print(f"llvm-mca: {args.mca} not found (install llvm-19); speed and accuracy of the peer not measured")
 
     print(f"\nspeed (one process, blocks per second, best of {REPEAT} runs):")
-    print(f"  mdlsim baseline + causality, one thread {len(base) / t_base:10.0f}")
-    print(f"  mdlsim all sensitivity lanes, one thread{len(lanes) / t_lanes:10.0f}")
-    print(f"  mdlsim baseline + causality, default ({jobs} threads) {len(base) / t_jobs:10.0f}")
-    print(f"  mdlsim all sensitivity lanes, default ({jobs} threads) {len(lanes) / t_lanes_jobs:10.0f}")
+    rows = [("mdlsim baseline + causality, one thread", len(base) / t_base),
+            ("mdlsim all sensitivity lanes, one thread", len(lanes) / t_lanes),
+            (f"mdlsim baseline + causality, default ({jobs} threads)", len(base) / t_jobs),
+            (f"mdlsim all sensitivity lanes, default ({jobs} threads)", len(lanes) / t_lanes_jobs)]
+    for label, rate in rows:
+        print(f"  {label:<52}{rate:10.0f}")
     if t_mca:
         mca_rate = len(mca_pred) / t_mca
-        print(f"  llvm-mca-19 -iterations=100             {mca_rate:10.0f}")
+        print(f"  {'llvm-mca-19 -iterations=100':<52}{mca_rate:10.0f}")
         print(f"  ratio mdlsim baseline / llvm-mca: {len(base) / t_base / mca_rate:.1f}x on one thread,"
               f" {len(base) / t_jobs / mca_rate:.1f}x by default ({jobs} threads);"
               f" all lanes / llvm-mca: {len(lanes) / t_lanes / mca_rate:.1f}x on one thread,"
