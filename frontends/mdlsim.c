@@ -195,8 +195,6 @@ static bool read_hex_lines(const char *path, struct hex_lines *h)
     return true;
 }
 
-/* Every thread has a session of its own (its decoder, its lanes); the form index and the
- * machine are shared, read only. */
 /* One thread per processor online, no more than there are blocks. */
 static unsigned default_jobs(size_t blocks)
 {
@@ -204,6 +202,9 @@ static unsigned default_jobs(size_t blocks)
     unsigned jobs = cpus > 1 ? (unsigned)(cpus < 256 ? cpus : 256) : 1;
     return blocks && blocks < jobs ? (unsigned)blocks : jobs;
 }
+
+/* Every thread has a session of its own (its decoder, its lanes); the form index and the
+ * machine are shared, read only. */
 
 static int analyse_hex_file(struct session *s, const char *path)
 {

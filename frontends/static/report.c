@@ -218,8 +218,9 @@ void report_text(FILE *out, const struct report *rep, const char *label)
 
 /* ---- JSON ----------------------------------------------------------------------------------
  * Written directly: one object per block and thousands of blocks per second, where building a
- * jansson tree first cost a third of the run. A report goes to a stream of its own thread (the
- * batch's), so the stream is not locked for each of its hundreds of small writes. */
+ * jansson tree first cost a third of the run. Only one thread writes to a report's stream (a
+ * batch thread's own, or stdout with one thread), so it is not locked for each of its hundreds
+ * of small writes. */
 
 static void jstr(FILE *out, const char *s)
 {
@@ -351,8 +352,12 @@ static void json_entry(FILE *out, const struct report *rep, const struct rt_insn
     jstr(out, in->key);
     jkey(out, "template", false);
     jstr(out, t->name);
-    fputs_unlocked(in->unknown ? ",\"class_default\":true" : ",\"class_default\":false", out);
-    fputs_unlocked(in->eliminated ? ",\"eliminated\":true,\"latency\":[" : ",\"eliminated\":false,\"latency\":[", out);
+    jkey(out, "class_default", false);
+    fputs_unlocked(in->unknown ? "true" : "false", out);
+    jkey(out, "eliminated", false);
+    fputs_unlocked(in->eliminated ? "true" : "false", out);
+    jkey(out, "latency", false);
+    putc_unlocked('[', out);
     jnum(out, t->latency_min);
     putc_unlocked(',', out);
     jnum(out, t->latency_max);
