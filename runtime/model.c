@@ -31,9 +31,12 @@ struct prep {
     double serial;                  /* measured inverse throughput beyond what its ports explain */
 };
 
+/* Lane arrays are padded to a multiple of this many lanes (copies of the baseline). */
+enum { LANE_GROUP = 4 };
+
 struct rt_model {
     const struct mdl_machine *m;
-    unsigned L;
+    unsigned L;                     /* lanes, padded: the stride of every [entity][lane] array */
     unsigned active;                /* lanes still advanced: L, or 1 once the others are done */
     /* per-lane parameters */
     double *res_scale;              /* [n_resources][L]: multiplies a use's cost */
@@ -41,6 +44,7 @@ struct rt_model {
     double *lat_scale, *fe_cost, *ret_cost, *penalty;   /* [L] */
     double *mem_scale;              /* [L]: latency beyond the first cache level */
     uint32_t *rob, *lb, *sb;        /* [L] */
+    double *never;                  /* [L]: minus infinity, a constraint that binds nothing */
     /* timing state, lane-contiguous */
     double *res_t;                  /* [n_resources][L] */
     double *cache_t;                /* [n_caches][L] */
@@ -223,6 +227,8 @@ struct rt_model *rt_model_new(const struct mdl_machine *m, const struct rt_lane_
     if (!lanes_valid(m, lanes, n, err, errlen))
         return NULL;
     struct rt_model *md = xcalloc(1, sizeof *md);
+    unsigned lanes_in = n;
+    n = (n + LANE_GROUP - 1) / LANE_GROUP * LANE_GROUP;
     md->m = m;
     md->L = n;
     md->active = n;
@@ -236,7 +242,10 @@ struct rt_model *rt_model_new(const struct mdl_machine *m, const struct rt_lane_
     md->lb = xcalloc(n, sizeof(uint32_t));
     md->sb = xcalloc(n, sizeof(uint32_t));
     for (unsigned l = 0; l < n; l++)
-        lane_params(md, &lanes[l], l);
+        lane_params(md, &lanes[l < lanes_in ? l : 0], l);
+    md->never = xcalloc(n, sizeof(double));
+    for (unsigned l = 0; l < n; l++)
+        md->never[l] = -INFINITY;
     for (unsigned k = 0; k < m->n_caches && md->n_data < 8; k++)
         if (m->caches[k].kind != MDL_CACHE_INSTRUCTION)
             md->data[md->n_data++] = k;
@@ -246,7 +255,7 @@ struct rt_model *rt_model_new(const struct mdl_machine *m, const struct rt_lane_
     md->reg_t = xcalloc((size_t)RT_REG_COUNT * n, sizeof(double));
     md->async_total = xcalloc((size_t)m->n_async * n, sizeof(double));
     for (unsigned l = 0; l < n; l++)
-        md->ser_scale[l] = lane_has(&lanes[l], RT_KNOB_ALL_RESOURCES) ? 0 : 1;
+        md->ser_scale[l] = lane_has(&lanes[l < lanes_in ? l : 0], RT_KNOB_ALL_RESOURCES) ? 0 : 1;
     ring_init(&md->rob_ring, md->rob, n);
     ring_init(&md->lb_ring, md->lb, n);
     ring_init(&md->sb_ring, md->sb, n);
@@ -274,7 +283,7 @@ void rt_model_free(struct rt_model *md)
     lane_arrays(md, per_lane);
     for (unsigned i = 0; i < N_LANE_ARRAYS; i++)
         free(*per_lane[i]);
-    free(md->res_scale); free(md->cache_scale); free(md->rob); free(md->lb); free(md->sb);
+    free(md->res_scale); free(md->cache_scale); free(md->rob); free(md->lb); free(md->sb); free(md->never);
     free(md->res_t); free(md->cache_t); free(md->reg_t); free(md->async_total);
     ring_free(&md->rob_ring); ring_free(&md->lb_ring); ring_free(&md->sb_ring);
     shadow_free(&md->mem);
@@ -750,85 +759,179 @@ static double step_lane(struct rt_model *md, const struct step *s, unsigned l, s
 
 /* ---- the lanes without taints, phase by phase ---------------------------------------------- */
 
-/* Lanes [a, b) take the same steps as step_lane, but each phase runs over all of them at
- * once: one lookup of a register, resource or memory word serves every lane, and the loops
- * over contiguous lane arrays vectorise. Must stay equivalent to step_lane without taints. */
-/* Lanes [a, b) wait for the window entry NEED slots back in a ring of SIZE[l] entries. */
-static void plain_window(const struct ring *r, uint32_t need, const uint32_t *size, unsigned L, unsigned a,
-                         unsigned b, double *x)
+/* Lanes [a, b) take the same steps as step_lane, but each phase is one pass over all of them:
+ * one lookup of a register, resource or memory word serves every lane, and the passes over
+ * contiguous lane arrays vectorise. The lanes are padded to a multiple of LANE_GROUP (copies of
+ * the baseline), so a pass from lane 0 has no remainder. The passes are small functions of
+ * their own so that their pointers can be restrict: no aliasing checks before each one. Must
+ * stay equivalent to step_lane without taints. */
+
+/* The passes are compiled once per vector extension and the widest the processor has is chosen
+ * at load time; each is inlined into that choice, which has its own copy. */
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+#define lane_clones __attribute__((target_clones("avx512f", "avx2", "default")))
+#else
+#define lane_clones
+#endif
+#define inline_always inline __attribute__((always_inline))
+
+static inline double dmax(double x, double y) { return x > y ? x : y; }
+
+/* T waits for R, or for R plus BYPASS cycles scaled by each lane's latency scale (LAT). */
+static inline_always void pass_after(double *restrict t, const double *restrict r, unsigned a, unsigned b)
 {
-    if (!need)
-        return;
-    if (size[0] && r->pos + need > size[0]) {
-        const double *row = &r->t[((r->pos + need - 1 - size[0]) & (r->cap - 1)) * L];
-        for (unsigned l = a; l < b; l++) {
-            double c = row[l] + r->skip[l];
-            x[l] = c > x[l] ? c : x[l];
-        }
+    for (unsigned l = a; l < b; l++)
+        t[l] = dmax(r[l], t[l]);
+}
+
+static inline_always void pass_after_bypass(double *restrict t, const double *restrict r, const double *restrict lat,
+                                            double bypass, unsigned a, unsigned b)
+{
+    for (unsigned l = a; l < b; l++)
+        t[l] = dmax(r[l] + bypass * lat[l], t[l]);
+}
+
+/* T waits for throughput resource R, which is then busy from dispatch D for COST (scaled). */
+static inline_always void pass_use(double *restrict t, double *restrict r, const double *restrict d,
+                                   const double *restrict scale, double cost, unsigned a, unsigned b)
+{
+    for (unsigned l = a; l < b; l++) {
+        t[l] = dmax(r[l], t[l]);
+        r[l] = dmax(r[l], d[l]) + cost * scale[l];
     }
+}
+
+static inline_always void pass_copy(double *restrict to, const double *restrict from, unsigned a, unsigned b)
+{
+    for (unsigned l = a; l < b; l++)
+        to[l] = from[l];
+}
+
+/* The row of ring R that the lanes of the baseline's SIZE wait for before NEED more slots, and
+ * the skip that leaves the other lanes out; the never row while it binds nothing. */
+static inline_always const double *window_row(const struct rt_model *md, const struct ring *r, uint32_t need,
+                                              uint32_t size, const double **skip)
+{
+    if (!need || !size || r->pos + need <= size) {
+        *skip = md->never;
+        return md->never;
+    }
+    *skip = r->skip;
+    return &r->t[((r->pos + need - 1 - size) & (r->cap - 1)) * md->L];
+}
+
+/* The lanes whose window has another size wait for their own row. */
+static inline_always void window_odd(const struct ring *r, uint32_t need, const uint32_t *size, unsigned L, unsigned a,
+                                     unsigned b, double *d)
+{
     for (unsigned k = 0; k < r->n_odd; k++) {
         unsigned l = r->odd[k];
         double c;
         uint64_t pos;
-        if (l >= a && l < b && ring_wait(r, need, size[l], L, l, &c, &pos) && c > x[l])
-            x[l] = c;
+        if (l >= a && l < b && ring_wait(r, need, size[l], L, l, &c, &pos) && c > d[l])
+            d[l] = c;
     }
 }
 
-static void plain_dispatch(struct rt_model *md, const struct step *s, unsigned a, unsigned b, double *d)
+static inline_always void pass_windows(double *restrict d, const double *restrict disp, const double *restrict fe,
+                                       const double *restrict rob, const double *restrict rob_skip,
+                                       const double *restrict lb, const double *restrict lb_skip,
+                                       const double *restrict sb, const double *restrict sb_skip, unsigned a,
+                                       unsigned b)
+{
+    for (unsigned l = a; l < b; l++)
+        d[l] = dmax(dmax(dmax(dmax(rob[l] + rob_skip[l], disp[l]), lb[l] + lb_skip[l]), sb[l] + sb_skip[l]), fe[l]);
+}
+
+/* The instruction dispatches at D: the front end moves on by its issue slots; T starts there. */
+static inline_always void pass_issue(const double *restrict d, double *restrict disp, double *restrict fe,
+                                     const double *restrict fe_cost, double slots, double *restrict t, unsigned a,
+                                     unsigned b)
+{
+    for (unsigned l = a; l < b; l++) {
+        fe[l] = dmax(fe[l], d[l]) + slots * fe_cost[l];
+        disp[l] = d[l];
+        t[l] = d[l];
+    }
+}
+
+static inline_always void plain_dispatch(struct rt_model *md, const struct step *s, unsigned a, unsigned b, double *d,
+                                         double *t)
 {
     unsigned L = md->L;
-    memcpy(d + a, md->disp_t + a, (b - a) * sizeof *d);
-    plain_window(&md->rob_ring, s->uops, md->rob, L, a, b, d);
+    const double *rob_skip, *lb_skip, *sb_skip;
+    const double *rob = window_row(md, &md->rob_ring, s->uops, md->rob[0], &rob_skip);
+    const double *lb = window_row(md, &md->lb_ring, s->loads, md->lb[0], &lb_skip);
+    const double *sb = window_row(md, &md->sb_ring, s->stores, md->sb[0], &sb_skip);
+    pass_windows(d, md->disp_t, md->fe_t, rob, rob_skip, lb, lb_skip, sb, sb_skip, a, b);
+    if (s->uops)
+        window_odd(&md->rob_ring, s->uops, md->rob, L, a, b, d);
     if (s->loads)
-        plain_window(&md->lb_ring, 1, md->lb, L, a, b, d);
+        window_odd(&md->lb_ring, 1, md->lb, L, a, b, d);
     if (s->stores)
-        plain_window(&md->sb_ring, 1, md->sb, L, a, b, d);
-    if (md->legacy) {
-        for (unsigned l = a; l < b; l++) {
-            double fa = fe_avail(md, s, l);
-            d[l] = fa > d[l] ? fa : d[l];
-        }
-    } else {
-        for (unsigned l = a; l < b; l++)    /* fe_avail without the legacy decoders */
-            d[l] = md->fe_t[l] > d[l] ? md->fe_t[l] : d[l];
-    }
-    for (unsigned l = a; l < b; l++)
-        fe_advance(md, s, l, d[l]);
-    memcpy(md->disp_t + a, d + a, (b - a) * sizeof *d);
+        window_odd(&md->sb_ring, 1, md->sb, L, a, b, d);
+    for (unsigned l = a; md->legacy && l < b; l++)
+        d[l] = dmax(fe_avail(md, s, l), d[l]);
+    pass_issue(d, md->disp_t, md->fe_t, md->fe_cost, s->t->uops_fused + s->in->sync, t, a, b);
 }
 
-static void plain_regs(const struct rt_model *md, const uint8_t *regs, unsigned n, unsigned a, unsigned b,
-                       double *t)
-{
-    for (unsigned k = 0; k < n; k++) {
-        const double *r = &md->reg_t[(size_t)regs[k] * md->L];
-        for (unsigned l = a; l < b; l++)
-            t[l] = r[l] > t[l] ? r[l] : t[l];
-    }
-}
-
-static void plain_cache(struct rt_model *md, const struct step *s, unsigned a, unsigned b, const double *d,
-                        double *t)
+static inline_always void plain_cache(struct rt_model *md, const struct step *s, unsigned a, unsigned b,
+                                      const double *d, double *t)
 {
     for (unsigned x = 0; x < s->n_cross; x++) {
-        double *ct = &md->cache_t[s->cross[x].k * md->L];
-        const double *scale = &md->cache_scale[s->cross[x].k * md->L];
-        for (unsigned l = a; l < b; l++) {
-            t[l] = ct[l] > t[l] ? ct[l] : t[l];
-            ct[l] = (ct[l] > d[l] ? ct[l] : d[l]) + s->cross[x].cost * scale[l];
-        }
+        size_t row = (size_t)s->cross[x].k * md->L;
+        pass_use(t, &md->cache_t[row], d, &md->cache_scale[row], s->cross[x].cost, a, b);
     }
 }
 
-static void plain_resources(struct rt_model *md, const struct step *s, unsigned a, unsigned b, const double *d,
-                            double *t);
+static inline_always void plain_resources(struct rt_model *md, const struct step *s, unsigned a, unsigned b,
+                                          const double *d, double *t)
+{
+    if (s->serial > 0)
+        pass_use(t, md->ser_t, d, md->ser_scale, s->serial, a, b);
+    const struct mdl_machine *m = md->m;
+    const struct mdl_use *u = &m->uses[s->t->use_first];
+    for (unsigned k = 0; k < s->t->use_count; k++) {
+        size_t row = (size_t)u[k].resource * md->L;
+        pass_use(t, &md->res_t[row], d, &md->res_scale[row], u[k].cost, a, b);
+    }
+    const struct mdl_async_use *as = &m->async_uses[s->t->async_first];
+    for (unsigned k = 0; k < s->t->async_count; k++)
+        for (unsigned l = a; l < b; l++)
+            md->async_total[(size_t)as[k].resource * md->L + l] += as[k].cost;
+}
 
-static void plain_load(struct rt_model *md, const struct step *s, unsigned a, unsigned b, const double *d,
-                       double *t)
+static inline_always void plain_regs(const struct rt_model *md, const uint8_t *regs, unsigned n, unsigned a, unsigned b,
+                                     double *t)
+{
+    for (unsigned k = 0; k < n; k++)
+        pass_after(t, &md->reg_t[(size_t)regs[k] * md->L], a, b);
+}
+
+/* A load waits for the store it reads; forwarded, the rule's latency replaces the load's. */
+static inline_always void pass_forward(double *restrict ld, const double *restrict st, const double *restrict lat,
+                                       double extra, unsigned a, unsigned b)
+{
+    for (unsigned l = a; l < b; l++) {
+        double x = st[l] > 0 ? st[l] + extra * lat[l] : st[l];
+        ld[l] = dmax(x, ld[l]);
+    }
+}
+
+/* The operation starts after its load: the load-to-use latency and that of the hierarchy. */
+static inline_always void pass_load_done(double *restrict t, const double *restrict ld, const double *restrict lat,
+                                         const double *restrict mem, double load_lat, double extra, unsigned a,
+                                         unsigned b)
+{
+    for (unsigned l = a; l < b; l++)
+        t[l] = dmax(ld[l] + load_lat * lat[l] + (lat[l] > 0 ? extra * mem[l] : 0), t[l]);
+}
+
+static inline_always void plain_load(struct rt_model *md, const struct step *s, unsigned a, unsigned b, const double *d,
+                                     double *t)
 {
     double ld[RT_MAX_LANES];
-    memcpy(ld + a, d + a, (b - a) * sizeof *ld);
+    pass_copy(ld, d, a, b);
     plain_cache(md, s, a, b, d, ld);
     plain_regs(md, s->in->addr, s->in->n_addr, a, b, ld);
     for (unsigned i = 0; i < s->in->n_mem; i++) {
@@ -837,90 +940,66 @@ static void plain_load(struct rt_model *md, const struct step *s, unsigned a, un
         uint64_t first = s->addr[i] >> 3, last = shadow_last_word(s->addr[i], s->in->mem[i].size);
         for (uint64_t w = first; w <= last; w++) {
             const double *st = shadow_word(&md->mem, w);
-            for (unsigned l = a; st && l < b; l++) {
-                double x = st[l];
-                if (s->mem_bypass && x > 0)
-                    x += (s->mem_bypass_val - s->load_lat) * md->lat_scale[l];
-                ld[l] = x > ld[l] ? x : ld[l];
-            }
+            if (st && s->mem_bypass)
+                pass_forward(ld, st, md->lat_scale, s->mem_bypass_val - s->load_lat, a, b);
+            else if (st)
+                pass_after(ld, st, a, b);
         }
     }
     if (!s->in->eliminated)
         plain_resources(md, s, a, b, d, ld);
-    for (unsigned l = a; l < b; l++) {
-        double x = ld[l] + s->load_lat * md->lat_scale[l] +
-                   (md->lat_scale[l] > 0 ? s->extra_lat * md->mem_scale[l] : 0);
-        t[l] = x > t[l] ? x : t[l];
-    }
+    pass_load_done(t, ld, md->lat_scale, md->mem_scale, s->load_lat, s->extra_lat, a, b);
 }
 
-static void plain_resources(struct rt_model *md, const struct step *s, unsigned a, unsigned b, const double *d,
-                            double *t)
+/* The result is ready OP_LAT (scaled) after the start; retirement follows in order. */
+static inline_always void pass_retire(double *restrict t, const double *restrict lat, double op_lat,
+                                      double *restrict ret, double *restrict last, const double *restrict ret_cost,
+                                      double uops, double *restrict retire, unsigned a, unsigned b)
 {
-    for (unsigned l = a; s->serial > 0 && l < b; l++) {
-        t[l] = md->ser_t[l] > t[l] ? md->ser_t[l] : t[l];
-        md->ser_t[l] = (md->ser_t[l] > d[l] ? md->ser_t[l] : d[l]) + s->serial * md->ser_scale[l];
+    for (unsigned l = a; l < b; l++) {
+        double end = t[l] + op_lat * lat[l];
+        double r = dmax(ret[l], end);
+        t[l] = end;
+        ret[l] = r + uops * ret_cost[l];
+        last[l] = r;
+        retire[l] = r;
     }
-    const struct mdl_machine *m = md->m;
-    const struct mdl_use *u = &m->uses[s->t->use_first];
-    for (unsigned k = 0; k < s->t->use_count; k++) {
-        double *rt = &md->res_t[(size_t)u[k].resource * md->L];
-        const double *scale = &md->res_scale[(size_t)u[k].resource * md->L];
-        for (unsigned l = a; l < b; l++) {
-            t[l] = rt[l] > t[l] ? rt[l] : t[l];
-            rt[l] = (rt[l] > d[l] ? rt[l] : d[l]) + u[k].cost * scale[l];
-        }
-    }
-    const struct mdl_async_use *as = &m->async_uses[s->t->async_first];
-    for (unsigned k = 0; k < s->t->async_count; k++)
-        for (unsigned l = a; l < b; l++)
-            md->async_total[(size_t)as[k].resource * md->L + l] += as[k].cost;
 }
 
-static void plain_writes(struct rt_model *md, const struct step *s, unsigned a, unsigned b, const double *end)
+static inline_always void plain_writes(struct rt_model *md, const struct step *s, unsigned a, unsigned b,
+                                       const double *end)
 {
     for (unsigned k = 0; k < s->in->n_dst; k++)
-        memcpy(&md->reg_t[(size_t)s->in->dst[k] * md->L + a], end + a, (b - a) * sizeof *end);
+        pass_copy(&md->reg_t[(size_t)s->in->dst[k] * md->L], end, a, b);
     for (unsigned i = 0; i < s->in->n_mem; i++) {
         if (!s->in->mem[i].store)
             continue;
         uint64_t first = s->addr[i] >> 3, last = shadow_last_word(s->addr[i], s->in->mem[i].size);
         for (uint64_t w = first; w <= last; w++)
-            memcpy(shadow_word_slot(&md->mem, w) + a, end + a, (b - a) * sizeof *end);
+            pass_copy(shadow_word_slot(&md->mem, w), end, a, b);
     }
 }
 
-static void step_lanes_plain(struct rt_model *md, const struct step *s, unsigned a, unsigned b, double *retire)
+static lane_clones void step_lanes_plain(struct rt_model *md, const struct step *s, unsigned a, unsigned b,
+                                         double *retire)
 {
     double d[RT_MAX_LANES], t[RT_MAX_LANES];
-    plain_dispatch(md, s, a, b, d);
-    memcpy(t + a, d + a, (b - a) * sizeof *t);
+    plain_dispatch(md, s, a, b, d, t);
     if (s->loads)
         plain_load(md, s, a, b, d, t);
     else if (s->stores)
         plain_cache(md, s, a, b, d, t);
     if (s->stores)
         plain_regs(md, s->in->addr, s->in->n_addr, a, b, t);
-    for (unsigned k = 0; k < s->in->n_src; k++) {
-        const double *r = &md->reg_t[(size_t)s->in->src[k] * md->L];
-        for (unsigned l = a; l < b; l++) {
-            double x = r[l] + s->src_bypass[k] * md->lat_scale[l];
-            t[l] = x > t[l] ? x : t[l];
-        }
-    }
+    for (unsigned k = 0; k < s->in->n_src; k++)
+        pass_after_bypass(t, &md->reg_t[(size_t)s->in->src[k] * md->L], md->lat_scale, s->src_bypass[k], a, b);
     if (!s->in->eliminated && !s->loads)
         plain_resources(md, s, a, b, d, t);
-    for (unsigned l = a; l < b; l++)
-        t[l] += s->op_lat * md->lat_scale[l];
+    pass_retire(t, md->lat_scale, s->op_lat, md->ret_t, md->last_ret, md->ret_cost, s->uops, retire, a, b);
     plain_writes(md, s, a, b, t);
-    for (unsigned l = a; l < b; l++) {
-        if (s->mispredicted && t[l] + md->penalty[l] > md->fe_t[l])
+    for (unsigned l = a; s->mispredicted && l < b; l++)
+        if (t[l] + md->penalty[l] > md->fe_t[l])
             md->fe_t[l] = t[l] + md->penalty[l];
-        double r = md->ret_t[l] > t[l] ? md->ret_t[l] : t[l];
-        md->ret_t[l] = r + s->uops * md->ret_cost[l];
-        md->last_ret[l] = r;
-        retire[l] = r;
-    }
 }
 
 

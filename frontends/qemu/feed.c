@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum { BATCH = 4096, BATCHES = 4 };
+enum { BATCH = 16384, BATCHES = 8 };
 
 struct event {
     const struct rt_insn *in;
