@@ -89,9 +89,14 @@ const char *rt_knob_name(enum rt_knob k)
     return names[k];
 }
 
+/* Zeroed, on a cache line: a vector load of lanes from the start of a row then never spans two
+ * lines (the rows of lane arrays are a multiple of LANE_GROUP doubles long). */
 static void *xcalloc(size_t n, size_t size)
 {
-    void *p = calloc(n ? n : 1, size);
+    size_t bytes = ((n ? n : 1) * size + 63) / 64 * 64;
+    void *p = aligned_alloc(64, bytes);
+    if (p)
+        memset(p, 0, bytes);
     if (!p) {
         fputs("mdlsim: fatal: out of memory\n", stderr);
         abort();
@@ -228,7 +233,8 @@ struct rt_model *rt_model_new(const struct mdl_machine *m, const struct rt_lane_
         return NULL;
     struct rt_model *md = xcalloc(1, sizeof *md);
     unsigned lanes_in = n;
-    n = (n + LANE_GROUP - 1) / LANE_GROUP * LANE_GROUP;
+    if (n > 1)      /* a lone lane takes the scalar path */
+        n = (n + LANE_GROUP - 1) / LANE_GROUP * LANE_GROUP;
     md->m = m;
     md->L = n;
     md->active = n;
@@ -767,7 +773,9 @@ static double step_lane(struct rt_model *md, const struct step *s, unsigned l, s
  * stay equivalent to step_lane without taints. */
 
 /* The passes are compiled once per vector extension and the widest the processor has is chosen
- * at load time; each is inlined into that choice, which has its own copy. */
+ * at load time; each is inlined into that choice, which has its own copy. Nothing they call may
+ * be code of the baseline ISA: SSE code after wide vector code stalls (the upper halves of the
+ * vector registers are still dirty), so the decoders and shadow memory are asked beforehand. */
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
 #define lane_clones __attribute__((target_clones("avx512f", "avx2", "default")))
 #else
@@ -776,6 +784,16 @@ static double step_lane(struct rt_model *md, const struct step *s, unsigned l, s
 #define inline_always inline __attribute__((always_inline))
 
 static inline double dmax(double x, double y) { return x > y ? x : y; }
+
+/* What the passes need from outside: when the front end delivers the instruction in each lane,
+ * and the lane arrays of the memory words it loads and stores. */
+enum { MAX_WORDS = RT_MAX_MEM * 33 };   /* an access of up to 255 bytes spans 33 words */
+struct plain_in {
+    const double *fe;
+    const double *load[MAX_WORDS];  /* the words ever written only */
+    double *store[MAX_WORDS];
+    unsigned n_load, n_store;
+};
 
 /* T waits for R, or for R plus BYPASS cycles scaled by each lane's latency scale (LAT). */
 static inline_always void pass_after(double *restrict t, const double *restrict r, unsigned a, unsigned b)
@@ -855,23 +873,21 @@ static inline_always void pass_issue(const double *restrict d, double *restrict 
     }
 }
 
-static inline_always void plain_dispatch(struct rt_model *md, const struct step *s, unsigned a, unsigned b, double *d,
-                                         double *t)
+static inline_always void plain_dispatch(struct rt_model *md, const struct step *s, const struct plain_in *in,
+                                         unsigned a, unsigned b, double *d, double *t)
 {
     unsigned L = md->L;
     const double *rob_skip, *lb_skip, *sb_skip;
     const double *rob = window_row(md, &md->rob_ring, s->uops, md->rob[0], &rob_skip);
     const double *lb = window_row(md, &md->lb_ring, s->loads, md->lb[0], &lb_skip);
     const double *sb = window_row(md, &md->sb_ring, s->stores, md->sb[0], &sb_skip);
-    pass_windows(d, md->disp_t, md->fe_t, rob, rob_skip, lb, lb_skip, sb, sb_skip, a, b);
+    pass_windows(d, md->disp_t, in->fe, rob, rob_skip, lb, lb_skip, sb, sb_skip, a, b);
     if (s->uops)
         window_odd(&md->rob_ring, s->uops, md->rob, L, a, b, d);
     if (s->loads)
         window_odd(&md->lb_ring, 1, md->lb, L, a, b, d);
     if (s->stores)
         window_odd(&md->sb_ring, 1, md->sb, L, a, b, d);
-    for (unsigned l = a; md->legacy && l < b; l++)
-        d[l] = dmax(fe_avail(md, s, l), d[l]);
     pass_issue(d, md->disp_t, md->fe_t, md->fe_cost, s->t->uops_fused + s->in->sync, t, a, b);
 }
 
@@ -927,24 +943,18 @@ static inline_always void pass_load_done(double *restrict t, const double *restr
         t[l] = dmax(ld[l] + load_lat * lat[l] + (lat[l] > 0 ? extra * mem[l] : 0), t[l]);
 }
 
-static inline_always void plain_load(struct rt_model *md, const struct step *s, unsigned a, unsigned b, const double *d,
-                                     double *t)
+static inline_always void plain_load(struct rt_model *md, const struct step *s, const struct plain_in *in,
+                                     unsigned a, unsigned b, const double *d, double *t)
 {
-    double ld[RT_MAX_LANES];
+    _Alignas(64) double ld[RT_MAX_LANES];
     pass_copy(ld, d, a, b);
     plain_cache(md, s, a, b, d, ld);
     plain_regs(md, s->in->addr, s->in->n_addr, a, b, ld);
-    for (unsigned i = 0; i < s->in->n_mem; i++) {
-        if (!s->in->mem[i].load)
-            continue;
-        uint64_t first = s->addr[i] >> 3, last = shadow_last_word(s->addr[i], s->in->mem[i].size);
-        for (uint64_t w = first; w <= last; w++) {
-            const double *st = shadow_word(&md->mem, w);
-            if (st && s->mem_bypass)
-                pass_forward(ld, st, md->lat_scale, s->mem_bypass_val - s->load_lat, a, b);
-            else if (st)
-                pass_after(ld, st, a, b);
-        }
+    for (unsigned k = 0; k < in->n_load; k++) {
+        if (s->mem_bypass)
+            pass_forward(ld, in->load[k], md->lat_scale, s->mem_bypass_val - s->load_lat, a, b);
+        else
+            pass_after(ld, in->load[k], a, b);
     }
     if (!s->in->eliminated)
         plain_resources(md, s, a, b, d, ld);
@@ -966,27 +976,22 @@ static inline_always void pass_retire(double *restrict t, const double *restrict
     }
 }
 
-static inline_always void plain_writes(struct rt_model *md, const struct step *s, unsigned a, unsigned b,
-                                       const double *end)
+static inline_always void plain_writes(struct rt_model *md, const struct step *s, const struct plain_in *in,
+                                       unsigned a, unsigned b, const double *end)
 {
     for (unsigned k = 0; k < s->in->n_dst; k++)
         pass_copy(&md->reg_t[(size_t)s->in->dst[k] * md->L], end, a, b);
-    for (unsigned i = 0; i < s->in->n_mem; i++) {
-        if (!s->in->mem[i].store)
-            continue;
-        uint64_t first = s->addr[i] >> 3, last = shadow_last_word(s->addr[i], s->in->mem[i].size);
-        for (uint64_t w = first; w <= last; w++)
-            pass_copy(shadow_word_slot(&md->mem, w), end, a, b);
-    }
+    for (unsigned k = 0; k < in->n_store; k++)
+        pass_copy(in->store[k], end, a, b);
 }
 
-static lane_clones void step_lanes_plain(struct rt_model *md, const struct step *s, unsigned a, unsigned b,
-                                         double *retire)
+static lane_clones void step_lanes_plain(struct rt_model *md, const struct step *s, const struct plain_in *in,
+                                         unsigned a, unsigned b, double *retire)
 {
-    double d[RT_MAX_LANES], t[RT_MAX_LANES];
-    plain_dispatch(md, s, a, b, d, t);
+    _Alignas(64) double d[RT_MAX_LANES], t[RT_MAX_LANES];
+    plain_dispatch(md, s, in, a, b, d, t);
     if (s->loads)
-        plain_load(md, s, a, b, d, t);
+        plain_load(md, s, in, a, b, d, t);
     else if (s->stores)
         plain_cache(md, s, a, b, d, t);
     if (s->stores)
@@ -996,12 +1001,39 @@ static lane_clones void step_lanes_plain(struct rt_model *md, const struct step 
     if (!s->in->eliminated && !s->loads)
         plain_resources(md, s, a, b, d, t);
     pass_retire(t, md->lat_scale, s->op_lat, md->ret_t, md->last_ret, md->ret_cost, s->uops, retire, a, b);
-    plain_writes(md, s, a, b, t);
+    plain_writes(md, s, in, a, b, t);
     for (unsigned l = a; s->mispredicted && l < b; l++)
         if (t[l] + md->penalty[l] > md->fe_t[l])
             md->fe_t[l] = t[l] + md->penalty[l];
 }
 
+
+/* The passes' inputs for lanes [a, b): the legacy decoders' delivery times (FE_READY, one per
+ * lane), and the memory words. The stored ones are created first, with room made beforehand so
+ * that none moves the others; a new word both stored and loaded reads zero, as one never written. */
+static void plain_inputs(struct rt_model *md, const struct step *s, unsigned a, unsigned b, double *fe_ready,
+                         struct plain_in *in)
+{
+    in->fe = md->fe_t;
+    if (md->legacy) {
+        for (unsigned l = a; l < b; l++)
+            fe_ready[l] = fe_avail(md, s, l);
+        in->fe = fe_ready;
+    }
+    in->n_load = in->n_store = 0;
+    shadow_reserve(&md->mem, MAX_WORDS);
+    for (unsigned i = 0; i < s->in->n_mem; i++) {
+        uint64_t last = shadow_last_word(s->addr[i], s->in->mem[i].size);
+        for (uint64_t w = s->addr[i] >> 3; s->in->mem[i].store && w <= last; w++)
+            in->store[in->n_store++] = shadow_word_slot(&md->mem, w);
+    }
+    for (unsigned i = 0; i < s->in->n_mem; i++) {
+        uint64_t last = shadow_last_word(s->addr[i], s->in->mem[i].size);
+        for (uint64_t w = s->addr[i] >> 3; s->in->mem[i].load && w <= last; w++)
+            if ((in->load[in->n_load] = shadow_word(&md->mem, w)))
+                in->n_load++;
+    }
+}
 
 void rt_model_follow(struct rt_model *md, uint32_t n)
 {
@@ -1116,7 +1148,7 @@ void rt_model_step(struct rt_model *md, const struct rt_insn *in, uint32_t sidx,
     if (md->tn)
         causality_enter(md, sidx);
     shadow_tick(&md->mem);
-    double retire[RT_MAX_LANES];
+    _Alignas(64) double retire[RT_MAX_LANES];
     /* The stack engine's synchronisation uop makes rsp one cycle later for this reader. */
     if (in->sync)
         for (unsigned l = 0; l < md->active; l++)
@@ -1128,8 +1160,12 @@ void rt_model_step(struct rt_model *md, const struct rt_insn *in, uint32_t sidx,
         retire[0] = step_lane(md, &s, 0, md->tn_on);
     else if (md->active == 1)
         retire[0] = step_lane(md, &s, 0, NULL);
-    if (md->active > first_plain)
-        step_lanes_plain(md, &s, first_plain, md->active, retire);
+    if (md->active > first_plain) {
+        _Alignas(64) double fe_ready[RT_MAX_LANES];
+        struct plain_in pin;
+        plain_inputs(md, &s, first_plain, md->active, fe_ready, &pin);
+        step_lanes_plain(md, &s, &pin, first_plain, md->active, retire);
+    }
 
     if (md->tn_on)
         for (uint32_t k = 0; k < s.uops; k++)

@@ -129,6 +129,26 @@ void shadow_tick_slow_(struct shadow *sh)
     sh->next_purge = sh->clock + sh->horizon;
 }
 
+void shadow_reserve(struct shadow *sh, unsigned n)
+{
+    if (sh->n + n <= sh->entries_cap)
+        return;
+    while (sh->n + n > sh->entries_cap)
+        sh->entries_cap = sh->entries_cap ? 2 * sh->entries_cap : 256;
+    /* on a cache line, as the model's lane arrays: rows of a multiple of four lanes stay aligned */
+    size_t bytes = ((size_t)sh->entries_cap * sh->lanes * sizeof *sh->times + 63) / 64 * 64;
+    double *times = aligned_alloc(64, bytes);
+    if (!times)
+        abort();
+    if (sh->times)
+        memcpy(times, sh->times, (size_t)sh->n * sh->lanes * sizeof *sh->times);
+    free(sh->times);
+    sh->times = times;
+    sh->seq = xrealloc(sh->seq, (size_t)sh->entries_cap * sizeof *sh->seq);
+    sh->cls = xrealloc(sh->cls, (size_t)sh->entries_cap * sizeof *sh->cls);
+    sh->written = xrealloc(sh->written, (size_t)sh->entries_cap * sizeof *sh->written);
+}
+
 /* The entry of word W, created if needed, for a write. */
 static uint32_t insert(struct shadow *sh, uint64_t w)
 {
@@ -139,13 +159,7 @@ static uint32_t insert(struct shadow *sh, uint64_t w)
     }
     if (2 * (sh->n + 1) > sh->cap)
         grow(sh);
-    if (sh->n == sh->entries_cap) {
-        sh->entries_cap = sh->entries_cap ? 2 * sh->entries_cap : 256;
-        sh->times = xrealloc(sh->times, (size_t)sh->entries_cap * sh->lanes * sizeof *sh->times);
-        sh->seq = xrealloc(sh->seq, (size_t)sh->entries_cap * sizeof *sh->seq);
-        sh->cls = xrealloc(sh->cls, (size_t)sh->entries_cap * sizeof *sh->cls);
-        sh->written = xrealloc(sh->written, (size_t)sh->entries_cap * sizeof *sh->written);
-    }
+    shadow_reserve(sh, 1);
     e = sh->n++;
     sh->written[e] = sh->clock;
     memset(&sh->times[(size_t)e * sh->lanes], 0, sh->lanes * sizeof *sh->times);

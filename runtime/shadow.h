@@ -49,6 +49,9 @@ void shadow_store(struct shadow *sh, uint64_t addr, unsigned size, unsigned lane
 const double *shadow_word(struct shadow *sh, uint64_t w);
 double *shadow_word_slot(struct shadow *sh, uint64_t w);
 
+/* Room for N more words: creating up to N moves no lane array (the pointers above stay valid). */
+void shadow_reserve(struct shadow *sh, unsigned n);
+
 /* The class of the last store to the word holding ADDR (0xff: none), and setting it. */
 uint8_t shadow_class(struct shadow *sh, uint64_t addr);
 void shadow_set_class(struct shadow *sh, uint64_t addr, unsigned size, uint8_t cls);
