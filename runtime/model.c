@@ -10,6 +10,10 @@
 #include "shadow.h"
 #include "taint.h"
 
+/* For the step's pieces, which exist once with taints and once without (and once per vector
+ * extension for the passes over lanes): each copy keeps only its own branches. */
+#define inline_always inline __attribute__((always_inline))
+
 struct ring {                       /* retire times of the last `cap` window entries, per lane */
     double *t;                      /* [cap][lanes] */
     uint32_t cap;
@@ -442,7 +446,7 @@ static double serial_cost(const struct mdl_machine *m, const struct mdl_template
 
 /* Taint bookkeeping happens in the baseline lane only; elsewhere these are plain max/advance.
  * Forced inline: a dozen calls an instruction, where TN is known NULL in the lone-lane copy. */
-static inline __attribute__((always_inline)) void constrain(struct taint *tn, unsigned s, double *t, double c, unsigned cs)
+static inline_always void constrain(struct taint *tn, unsigned s, double *t, double c, unsigned cs)
 {
     if (tn)
         taint_constrain(tn, s, t, c, cs);
@@ -450,7 +454,7 @@ static inline __attribute__((always_inline)) void constrain(struct taint *tn, un
         *t = c;
 }
 
-static inline __attribute__((always_inline)) void used(struct taint *tn, unsigned s, double *t, double tmin)
+static inline_always void used(struct taint *tn, unsigned s, double *t, double tmin)
 {
     if (tn)
         taint_used(tn, s, t, tmin);
@@ -566,7 +570,7 @@ void rt_model_legacy_decode(struct rt_model *md, bool on)
 
 /* Dispatch: window slots must be free, then the front end delivers the instruction
  * (Algorithm 1, lines 20-26). */
-static double lane_dispatch(struct rt_model *md, const struct step *s, unsigned l, struct taint *tn)
+static inline_always double lane_dispatch(struct rt_model *md, const struct step *s, unsigned l, struct taint *tn)
 {
     unsigned L = md->L;
     double d = md->disp_t[l], c;
@@ -597,7 +601,7 @@ static double lane_dispatch(struct rt_model *md, const struct step *s, unsigned 
     return d;
 }
 
-static void lane_regs(struct rt_model *md, const uint8_t *regs, unsigned n, unsigned l, struct taint *tn,
+static inline_always void lane_regs(struct rt_model *md, const uint8_t *regs, unsigned n, unsigned l, struct taint *tn,
                       unsigned s, double *t)
 {
     for (unsigned k = 0; k < n; k++)
@@ -623,7 +627,7 @@ static void step_crossings(const struct rt_model *md, struct step *s)
     }
 }
 
-static void lane_cache(struct rt_model *md, const struct step *s, unsigned l, struct taint *tn, unsigned set,
+static inline_always void lane_cache(struct rt_model *md, const struct step *s, unsigned l, struct taint *tn, unsigned set,
                        double disp, double *t)
 {
     for (unsigned x = 0; x < s->n_cross; x++) {
@@ -651,12 +655,12 @@ static double level_extra(const struct rt_model *md, const struct step *s)
     return extra;
 }
 
-static void lane_resources(struct rt_model *md, const struct step *s, unsigned l, struct taint *tn, unsigned set,
+static inline_always void lane_resources(struct rt_model *md, const struct step *s, unsigned l, struct taint *tn, unsigned set,
                            double disp, double *t);
 
 /* Loads wait for their address registers and for the store they read from (shadow memory:
  * store-to-load forwarding), then take their load-to-use latency. */
-static void lane_memory(struct rt_model *md, const struct step *s, unsigned l, struct taint *tn, double disp,
+static inline_always void lane_memory(struct rt_model *md, const struct step *s, unsigned l, struct taint *tn, double disp,
                         double *t)
 {
     double ld = disp;
@@ -685,7 +689,7 @@ static void lane_memory(struct rt_model *md, const struct step *s, unsigned l, s
     constrain(tn, TN_INSN, t, ld, TN_LOAD);
 }
 
-static void lane_resources(struct rt_model *md, const struct step *s, unsigned l, struct taint *tn, unsigned set,
+static inline_always void lane_resources(struct rt_model *md, const struct step *s, unsigned l, struct taint *tn, unsigned set,
                            double disp, double *t)
 {
     if (s->serial > 0) {
@@ -709,7 +713,7 @@ static void lane_resources(struct rt_model *md, const struct step *s, unsigned l
 }
 
 /* Registers and memory take the new value: loads read the newest write in program order. */
-static void lane_writes(struct rt_model *md, const struct step *s, unsigned l, struct taint *tn, double t_end)
+static inline_always void lane_writes(struct rt_model *md, const struct step *s, unsigned l, struct taint *tn, double t_end)
 {
     for (unsigned k = 0; k < s->in->n_dst; k++) {
         md->reg_t[(size_t)s->in->dst[k] * md->L + l] = t_end;
@@ -725,7 +729,7 @@ static void lane_writes(struct rt_model *md, const struct step *s, unsigned l, s
  * entry carries what set its retirement time: its own execution, or the older instruction it
  * waited for (then it is not itself on the path; the retire slots are not counted as a cause,
  * or every instruction behind a long one would be). */
-static double lane_retire(struct rt_model *md, const struct step *s, unsigned l, struct taint *tn, double t_end)
+static inline_always double lane_retire(struct rt_model *md, const struct step *s, unsigned l, struct taint *tn, double t_end)
 {
     double r = md->ret_t[l];
     constrain(tn, TN_RETIRE, &r, t_end, TN_INSN);
@@ -737,7 +741,7 @@ static double lane_retire(struct rt_model *md, const struct step *s, unsigned l,
 }
 
 /* One lane; TN is the taint state (the baseline lane while a period is open) or NULL. */
-static double step_lane(struct rt_model *md, const struct step *s, unsigned l, struct taint *tn)
+static inline_always double step_lane(struct rt_model *md, const struct step *s, unsigned l, struct taint *tn)
 {
     double disp = lane_dispatch(md, s, l, tn);
     double t = disp;
@@ -763,6 +767,14 @@ static double step_lane(struct rt_model *md, const struct step *s, unsigned l, s
     return lane_retire(md, s, l, tn, t_end);
 }
 
+/* The baseline lane alone, with its taints or without. */
+static double step_baseline_taints(struct rt_model *md, const struct step *s, struct taint *tn)
+{
+    return step_lane(md, s, 0, tn);
+}
+
+static double step_baseline(struct rt_model *md, const struct step *s) { return step_lane(md, s, 0, NULL); }
+
 /* ---- the lanes without taints, phase by phase ---------------------------------------------- */
 
 /* Lanes [a, b) take the same steps as step_lane, but each phase is one pass over all of them:
@@ -781,8 +793,6 @@ static double step_lane(struct rt_model *md, const struct step *s, unsigned l, s
 #else
 #define lane_clones
 #endif
-#define inline_always inline __attribute__((always_inline))
-
 static inline double dmax(double x, double y) { return x > y ? x : y; }
 
 /* What the passes need from outside: when the front end delivers the instruction in each lane,
@@ -1157,9 +1167,9 @@ void rt_model_step(struct rt_model *md, const struct rt_insn *in, uint32_t sidx,
      * alone takes the scalar path, without taints a copy the compiler specialises. */
     unsigned first_plain = md->tn_on || md->active == 1 ? 1 : 0;
     if (md->tn_on)
-        retire[0] = step_lane(md, &s, 0, md->tn_on);
+        retire[0] = step_baseline_taints(md, &s, md->tn_on);
     else if (md->active == 1)
-        retire[0] = step_lane(md, &s, 0, NULL);
+        retire[0] = step_baseline(md, &s);
     if (md->active > first_plain) {
         _Alignas(64) double fe_ready[RT_MAX_LANES];
         struct plain_in pin;
