@@ -106,6 +106,7 @@ struct session {
     struct rt_lane_cfg lanes[RT_MAX_LANES];
     unsigned n_lanes, n_common;     /* all lanes; those every block gets */
     const struct hex_lines *lines;  /* the blocks of --hex-file */
+    struct rt_model *model;         /* the last block's, reused for the next */
 };
 
 static void add_pair_lanes(struct session *s, const struct block *b);
@@ -119,7 +120,8 @@ static int analyse_bytes(struct session *s, const uint8_t *bytes, size_t len, co
     if (decoded)
         add_pair_lanes(s, &b);
     if (!decoded ||
-        !block_run(&b, s->o->m, s->lanes, s->n_lanes, s->o->causality, s->o->iterations, &r, err, sizeof err)) {
+        !block_run(&b, s->o->m, s->lanes, s->n_lanes, s->o->causality, s->o->iterations, &s->model, &r, err,
+                   sizeof err)) {
         report_error(out, s->o->json, label, err);
         block_free(&b);
         return 1;
@@ -236,6 +238,8 @@ static int analyse_hex_file(struct session *s, const char *path)
     }
     for (unsigned i = 1; i < opened; i++)
         dec_close(ss[i].dec);
+    for (unsigned i = 0; i < opened; i++)
+        rt_model_free(ss[i].model);
     for (size_t i = 0; i < h.n; i++) {
         free(h.hex[i]);
         free(h.label[i]);
@@ -469,6 +473,7 @@ static int cmd_block(int argc, char **argv)
         rc = analyse_hex_file(&s, o.hex_file);
     else
         rc = analyse_file(&s, o.file);
+    rt_model_free(s.model);
     cls_free(s.ci);
     dec_close(s.dec);
     return rc;

@@ -178,18 +178,28 @@ static uint32_t max_of(const uint32_t *v, unsigned n)
     return x;
 }
 
+static uint32_t ring_cap(const uint32_t *size, unsigned L) { return pow2_above(max_of(size, L) + 1); }
+
+/* Empty, for lanes whose windows have SIZE entries. */
+static void ring_reset(struct ring *r, const uint32_t *size, unsigned L)
+{
+    memset(r->t, 0, (size_t)r->cap * L * sizeof *r->t);
+    r->pos = 0;
+    r->n_odd = 0;
+    for (unsigned l = 0; l < L; l++) {
+        r->skip[l] = size[l] != size[0] ? -INFINITY : 0;
+        if (size[l] != size[0])
+            r->odd[r->n_odd++] = l;
+    }
+}
+
 static void ring_init(struct ring *r, const uint32_t *size, unsigned L)
 {
-    r->cap = pow2_above(max_of(size, L) + 1);
+    r->cap = ring_cap(size, L);
     r->t = xcalloc((size_t)r->cap * L, sizeof *r->t);
-    r->pos = 0;
     r->skip = xcalloc(L, sizeof *r->skip);
     r->odd = xcalloc(L, sizeof *r->odd);
-    for (unsigned l = 0; l < L; l++)
-        if (size[l] != size[0]) {
-            r->skip[l] = -INFINITY;
-            r->odd[r->n_odd++] = l;
-        }
+    ring_reset(r, size, L);
 }
 
 static void ring_free(struct ring *r)
@@ -219,15 +229,62 @@ static bool lanes_valid(const struct mdl_machine *m, const struct rt_lane_cfg *l
     return true;
 }
 
-/* The arrays of one value per lane, allocated and freed together. */
-enum { N_LANE_ARRAYS = 14 };
+/* The arrays of one value per lane, allocated and freed together: the timing state first, then
+ * the parameters. */
+enum { N_LANE_STATE = 8, N_LANE_ARRAYS = 14 };
 
 static void lane_arrays(struct rt_model *md, double **out[N_LANE_ARRAYS])
 {
-    double **all[N_LANE_ARRAYS] = { &md->lat_scale, &md->fe_cost, &md->ret_cost, &md->penalty, &md->mem_scale,
-                                    &md->fe_t, &md->disp_t, &md->ret_t, &md->last_ret, &md->pd_t, &md->dec_t,
-                                    &md->dec_free, &md->ser_t, &md->ser_scale };
+    double **all[N_LANE_ARRAYS] = { &md->fe_t, &md->disp_t, &md->ret_t, &md->last_ret, &md->pd_t, &md->dec_t,
+                                    &md->dec_free, &md->ser_t, &md->lat_scale, &md->fe_cost, &md->ret_cost,
+                                    &md->penalty, &md->mem_scale, &md->ser_scale };
     memcpy(out, all, sizeof all);
+}
+
+static unsigned padded(unsigned n) { return n > 1 ? (n + LANE_GROUP - 1) / LANE_GROUP * LANE_GROUP : n; }
+
+/* The lanes' parameters; the padding lanes are copies of the baseline. */
+static void set_lanes(struct rt_model *md, const struct rt_lane_cfg *lanes, unsigned n)
+{
+    for (unsigned l = 0; l < md->L; l++) {
+        const struct rt_lane_cfg *c = &lanes[l < n ? l : 0];
+        lane_params(md, c, l);
+        md->ser_scale[l] = lane_has(c, RT_KNOB_ALL_RESOURCES) ? 0 : 1;
+    }
+}
+
+/* Nothing timed yet: every time zero, the windows and shadow memory empty, no causality period,
+ * no counts; the front end not on the legacy path. */
+static void clear_state(struct rt_model *md)
+{
+    const struct mdl_machine *m = md->m;
+    unsigned L = md->L;
+    memset(md->res_t, 0, (size_t)m->n_resources * L * sizeof *md->res_t);
+    memset(md->cache_t, 0, (size_t)m->n_caches * L * sizeof *md->cache_t);
+    memset(md->reg_t, 0, (size_t)RT_REG_COUNT * L * sizeof *md->reg_t);
+    memset(md->async_total, 0, (size_t)m->n_async * L * sizeof *md->async_total);
+    double **per_lane[N_LANE_ARRAYS];
+    lane_arrays(md, per_lane);
+    for (unsigned i = 0; i < N_LANE_STATE; i++)
+        memset(*per_lane[i], 0, L * sizeof(double));
+    ring_reset(&md->rob_ring, md->rob, L);
+    ring_reset(&md->lb_ring, md->lb, L);
+    ring_reset(&md->sb_ring, md->sb, L);
+    shadow_clear(&md->mem);
+    memset(md->reg_cls, 0, sizeof md->reg_cls);
+    md->legacy = md->prev_fusible = false;
+    md->fe_addr = 0;
+    md->pd_block = 0;
+    md->pd_count = 0;
+    md->active = L;
+    if (md->tn)
+        taint_reset(md->tn);
+    md->tn_on = NULL;
+    md->one_in = 1;
+    md->gap_left = 0;
+    memset(md->crit, 0, md->n_static * sizeof *md->crit);
+    memset(md->seen, 0, md->n_static * sizeof *md->seen);
+    memset(md->prep, 0, md->n_static * sizeof *md->prep);
 }
 
 struct rt_model *rt_model_new(const struct mdl_machine *m, const struct rt_lane_cfg *lanes, unsigned n,
@@ -237,11 +294,9 @@ struct rt_model *rt_model_new(const struct mdl_machine *m, const struct rt_lane_
         return NULL;
     struct rt_model *md = xcalloc(1, sizeof *md);
     unsigned lanes_in = n;
-    if (n > 1)      /* a lone lane takes the scalar path */
-        n = (n + LANE_GROUP - 1) / LANE_GROUP * LANE_GROUP;
+    n = padded(n);      /* a lone lane is not padded: it takes the scalar path */
     md->m = m;
     md->L = n;
-    md->active = n;
     md->res_scale = xcalloc((size_t)m->n_resources * n, sizeof(double));
     md->cache_scale = xcalloc((size_t)m->n_caches * n, sizeof(double));
     double **per_lane[N_LANE_ARRAYS];
@@ -251,8 +306,7 @@ struct rt_model *rt_model_new(const struct mdl_machine *m, const struct rt_lane_
     md->rob = xcalloc(n, sizeof(uint32_t));
     md->lb = xcalloc(n, sizeof(uint32_t));
     md->sb = xcalloc(n, sizeof(uint32_t));
-    for (unsigned l = 0; l < n; l++)
-        lane_params(md, &lanes[l < lanes_in ? l : 0], l);
+    set_lanes(md, lanes, lanes_in);
     md->never = xcalloc(n, sizeof(double));
     for (unsigned l = 0; l < n; l++)
         md->never[l] = -INFINITY;
@@ -264,8 +318,6 @@ struct rt_model *rt_model_new(const struct mdl_machine *m, const struct rt_lane_
     md->cache_t = xcalloc((size_t)m->n_caches * n, sizeof(double));
     md->reg_t = xcalloc((size_t)RT_REG_COUNT * n, sizeof(double));
     md->async_total = xcalloc((size_t)m->n_async * n, sizeof(double));
-    for (unsigned l = 0; l < n; l++)
-        md->ser_scale[l] = lane_has(&lanes[l < lanes_in ? l : 0], RT_KNOB_ALL_RESOURCES) ? 0 : 1;
     ring_init(&md->rob_ring, md->rob, n);
     ring_init(&md->lb_ring, md->lb, n);
     ring_init(&md->sb_ring, md->sb, n);
@@ -281,8 +333,25 @@ struct rt_model *rt_model_new(const struct mdl_machine *m, const struct rt_lane_
     if (causality)
         md->tn = taint_new(2 * md->rob[0], m->n_resources + 1u, m->n_caches, RT_REG_COUNT, md->rob_ring.cap,
                            md->lb_ring.cap, md->sb_ring.cap);
-    md->one_in = 1;
+    clear_state(md);
     return md;
+}
+
+static void grow_static(struct rt_model *md, uint32_t need);
+
+bool rt_model_reset(struct rt_model *md, const struct rt_lane_cfg *lanes, unsigned n, unsigned n_static)
+{
+    char err[128];
+    if (!lanes_valid(md->m, lanes, n, err, sizeof err) || padded(n) != md->L)
+        return false;
+    set_lanes(md, lanes, n);
+    if (ring_cap(md->rob, md->L) != md->rob_ring.cap || ring_cap(md->lb, md->L) != md->lb_ring.cap ||
+        ring_cap(md->sb, md->L) != md->sb_ring.cap)
+        return false;
+    if (n_static > md->n_static)
+        grow_static(md, n_static);
+    clear_state(md);
+    return true;
 }
 
 void rt_model_free(struct rt_model *md)
@@ -493,8 +562,9 @@ static void ring_push(struct ring *r, uint32_t n, const double *t, unsigned L, u
 /* The legacy predecoder marks instruction boundaries in one fetch block per cycle, at most
  * predecode_width instructions. An instruction crossing into the next block is marked with that
  * block's first cycle; when the current cycle is already full and its opcode byte is still in
- * the current block, the crossing one costs a cycle of its own. A length-changing prefix stalls it about three cycles (Intel's optimization manual,
- * "Length-Changing Prefixes"). The code is laid out back to back, so the address runs on. */
+ * the current block, the crossing one costs a cycle of its own. A length-changing prefix stalls
+ * it about three cycles (Intel's optimization manual, "Length-Changing Prefixes"). The code is
+ * laid out back to back, so the address runs on. */
 static double predecode_cycles(struct rt_model *md, const struct rt_insn *in)
 {
     const struct mdl_machine *m = md->m;
@@ -627,8 +697,8 @@ static void step_crossings(const struct rt_model *md, struct step *s)
     }
 }
 
-static inline_always void lane_cache(struct rt_model *md, const struct step *s, unsigned l, struct taint *tn, unsigned set,
-                       double disp, double *t)
+static inline_always void lane_cache(struct rt_model *md, const struct step *s, unsigned l, struct taint *tn,
+                                     unsigned set, double disp, double *t)
 {
     for (unsigned x = 0; x < s->n_cross; x++) {
         unsigned k = s->cross[x].k;
@@ -655,13 +725,13 @@ static double level_extra(const struct rt_model *md, const struct step *s)
     return extra;
 }
 
-static inline_always void lane_resources(struct rt_model *md, const struct step *s, unsigned l, struct taint *tn, unsigned set,
-                           double disp, double *t);
+static inline_always void lane_resources(struct rt_model *md, const struct step *s, unsigned l, struct taint *tn,
+                                         unsigned set, double disp, double *t);
 
 /* Loads wait for their address registers and for the store they read from (shadow memory:
  * store-to-load forwarding), then take their load-to-use latency. */
-static inline_always void lane_memory(struct rt_model *md, const struct step *s, unsigned l, struct taint *tn, double disp,
-                        double *t)
+static inline_always void lane_memory(struct rt_model *md, const struct step *s, unsigned l, struct taint *tn,
+                                      double disp, double *t)
 {
     double ld = disp;
     if (tn)
@@ -689,8 +759,8 @@ static inline_always void lane_memory(struct rt_model *md, const struct step *s,
     constrain(tn, TN_INSN, t, ld, TN_LOAD);
 }
 
-static inline_always void lane_resources(struct rt_model *md, const struct step *s, unsigned l, struct taint *tn, unsigned set,
-                           double disp, double *t)
+static inline_always void lane_resources(struct rt_model *md, const struct step *s, unsigned l, struct taint *tn,
+                                         unsigned set, double disp, double *t)
 {
     if (s->serial > 0) {
         unsigned set = res_set(tn, md->m->n_resources);
@@ -713,7 +783,8 @@ static inline_always void lane_resources(struct rt_model *md, const struct step 
 }
 
 /* Registers and memory take the new value: loads read the newest write in program order. */
-static inline_always void lane_writes(struct rt_model *md, const struct step *s, unsigned l, struct taint *tn, double t_end)
+static inline_always void lane_writes(struct rt_model *md, const struct step *s, unsigned l, struct taint *tn,
+                                      double t_end)
 {
     for (unsigned k = 0; k < s->in->n_dst; k++) {
         md->reg_t[(size_t)s->in->dst[k] * md->L + l] = t_end;
@@ -729,7 +800,8 @@ static inline_always void lane_writes(struct rt_model *md, const struct step *s,
  * entry carries what set its retirement time: its own execution, or the older instruction it
  * waited for (then it is not itself on the path; the retire slots are not counted as a cause,
  * or every instruction behind a long one would be). */
-static inline_always double lane_retire(struct rt_model *md, const struct step *s, unsigned l, struct taint *tn, double t_end)
+static inline_always double lane_retire(struct rt_model *md, const struct step *s, unsigned l, struct taint *tn,
+                                        double t_end)
 {
     double r = md->ret_t[l];
     constrain(tn, TN_RETIRE, &r, t_end, TN_INSN);

@@ -37,6 +37,11 @@ struct rt_model;
 struct rt_model *rt_model_new(const struct mdl_machine *m, const struct rt_lane_cfg *lanes, unsigned n,
                               bool causality, unsigned n_static, char *err, size_t errlen);
 void rt_model_free(struct rt_model *md);
+/* MD as rt_model_new would make it with these lanes, for N_STATIC static instructions, in the
+ * memory it has (a model per block costs more in allocation than in steps on small blocks).
+ * False when the lanes do not fit it (another count or window size): MD is then only for
+ * rt_model_free. */
+bool rt_model_reset(struct rt_model *md, const struct rt_lane_cfg *lanes, unsigned n, unsigned n_static);
 
 /* One dynamic instance of static instruction IN (index SIDX among the analysed static
  * instructions), with its memory addresses (one per in->mem), the data-side cache level that

@@ -24,6 +24,14 @@ void shadow_init(struct shadow *sh, unsigned lanes, uint64_t horizon)
         abort();
 }
 
+void shadow_clear(struct shadow *sh)
+{
+    memset(sh->keys, 0, sh->cap * sizeof *sh->keys);
+    sh->n = 0;
+    sh->clock = sh->next_purge = 0;
+    sh->last_w = UINT64_MAX;
+}
+
 void shadow_free(struct shadow *sh)
 {
     free(sh->keys);

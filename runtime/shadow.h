@@ -34,6 +34,8 @@ static inline void shadow_tick(struct shadow *sh)
     if (++sh->clock >= sh->next_purge)
         shadow_tick_slow_(sh);
 }
+/* Every word forgotten, as after shadow_init, the memory kept. */
+void shadow_clear(struct shadow *sh);
 void shadow_free(struct shadow *sh);
 /* Latest availability over the words of [addr, addr+size) in LANE; 0 when never written. */
 double shadow_load(struct shadow *sh, uint64_t addr, unsigned size, unsigned lane);

@@ -33,6 +33,13 @@ struct taint *taint_new(uint32_t window, unsigned n_res, unsigned n_caches, unsi
     return tn;
 }
 
+void taint_reset(struct taint *tn)
+{
+    tn->seq = tn->base = 0;
+    tn->n_follow = tn->words = 0;
+    tn->period = false;
+}
+
 void taint_free(struct taint *tn)
 {
     if (!tn)

@@ -38,6 +38,8 @@ struct taint {
 /* ROB_CAP, LB_CAP, SB_CAP: sizes (powers of two) of the window, load and store buffer rings. */
 struct taint *taint_new(uint32_t window, unsigned n_res, unsigned n_caches, unsigned n_regs, uint32_t rob_cap,
                         uint32_t lb_cap, uint32_t sb_cap);
+/* No instruction entered yet and no period open, as after taint_new. */
+void taint_reset(struct taint *tn);
 void taint_free(struct taint *tn);
 
 /* Opens a period that follows the next N instructions (at most the window): every set is

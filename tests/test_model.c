@@ -422,7 +422,8 @@ Test(model, chains_a_read_modify_write_through_memory_at_forwarding_plus_its_reg
 }
 
 /* A machine for the lane tests, with the parameters a lane of weight 2 changes: ROB and load
- * buffer sizes, the first level's bandwidth, the mispredict penalty, and the latencies. */
+ * buffer sizes, the first level's bandwidth, the mispredict penalty, and the latencies; its
+ * front end has legacy decoders. */
 struct lane_params {
     int rob, lb;
     double bandwidth, penalty, lat;
@@ -432,6 +433,7 @@ static const struct mdl_machine *lane_machine(struct lane_params p)
 {
     char extra[1024];
     snprintf(extra, sizeof extra,
+             "frontend { issue_width 4; decode_width 4; complex_decoders 1; fetch_bytes 16 B; predecode_width 5; }\n"
              "window { rob %d; load_buffer %d; store_buffer 5; }\n"
              "cache L1D { level 1; type data; size 32 KiB; ways 8; line 64 B; latency 4 cycles; "
              "bandwidth %g B/cycle; }\n"
@@ -448,23 +450,31 @@ static const struct mdl_machine *lane_machine(struct lane_params p)
  * three levels, a store, short dependent operations, a mispredicted branch now and then (seldom enough for the window to fill)) run by
  * a model of LANES; with causality on, sampled, the baseline lane alternates between the taint
  * path and the passes over all lanes. */
-static void lane_times(const struct mdl_machine *m, const struct rt_lane_cfg *lanes, unsigned n, bool causality,
-                       double *out)
+static void run_mixed_body(struct rt_model *md, const struct mdl_machine *m)
 {
     struct rt_insn body[6] = { insn(m, "LONG", 5, 1), insn(m, "LD", 0, 3), insn(m, "LD", 0, 6),
                                insn(m, "ST", 3, 0), insn(m, "SHORT", 1, 2), insn(m, "SHORT", 6, 4) };
     body[1].mem[body[1].n_mem++] = (struct rt_mem){ .size = 8, .load = true };
     body[2].mem[body[2].n_mem++] = (struct rt_mem){ .size = 8, .load = true };
     body[3].mem[body[3].n_mem++] = (struct rt_mem){ .size = 16, .store = true };
-    char err[128];
-    struct rt_model *md = rt_model_new(m, lanes, n, causality, 6, err, sizeof err);
-    cr_assert(md, "%s", err);
+    for (unsigned k = 0; k < 6; k++)
+        body[k].len = (uint8_t)(3 + k);    /* through the legacy decoders, fetch blocks crossed */
+    rt_model_legacy_decode(md, true);
     rt_model_sample_causality(md, 2);
     for (unsigned i = 0; i < 6000; i++) {
         uint64_t a = 0x1000 + 8 * (i % 13);
         uint8_t level = (uint8_t)(i % 3);
         rt_model_step(md, &body[i % 6], i % 6, &a, &level, i % 97 == 0);
     }
+}
+
+static void lane_times(const struct mdl_machine *m, const struct rt_lane_cfg *lanes, unsigned n, bool causality,
+                       double *out)
+{
+    char err[128];
+    struct rt_model *md = rt_model_new(m, lanes, n, causality, 6, err, sizeof err);
+    cr_assert(md, "%s", err);
+    run_mixed_body(md, m);
     for (unsigned l = 0; l < n; l++)
         out[l] = rt_model_time(md, l);
     rt_model_free(md);
@@ -506,4 +516,30 @@ Test(model, gives_each_lane_the_times_of_a_machine_with_its_parameter_changed)
     }
     for (unsigned l = 0; l < N; l++)
         cr_expect(faster[l], "the %s lane is faster on one of the machines", rt_knob_name(knobs[l]));
+}
+
+Test(model, times_as_a_new_model_once_reset_after_another_run)
+{
+    const struct mdl_machine *m = lane_machine((struct lane_params){ 16, 6, 16, 16, 1 });
+    struct rt_lane_cfg lanes[3] = { baseline, { { RT_KNOB_ROB, RT_KNOB_NONE }, { 0, 0 }, 2 },
+                                    { { RT_KNOB_LATENCY, RT_KNOB_NONE }, { 0, 0 }, 2 } };
+    char err[128];
+    struct rt_model *fresh = rt_model_new(m, lanes, 3, true, 6, err, sizeof err);
+    struct rt_model *reused = rt_model_new(m, lanes, 2, true, 3, err, sizeof err);
+    cr_assert(fresh && reused, "%s", err);
+    run_mixed_body(reused, m);      /* with other lanes: everything holds other times */
+    cr_assert(rt_model_reset(reused, lanes, 3, 6), "two or three lanes pad to the same count");
+    run_mixed_body(fresh, m);
+    run_mixed_body(reused, m);
+    for (unsigned l = 0; l < 3; l++)
+        cr_expect_eq(rt_model_time(reused, l), rt_model_time(fresh, l), "lane %u", l);
+    for (uint32_t i = 0; i < 6; i++) {
+        uint64_t seen_f, seen_r;
+        cr_expect_eq(rt_model_critical(reused, i, &seen_r), rt_model_critical(fresh, i, &seen_f), "insn %u", i);
+        cr_expect_eq(seen_r, seen_f, "insn %u", i);
+    }
+    struct rt_lane_cfg many[9] = { baseline };
+    cr_expect_not(rt_model_reset(reused, many, 9, 6), "nine lanes do not fit a model of four");
+    rt_model_free(reused);
+    rt_model_free(fresh);
 }

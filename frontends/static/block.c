@@ -227,15 +227,28 @@ static bool measure_lanes(struct measure *ms, struct rt_model *md, unsigned it, 
     return ms->open == 0;
 }
 
+/* The model of the last run made new for this one, or a new one. */
+static struct rt_model *model_for(struct rt_model **kept, const struct mdl_machine *m, const struct rt_lane_cfg *lanes,
+                                  unsigned n_lanes, bool causality, unsigned n_static, char *err, size_t errlen)
+{
+    if (kept && *kept && rt_model_reset(*kept, lanes, n_lanes, n_static))
+        return *kept;
+    if (kept) {
+        rt_model_free(*kept);
+        *kept = NULL;
+    }
+    return rt_model_new(m, lanes, n_lanes, causality, n_static, err, errlen);
+}
+
 bool block_run(const struct block *b, const struct mdl_machine *m, const struct rt_lane_cfg *lanes,
-               unsigned n_lanes, bool causality, unsigned iterations, struct block_result *r, char *err,
-               size_t errlen)
+               unsigned n_lanes, bool causality, unsigned iterations, struct rt_model **model,
+               struct block_result *r, char *err, size_t errlen)
 {
     if (iterations < 2) {
         snprintf(err, errlen, "at least 2 iterations are needed, got %u", iterations);
         return false;
     }
-    struct rt_model *md = rt_model_new(m, lanes, n_lanes, causality, (unsigned)b->n_orig, err, errlen);
+    struct rt_model *md = model_for(model, m, lanes, n_lanes, causality, (unsigned)b->n_orig, err, errlen);
     if (!md)
         return false;
     /* A block repeated back to back is straight-line code much larger than a uop cache (the
@@ -277,6 +290,9 @@ bool block_run(const struct block *b, const struct mdl_machine *m, const struct 
     free(ms.half);
     free(ms.period);
     free(ms.done);
-    rt_model_free(md);
+    if (model)
+        *model = md;
+    else
+        rt_model_free(md);
     return true;
 }

@@ -30,10 +30,12 @@ struct block_result {
 };
 
 /* Runs ITERATIONS copies of B in the model with the given lanes; fills R (crit/seen arrays of
- * b->n_orig entries are allocated and must be freed by the caller). */
+ * b->n_orig entries are allocated and must be freed by the caller). MODEL, when not NULL, holds
+ * a model of an earlier run to reuse (or NULL) and receives the one run, for the caller to free
+ * with rt_model_free in the end. */
 bool block_run(const struct block *b, const struct mdl_machine *m, const struct rt_lane_cfg *lanes,
-               unsigned n_lanes, bool causality, unsigned iterations, struct block_result *r, char *err,
-               size_t errlen);
+               unsigned n_lanes, bool causality, unsigned iterations, struct rt_model **model,
+               struct block_result *r, char *err, size_t errlen);
 
 /* Cycles per iteration the block keeps each resource busy if nothing else limited it: the
  * abstract resources (RES, n_resources entries), the front end and retirement. */
