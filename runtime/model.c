@@ -35,8 +35,6 @@ struct prep {
     double serial;                  /* measured inverse throughput beyond what its ports explain */
 };
 
-/* Lane arrays are padded to a multiple of this many lanes (copies of the baseline). */
-enum { LANE_GROUP = 4 };
 
 struct rt_model {
     const struct mdl_machine *m;
@@ -94,7 +92,7 @@ const char *rt_knob_name(enum rt_knob k)
 }
 
 /* Zeroed, on a cache line: a vector load of lanes from the start of a row then never spans two
- * lines (the rows of lane arrays are a multiple of LANE_GROUP doubles long). */
+ * lines (the rows of lane arrays are whole vectors long, see padded). */
 static void *xcalloc(size_t n, size_t size)
 {
     size_t bytes = ((n ? n : 1) * size + 63) / 64 * 64;
@@ -209,11 +207,15 @@ static void ring_free(struct ring *r)
     free(r->odd);
 }
 
-static bool lanes_valid(const struct mdl_machine *m, const struct rt_lane_cfg *lanes, unsigned n, char *err,
-                        size_t errlen)
+static bool lanes_valid(const struct mdl_machine *m, const struct rt_lane_cfg *lanes, unsigned n, bool causality,
+                        char *err, size_t errlen)
 {
-    if (n == 0 || n > RT_MAX_LANES || lanes[0].knob[0] != RT_KNOB_NONE) {
-        snprintf(err, errlen, "between 1 and %d lanes, the first the baseline", RT_MAX_LANES);
+    if (n == 0 || n > RT_MAX_LANES) {
+        snprintf(err, errlen, "between 1 and %d lanes", RT_MAX_LANES);
+        return false;
+    }
+    if (causality && lanes[0].knob[0] != RT_KNOB_NONE) {
+        snprintf(err, errlen, "causality follows lane 0: it must be the baseline");
         return false;
     }
     for (unsigned l = 0; l < n; l++)
@@ -241,7 +243,13 @@ static void lane_arrays(struct rt_model *md, double **out[N_LANE_ARRAYS])
     memcpy(out, all, sizeof all);
 }
 
-static unsigned padded(unsigned n) { return n > 1 ? (n + LANE_GROUP - 1) / LANE_GROUP * LANE_GROUP : n; }
+/* Lane arrays are padded to a whole number of vectors (copies of lane 0): a lane row then starts
+ * on a vector boundary, and a pass over all lanes has no remainder. */
+static unsigned padded(unsigned n)
+{
+    unsigned g = rt_lane_group();
+    return n > 1 ? (n + g - 1) / g * g : n;
+}
 
 /* The lanes' parameters; the padding lanes are copies of the baseline. */
 static void set_lanes(struct rt_model *md, const struct rt_lane_cfg *lanes, unsigned n)
@@ -290,7 +298,7 @@ static void clear_state(struct rt_model *md)
 struct rt_model *rt_model_new(const struct mdl_machine *m, const struct rt_lane_cfg *lanes, unsigned n,
                               bool causality, unsigned n_static, char *err, size_t errlen)
 {
-    if (!lanes_valid(m, lanes, n, err, errlen))
+    if (!lanes_valid(m, lanes, n, causality, err, errlen))
         return NULL;
     struct rt_model *md = xcalloc(1, sizeof *md);
     unsigned lanes_in = n;
@@ -342,7 +350,7 @@ static void grow_static(struct rt_model *md, uint32_t need);
 bool rt_model_reset(struct rt_model *md, const struct rt_lane_cfg *lanes, unsigned n, unsigned n_static)
 {
     char err[128];
-    if (!lanes_valid(md->m, lanes, n, err, sizeof err) || padded(n) != md->L)
+    if (!lanes_valid(md->m, lanes, n, md->tn != NULL, err, sizeof err) || padded(n) != md->L)
         return false;
     set_lanes(md, lanes, n);
     if (ring_cap(md->rob, md->L) != md->rob_ring.cap || ring_cap(md->lb, md->L) != md->lb_ring.cap ||
@@ -851,10 +859,10 @@ static double step_baseline(struct rt_model *md, const struct step *s) { return 
 
 /* Lanes [a, b) take the same steps as step_lane, but each phase is one pass over all of them:
  * one lookup of a register, resource or memory word serves every lane, and the passes over
- * contiguous lane arrays vectorise. The lanes are padded to a multiple of LANE_GROUP (copies of
- * the baseline), so a pass from lane 0 has no remainder. The passes are small functions of
- * their own so that their pointers can be restrict: no aliasing checks before each one. Must
- * stay equivalent to step_lane without taints. */
+ * contiguous lane arrays vectorise (the lanes are padded to whole vectors: a pass from lane 0
+ * has no remainder). The passes are small functions of their own so that their pointers can be
+ * restrict: no aliasing checks before each one. Must stay equivalent to step_lane without
+ * taints. */
 
 /* The passes are compiled once per vector extension and the widest the processor has is chosen
  * at load time; each is inlined into that choice, which has its own copy. Nothing they call may
@@ -865,6 +873,15 @@ static double step_baseline(struct rt_model *md, const struct step *s) { return 
 #else
 #define lane_clones
 #endif
+unsigned rt_lane_group(void)
+{
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+    return __builtin_cpu_supports("avx512f") ? 8 : 4;
+#else
+    return 4;
+#endif
+}
+
 static inline double dmax(double x, double y) { return x > y ? x : y; }
 
 /* What the passes need from outside: when the front end delivers the instruction in each lane,

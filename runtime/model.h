@@ -29,11 +29,14 @@ struct rt_lane_cfg {
 };
 
 enum { RT_MAX_LANES = 256 };
+/* Lanes are stepped a vector at a time: a model's are padded to a multiple of this many (8 with
+ * AVX-512, else 4). Models that share lanes out waste least with multiples of it. */
+unsigned rt_lane_group(void);
 
 struct rt_model;
 
-/* Creates a model of M with N lanes; lane 0 must be the baseline. CAUSALITY enables the taint
- * propagation of the baseline lane. NULL with ERR when the configuration is invalid. */
+/* Creates a model of M with N lanes. CAUSALITY enables the taint propagation of lane 0, which
+ * must then be the baseline. NULL with ERR when the configuration is invalid. */
 struct rt_model *rt_model_new(const struct mdl_machine *m, const struct rt_lane_cfg *lanes, unsigned n,
                               bool causality, unsigned n_static, char *err, size_t errlen);
 void rt_model_free(struct rt_model *md);

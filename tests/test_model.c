@@ -518,6 +518,25 @@ Test(model, gives_each_lane_the_times_of_a_machine_with_its_parameter_changed)
         cr_expect(faster[l], "the %s lane is faster on one of the machines", rt_knob_name(knobs[l]));
 }
 
+/* How sensitivity is shared between two threads: the second model has no baseline lane. */
+Test(model, times_lanes_without_a_baseline_beside_them_as_with_it)
+{
+    const struct mdl_machine *m = lane_machine((struct lane_params){ 16, 3, 16, 16, 1 });
+    const enum rt_knob knobs[5] = { RT_KNOB_NONE, RT_KNOB_LOAD_BUFFER, RT_KNOB_ROB, RT_KNOB_LATENCY,
+                                    RT_KNOB_MISPREDICT };
+    struct rt_lane_cfg lanes[5];
+    for (unsigned l = 0; l < 5; l++)
+        lanes[l] = (struct rt_lane_cfg){ { knobs[l], RT_KNOB_NONE }, { 0, 0 }, 2 };
+    double all[5], rest[4];
+    lane_times(m, lanes, 5, true, all);
+    lane_times(m, lanes + 1, 4, false, rest);
+    for (unsigned l = 1; l < 5; l++)
+        cr_expect_eq(rest[l - 1], all[l], "%s lane", rt_knob_name(knobs[l]));
+    char err[128];
+    cr_expect_null(rt_model_new(m, lanes + 1, 4, true, 6, err, sizeof err), "causality follows the baseline");
+    cr_expect_str_eq(err, "causality follows lane 0: it must be the baseline");
+}
+
 Test(model, times_as_a_new_model_once_reset_after_another_run)
 {
     const struct mdl_machine *m = lane_machine((struct lane_params){ 16, 6, 16, 16, 1 });

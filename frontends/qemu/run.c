@@ -42,10 +42,10 @@ struct run {
     struct cache_hier *caches;
     struct bp *bp;
     /* The lanes, split in two models on two threads when there are many and processors for
-     * them: MD has lanes [0, split) with causality, MD2 a baseline copy then the rest. */
+     * them: MD has lanes [0, split) with causality, MD2 the rest, lane l at AT2[l - split]. */
     struct rt_model *md, *md2;
     struct feed *feed, *feed2;
-    unsigned split;
+    unsigned split, at2[RT_MAX_LANES];
     struct rt_insn **old;           /* copies of instructions replaced, kept until the end */
     size_t n_old;
     struct sinsn *s;
@@ -78,6 +78,43 @@ static void *xrealloc(void *p, size_t n)
     return p;
 }
 
+/* Where the lanes split between the two models: about half each, MD's (the one with causality)
+ * a whole number of lane groups, so that neither pads more than the other needs. */
+static unsigned split_point(unsigned n)
+{
+    unsigned g = rt_lane_group(), half = ((n + 1) / 2 + g - 1) / g * g;
+    return half < n ? half : (n + 1) / 2;
+}
+
+static bool window_knob(const struct rt_lane_cfg *c)
+{
+    for (int i = 0; i < 2; i++)
+        if (c->knob[i] == RT_KNOB_ROB || c->knob[i] == RT_KNOB_LOAD_BUFFER || c->knob[i] == RT_KNOB_STORE_BUFFER)
+            return true;
+    return false;
+}
+
+/* The second model's lanes, LANES [split, n), in OUT; AT[l - split] is where lane l went. No
+ * baseline copy: its first lane is one whose windows have the machine's sizes, the lanes with
+ * other sizes costing a step of their own. */
+static void share_rest(const struct rt_lane_cfg *lanes, unsigned split, unsigned n, struct rt_lane_cfg *out,
+                       unsigned *at)
+{
+    unsigned first = split;
+    while (first < n && window_knob(&lanes[first]))
+        first++;
+    if (first == n)
+        first = split;
+    unsigned k = 0;
+    out[k] = lanes[first];
+    at[first - split] = k++;
+    for (unsigned l = split; l < n; l++)
+        if (l != first) {
+            out[k] = lanes[l];
+            at[l - split] = k++;
+        }
+}
+
 struct run *run_new(const struct run_opts *o, char *err, size_t errlen)
 {
     struct run *r = calloc(1, sizeof *r);
@@ -93,13 +130,12 @@ struct run *run_new(const struct run_opts *o, char *err, size_t errlen)
     r->caches = cache_new(o->m);
     r->bp = bp_new(o->m);
     long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-    r->split = cpus > 1 && o->n_lanes >= 8 ? (o->n_lanes + 1) / 2 : o->n_lanes;
+    r->split = cpus > 1 && o->n_lanes >= 8 ? split_point(o->n_lanes) : o->n_lanes;
     r->md = rt_model_new(o->m, o->lanes, r->split, o->causality, 1024, err, errlen);
     if (r->md && r->split < o->n_lanes) {
         struct rt_lane_cfg rest[RT_MAX_LANES];
-        rest[0] = o->lanes[0];
-        memcpy(rest + 1, o->lanes + r->split, (o->n_lanes - r->split) * sizeof *rest);
-        r->md2 = rt_model_new(o->m, rest, o->n_lanes - r->split + 1, false, 1024, err, errlen);
+        share_rest(o->lanes, r->split, o->n_lanes, rest, r->at2);
+        r->md2 = rt_model_new(o->m, rest, o->n_lanes - r->split, false, 1024, err, errlen);
     }
     if (!r->md || (r->split < o->n_lanes && !r->md2) || !r->ci || !r->caches || !r->bp) {
         run_free(r);
@@ -431,7 +467,7 @@ static const char *lane_label(const struct run *r, unsigned l, char *buf, size_t
 static double cycles(const struct run *r, unsigned l)
 {
     const struct rt_model *md = l < r->split ? r->md : r->md2;
-    unsigned k = l < r->split ? l : l - r->split + 1;
+    unsigned k = l < r->split ? l : r->at2[l - r->split];
     double t = rt_model_time(md, k), a = rt_model_async_bound(md, k);
     return t > a ? t : a;
 }
