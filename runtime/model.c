@@ -602,7 +602,7 @@ static double predecode_cycles(struct rt_model *md, const struct rt_insn *in)
  * more than four comes from the microcode sequencer, which holds the decoders meanwhile; a
  * branch ends the cycle. A fusible instruction waits for the next one to be predecoded (it may be
  * the jump it fuses with): it is accounted for here, with the next one. */
-static double fe_avail(struct rt_model *md, const struct step *s, unsigned l)
+static inline_always double fe_avail(struct rt_model *md, const struct step *s, unsigned l)
 {
     const struct mdl_machine *m = md->m;
     if (!md->legacy)

@@ -119,18 +119,14 @@ def run_mca(mca, cpu, blocks, asm, iterations, extra=(), repeat=REPEAT):
 
 
 def qemu_speed(mdlsim, machine, qemu_cpu, program, args):
-    """MIPS of plain QEMU and of mdlsim run (baseline + causality, then every lane) on PROGRAM."""
-    t0 = time.perf_counter()
-    subprocess.run(["qemu-x86_64", "-cpu", qemu_cpu, program] + args, capture_output=True)
-    plain = time.perf_counter() - t0
+    """MIPS of plain QEMU and of mdlsim run (baseline + causality, then every lane) on PROGRAM,
+    each the best of REPEAT runs as in block mode."""
+    _, plain = timed(["qemu-x86_64", "-cpu", qemu_cpu, program] + args)
     out = {}
     for label, extra in (("baseline", ["--no-sensitivity"]), ("lanes", [])):
         with tempfile.NamedTemporaryFile(suffix=".json", delete=False) as f:
             path = f.name
-        t0 = time.perf_counter()
-        subprocess.run([mdlsim, "run", "--machine", machine, "--json", path] + extra + ["--", program] + args,
-                       capture_output=True)
-        out[label] = time.perf_counter() - t0
+        _, out[label] = timed([mdlsim, "run", "--machine", machine, "--json", path] + extra + ["--", program] + args)
         executed = json.load(open(path))["executed"]
         os.unlink(path)
     return executed, plain, out
@@ -209,7 +205,7 @@ def main():
     print(f"  mdlsim       on all {len(base)} blocks it handles: {allm[0]:6.1f}%  {allm[1]:6.1f}%  {allm[2]:.3f}")
 
     if args.programs:
-        print("\nmdlsim run under QEMU (MIPS = executed instructions per second, whole run):")
+        print(f"\nmdlsim run under QEMU (MIPS = executed instructions per second, whole run, best of {REPEAT}):")
         print(f"  {'program':14} {'instructions':>13} {'qemu':>8} {'baseline':>9} {'lanes':>8} "
               f"{'slowdown base':>14} {'slowdown lanes':>15}")
         for name, prog_args in (("gemm.sse2", ["160"]), ("gemm.avx2", ["128"])):

@@ -183,32 +183,37 @@ int run_exit_code(const struct run *r) { return r->exit_code; }
 
 /* ---- reading words ------------------------------------------------------------------------ */
 
-static bool next_word(struct reader *rd, uint64_t *w)
+/* The next buffer's worth of words; false at the end of the stream. */
+static bool refill(struct reader *rd)
 {
-    if (rd->pos == rd->n) {
-        if (rd->eof)
-            return false;
-        size_t have = 0;
-        char *b = (char *)rd->buf;
-        while (have < sizeof rd->buf) {
-            ssize_t got = read(rd->fd, b + have, sizeof rd->buf - have);
-            if (got < 0 && errno == EINTR)
-                continue;
-            if (got <= 0) {
-                rd->eof = true;
-                break;
-            }
-            have += (size_t)got;
-            if (have % 8 == 0)
-                break;
+    if (rd->eof)
+        return false;
+    size_t have = 0;
+    char *b = (char *)rd->buf;
+    while (have < sizeof rd->buf) {
+        ssize_t got = read(rd->fd, b + have, sizeof rd->buf - have);
+        if (got < 0 && errno == EINTR)
+            continue;
+        if (got <= 0) {
+            rd->eof = true;
+            break;
         }
-        if (rd->copy && have)
-            fwrite(b, 1, have, rd->copy);
-        rd->n = have / 8;
-        rd->pos = 0;
-        if (rd->n == 0)
-            return false;
+        have += (size_t)got;
+        if (have % 8 == 0)
+            break;
     }
+    if (rd->copy && have)
+        fwrite(b, 1, have, rd->copy);
+    rd->n = have / 8;
+    rd->pos = 0;
+    return rd->n > 0;
+}
+
+/* Inline: it runs for every word of the stream. */
+static inline bool next_word(struct reader *rd, uint64_t *w)
+{
+    if (rd->pos == rd->n && !refill(rd))
+        return false;
     *w = rd->buf[rd->pos++];
     return true;
 }
