@@ -41,8 +41,10 @@ struct run {
     struct cls_index *ci;
     struct cache_hier *caches;
     struct bp *bp;
-    /* The lanes, split in two models on two threads when there are many and processors for
-     * them: MD has lanes [0, split) with causality, MD2 the rest, lane l at AT2[l - split]. */
+    /* With a second processor, the model runs on a thread of its own beside the reader (the
+     * stream, caches and predictor); when there are many lanes, the reader steps a few of them
+     * itself, in a second model: MD has lanes [0, split) with causality, MD2 the rest, lane l
+     * at AT2[l - split]. */
     struct rt_model *md, *md2;
     struct feed *feed, *feed2;
     unsigned split, at2[RT_MAX_LANES];
@@ -78,12 +80,13 @@ static void *xrealloc(void *p, size_t n)
     return p;
 }
 
-/* Where the lanes split between the two models: about half each, MD's (the one with causality)
- * a whole number of lane groups, so that neither pads more than the other needs. */
+/* Where the lanes split between the two models: the model thread takes about three quarters
+ * (the reader has the stream, caches and predictor besides), a whole number of lane groups so
+ * that it pads none. */
 static unsigned split_point(unsigned n)
 {
-    unsigned g = rt_lane_group(), half = ((n + 1) / 2 + g - 1) / g * g;
-    return half < n ? half : (n + 1) / 2;
+    unsigned g = rt_lane_group(), most = (3 * n / 4 + g - 1) / g * g;
+    return most < n ? most : n;
 }
 
 static bool window_knob(const struct rt_lane_cfg *c)
@@ -146,8 +149,7 @@ struct run *run_new(const struct run_opts *o, char *err, size_t errlen)
     rt_model_legacy_decode(r->md, o->m->uop_cache_width == 0);
     if (r->md2)
         rt_model_legacy_decode(r->md2, o->m->uop_cache_width == 0);
-    /* With a second processor the model runs beside the reading, caches and predictor. */
-    if (!(r->feed = feed_new(r->md, cpus > 1)) || (r->md2 && !(r->feed2 = feed_new(r->md2, true)))) {
+    if (!(r->feed = feed_new(r->md, cpus > 1)) || (r->md2 && !(r->feed2 = feed_new(r->md2, false)))) {
         snprintf(err, errlen, "cannot start the model's thread");
         run_free(r);
         return NULL;
