@@ -178,10 +178,10 @@ static uint32_t max_of(const uint32_t *v, unsigned n)
 
 static uint32_t ring_cap(const uint32_t *size, unsigned L) { return pow2_above(max_of(size, L) + 1); }
 
-/* Empty, for lanes whose windows have SIZE entries. */
+/* Empty, for lanes whose windows have SIZE entries. The times need no clearing: an entry is
+ * read only once a window's worth have been pushed after it (ring_wait). */
 static void ring_reset(struct ring *r, const uint32_t *size, unsigned L)
 {
-    memset(r->t, 0, (size_t)r->cap * L * sizeof *r->t);
     r->pos = 0;
     r->n_odd = 0;
     for (unsigned l = 0; l < L; l++) {

@@ -2,11 +2,13 @@
  * whose answer is known by hand, and the JSON contract scripts rely on. Tests run in tests/. */
 #include <criterion/criterion.h>
 #include <jansson.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#include "report.h"
 
 struct run {
     char *out;
@@ -426,4 +428,35 @@ Test(mdlsim_run, writes_a_self_contained_html_report)
     cr_expect(strstr(buf, "<!DOCTYPE html>") && strstr(buf, "kernel_exact") && strstr(buf, "add rax, 3"),
               "%.400s", buf);
     cr_expect_null(strstr(buf, "<script src"), "self-contained: nothing loaded from elsewhere");
+}
+
+/* JSON numbers take a path of their own for the common case; it must write what printf does,
+ * ties included (binary fractions such as 0.125, and values that round up a power of ten). */
+Test(report, writes_numbers_as_printf_g6_does)
+{
+    char mine[32], libc[32];
+    unsigned seed = 1, differ = 0;
+    for (unsigned i = 0; i < 300000; i++) {
+        seed = seed * 1103515245u + 12345u;
+        double u = (seed >> 8) / 16777216.0, x;
+        switch (i % 5) {
+        case 0: x = u; break;
+        case 1: x = exp(u * 30 - 15); break;
+        case 2: x = (seed >> 11) % 2000000 / 8.0; break;
+        case 3: x = -exp(u * 20 - 10); break;
+        default: x = (seed >> 4) % 100000000 / 1e7; break;
+        }
+        report_g6(mine, x);
+        snprintf(libc, sizeof libc, "%.6g", x);
+        differ += strcmp(mine, libc) != 0;
+        cr_expect_str_eq(mine, libc, "%.17g", x);
+        if (differ > 5)
+            break;
+    }
+    const double edges[] = { 0.5, 2.5, 999999.5, 999999.4, 99999.95, 9.9999995, 0.0001, 9.99999e-5, 1e-4, 1e6 };
+    for (unsigned i = 0; i < sizeof edges / sizeof *edges; i++) {
+        report_g6(mine, edges[i]);
+        snprintf(libc, sizeof libc, "%.6g", edges[i]);
+        cr_expect_str_eq(mine, libc, "%.17g", edges[i]);
+    }
 }

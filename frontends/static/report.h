@@ -19,5 +19,7 @@ void report_text(FILE *out, const struct report *rep, const char *label);
 /* One JSON object on one line. */
 void report_json(FILE *out, const struct report *rep);
 void report_error(FILE *out, bool json, const char *label, const char *msg);
+/* X as printf's "%.6g" writes it, into BUF (at least 32 bytes); the JSON numbers' format. */
+void report_g6(char *buf, double x);
 
 #endif
