@@ -60,12 +60,13 @@ void taint_follow(struct taint *tn, uint32_t n)
     tn->period = n > 0;
     if (!tn->period)
         return;
-    /* Every set is the empty buffer 0. */
+    /* Every set is the empty buffer 0, which stays empty: the period holds a reference to it, so
+     * that no set ever owns it alone (taint_own_) nor frees it. */
     uint32_t n_bufs = tn->n_sets + 1;
     memset(tn->ref, 0, tn->n_sets * sizeof *tn->ref);
     memset(tn->bits, 0, tn->stride * sizeof *tn->bits);
     memset(tn->rc, 0, n_bufs * sizeof *tn->rc);
-    tn->rc[0] = tn->n_sets;
+    tn->rc[0] = tn->n_sets + 1;
     tn->n_spare = 0;
     for (uint32_t b = n_bufs - 1; b >= 1; b--)
         tn->spare[tn->n_spare++] = b;

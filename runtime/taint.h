@@ -123,12 +123,11 @@ static inline void taint_add_current(struct taint *tn, unsigned s)
         taint_set_bit_(taint_own_(tn, s, true), bit);
 }
 
-/* S becomes the empty set. */
-static inline uint64_t *taint_empty_(struct taint *tn, unsigned s)
+/* S becomes the empty set: buffer 0, shared. */
+static inline void taint_clear_(struct taint *tn, unsigned s)
 {
-    uint64_t *p = taint_own_(tn, s, false);
-    memset(p, 0, tn->words * sizeof *p);
-    return p;
+    if (tn->ref[s] != 0)
+        taint_point_(tn, s, 0);
 }
 
 /* ConstrainBy: set S with time *t is bound by time C whose set is CS. */
@@ -137,7 +136,7 @@ static inline void taint_constrain(struct taint *tn, unsigned s, double *t, doub
     if (c > *t) {
         *t = c;
         taint_copy(tn, s, cs);
-    } else if (c == *t && tn->ref[s] != tn->ref[cs]) {
+    } else if (c == *t && tn->ref[s] != tn->ref[cs] && tn->ref[cs] != 0) {   /* 0: nothing to add */
         const uint64_t *from = taint_buf_(tn, tn->ref[cs]);
         uint64_t *d = taint_own_(tn, s, true);
         for (uint32_t w = 0; w < tn->words; w++)
@@ -153,10 +152,10 @@ static inline void taint_constrain_seq(struct taint *tn, unsigned s, double *t, 
     int64_t bit = taint_bit_(tn, seq);
     if (c > *t) {
         *t = c;
-        taint_set_bit_(taint_empty_(tn, s), bit);
-    } else if (bit >= 0) {
-        taint_set_bit_(taint_own_(tn, s, true), bit);
+        taint_clear_(tn, s);
     }
+    if (bit >= 0)
+        taint_set_bit_(taint_own_(tn, s, true), bit);
 }
 
 /* UsedBy: a resource (set S, time *t) used by the current instruction no earlier than TMIN. */
@@ -164,7 +163,7 @@ static inline void taint_used(struct taint *tn, unsigned s, double *t, double tm
 {
     if (*t < tmin) {
         *t = tmin;
-        taint_empty_(tn, s);
+        taint_clear_(tn, s);
     }
     taint_add_current(tn, s);
 }
