@@ -617,16 +617,16 @@ static pid_t start_qemu(const struct run_cli *o, int wfd, char *err, size_t errl
     return pid;
 }
 
+/* The files first: a reader of stderr that stops early (| head) must not cost them. */
 static int finish_report(struct run *r, const struct run_cli *o)
 {
     char err[512];
+    bool ok = (!o->json || run_report_json(r, o->json, err, sizeof err)) &&
+              (!o->html || run_report_html(r, o->html, err, sizeof err));
     run_report_text(r, stderr);
-    if ((o->json && !run_report_json(r, o->json, err, sizeof err)) ||
-        (o->html && !run_report_html(r, o->html, err, sizeof err))) {
+    if (!ok)
         fprintf(stderr, "mdlsim: error: %s\n", err);
-        return 1;
-    }
-    return 0;
+    return ok ? 0 : 1;
 }
 
 static int cmd_run(int argc, char **argv)

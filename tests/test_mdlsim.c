@@ -311,6 +311,19 @@ Test(mdlsim_run, fuses_the_compare_and_branch_of_a_running_loop)
     json_decref(o);
 }
 
+Test(mdlsim_run, writes_its_json_report_though_the_reader_of_stderr_stops_early)
+{
+    remove("/tmp/mdlsim-head.json");
+    int st = system("../build/mdlsim run --machine skylake --no-sensitivity --json /tmp/mdlsim-head.json "
+                    "-- ../build/programs/exact.x86 10 2>&1 >/dev/null | head -c 1 >/dev/null");
+    cr_expect_eq(st, 0);
+    json_error_t e;
+    json_t *o = json_load_file("/tmp/mdlsim-head.json", 0, &e);
+    cr_expect(o, "no JSON report: %s", e.text);
+    json_decref(o);
+    remove("/tmp/mdlsim-head.json");
+}
+
 Test(mdlsim_run, predicts_the_same_baseline_with_or_without_sensitivity_lanes)
 {
     /* the whole run: libc's start-up has microcoded forms of hundreds of uops and old stores */
