@@ -35,7 +35,6 @@ struct prep {
     double serial;                  /* measured inverse throughput beyond what its ports explain */
 };
 
-
 struct rt_model {
     const struct mdl_machine *m;
     unsigned L;                     /* lanes, padded: the stride of every [entity][lane] array */
@@ -97,12 +96,11 @@ static void *xcalloc(size_t n, size_t size)
 {
     size_t bytes = ((n ? n : 1) * size + 63) / 64 * 64;
     void *p = aligned_alloc(64, bytes);
-    if (p)
-        memset(p, 0, bytes);
     if (!p) {
         fputs("mdlsim: fatal: out of memory\n", stderr);
         abort();
     }
+    memset(p, 0, bytes);
     return p;
 }
 
@@ -251,7 +249,7 @@ static unsigned padded(unsigned n)
     return n > 1 ? (n + g - 1) / g * g : n;
 }
 
-/* The lanes' parameters; the padding lanes are copies of the baseline. */
+/* The lanes' parameters; the padding lanes are copies of lane 0. */
 static void set_lanes(struct rt_model *md, const struct rt_lane_cfg *lanes, unsigned n)
 {
     for (unsigned l = 0; l < md->L; l++) {
@@ -679,8 +677,8 @@ static inline_always double lane_dispatch(struct rt_model *md, const struct step
     return d;
 }
 
-static inline_always void lane_regs(struct rt_model *md, const uint8_t *regs, unsigned n, unsigned l, struct taint *tn,
-                      unsigned s, double *t)
+static inline_always void lane_regs(struct rt_model *md, const uint8_t *regs, unsigned n, unsigned l,
+                                    struct taint *tn, unsigned s, double *t)
 {
     for (unsigned k = 0; k < n; k++)
         constrain(tn, s, t, md->reg_t[(size_t)regs[k] * md->L + l], reg_set(tn, regs[k]));
@@ -869,13 +867,17 @@ static double step_baseline(struct rt_model *md, const struct step *s) { return 
  * be code of the baseline ISA: SSE code after wide vector code stalls (the upper halves of the
  * vector registers are still dirty), so the decoders and shadow memory are asked beforehand. */
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+#define VECTOR_CLONES 1
 #define lane_clones __attribute__((target_clones("avx512f", "avx2", "default")))
 #else
+#define VECTOR_CLONES 0
 #define lane_clones
 #endif
+
+/* Doubles in the widest vector the clones use here. */
 unsigned rt_lane_group(void)
 {
-#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+#if VECTOR_CLONES
     return __builtin_cpu_supports("avx512f") ? 8 : 4;
 #else
     return 4;
@@ -889,7 +891,7 @@ static inline double dmax(double x, double y) { return x > y ? x : y; }
 enum { MAX_WORDS = RT_MAX_MEM * 33 };   /* an access of up to 255 bytes spans 33 words */
 struct plain_in {
     const double *fe;
-    const double *load[MAX_WORDS];  /* the words ever written only */
+    const double *load[MAX_WORDS];  /* those written before only */
     double *store[MAX_WORDS];
     unsigned n_load, n_store;
 };
@@ -924,8 +926,8 @@ static inline_always void pass_copy(double *restrict to, const double *restrict 
         to[l] = from[l];
 }
 
-/* The row of ring R that the lanes of the baseline's SIZE wait for before NEED more slots, and
- * the skip that leaves the other lanes out; the never row while it binds nothing. */
+/* The row of ring R that the lanes of lane 0's SIZE wait for before NEED more slots, and the
+ * skip that leaves the other lanes out; the never row while it binds nothing. */
 static inline_always const double *window_row(const struct rt_model *md, const struct ring *r, uint32_t need,
                                               uint32_t size, const double **skip)
 {

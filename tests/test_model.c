@@ -433,7 +433,8 @@ static const struct mdl_machine *lane_machine(struct lane_params p)
 {
     char extra[1024];
     snprintf(extra, sizeof extra,
-             "frontend { issue_width 4; decode_width 4; complex_decoders 1; fetch_bytes 16 B; predecode_width 5; }\n"
+             "frontend { issue_width 4; decode_width 4; complex_decoders 1; fetch_bytes 16 B; "
+             "predecode_width 5; }\n"
              "window { rob %d; load_buffer %d; store_buffer 5; }\n"
              "cache L1D { level 1; type data; size 32 KiB; ways 8; line 64 B; latency 4 cycles; "
              "bandwidth %g B/cycle; }\n"
@@ -446,9 +447,9 @@ static const struct mdl_machine *lane_machine(struct lane_params p)
     return machine(extra);
 }
 
-/* Times of every lane after a mixed body (independent long operations, two loads from the
- * three levels, a store, short dependent operations, a mispredicted branch now and then (seldom enough for the window to fill)) run by
- * a model of LANES; with causality on, sampled, the baseline lane alternates between the taint
+/* A mixed body run on MD: independent long operations, two loads from the three levels, a
+ * store, short dependent operations, a mispredicted branch now and then (seldom enough for the
+ * window to fill). With causality on, sampled, the baseline lane alternates between the taint
  * path and the passes over all lanes. */
 static void run_mixed_body(struct rt_model *md, const struct mdl_machine *m)
 {
@@ -468,6 +469,7 @@ static void run_mixed_body(struct rt_model *md, const struct mdl_machine *m)
     }
 }
 
+/* The time of every lane of a model of LANES after the mixed body. */
 static void lane_times(const struct mdl_machine *m, const struct rt_lane_cfg *lanes, unsigned n, bool causality,
                        double *out)
 {
