@@ -107,6 +107,7 @@ struct session {
     unsigned n_lanes, n_common;     /* all lanes; those every block gets */
     const struct hex_lines *lines;  /* the blocks of --hex-file */
     struct rt_model *model;         /* the last block's, reused for the next */
+    struct block_cache *cache;      /* the instructions this thread has decoded */
 };
 
 static void add_pair_lanes(struct session *s, const struct block *b);
@@ -116,7 +117,7 @@ static int analyse_bytes(struct session *s, const uint8_t *bytes, size_t len, co
     char err[512];
     struct block b = { 0 };
     struct block_result r = { 0 };
-    bool decoded = block_decode(&b, s->dec, s->ci, s->o->m, bytes, len, err, sizeof err);
+    bool decoded = block_decode(&b, s->dec, s->ci, s->o->m, s->cache, bytes, len, err, sizeof err);
     if (decoded)
         add_pair_lanes(s, &b);
     if (!decoded ||
@@ -227,6 +228,8 @@ static int analyse_hex_file(struct session *s, const char *path)
             fprintf(stderr, "mdlsim: error: %s\n", err);
             rc = 1;
         }
+        if (opened > 0)
+            ss[opened].cache = block_cache_new();   /* none: decoding goes on without */
     }
     /* One result per block: large writes, unless someone watches them come. */
     static char buf[1 << 16];
@@ -236,8 +239,10 @@ static int analyse_hex_file(struct session *s, const char *path)
         fprintf(stderr, "mdlsim: error: cannot start %u threads\n", jobs);
         rc = 1;
     }
-    for (unsigned i = 1; i < opened; i++)
+    for (unsigned i = 1; i < opened; i++) {
         dec_close(ss[i].dec);
+        block_cache_free(ss[i].cache);
+    }
     for (unsigned i = 0; i < opened; i++)
         rt_model_free(ss[i].model);
     for (size_t i = 0; i < h.n; i++) {
@@ -466,6 +471,7 @@ static int cmd_block(int argc, char **argv)
         return 1;
     }
     s.ci = cls_build(o.m);
+    s.cache = block_cache_new();
     build_lanes(&s);
     if (o.hex)
         rc = analyse_hex(&s, o.hex, "--hex", stdout);
@@ -474,6 +480,7 @@ static int cmd_block(int argc, char **argv)
     else
         rc = analyse_file(&s, o.file);
     rt_model_free(s.model);
+    block_cache_free(s.cache);
     cls_free(s.ci);
     dec_close(s.dec);
     return rc;

@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "block.h"
 #include "classify.h"
 #include "cortex-a72.h"
 #include "decode.h"
@@ -500,4 +501,41 @@ Test(decode, flags_a_length_changing_prefix_only_on_full_16_bit_immediates)
     cr_expect(!decode_x86("6683fa04").lcp, "cmp dx, 4: a sign-extended imm8 changes no length");
     cr_expect(!decode_x86("66b83412").lcp, "mov ax, imm16 is exempt");
     cr_expect(!decode_x86("4881fa6a040000").lcp, "no operand-size prefix");
+}
+
+/* Block mode keeps the instructions it has decoded, by their bytes: through that cache a block
+ * must decode as it does without, a relative jump included (its text names its target, so it
+ * is not kept) and an instruction that other bytes follow elsewhere. */
+Test(decode, decodes_a_block_the_same_through_the_instruction_cache)
+{
+    const char *blocks[] = {
+        "4801d8 4889c3 488b4308 75f4",             /* add, mov, load, jne back */
+        "4889c3 4801d8 90 75f0 488b4308",          /* the same instructions elsewhere, a nop */
+        "4801d8 31c0 75f4 c5fc1006 4801d8",        /* a zero idiom, the jump elsewhere, a VEX load */
+    };
+    const struct mdl_machine *m = &mdl_machine_skylake;
+    char err[200];
+    struct dec *d = dec_open(MDL_ISA_X86_64, err, sizeof err);
+    struct cls_index *ci = cls_build(m);
+    struct block_cache *cache = block_cache_new();
+    cr_assert(d && ci && cache);
+    for (int pass = 0; pass < 2; pass++)
+        for (size_t i = 0; i < sizeof blocks / sizeof *blocks; i++) {
+            uint8_t bytes[64];
+            size_t n = hex_bytes(blocks[i], bytes, sizeof bytes);
+            struct block plain = { 0 }, cached = { 0 };
+            cr_assert(block_decode(&plain, d, ci, m, NULL, bytes, n, err, sizeof err), "%s", err);
+            cr_assert(block_decode(&cached, d, ci, m, cache, bytes, n, err, sizeof err), "%s", err);
+            cr_assert_eq(cached.n, plain.n);
+            for (size_t k = 0; k < plain.n; k++) {
+                cr_expect_str_eq(cached.insns[k].disasm, plain.insns[k].disasm, "block %zu, insn %zu", i, k);
+                cr_expect(memcmp(&cached.insns[k], &plain.insns[k], sizeof plain.insns[k]) == 0,
+                          "block %zu, insn %zu (%s) differs through the cache", i, k, plain.insns[k].disasm);
+            }
+            block_free(&plain);
+            block_free(&cached);
+        }
+    block_cache_free(cache);
+    cls_free(ci);
+    dec_close(d);
 }

@@ -67,8 +67,107 @@ static void mark_stack_sync(struct block *b)
         }
 }
 
+/* ---- the decoded instructions of a thread ---------------------------------------------------- */
+
+/* x86 instructions only, and those that do not depend on where they are (a relative branch's
+ * text names its target). Any number of bytes that decode to an instruction decode to it
+ * wherever they are, so the entry whose bytes start the rest of a block is its instruction:
+ * lookups try each length from 1 to 15 bytes. */
+enum { CACHE_SLOTS = 1 << 14, CACHE_ENTRIES = CACHE_SLOTS / 2, MAX_INSN_BYTES = 15 };
+
+struct cache_entry {
+    uint8_t len, bytes[MAX_INSN_BYTES];
+    struct rt_insn in;              /* decoded, classified; pc 0 */
+};
+
+struct block_cache {
+    uint32_t slot[CACHE_SLOTS];     /* entry + 1; 0: empty */
+    struct cache_entry *e;
+    uint32_t n;
+};
+
+struct block_cache *block_cache_new(void)
+{
+    struct block_cache *c = calloc(1, sizeof *c);
+    if (c && !(c->e = malloc(CACHE_ENTRIES * sizeof *c->e))) {
+        free(c);
+        return NULL;
+    }
+    return c;
+}
+
+void block_cache_free(struct block_cache *c)
+{
+    if (c)
+        free(c->e);
+    free(c);
+}
+
+/* The slot of the instruction made of BYTES[0, len), or of where it goes. H: their hash. */
+static uint32_t *cache_slot(struct block_cache *c, const uint8_t *bytes, unsigned len, uint64_t h)
+{
+    for (uint32_t i = (uint32_t)(h ^ h >> 29) & (CACHE_SLOTS - 1);; i = (i + 1) & (CACHE_SLOTS - 1)) {
+        const struct cache_entry *e = c->slot[i] ? &c->e[c->slot[i] - 1] : NULL;
+        if (!e || (e->len == len && memcmp(e->bytes, bytes, len) == 0))
+            return &c->slot[i];
+    }
+}
+
+/* The instruction at the start of BYTES, or NULL. */
+static const struct rt_insn *cache_find(struct block_cache *c, const uint8_t *bytes, size_t avail)
+{
+    uint64_t h = 0xcbf29ce484222325ull;
+    for (unsigned len = 1; len <= MAX_INSN_BYTES && len <= avail; len++) {
+        h = (h ^ bytes[len - 1]) * 0x100000001b3ull;
+        uint32_t s = *cache_slot(c, bytes, len, h);
+        if (s)
+            return &c->e[s - 1].in;
+    }
+    return NULL;
+}
+
+static void cache_put(struct block_cache *c, const uint8_t *bytes, const struct rt_insn *in)
+{
+    if (c->n == CACHE_ENTRIES || in->len == 0 || in->len > MAX_INSN_BYTES || strstr(in->key, "Rel"))
+        return;
+    uint64_t h = 0xcbf29ce484222325ull;
+    for (unsigned k = 0; k < in->len; k++)
+        h = (h ^ bytes[k]) * 0x100000001b3ull;
+    uint32_t *slot = cache_slot(c, bytes, in->len, h);
+    if (*slot)
+        return;
+    struct cache_entry *e = &c->e[c->n];
+    e->len = in->len;
+    memcpy(e->bytes, bytes, in->len);
+    e->in = *in;
+    e->in.pc = 0;
+    *slot = ++c->n;
+}
+
+/* One instruction decoded and classified: N bytes, or 0 with ERR. */
+static int decode_insn(struct dec *dec, const struct cls_index *ci, const struct mdl_machine *m,
+                       struct block_cache *cache, const uint8_t *bytes, size_t avail, uint64_t pc,
+                       struct rt_insn *in, char *err, size_t errlen)
+{
+    bool cached = cache && m->isa == MDL_ISA_X86_64;
+    const struct rt_insn *hit = cached ? cache_find(cache, bytes, avail) : NULL;
+    if (hit) {
+        *in = *hit;
+        in->pc = pc;
+        return in->len;
+    }
+    int n = dec_one(dec, bytes, avail, pc, in, err, errlen);
+    if (n <= 0)
+        return n;
+    cls_apply(ci, m, in);
+    rt_insn_set_stack(in);
+    if (cached)
+        cache_put(cache, bytes, in);
+    return n;
+}
+
 bool block_decode(struct block *b, struct dec *dec, const struct cls_index *ci, const struct mdl_machine *m,
-                  const uint8_t *bytes, size_t len, char *err, size_t errlen)
+                  struct block_cache *cache, const uint8_t *bytes, size_t len, char *err, size_t errlen)
 {
     block_free(b);
     size_t cap = len + 1;
@@ -76,13 +175,11 @@ bool block_decode(struct block *b, struct dec *dec, const struct cls_index *ci, 
     b->orig = calloc(cap, sizeof *b->orig);
     for (size_t off = 0; off < len;) {
         struct rt_insn *in = &b->insns[b->n];
-        int n = dec_one(dec, bytes + off, len - off, 0x400000 + off, in, err, errlen);
+        int n = decode_insn(dec, ci, m, cache, bytes + off, len - off, 0x400000 + off, in, err, errlen);
         if (n <= 0) {
             block_free(b);
             return false;
         }
-        cls_apply(ci, m, in);
-        rt_insn_set_stack(in);
         b->orig[b->n] = (uint32_t)b->n_orig++;
         /* Macro-fusion: the pair becomes one entry in its first instruction's place. */
         if (b->n > 0 && cls_fuse(ci, m, &b->insns[b->n - 1], in))

@@ -18,9 +18,16 @@ struct block {
     size_t n, n_orig;           /* entries; instructions as written */
 };
 
-/* Decodes BYTES into B (freeing what B held). False with ERR naming the offending bytes. */
+/* Instructions already decoded and classified, by their bytes: blocks share most of theirs,
+ * and decoding costs more than the rest of a small block's analysis. One per thread. */
+struct block_cache;
+struct block_cache *block_cache_new(void);
+void block_cache_free(struct block_cache *c);
+
+/* Decodes BYTES into B (freeing what B held), through CACHE when not NULL. False with ERR naming
+ * the offending bytes. */
 bool block_decode(struct block *b, struct dec *dec, const struct cls_index *ci, const struct mdl_machine *m,
-                  const uint8_t *bytes, size_t len, char *err, size_t errlen);
+                  struct block_cache *cache, const uint8_t *bytes, size_t len, char *err, size_t errlen);
 void block_free(struct block *b);
 
 struct block_result {
