@@ -243,8 +243,6 @@ static void jstr(FILE *out, const char *s)
     putc_unlocked('"', out);
 }
 
-/* Most numbers of a report are small integers (indices, counts, whole cycles): they skip
- * printf's floating-point path. */
 /* The common case of "%.6g" without printf (a tenth of the time): 1e-4 <= |x| < 1e6 scaled to
  * six digits, rounded half to even. The scaling rounds once, by at most 1.2e-10 below 1e6, so
  * only a fraction within 1e-9 of a half could round otherwise than printf, which rounds the exact
@@ -296,6 +294,8 @@ void report_g6(char *buf, double x)
         buf[--n] = 0;
 }
 
+/* Most numbers of a report are small integers (indices, counts, whole cycles): they skip
+ * printf's floating-point path. */
 static void jnum(FILE *out, double x)
 {
     if (x != x || x > 1e300 || x < -1e300) {
