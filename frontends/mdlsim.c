@@ -680,7 +680,8 @@ static int cmd_run(int argc, char **argv)
     if (ro.record && fclose(ro.record) != 0)
         ok = false;
     if (ok && WIFSIGNALED(status)) {
-        snprintf(err, sizeof err, "the guest was killed by signal %d (%s)", WTERMSIG(status), strsignal(WTERMSIG(status)));
+        snprintf(err, sizeof err, "the guest was killed by signal %d (%s)", WTERMSIG(status),
+                 strsignal(WTERMSIG(status)));
         ok = false;
     } else if (ok && WIFEXITED(status) && WEXITSTATUS(status) == 127 && run_exit_code(r) < 0) {
         snprintf(err, sizeof err, "QEMU could not run '%s'", o.program);

@@ -60,9 +60,18 @@ static inline bool taint_open(const struct taint *tn) { return tn->period; }
 static inline unsigned taint_res(const struct taint *tn, unsigned res) { return tn->res0 + res; }
 static inline unsigned taint_cache(const struct taint *tn, unsigned level) { return tn->cache0 + level; }
 static inline unsigned taint_reg(const struct taint *tn, unsigned reg) { return tn->reg0 + reg; }
-static inline unsigned taint_rob(const struct taint *tn, uint64_t pos) { return tn->rob0 + (unsigned)(pos & (tn->rob_cap - 1)); }
-static inline unsigned taint_lb(const struct taint *tn, uint64_t pos) { return tn->lb0 + (unsigned)(pos & (tn->lb_cap - 1)); }
-static inline unsigned taint_sb(const struct taint *tn, uint64_t pos) { return tn->sb0 + (unsigned)(pos & (tn->sb_cap - 1)); }
+static inline unsigned taint_rob(const struct taint *tn, uint64_t pos)
+{
+    return tn->rob0 + (unsigned)(pos & (tn->rob_cap - 1));
+}
+static inline unsigned taint_lb(const struct taint *tn, uint64_t pos)
+{
+    return tn->lb0 + (unsigned)(pos & (tn->lb_cap - 1));
+}
+static inline unsigned taint_sb(const struct taint *tn, uint64_t pos)
+{
+    return tn->sb0 + (unsigned)(pos & (tn->sb_cap - 1));
+}
 /* Sequence number of the current instruction (1 for the first); instructions a dynamic
  * instruction stays in the window before it is counted. */
 static inline uint64_t taint_seq(const struct taint *tn) { return tn->seq; }

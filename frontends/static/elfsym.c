@@ -68,7 +68,8 @@ static const Elf64_Sym *find_symbol(const unsigned char *f, size_t len, const El
                                     const char *name)
 {
     const Elf64_Shdr *strtab = section(f, len, eh, symtab->sh_link);
-    if (!strtab || !in_file(len, symtab->sh_offset, symtab->sh_size) || !in_file(len, strtab->sh_offset, strtab->sh_size))
+    if (!strtab || !in_file(len, symtab->sh_offset, symtab->sh_size) ||
+        !in_file(len, strtab->sh_offset, strtab->sh_size))
         return NULL;
     size_t n = symtab->sh_size / sizeof(Elf64_Sym);
     const Elf64_Sym *syms = (const Elf64_Sym *)(f + symtab->sh_offset);
