@@ -346,42 +346,37 @@ Test(mdlsim_run, counts_exactly_the_instructions_of_the_region_on_aarch64)
     json_decref(o);
 }
 
+/* The function KERNEL of PROGRAM (run with ARGS), on Skylake and on the Cortex-A72: RESOURCE is
+ * the top of the sensitivity list on both; a kernel bound by mispredictions has some. */
+static void expect_bound_on_both(const char *kernel, const char *program, const char *args, const char *resource)
+{
+    static const char *const targets[][2] = { { "skylake", "x86" }, { "cortex-a72", "a64" } };
+    for (int t = 0; t < 2; t++) {
+        char report[256], cmd[768];
+        snprintf(report, sizeof report, "/tmp/mdlsim-%s-%s.json", kernel, targets[t][1]);
+        snprintf(cmd, sizeof cmd, "--machine %s --roi %s --json %s -- ../build/programs/%s.%s %s", targets[t][0],
+                 kernel, report, program, targets[t][1], args);
+        json_t *o = run_json(cmd, report, NULL);
+        cr_expect_str_eq(top_sensitivity(o), resource, "%s on %s", program, targets[t][0]);
+        if (strcmp(resource, "mispredict") == 0)
+            cr_expect_gt(json_integer_value(json_object_get(json_object_get(o, "branches"), "mispredicted")), 0);
+        json_decref(o);
+    }
+}
+
 Test(mdlsim_run, finds_a_reduction_latency_bound_on_skylake_and_the_a72)
 {
-    json_t *o = run_json("--machine skylake --roi kernel_reduce --json /tmp/mdlsim-farlbos.json "
-                         "-- ../build/programs/reduction.x86 2000", "/tmp/mdlsim-farlbos.json", NULL);
-    cr_expect_str_eq(top_sensitivity(o), "latency");
-    json_decref(o);
-    o = run_json("--machine cortex-a72 --roi kernel_reduce --json /tmp/mdlsim-farlbos.json "
-                 "-- ../build/programs/reduction.a64 2000", "/tmp/mdlsim-farlbos.json", NULL);
-    cr_expect_str_eq(top_sensitivity(o), "latency");
-    json_decref(o);
+    expect_bound_on_both("kernel_reduce", "reduction", "2000", "latency");
 }
 
 Test(mdlsim_run, finds_a_pointer_chase_beyond_l2_memory_bound)
 {
-    json_t *o = run_json("--machine skylake --roi kernel_chase --json /tmp/mdlsim-fapcblmb.json "
-                         "-- ../build/programs/chase.x86", "/tmp/mdlsim-fapcblmb.json", NULL);
-    cr_expect_str_eq(top_sensitivity(o), "memory_latency");
-    json_decref(o);
-    o = run_json("--machine cortex-a72 --roi kernel_chase --json /tmp/mdlsim-fapcblmb.json "
-                 "-- ../build/programs/chase.a64", "/tmp/mdlsim-fapcblmb.json", NULL);
-    cr_expect_str_eq(top_sensitivity(o), "memory_latency");
-    json_decref(o);
+    expect_bound_on_both("kernel_chase", "chase", "", "memory_latency");
 }
 
 Test(mdlsim_run, finds_a_random_branch_bound_by_the_mispredict_penalty)
 {
-    json_t *o = run_json("--machine skylake --roi kernel_branchy --json /tmp/mdlsim-farbbbtm.json "
-                         "-- ../build/programs/branchy.x86 100000", "/tmp/mdlsim-farbbbtm.json", NULL);
-    cr_expect_str_eq(top_sensitivity(o), "mispredict");
-    json_t *b = json_object_get(o, "branches");
-    cr_expect_gt(json_integer_value(json_object_get(b, "mispredicted")), 0);
-    json_decref(o);
-    o = run_json("--machine cortex-a72 --roi kernel_branchy --json /tmp/mdlsim-farbbbtm.json "
-                 "-- ../build/programs/branchy.a64 100000", "/tmp/mdlsim-farbbbtm.json", NULL);
-    cr_expect_str_eq(top_sensitivity(o), "mispredict");
-    json_decref(o);
+    expect_bound_on_both("kernel_branchy", "branchy", "100000", "mispredict");
 }
 
 Test(mdlsim_run, replays_a_recorded_run_on_another_machine_of_the_same_isa)
