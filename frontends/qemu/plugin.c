@@ -8,6 +8,8 @@
 #include <poll.h>
 #include <pthread.h>
 #include <signal.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
@@ -99,6 +101,7 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_
 
 #define BUF_WORDS (64 * 1024)    /* flushed with one write(2) when full */
 #define BUF_SLACK 8              /* room for the final MEM and EXIT records without a flush */
+_Static_assert(BUF_WORDS + BUF_SLACK == WIRE_CHUNK_WORDS, "a shared chunk holds one buffer");
 #define MEM_MERGE_MAX 128        /* merged accesses stay below the 8-bit size field of WIRE_MEM */
 #define EXIT_UNKNOWN 0xffffffffu /* the guest ended without an exit syscall (e.g. a signal) */
 #define NO_ID UINT32_MAX
@@ -136,6 +139,13 @@ static atomic_uint exit_code = EXIT_UNKNOWN;
 static pthread_mutex_t out_lock = PTHREAD_MUTEX_INITIALIZER;
 static int out_fd = -1;
 static bool out_closed;              /* under out_lock */
+/* The shared-memory transport (wire.h), when mdlsim offers one: S.w is chunk `cur` of it. */
+static struct {
+    uint64_t *area;                  /* NULL: the words themselves go to out_fd */
+    size_t chunks;
+    int free_fd;
+    uint32_t cur;
+} shm = { NULL, 0, -1, 0 };
 static pthread_t vcpu0_thread;
 static atomic_bool vcpu0_thread_known;
 
@@ -215,6 +225,38 @@ static bool write_words(const uint64_t *w, size_t n)
     return ok;
 }
 
+/* The next chunk the reader has given back; false when it is gone. */
+static bool take_chunk(void)
+{
+    uint32_t idx;
+    size_t have = 0;
+    while (have < sizeof idx) {
+        ssize_t k = read(shm.free_fd, (char *)&idx + have, sizeof idx - have);
+        if (k < 0 && errno == EINTR)
+            continue;
+        if (k <= 0)
+            return false;
+        have += (size_t)k;
+    }
+    if (idx >= shm.chunks) {
+        fprintf(stderr, "mdlsim plugin: the reader gave back chunk %u of %zu\n", idx, shm.chunks);
+        return false;
+    }
+    shm.cur = idx;
+    S.w = shm.area + (size_t)idx * WIRE_CHUNK_WORDS;
+    return true;
+}
+
+/* Sends the first N words of S.w; unless LAST, S.w is then free to refill. Call with out_lock
+ * held; false when the reader is gone or the write failed. */
+static bool send_words(size_t n, bool last)
+{
+    if (!shm.area)
+        return write_words(S.w, n);
+    uint64_t token = shm.cur | (uint64_t)n << 32;
+    return write_words(&token, 1) && (last || take_chunk());
+}
+
 /* Recording ends for good (limit reached, or mdlsim stopped reading): QEMU drops the
  * instrumentation so the guest runs on at full speed; the exit callbacks are registered again
  * (after_reset) because the exit code still ends the stream. */
@@ -251,7 +293,7 @@ static bool flush_main(void)
 {
     pthread_mutex_lock(&out_lock);
     bool stopping = atomic_load(&stop_asked);
-    bool ok = !stopping && !out_closed && write_words(S.w, S.n);
+    bool ok = !stopping && !out_closed && send_words(S.n, false);
     if (!stopping) {
         S.n = 0;
         if (!ok && !out_closed)
@@ -541,6 +583,8 @@ static void in_fork_child(void)
     atomic_store(&stop_asked, true);
     atomic_store(&attention, 1);
     close(out_fd);   /* no lock: another thread of the parent may have held it at the fork */
+    if (shm.free_fd >= 0)
+        close(shm.free_fd);
 }
 
 /* An exit on another thread: QEMU 7.2 lets the other vCPUs run on during the exit callback, so
@@ -569,7 +613,7 @@ static void on_exit_cb(qemu_plugin_id_t id, void *udata)
             S.w[S.n++] = S.mem_addr;
         }
         S.w[S.n++] = WIRE_EXIT | (uint64_t)atomic_load(&exit_code) << 32;
-        write_words(S.w, S.n);
+        send_words(S.n, true);
         S.n = 0;
         close_output();
     }
@@ -605,48 +649,78 @@ static bool parse_u64(const char *s, uint64_t *out)
     return errno == 0 && *end == '\0';
 }
 
-/* fd=N (required) and limit=N; anything else is refused so that a typo does not go unnoticed. */
-static bool parse_options(int argc, char **argv, int *fd, uint64_t *limit)
+struct options {
+    int fd, shm_fd, free_fd;
+    uint64_t limit;
+};
+
+/* KEY=N for a descriptor; 0 when ARG is another option, -1 (reported) when N is not a number. */
+static int option_u64(const char *arg, const char *key, uint64_t max, uint64_t *out)
 {
-    *fd = -1;
-    *limit = 0;
+    size_t k = strlen(key);
+    if (strncmp(arg, key, k) != 0 || arg[k] != '=')
+        return 0;
+    if (parse_u64(arg + k + 1, out) && *out <= max)
+        return 1;
+    fprintf(stderr, "mdlsim plugin: bad value in '%s' (a decimal number is expected)\n", arg);
+    return -1;
+}
+
+/* fd=N (required), limit=N, and shm=N with free=N for the shared-memory transport (wire.h);
+ * anything else is refused so that a typo does not go unnoticed. */
+static bool parse_options(int argc, char **argv, struct options *o)
+{
+    *o = (struct options){ -1, -1, -1, 0 };
     for (int i = 0; i < argc; i++) {
-        uint64_t v;
-        if (strncmp(argv[i], "fd=", 3) == 0 && parse_u64(argv[i] + 3, &v) && v <= INT32_MAX) {
-            *fd = (int)v;
-        } else if (strncmp(argv[i], "limit=", 6) == 0 && parse_u64(argv[i] + 6, &v)) {
-            *limit = v;
-        } else if (strncmp(argv[i], "fd=", 3) == 0 || strncmp(argv[i], "limit=", 6) == 0) {
-            fprintf(stderr, "mdlsim plugin: bad value in '%s' (a decimal number is expected)\n", argv[i]);
+        uint64_t v = 0;
+        int r;
+        if ((r = option_u64(argv[i], "fd", INT32_MAX, &v)) > 0)
+            o->fd = (int)v;
+        else if (!r && (r = option_u64(argv[i], "shm", INT32_MAX, &v)) > 0)
+            o->shm_fd = (int)v;
+        else if (!r && (r = option_u64(argv[i], "free", INT32_MAX, &v)) > 0)
+            o->free_fd = (int)v;
+        else if (!r && (r = option_u64(argv[i], "limit", UINT64_MAX, &v)) > 0)
+            o->limit = v;
+        if (r < 0)
             return false;
-        } else {
+        if (!r) {
             fprintf(stderr, "mdlsim plugin: unknown option '%s'\n", argv[i]);
             return false;
         }
     }
-    if (*fd < 0)
+    if (o->fd < 0)
         fprintf(stderr, "mdlsim plugin: the option fd=N (where to write the events) is required\n");
-    return *fd >= 0;
+    else if ((o->shm_fd < 0) != (o->free_fd < 0))
+        fprintf(stderr, "mdlsim plugin: the options shm=N and free=N go together\n");
+    return o->fd >= 0 && (o->shm_fd < 0) == (o->free_fd < 0);
 }
 
-/* The guest shares QEMU's descriptor table: moving the stream to a high close-on-exec descriptor
- * keeps the guest's first open() at 3 and keeps the pipe out of programs it executes. */
-static bool open_output(int fd)
+/* The guest shares QEMU's descriptor table: moving a descriptor of ours to a high close-on-exec
+ * one keeps the guest's first open() at 3 and keeps it out of programs the guest executes. */
+static int move_high(int fd, const char *key)
 {
     if (fcntl(fd, F_GETFD) < 0) {
-        fprintf(stderr, "mdlsim plugin: fd=%d is not an open file descriptor\n", fd);
-        return false;
+        fprintf(stderr, "mdlsim plugin: %s=%d is not an open file descriptor\n", key, fd);
+        return -1;
     }
     int high = fcntl(fd, F_DUPFD_CLOEXEC, 512);
     if (high < 0)
         high = fcntl(fd, F_DUPFD_CLOEXEC, 3);
     if (high < 0) {
-        fprintf(stderr, "mdlsim plugin: cannot duplicate fd=%d: %s\n", fd, strerror(errno));
-        return false;
+        fprintf(stderr, "mdlsim plugin: cannot duplicate %s=%d: %s\n", key, fd, strerror(errno));
+        return -1;
     }
     if (fd > 2)
         close(fd);
-    out_fd = high;
+    return high;
+}
+
+static bool open_output(int fd)
+{
+    out_fd = move_high(fd, "fd");
+    if (out_fd < 0)
+        return false;
     /* A 1 MiB pipe (Linux's default maximum) halves the time spent passing the stream on: the
      * plugin and its reader switch far less often than with the 64 KiB default. Not a pipe:
      * the calls fail and change nothing. */
@@ -656,29 +730,60 @@ static bool open_output(int fd)
     return true;
 }
 
+/* Maps the shared area (whole chunks, at least one) and keeps the free channel. */
+static bool open_shared(int shm_fd, int free_fd)
+{
+    struct stat st;
+    size_t chunk = WIRE_CHUNK_WORDS * sizeof(uint64_t);
+    if (fstat(shm_fd, &st) != 0 || st.st_size <= 0 || (size_t)st.st_size % chunk != 0) {
+        fprintf(stderr, "mdlsim plugin: shm=%d is not an area of whole %zu-byte chunks\n", shm_fd, chunk);
+        return false;
+    }
+    void *area = mmap(NULL, (size_t)st.st_size, PROT_READ | PROT_WRITE, MAP_SHARED, shm_fd, 0);
+    if (area == MAP_FAILED) {
+        fprintf(stderr, "mdlsim plugin: cannot map shm=%d: %s\n", shm_fd, strerror(errno));
+        return false;
+    }
+    close(shm_fd);
+    shm.area = area;
+    shm.chunks = (size_t)st.st_size / chunk;
+    shm.free_fd = move_high(free_fd, "free");
+    return shm.free_fd >= 0;
+}
+
+/* The magic goes out at once: QEMU 7.2 calls no plugin callback when the guest dies of a
+ * signal, and a stream with the magic but no EXIT tells mdlsim that the guest died. */
+static bool start_stream(void)
+{
+    if (!shm.area) {
+        S.w = check_alloc(malloc((BUF_WORDS + BUF_SLACK) * sizeof *S.w));
+        static const uint64_t magic = WIRE_MAGIC;
+        return write_words(&magic, 1);
+    }
+    if (!take_chunk())
+        return false;
+    S.w[0] = WIRE_MAGIC;
+    return send_words(1, false);
+}
+
 QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_t *info, int argc, char **argv)
 {
-    int fd;
-    uint64_t limit;
-    if (!parse_options(argc, argv, &fd, &limit))
+    struct options o;
+    if (!parse_options(argc, argv, &o))
         return 1;
     if (info->system_emulation) {
         fprintf(stderr, "mdlsim plugin: only user-mode QEMU (qemu-x86_64, qemu-aarch64, ...) is supported\n");
         return 1;
     }
-    if (!open_output(fd))
+    if (!open_output(o.fd) || (o.shm_fd >= 0 && !open_shared(o.shm_fd, o.free_fd)))
         return 1;
     plugin_id = id;
     set_exit_syscalls(info->target_name);
-    /* The magic goes out at once: QEMU 7.2 calls no plugin callback when the guest dies of a
-     * signal, and a stream with the magic but no EXIT tells mdlsim that the guest died. */
-    static const uint64_t magic = WIRE_MAGIC;
-    if (!write_words(&magic, 1)) {
-        fprintf(stderr, "mdlsim plugin: cannot write the event stream to fd=%d\n", fd);
+    if (!start_stream()) {
+        fprintf(stderr, "mdlsim plugin: cannot write the event stream to fd=%d\n", o.fd);
         return 1;
     }
-    S.w = check_alloc(malloc((BUF_WORDS + BUF_SLACK) * sizeof *S.w));
-    S.left = limit ? limit : UINT64_MAX;
+    S.left = o.limit ? o.limit : UINT64_MAX;
     S.recording = true;
     grow_table();
     pthread_atfork(NULL, NULL, in_fork_child);

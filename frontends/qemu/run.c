@@ -7,6 +7,7 @@
 #include <jansson.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <unistd.h>
 #include "bp.h"
 #include "cache.h"
@@ -28,11 +29,13 @@ struct sinsn {
 };
 
 struct reader {
-    int fd;
+    struct run_source src;
     FILE *copy;
-    uint64_t buf[8192];
+    const uint64_t *w;              /* buf, or the shared chunk being read */
     size_t n, pos;
-    bool eof;
+    int64_t held;                   /* the shared chunk to give back before the next; -1: none */
+    bool eof, corrupt;
+    uint64_t buf[8192];
 };
 
 struct run {
@@ -185,27 +188,67 @@ int run_exit_code(const struct run *r) { return r->exit_code; }
 
 /* ---- reading words ------------------------------------------------------------------------ */
 
+/* Reads up to LEN bytes, stopping early at a whole number of words; 0 at the end. */
+static size_t read_words(int fd, char *b, size_t len)
+{
+    size_t have = 0;
+    while (have < len) {
+        ssize_t got = read(fd, b + have, len - have);
+        if (got < 0 && errno == EINTR)
+            continue;
+        if (got <= 0)
+            break;
+        have += (size_t)got;
+        if (have % 8 == 0)
+            break;
+    }
+    return have;
+}
+
+/* The next chunk named on the descriptor, in place, once the previous one is given back (the
+ * plugin may be gone by then: MSG_NOSIGNAL, and the error is of no interest). */
+static bool next_chunk(struct reader *rd)
+{
+    const struct run_source *src = &rd->src;
+    if (rd->held >= 0) {
+        uint32_t idx = (uint32_t)rd->held;
+        send(src->free_fd, &idx, sizeof idx, MSG_NOSIGNAL);
+        rd->held = -1;
+    }
+    uint64_t token;
+    if (read_words(src->fd, (char *)&token, sizeof token) != sizeof token)
+        return false;
+    uint32_t idx = (uint32_t)token, n = (uint32_t)(token >> 32);
+    if (idx >= src->chunks || n > WIRE_CHUNK_WORDS) {
+        rd->corrupt = true;
+        return false;
+    }
+    rd->held = idx;
+    rd->w = src->shm + (size_t)idx * WIRE_CHUNK_WORDS;
+    rd->n = n;
+    rd->pos = 0;
+    if (rd->copy && n)
+        fwrite(rd->w, sizeof *rd->w, n, rd->copy);
+    return true;
+}
+
 /* The next buffer's worth of words; false at the end of the stream. */
 static bool refill(struct reader *rd)
 {
     if (rd->eof)
         return false;
-    size_t have = 0;
-    char *b = (char *)rd->buf;
-    while (have < sizeof rd->buf) {
-        ssize_t got = read(rd->fd, b + have, sizeof rd->buf - have);
-        if (got < 0 && errno == EINTR)
-            continue;
-        if (got <= 0) {
-            rd->eof = true;
-            break;
-        }
-        have += (size_t)got;
-        if (have % 8 == 0)
-            break;
+    if (rd->src.shm) {
+        while (next_chunk(rd))
+            if (rd->n)
+                return true;
+        rd->eof = true;
+        return false;
     }
+    size_t have = read_words(rd->src.fd, (char *)rd->buf, sizeof rd->buf);
+    rd->eof = have == 0 || have % 8 != 0;
     if (rd->copy && have)
-        fwrite(b, 1, have, rd->copy);
+        fwrite(rd->buf, 1, have, rd->copy);
+    rd->w = rd->buf;
     rd->n = have / 8;
     rd->pos = 0;
     return rd->n > 0;
@@ -216,7 +259,7 @@ static inline bool next_word(struct reader *rd, uint64_t *w)
 {
     if (rd->pos == rd->n && !refill(rd))
         return false;
-    *w = rd->buf[rd->pos++];
+    *w = rd->w[rd->pos++];
     return true;
 }
 
@@ -400,10 +443,15 @@ static bool on_mem(struct run *r, struct reader *rd, uint64_t w0, char *err, siz
     return true;
 }
 
-bool run_consume(struct run *r, int fd, char *err, size_t errlen)
+bool run_consume(struct run *r, const struct run_source *src, char *err, size_t errlen)
 {
     struct reader *rd = calloc(1, sizeof *rd);
-    rd->fd = fd;
+    if (!rd) {
+        snprintf(err, errlen, "out of memory");
+        return false;
+    }
+    rd->src = *src;
+    rd->held = -1;
     rd->copy = r->o.record;
     uint64_t w;
     bool ok = next_word(rd, &w) && w == WIRE_MAGIC;
@@ -424,6 +472,10 @@ bool run_consume(struct run *r, int fd, char *err, size_t errlen)
             snprintf(err, errlen, "corrupt event stream (record kind %u)", (unsigned)(w & 0xff));
             ok = false;
         }
+    }
+    if (ok && rd->corrupt) {
+        snprintf(err, errlen, "corrupt event stream (a chunk token out of range)");
+        ok = false;
     }
     if (ok && r->pend >= 0)
         model_pending(r, 0, false);

@@ -24,9 +24,19 @@ struct run;
 
 struct run *run_new(const struct run_opts *o, char *err, size_t errlen);
 void run_free(struct run *r);
-/* Consumes the stream on FD until its exit record or end of file. False with ERR when the
- * stream is malformed, cannot be decoded, or the guest started a second thread. */
-bool run_consume(struct run *r, int fd, char *err, size_t errlen);
+/* Where the stream comes from: FD alone (a pipe, a trace file), or, with SHM, the plugin's
+ * shared-memory transport (wire.h): FD carries the tokens of the CHUNKS chunks at SHM, and each
+ * is given back on FREE_FD, a socket, once read. */
+struct run_source {
+    int fd;
+    const uint64_t *shm;
+    size_t chunks;
+    int free_fd;
+};
+
+/* Consumes the stream until its exit record or its end. False with ERR when the stream is
+ * malformed, cannot be decoded, or the guest started a second thread. */
+bool run_consume(struct run *r, const struct run_source *src, char *err, size_t errlen);
 /* The guest's exit code, or -1 if the stream ended without one. */
 int run_exit_code(const struct run *r);
 

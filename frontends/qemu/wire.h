@@ -22,4 +22,12 @@ enum wire_kind {
     WIRE_THREAD = 5,
 };
 
+/* The shared-memory transport (plugin options shm= and free=): the words are written in place
+ * into chunks of a shared area, so that neither side copies them through the kernel. The
+ * descriptor then carries one token per chunk filled: index | words << 32, in stream order.
+ * The reader gives each chunk back, once read, by writing its index (a uint32_t) to the free
+ * channel, which the plugin reads before it fills another. The area is a whole number of
+ * chunks of WIRE_CHUNK_WORDS words. */
+#define WIRE_CHUNK_WORDS (64 * 1024 + 8)
+
 #endif

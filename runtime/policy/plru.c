@@ -4,15 +4,14 @@
 
 static unsigned plru_leaves(unsigned ways)
 {
-    unsigned n = 1;
-    while (n < ways)
-        n <<= 1;
-    return n;
+    return ways <= 1 ? 1 : 2u << (31 - __builtin_clz(ways - 1));
 }
 
+/* The bits live in 64-bit words (node n is bit n % 64 of word n / 64): the nodes of a path that
+ * share a word change with one write, not one dependent byte update per level. */
 static size_t plru_size(unsigned ways)
 {
-    return (plru_leaves(ways) + 7) / 8;
+    return (plru_leaves(ways) + 63) / 64 * sizeof(uint64_t);
 }
 
 static void plru_init(void *state, unsigned ways, uint32_t seed)
@@ -20,27 +19,31 @@ static void plru_init(void *state, unsigned ways, uint32_t seed)
     (void)state, (void)ways, (void)seed;
 }
 
-static int plru_bit(const uint8_t *bits, unsigned node)
+static int plru_bit(const uint64_t *bits, unsigned node)
 {
-    return bits[node >> 3] >> (node & 7) & 1;
-}
-
-static void plru_set(uint8_t *bits, unsigned node, int v)
-{
-    bits[node >> 3] = (uint8_t)((bits[node >> 3] & ~(1u << (node & 7))) | (unsigned)v << (node & 7));
+    return bits[node >> 6] >> (node & 63) & 1;
 }
 
 /* Nodes are numbered as a heap from 1; the leaves would be leaves + way. */
 static void plru_touch(void *state, unsigned ways, unsigned way)
 {
-    uint8_t *bits = state;
-    for (unsigned node = plru_leaves(ways) + way; node > 1; node >>= 1)
-        plru_set(bits, node >> 1, !(node & 1));     /* point away from the touched half */
+    uint64_t *bits = state;
+    unsigned node = plru_leaves(ways) + way;
+    while (node > 1) {
+        unsigned word = node >> 7;
+        uint64_t clear = 0, set = 0;
+        for (; node > 1 && node >> 7 == word; node >>= 1) {
+            uint64_t bit = UINT64_C(1) << (node >> 1 & 63);
+            clear |= bit;
+            set |= node & 1 ? 0 : bit;      /* point away from the touched half */
+        }
+        bits[word] = (bits[word] & ~clear) | set;
+    }
 }
 
 static unsigned plru_victim(void *state, unsigned ways)
 {
-    const uint8_t *bits = state;
+    const uint64_t *bits = state;
     unsigned leaves = plru_leaves(ways), node = 1, span = leaves;
     while (node < leaves) {
         unsigned child = 2 * node + (unsigned)plru_bit(bits, node);

@@ -105,6 +105,22 @@ fi
 qemu-x86_64 -plugin $PLUGIN "$T/x86" 2>"$T/opt.err"
 RC=$?
 if [ $RC -ne 0 ] && grep -q "fd=N" "$T/opt.err"; then pass "missing fd= refused"; else fail "missing fd=: status $RC"; fi
+qemu-x86_64 -plugin $PLUGIN,fd=3,shm=4 "$T/x86" 3>/dev/null 4>/dev/null 2>"$T/opt.err"
+RC=$?
+if [ $RC -ne 0 ] && grep -q "shm=N and free=N go together" "$T/opt.err"; then
+    pass "shm= without free= refused"
+else
+    fail "shm= without free=: status $RC, stderr: $(cat "$T/opt.err")"
+fi
+# the shared area must hold whole chunks (mdlsim's own transport is checked by every mdlsim run test)
+printf 'short' >"$T/short"
+qemu-x86_64 -plugin $PLUGIN,fd=3,shm=4,free=5 "$T/x86" 3>/dev/null 4<"$T/short" 5</dev/null 2>"$T/opt.err"
+RC=$?
+if [ $RC -ne 0 ] && grep -q "not an area of whole" "$T/opt.err"; then
+    pass "shared area of a partial chunk refused"
+else
+    fail "shared area of a partial chunk: status $RC, stderr: $(cat "$T/opt.err")"
+fi
 qemu-x86_64 -plugin $PLUGIN,fd=9 "$T/x86" 2>"$T/opt.err"
 RC=$?
 if [ $RC -ne 0 ] && grep -q "not an open file descriptor" "$T/opt.err"; then
