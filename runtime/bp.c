@@ -29,6 +29,7 @@ struct bp {
     uint8_t indirect;           /* enum mdl_indirect */
     struct bp_btb_entry *btb;
     uint32_t btb_sets, btb_ways;
+    uint32_t btb_mask;          /* btb_sets - 1 when that is a power of two (no division), else 0 */
     uint64_t btb_clock;
     uint64_t *ras;
     uint32_t ras_size, ras_top, ras_count;
@@ -80,6 +81,7 @@ static bool bp_alloc(struct bp *bp, const struct mdl_machine *m)
     if (bp->btb_ways > entries)
         bp->btb_ways = entries;
     bp->btb_sets = entries / bp->btb_ways;
+    bp->btb_mask = bp->btb_sets & (bp->btb_sets - 1) ? 0 : bp->btb_sets - 1;
     bp->btb = calloc((size_t)bp->btb_sets * bp->btb_ways, sizeof *bp->btb);
     bp->ras_size = bp_or(m->ras_entries, BP_RAS_ENTRIES);
     bp->ras = calloc(bp->ras_size, sizeof *bp->ras);
@@ -117,7 +119,8 @@ void bp_free(struct bp *bp)
 
 static struct bp_btb_entry *bp_btb_set(struct bp *bp, uint64_t pc)
 {
-    return bp->btb + (predictor_hash(pc) % bp->btb_sets) * bp->btb_ways;
+    uint64_t h = predictor_hash(pc);
+    return bp->btb + (bp->btb_mask ? h & bp->btb_mask : h % bp->btb_sets) * bp->btb_ways;
 }
 
 /* The entry for PC, made most recently used; NULL on a miss. */

@@ -41,16 +41,22 @@ static void plru_touch(void *state, unsigned ways, unsigned way)
     }
 }
 
+/* The first way under NODE (leaves of the tree are leaves + way). */
+static unsigned plru_first_way(unsigned node, unsigned leaves)
+{
+    while (node < leaves)
+        node <<= 1;
+    return node - leaves;
+}
+
 static unsigned plru_victim(void *state, unsigned ways)
 {
     const uint64_t *bits = state;
-    unsigned leaves = plru_leaves(ways), node = 1, span = leaves;
+    unsigned leaves = plru_leaves(ways), node = 1;
     while (node < leaves) {
         unsigned child = 2 * node + (unsigned)plru_bit(bits, node);
-        span >>= 1;
         /* A subtree holding only the missing ways of a non-power-of-two set is never chosen. */
-        unsigned first = (child - (leaves / span) ) * span;
-        if (first >= ways)
+        if (ways != leaves && plru_first_way(child, leaves) >= ways)
             child = 2 * node;
         node = child;
     }

@@ -17,10 +17,10 @@ struct tage_entry {
     uint8_t u;                  /* 0..3: useful */
 };
 
-/* A history of LEN bits folded into WIDTH bits, kept up to date one bit at a time. */
+/* A history of its table's length folded into WIDTH bits, kept up to date one bit at a time. */
 struct tage_fold {
     uint32_t comp, mask;
-    unsigned len, width, out;       /* OUT: where the bit LEN steps old has rotated to */
+    unsigned width, out;            /* OUT: where the bit that leaves the history has rotated to */
 };
 
 struct tage {
@@ -60,16 +60,15 @@ static void tage_lengths(unsigned *len, unsigned max)
 static void tage_fold_init(struct tage_fold *f, unsigned len, unsigned width)
 {
     f->comp = 0;
-    f->len = len;
     f->width = width;
     f->out = len % width;
     f->mask = (UINT32_C(1) << width) - 1;
 }
 
-/* The newest bit enters at bit 0 and the bit LEN steps old leaves where it has rotated to. */
-static void tage_fold_push(struct tage_fold *f, const struct tage *g)
+/* The newest bit IN enters at bit 0 and OUT, the bit LEN steps old, leaves where it has
+ * rotated to. */
+static void tage_fold_push(struct tage_fold *f, unsigned in, unsigned out)
 {
-    unsigned in = g->hist[g->hist_pos], out = g->hist[(g->hist_pos + f->len) & g->hist_mask];
     f->comp = (f->comp << 1) ^ in;
     f->comp ^= out << f->out;
     f->comp ^= f->comp >> f->width;
@@ -248,9 +247,10 @@ static void tage_push(struct tage *g, bool taken)
     g->hist_pos = (g->hist_pos - 1) & g->hist_mask;
     g->hist[g->hist_pos] = taken;
     for (int i = 0; i < TAGE_TABLES; i++) {
-        tage_fold_push(&g->fidx[i], g);
-        tage_fold_push(&g->ftag[i][0], g);
-        tage_fold_push(&g->ftag[i][1], g);
+        unsigned out = g->hist[(g->hist_pos + g->len[i]) & g->hist_mask];
+        tage_fold_push(&g->fidx[i], taken, out);
+        tage_fold_push(&g->ftag[i][0], taken, out);
+        tage_fold_push(&g->ftag[i][1], taken, out);
     }
 }
 
