@@ -22,9 +22,12 @@ struct cache_lvl {
     size_t state_stride;
     uint64_t sets, set_mask;    /* set_mask is 0 when sets is not a power of two */
     unsigned ways, line_shift, region_shift;
-    /* line + 1 of the most recent access: touching the MRU line again changes no policy
-     * state, so a repeat can skip the lookup. Cleared when a fill lands in its set. */
-    uint64_t mru;
+    /* Touching a set's most recently used line again changes no policy state (policy.h), so
+     * such a hit needs no lookup. MRU[set] is that line + 1 as demand accesses left it, 0 once
+     * a fill has landed in the set since. LAST is the line + 1 of the level's latest access
+     * (0 after a fill into its set): a repeat of it does not train the prefetcher either. */
+    uint64_t *mru;
+    uint64_t last;
     uint64_t accesses, hits;
     struct cache_stream streams[1 << CACHE_STREAM_SET_BITS][CACHE_STREAM_WAYS];  /* MRU first */
 };
@@ -67,7 +70,8 @@ static bool cache_level_init(struct cache_lvl *l, const struct mdl_cache *c)
     l->state_stride = (l->pol->state_size(l->ways) + 7) & ~(size_t)7;
     l->tags = calloc(l->sets * l->ways, sizeof *l->tags);
     l->state = calloc(l->sets, l->state_stride);
-    if (!l->tags || !l->state)
+    l->mru = calloc(l->sets, sizeof *l->mru);
+    if (!l->tags || !l->state || !l->mru)
         return false;
     for (unsigned i = 0; i < 1 << CACHE_STREAM_SET_BITS; i++)
         for (unsigned w = 0; w < CACHE_STREAM_WAYS; w++)
@@ -103,6 +107,7 @@ void cache_free(struct cache_hier *h)
     for (unsigned i = 0; i < h->n; i++) {
         free(h->lv[i].tags);
         free(h->lv[i].state);
+        free(h->lv[i].mru);
     }
     free(h);
 }
@@ -124,7 +129,8 @@ static bool cache_lookup(struct cache_lvl *l, uint64_t line)
     if (w < 0)
         return false;
     l->pol->touch(l->state + set * l->state_stride, l->ways, (unsigned)w);
-    l->mru = line + 1;
+    l->mru[set] = line + 1;
+    l->last = line + 1;
     return true;
 }
 
@@ -140,8 +146,9 @@ static void cache_fill(struct cache_lvl *l, uint64_t line)
         w = l->pol->victim(st, l->ways);
     t[w] = line + 1;
     l->pol->insert(st, l->ways, w);
-    if (l->mru && cache_set(l, l->mru - 1) == set)
-        l->mru = 0;
+    l->mru[set] = 0;
+    if (l->last && cache_set(l, l->last - 1) == set)
+        l->last = 0;
 }
 
 static void cache_prefetch(struct cache_lvl *l, uint64_t line)
@@ -209,9 +216,14 @@ static void cache_prefetch_after(struct cache_lvl *l, uint64_t line, bool hit)
 static unsigned cache_line_access(struct cache_hier *h, uint64_t addr)
 {
     struct cache_lvl *l0 = &h->lv[0];
-    if ((addr >> l0->line_shift) + 1 == l0->mru) {
+    uint64_t line0 = addr >> l0->line_shift;
+    if (line0 + 1 == l0->last || l0->mru[cache_set(l0, line0)] == line0 + 1) {
         l0->accesses++;
         l0->hits++;
+        if (line0 + 1 != l0->last) {
+            l0->last = line0 + 1;
+            cache_prefetch_after(l0, line0, true);
+        }
         return 0;
     }
     unsigned hit = 0;
@@ -225,7 +237,8 @@ static unsigned cache_line_access(struct cache_hier *h, uint64_t addr)
             l->hits++;
         } else {
             cache_fill(l, line);
-            l->mru = line + 1;
+            l->mru[cache_set(l, line)] = line + 1;
+            l->last = line + 1;
         }
         cache_prefetch_after(l, line, i == hit);
     }

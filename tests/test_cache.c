@@ -115,6 +115,23 @@ Test(cache, evicts_the_plru_victim_when_the_set_is_full)
     cache_free(h);
 }
 
+/* A hit on a set's most recent line skips the lookup: a prefetch that evicts that line (here
+ * into a direct-mapped set, while a miss in the other set was served) must end the shortcut. */
+Test(cache, misses_a_line_a_prefetch_evicted_since_it_was_its_sets_last)
+{
+    struct mdl_cache c[2] = { level("L1D", 1, 2 * 64, 1, MDL_POLICY_LRU, MDL_PREFETCH_NEXT_LINE),
+                              level("L2", 2, 64 * KIB, 8, MDL_POLICY_LRU, MDL_PREFETCH_NONE) };
+    struct mdl_machine m = machine_of(c, 2);
+    struct cache_hier *h = cache_new(&m);
+    const uint64_t x = 0 * 64, z = 3 * 64;   /* lines 0 (set 0) and 3 (set 1) */
+    cr_assert_eq(load(h, x), 2);
+    cr_assert_eq(load(h, x), L1, "x is set 0's last line");
+    cr_assert_eq(load(h, z), 2, "z misses and prefetches line 4 into set 0, over x");
+    cr_assert_eq(load(h, x), L2, "x was evicted");
+    cr_assert_eq(load(h, x + 64), L1, "x's miss prefetched line 1 over z");
+    cache_free(h);
+}
+
 /* Three ways sit under a 4-leaf tree: after A B C, D takes way 0 (A); after touching B the root
  * points right, at way 2 and the missing way 3, so the victim must be way 2 (C). */
 Test(cache, never_picks_the_missing_way_of_a_three_way_plru_set)

@@ -6,7 +6,8 @@
 #include <stdint.h>
 #include "mdl_machine.h"
 
-/* STATE is the set's bytes (state_size(ways) of them, zeroed by the cache before init). */
+/* STATE is the set's bytes (state_size(ways) of them, zeroed by the cache before init). Touching
+ * the way a set touched or filled last must change nothing: the cache skips such touches. */
 struct policy_ops {
     const char *name;
     size_t (*state_size)(unsigned ways);
