@@ -13,6 +13,7 @@
 #include <signal.h>
 #include <sys/mman.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 #include "asm.h"
@@ -785,6 +786,25 @@ static int cmd_run(int argc, char **argv)
     return rc ? rc : (WIFEXITED(status) ? WEXITSTATUS(status) : 1);
 }
 
+/* A regular trace file is read in place; a pipe or a file that cannot be mapped is read. */
+struct trace_map {
+    void *base;
+    size_t len;
+};
+
+static bool trace_map(int fd, struct trace_map *m)
+{
+    struct stat st;
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || (size_t)st.st_size <= 2 * sizeof(uint64_t))
+        return false;
+    void *p = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+    if (p == MAP_FAILED)
+        return false;
+    madvise(p, (size_t)st.st_size, MADV_SEQUENTIAL);
+    *m = (struct trace_map){ p, (size_t)st.st_size };
+    return true;
+}
+
 static int cmd_replay(int argc, char **argv)
 {
     struct run_cli o;
@@ -802,10 +822,26 @@ static int cmd_replay(int argc, char **argv)
     }
     int fd = open(o.trace, O_RDONLY);
     struct run *r = NULL;
+    struct trace_map map = { NULL, 0 };
     bool ok = fd >= 0 && run_read_trace_header(fd, (enum mdl_isa)o.b.m->isa, err, sizeof err) &&
-              (r = run_new(&ro, err, sizeof err)) && run_consume(r, &(struct run_source){ .fd = fd, .free_fd = -1 }, err, sizeof err);
+              (r = run_new(&ro, err, sizeof err));
+    if (ok) {
+        struct run_source src = { .fd = fd, .free_fd = -1 };
+        if (trace_map(fd, &map)) {
+            src.words = (const uint64_t *)map.base + 2;     /* after the header */
+            src.n_words = (map.len - 2 * sizeof(uint64_t)) / sizeof(uint64_t);
+        }
+        ok = run_consume(r, &src, err, sizeof err);
+        /* mdlsim run keeps a trace only when the guest exited */
+        if (ok && run_exit_code(r) < 0) {
+            snprintf(err, sizeof err, "'%s' ends before the program's exit: the trace is truncated", o.trace);
+            ok = false;
+        }
+    }
     if (fd < 0)
         snprintf(err, sizeof err, "cannot read '%s': %s", o.trace, strerror(errno));
+    if (map.base)
+        munmap(map.base, map.len);
     if (fd >= 0)
         close(fd);
     if (!ok) {

@@ -15,10 +15,11 @@ struct run {
     int status;
 };
 
-static struct run mdlsim(const char *args)
+/* mdlsim's output, as REDIRECT sends it to the pipe. */
+static struct run mdlsim_to(const char *args, const char *redirect)
 {
     char cmd[1024];
-    snprintf(cmd, sizeof cmd, "../build/mdlsim %s 2>/dev/null", args);
+    snprintf(cmd, sizeof cmd, "../build/mdlsim %s %s", args, redirect);
     FILE *p = popen(cmd, "r");
     cr_assert(p, "cannot run %s", cmd);
     struct run r = { NULL, 0 };
@@ -32,6 +33,24 @@ static struct run mdlsim(const char *args)
     int st = pclose(p);
     r.status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
     return r;
+}
+
+static struct run mdlsim(const char *args) { return mdlsim_to(args, "2>/dev/null"); }
+static struct run mdlsim_stderr(const char *args) { return mdlsim_to(args, "2>&1 >/dev/null"); }
+
+/* Runs mdlsim ARGS and expects exit status 1 and MESSAGE as the last line on stderr. */
+static void expect_error(const char *args, const char *message)
+{
+    struct run r = mdlsim_stderr(args);
+    cr_expect_eq(r.status, 1, "mdlsim %s: status %d", args, r.status);
+    const char *last = r.out;
+    for (const char *p = r.out; *p; p++)
+        if (*p == '\n' && p[1])
+            last = p + 1;
+    char want[512];
+    snprintf(want, sizeof want, "mdlsim: error: %s\n", message);
+    cr_expect_str_eq(last, want, "mdlsim %s", args);
+    free(r.out);
 }
 
 static json_t *block_json(const char *args)
@@ -399,25 +418,27 @@ Test(mdlsim_run, replays_a_recorded_run_on_another_machine_of_the_same_isa)
     r = mdlsim("replay --machine cortex-a72 /tmp/mdlsim-test.trace");
     cr_expect_eq(r.status, 1, "an x86-64 trace on an AArch64 machine is refused");
     free(r.out);
+    remove("/tmp/mdlsim-rarroam.json");
+    cr_assert_eq(truncate("/tmp/mdlsim-test.trace", 4096), 0);
+    expect_error("replay --machine skylake --json /tmp/mdlsim-rarroam.json /tmp/mdlsim-test.trace",
+                 "'/tmp/mdlsim-test.trace' ends before the program's exit: the trace is truncated");
+    cr_expect_neq(access("/tmp/mdlsim-rarroam.json", F_OK), 0, "no report from a truncated trace");
     remove("/tmp/mdlsim-test.trace");
     remove("/tmp/mdlsim-rarroam.json");
 }
 
 Test(mdlsim_run, refuses_missing_foreign_and_multithreaded_programs_with_a_message)
 {
-    struct run r = mdlsim("run --machine skylake -- ../build/programs/no-such-program");
-    cr_expect_eq(r.status, 1);
-    free(r.out);
-    r = mdlsim("run --machine cortex-a72 -- ../build/programs/exact.x86");
-    cr_expect_eq(r.status, 1, "an x86-64 program on an AArch64 machine");
-    free(r.out);
-    r = mdlsim("run --machine skylake --roi no_such_function -- ../build/programs/exact.x86");
-    cr_expect_eq(r.status, 1);
-    free(r.out);
-    r = mdlsim("run --machine skylake --json /tmp/mdlsim-t.json -- ../build/programs/threads.x86");
-    cr_expect_eq(r.status, 1, "a second thread is refused");
+    expect_error("run --machine skylake -- ../build/programs/no-such-program",
+                 "cannot execute '../build/programs/no-such-program': No such file or directory");
+    expect_error("run --machine cortex-a72 -- ../build/programs/exact.x86",
+                 "'../build/programs/exact.x86': not an AArch64 program (the machine is aarch64)");
+    expect_error("run --machine skylake --roi no_such_function -- ../build/programs/exact.x86",
+                 "no symbol 'no_such_function' in '../build/programs/exact.x86'");
+    expect_error("run --machine skylake --json /tmp/mdlsim-t.json -- ../build/programs/threads.x86",
+                 "the guest started a second thread: multi-threaded programs are not analysed (each thread "
+                 "would need its own core model)");
     cr_expect_neq(access("/tmp/mdlsim-t.json", F_OK), 0, "no report left behind");
-    free(r.out);
 }
 
 Test(mdlsim_run, writes_a_self_contained_html_report)

@@ -453,6 +453,11 @@ bool run_consume(struct run *r, const struct run_source *src, char *err, size_t 
     rd->src = *src;
     rd->held = -1;
     rd->copy = r->o.record;
+    if (src->words) {
+        rd->w = src->words;
+        rd->n = src->n_words;
+        rd->eof = true;
+    }
     uint64_t w;
     bool ok = next_word(rd, &w) && w == WIRE_MAGIC;
     if (!ok)

@@ -24,14 +24,17 @@ struct run;
 
 struct run *run_new(const struct run_opts *o, char *err, size_t errlen);
 void run_free(struct run *r);
-/* Where the stream comes from: FD alone (a pipe, a trace file), or, with SHM, the plugin's
+/* Where the stream comes from: FD alone (a pipe, a trace file); with SHM, the plugin's
  * shared-memory transport (wire.h): FD carries the tokens of the CHUNKS chunks at SHM, and each
- * is given back on FREE_FD, a socket, once read. */
+ * is given back on FREE_FD, a socket, once read; with WORDS, memory holding the whole stream
+ * (a mapped trace file). */
 struct run_source {
     int fd;
     const uint64_t *shm;
     size_t chunks;
     int free_fd;
+    const uint64_t *words;
+    size_t n_words;
 };
 
 /* Consumes the stream until its exit record or its end. False with ERR when the stream is
