@@ -654,7 +654,7 @@ struct options {
     uint64_t limit;
 };
 
-/* KEY=N for a descriptor; 0 when ARG is another option, -1 (reported) when N is not a number. */
+/* KEY=N with N at most MAX: 1; 0 when ARG is another option; -1 (reported) for a bad N. */
 static int option_u64(const char *arg, const char *key, uint64_t max, uint64_t *out)
 {
     size_t k = strlen(key);
@@ -721,9 +721,9 @@ static bool open_output(int fd)
     out_fd = move_high(fd, "fd");
     if (out_fd < 0)
         return false;
-    /* A 1 MiB pipe (Linux's default maximum) halves the time spent passing the stream on: the
-     * plugin and its reader switch far less often than with the 64 KiB default. Not a pipe:
-     * the calls fail and change nothing. */
+    /* When the words themselves go through it, a 1 MiB pipe (Linux's default maximum) halves
+     * the time spent passing the stream on: the plugin and its reader switch far less often
+     * than with the 64 KiB default. Not a pipe: the calls fail and change nothing. */
     int size = fcntl(out_fd, F_GETPIPE_SZ);
     if (size > 0 && size < 1 << 20)
         fcntl(out_fd, F_SETPIPE_SZ, 1 << 20);
