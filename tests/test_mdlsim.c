@@ -423,6 +423,9 @@ Test(mdlsim_run, replays_a_recorded_run_on_another_machine_of_the_same_isa)
     expect_error("replay --machine skylake --json /tmp/mdlsim-rarroam.json /tmp/mdlsim-test.trace",
                  "'/tmp/mdlsim-test.trace' ends before the program's exit: the trace is truncated");
     cr_expect_neq(access("/tmp/mdlsim-rarroam.json", F_OK), 0, "no report from a truncated trace");
+    cr_assert_eq(truncate("/tmp/mdlsim-test.trace", 16), 0);
+    expect_error("replay --machine skylake /tmp/mdlsim-test.trace",
+                 "'/tmp/mdlsim-test.trace' holds no events: the trace is truncated");
     remove("/tmp/mdlsim-test.trace");
     remove("/tmp/mdlsim-rarroam.json");
 }

@@ -460,7 +460,9 @@ bool run_consume(struct run *r, const struct run_source *src, char *err, size_t 
     }
     uint64_t w;
     bool ok = next_word(rd, &w) && w == WIRE_MAGIC;
-    if (!ok)
+    if (!ok && src->trace)
+        snprintf(err, errlen, "'%s' holds no events: the trace is truncated", src->trace);
+    else if (!ok)
         snprintf(err, errlen, "no event stream (did the program start under QEMU?)");
     while (ok && next_word(rd, &w)) {
         switch (w & 0xff) {
@@ -480,6 +482,10 @@ bool run_consume(struct run *r, const struct run_source *src, char *err, size_t 
     }
     if (ok && rd->corrupt) {
         snprintf(err, errlen, "corrupt event stream (a chunk token out of range)");
+        ok = false;
+    }
+    if (ok && src->trace && r->exit_code < 0) {
+        snprintf(err, errlen, "'%s' ends before the program's exit: the trace is truncated", src->trace);
         ok = false;
     }
     if (ok && r->pend >= 0)

@@ -35,10 +35,12 @@ struct run_source {
     int free_fd;
     const uint64_t *words;
     size_t n_words;
+    const char *trace;              /* the trace file's name; NULL for a live stream */
 };
 
 /* Consumes the stream until its exit record or its end. False with ERR when the stream is
- * malformed, cannot be decoded, or the guest started a second thread. */
+ * malformed, cannot be decoded, or the guest started a second thread, and for a trace file,
+ * when it ends before the program's exit (mdlsim run keeps a trace only when the guest exited). */
 bool run_consume(struct run *r, const struct run_source *src, char *err, size_t errlen);
 /* The guest's exit code, or -1 if the stream ended without one. */
 int run_exit_code(const struct run *r);
