@@ -12,7 +12,6 @@
 #include <limits.h>
 #include <signal.h>
 #include <sys/mman.h>
-#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -24,7 +23,7 @@
 #include "decode.h"
 #include "report.h"
 #include "run.h"
-#include "wire.h"
+#include "transport.h"
 
 extern const struct mdl_machine *const mdl_machines[];
 
@@ -592,87 +591,6 @@ static bool plugin_path(char *out, size_t len)
     return access(out, R_OK) == 0;
 }
 
-/* How the plugin's stream reaches the reader: the pipe, and the shared-memory transport of
- * wire.h when the system has one (else the words go through the pipe). The child's ends are
- * inheritable; the parent closes them once QEMU has started. */
-struct transport {
-    int pipe[2];
-    int shm_fd, free_child;
-    struct run_source src;          /* the reader's side */
-};
-
-enum { TRANSPORT_CHUNKS = 8 };
-
-static void close_fd(int *fd)
-{
-    if (*fd >= 0)
-        close(*fd);
-    *fd = -1;
-}
-
-static void transport_close_child(struct transport *t)
-{
-    close_fd(&t->pipe[1]);
-    close_fd(&t->shm_fd);
-    close_fd(&t->free_child);
-}
-
-/* The reader's side of the shared area, or what was made of it when it could not be set up. */
-static void transport_drop_shared(struct transport *t)
-{
-    if (t->src.shm)
-        munmap((void *)t->src.shm, TRANSPORT_CHUNKS * WIRE_CHUNK_WORDS * sizeof(uint64_t));
-    if (t->src.free_fd >= 0)
-        close(t->src.free_fd);
-    t->src = (struct run_source){ .fd = t->pipe[0], .free_fd = -1 };
-}
-
-static void transport_free(struct transport *t)
-{
-    transport_drop_shared(t);
-    close(t->pipe[0]);
-}
-
-/* Every chunk starts free: their indices wait on the free channel. */
-static bool transport_shared(struct transport *t)
-{
-    size_t bytes = TRANSPORT_CHUNKS * WIRE_CHUNK_WORDS * sizeof(uint64_t);
-    int sv[2];
-    t->shm_fd = memfd_create("mdlsim-stream", 0);
-    if (t->shm_fd < 0 || ftruncate(t->shm_fd, (off_t)bytes) != 0 || socketpair(AF_UNIX, SOCK_STREAM, 0, sv) != 0)
-        return false;
-    fcntl(sv[0], F_SETFD, FD_CLOEXEC);
-    t->src.free_fd = sv[0];
-    t->free_child = sv[1];
-    void *area = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, t->shm_fd, 0);
-    if (area == MAP_FAILED)
-        return false;
-    t->src.shm = area;
-    t->src.chunks = TRANSPORT_CHUNKS;
-    for (uint32_t i = 0; i < TRANSPORT_CHUNKS; i++)
-        if (send(sv[0], &i, sizeof i, MSG_NOSIGNAL) != sizeof i)
-            return false;
-    return true;
-}
-
-static bool transport_open(struct transport *t, char *err, size_t errlen)
-{
-    *t = (struct transport){ .pipe = { -1, -1 }, .shm_fd = -1, .free_child = -1, .src = { .fd = -1, .free_fd = -1 } };
-    if (pipe(t->pipe) != 0) {
-        snprintf(err, errlen, "cannot create a pipe for the event stream: %s", strerror(errno));
-        return false;
-    }
-    fcntl(t->pipe[0], F_SETFD, FD_CLOEXEC);
-    t->src.fd = t->pipe[0];
-    if (!transport_shared(t)) {
-        /* no shared memory here: the words themselves go through the pipe */
-        transport_drop_shared(t);
-        close_fd(&t->shm_fd);
-        close_fd(&t->free_child);
-    }
-    return true;
-}
-
 /* Starts QEMU with the plugin writing to T; returns its pid or -1. */
 static pid_t start_qemu(const struct run_cli *o, const struct transport *t, char *err, size_t errlen)
 {
@@ -681,10 +599,8 @@ static pid_t start_qemu(const struct run_cli *o, const struct transport *t, char
         snprintf(err, errlen, "the QEMU plugin libmdlplugin.so is not next to mdlsim (run make)");
         return -1;
     }
-    if (t->src.shm)
-        snprintf(popt, sizeof popt, "%s,fd=%d,shm=%d,free=%d", plugin, t->pipe[1], t->shm_fd, t->free_child);
-    else
-        snprintf(popt, sizeof popt, "%s,fd=%d", plugin, t->pipe[1]);
+    snprintf(popt, sizeof popt, "%s,", plugin);
+    transport_plugin_options(t, popt + strlen(popt), sizeof popt - strlen(popt));
     const char *qemu = o->b.m->isa == MDL_ISA_AARCH64 ? "qemu-aarch64" : "qemu-x86_64";
     size_t n = 0;
     while (o->argv[n])
