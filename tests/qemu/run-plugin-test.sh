@@ -95,39 +95,28 @@ check "killed by SIGSEGV: qemu exit status" 139 "$?"
 check "killed by SIGSEGV: magic, no EXIT" "exec 0 noexit" "$($WIREDUMP -c <"$T/segv.wire" | grep -E '^(exec|noexit)' | xargs)"
 
 # options
-qemu-x86_64 -plugin $PLUGIN,fd=3,bogus=1 "$T/x86" 3>/dev/null 2>"$T/opt.err"
-RC=$?
-if [ $RC -ne 0 ] && grep -q "mdlsim plugin: unknown option 'bogus=1'" "$T/opt.err"; then
-    pass "unknown option refused (qemu exit status $RC)"
-else
-    fail "unknown option: qemu exit status $RC, stderr: $(cat "$T/opt.err")"
-fi
-qemu-x86_64 -plugin $PLUGIN "$T/x86" 2>"$T/opt.err"
-RC=$?
-if [ $RC -ne 0 ] && grep -q "fd=N" "$T/opt.err"; then pass "missing fd= refused"; else fail "missing fd=: status $RC"; fi
-qemu-x86_64 -plugin $PLUGIN,fd=3,shm=4 "$T/x86" 3>/dev/null 4>/dev/null 2>"$T/opt.err"
-RC=$?
-if [ $RC -ne 0 ] && grep -q "shm=N and free=N go together" "$T/opt.err"; then
-    pass "shm= without free= refused"
-else
-    fail "shm= without free=: status $RC, stderr: $(cat "$T/opt.err")"
-fi
+# refused NAME PATTERN CMD...: CMD fails and says PATTERN on stderr
+refused() {
+    local name=$1 pattern=$2
+    shift 2
+    "$@" 2>"$T/opt.err"
+    local rc=$?
+    if [ $rc -ne 0 ] && grep -q -- "$pattern" "$T/opt.err"; then
+        pass "$name refused (qemu exit status $rc)"
+    else
+        fail "$name: qemu exit status $rc, stderr: $(cat "$T/opt.err")"
+    fi
+}
+refused "unknown option" "mdlsim plugin: unknown option 'bogus=1'" \
+    qemu-x86_64 -plugin $PLUGIN,fd=3,bogus=1 "$T/x86" 3>/dev/null
+refused "missing fd=" "fd=N" qemu-x86_64 -plugin $PLUGIN "$T/x86"
+refused "shm= without free=" "shm=N and free=N go together" \
+    qemu-x86_64 -plugin $PLUGIN,fd=3,shm=4 "$T/x86" 3>/dev/null 4>/dev/null
 # the shared area must hold whole chunks (mdlsim's own transport is checked by every mdlsim run test)
 printf 'short' >"$T/short"
-qemu-x86_64 -plugin $PLUGIN,fd=3,shm=4,free=5 "$T/x86" 3>/dev/null 4<"$T/short" 5</dev/null 2>"$T/opt.err"
-RC=$?
-if [ $RC -ne 0 ] && grep -q "not an area of whole" "$T/opt.err"; then
-    pass "shared area of a partial chunk refused"
-else
-    fail "shared area of a partial chunk: status $RC, stderr: $(cat "$T/opt.err")"
-fi
-qemu-x86_64 -plugin $PLUGIN,fd=9 "$T/x86" 2>"$T/opt.err"
-RC=$?
-if [ $RC -ne 0 ] && grep -q "not an open file descriptor" "$T/opt.err"; then
-    pass "closed fd refused"
-else
-    fail "closed fd: status $RC"
-fi
+refused "shared area of a partial chunk" "not an area of whole" \
+    qemu-x86_64 -plugin $PLUGIN,fd=3,shm=4,free=5 "$T/x86" 3>/dev/null 4<"$T/short" 5</dev/null
+refused "closed fd" "not an open file descriptor" qemu-x86_64 -plugin $PLUGIN,fd=9 "$T/x86"
 
 # threads and fork (glibc static guest)
 if gcc -O1 -static -pthread -o "$T/threads" tests/qemu/threads.c 2>"$T/gcc.err"; then
