@@ -1357,6 +1357,7 @@ int dec_one(struct dec *d, const uint8_t *bytes, size_t len, uint64_t pc, struct
     const cs_insn *ci = d->ci;
     out->pc = pc;
     out->len = (uint8_t)ci->size;
+    memcpy(out->bytes, bytes, ci->size < sizeof out->bytes ? ci->size : sizeof out->bytes);
     append_trunc(out->disasm, sizeof out->disasm, ci->mnemonic);
     if (ci->op_str[0]) {
         append_trunc(out->disasm, sizeof out->disasm, " ");

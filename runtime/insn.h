@@ -43,6 +43,7 @@ enum { RT_MAX_SRC = 16, RT_MAX_DST = 8, RT_MAX_OPS = 8, RT_MAX_MEM = 2 };
 struct rt_insn {
     uint64_t pc;
     uint8_t len;
+    uint8_t bytes[16];          /* the encoding (x86 has at most 15 bytes, AArch64 4) */
     uint8_t branch;             /* enum rt_branch */
     uint8_t cls;                /* enum mdl_class from the decoder's view of the instruction */
     bool unknown;               /* no form matched: modelled by the class default */

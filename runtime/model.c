@@ -83,11 +83,41 @@ struct rt_model {
 const char *rt_knob_name(enum rt_knob k)
 {
     static const char *const names[] = {
-#define X(e, s) s,
-        RT_KNOBS(X)
+#define X(e, s, arg, kind, doc) s,
+#include "knob.def"
 #undef X
     };
-    return names[k];
+    return (unsigned)k < RT_KNOB_COUNT ? names[k] : "?";
+}
+
+enum rt_knob_arg rt_knob_arg(enum rt_knob k)
+{
+    static const enum rt_knob_arg args[] = {
+#define X(e, s, arg, kind, doc) RT_KNOB_ARG_##arg,
+#include "knob.def"
+#undef X
+    };
+    return (unsigned)k < RT_KNOB_COUNT ? args[k] : RT_KNOB_ARG_NONE;
+}
+
+enum rt_knob_kind rt_knob_kind(enum rt_knob k)
+{
+    static const enum rt_knob_kind kinds[] = {
+#define X(e, s, arg, kind, doc) RT_KNOB_KIND_##kind,
+#include "knob.def"
+#undef X
+    };
+    return (unsigned)k < RT_KNOB_COUNT ? kinds[k] : RT_KNOB_KIND_BASE;
+}
+
+const char *rt_knob_doc(enum rt_knob k)
+{
+    static const char *const docs[] = {
+#define X(e, s, arg, kind, doc) doc,
+#include "knob.def"
+#undef X
+    };
+    return (unsigned)k < RT_KNOB_COUNT ? docs[k] : "";
 }
 
 /* Zeroed, on a cache line: a vector load of lanes from the start of a row then never spans two
@@ -118,7 +148,7 @@ static double knob_scale(const struct rt_lane_cfg *c, enum rt_knob k, int arg)
 {
     double s = 1;
     for (int i = 0; i < 2; i++) {
-        if (c->knob[i] != k || (c->arg[i] != arg && (k == RT_KNOB_RESOURCE || k == RT_KNOB_CACHE_BW)))
+        if (c->knob[i] != k || (c->arg[i] != arg && rt_knob_arg(k) != RT_KNOB_ARG_NONE))
             continue;
         s /= c->weight;
     }
@@ -219,8 +249,9 @@ static bool lanes_valid(const struct mdl_machine *m, const struct rt_lane_cfg *l
     for (unsigned l = 0; l < n; l++)
         for (int i = 0; i < 2; i++) {
             enum rt_knob k = lanes[l].knob[i];
-            if ((k == RT_KNOB_RESOURCE && (unsigned)lanes[l].arg[i] >= m->n_resources) ||
-                (k == RT_KNOB_CACHE_BW && (unsigned)lanes[l].arg[i] >= m->n_caches) ||
+            if ((unsigned)k >= RT_KNOB_COUNT ||
+                (rt_knob_arg(k) == RT_KNOB_ARG_RESOURCE && (unsigned)lanes[l].arg[i] >= m->n_resources) ||
+                (rt_knob_arg(k) == RT_KNOB_ARG_CACHE && (unsigned)lanes[l].arg[i] >= m->n_caches) ||
                 (k != RT_KNOB_NONE && lanes[l].weight <= 0)) {
                 snprintf(err, errlen, "lane %u: invalid %s knob", l, rt_knob_name(k));
                 return false;
@@ -255,7 +286,7 @@ static void set_lanes(struct rt_model *md, const struct rt_lane_cfg *lanes, unsi
     for (unsigned l = 0; l < md->L; l++) {
         const struct rt_lane_cfg *c = &lanes[l < n ? l : 0];
         lane_params(md, c, l);
-        md->ser_scale[l] = lane_has(c, RT_KNOB_ALL_RESOURCES) ? 0 : 1;
+        md->ser_scale[l] = lane_has(c, RT_KNOB_ALL_RESOURCES) ? 0 : knob_scale(c, RT_KNOB_SERIAL, 0);
     }
 }
 

@@ -10,17 +10,14 @@
 #include "mdl_machine.h"
 
 /* What a lane changes: one knob (or two, for the interaction matrix) scaled by a weight. */
-#define RT_KNOBS(X) \
-    X(NONE, "baseline") X(RESOURCE, "resource") X(LATENCY, "latency") X(FRONTEND, "frontend") \
-    X(ROB, "rob") X(RETIRE, "retire") X(LOAD_BUFFER, "load_buffer") X(STORE_BUFFER, "store_buffer") \
-    X(CACHE_BW, "cache_bandwidth") X(MISPREDICT, "mispredict") X(MEMORY_LATENCY, "memory_latency") \
-    X(ALL_RESOURCES, "infinite_resources") \
-    X(NO_DEPS, "no_dependencies")
 enum rt_knob {
-#define X(e, s) RT_KNOB_##e,
-    RT_KNOBS(X)
+#define X(e, s, arg, kind, doc) RT_KNOB_##e,
+#include "knob.def"
 #undef X
+    RT_KNOB_COUNT
 };
+enum rt_knob_arg { RT_KNOB_ARG_NONE, RT_KNOB_ARG_RESOURCE, RT_KNOB_ARG_CACHE };
+enum rt_knob_kind { RT_KNOB_KIND_BASE, RT_KNOB_KIND_SWEPT, RT_KNOB_KIND_WINDOW, RT_KNOB_KIND_BOUND };
 
 struct rt_lane_cfg {
     enum rt_knob knob[2];
@@ -81,5 +78,9 @@ bool rt_model_following(const struct rt_model *md);
 /* Dynamic instructions that must pass before causality counts one (0 without causality). */
 uint32_t rt_model_causal_window(const struct rt_model *md);
 const char *rt_knob_name(enum rt_knob k);
+/* What the knob's lane argument names, and how the lane plan uses it (knob.def). */
+enum rt_knob_arg rt_knob_arg(enum rt_knob k);
+enum rt_knob_kind rt_knob_kind(enum rt_knob k);
+const char *rt_knob_doc(enum rt_knob k);
 
 #endif

@@ -95,7 +95,7 @@ static unsigned split_point(unsigned n)
 static bool window_knob(const struct rt_lane_cfg *c)
 {
     for (int i = 0; i < 2; i++)
-        if (c->knob[i] == RT_KNOB_ROB || c->knob[i] == RT_KNOB_LOAD_BUFFER || c->knob[i] == RT_KNOB_STORE_BUFFER)
+        if (rt_knob_kind(c->knob[i]) == RT_KNOB_KIND_WINDOW)
             return true;
     return false;
 }
@@ -331,6 +331,7 @@ static bool add_insn(struct run *r, struct reader *rd, uint64_t w0, char *err, s
         memset(&s->in, 0, sizeof s->in);
         s->in.pc = pc;
         s->in.len = (uint8_t)len;
+        memcpy(s->in.bytes, words, len);
         snprintf(s->in.disasm, sizeof s->in.disasm, "(undecodable)");
         s->in.tmpl = r->o.m->class_default[MDL_CLASS_GENERIC];
         s->in.unknown = true;

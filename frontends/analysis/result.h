@@ -1,0 +1,147 @@
+/* The result of one analysis (a block, a region of a program, a whole run): everything the views
+ * show, filled by the block and stream engines and completed by analysis_finish. Views read only
+ * this; they never see an engine. */
+#ifndef RESULT_H
+#define RESULT_H
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include "mdl_machine.h"
+#include "model.h"
+
+/* The version of the JSON this result is written as (frontends/views/mdlsim.schema.json). */
+#define RESULT_SCHEMA_VERSION 1
+
+enum result_scope { RESULT_SCOPE_BLOCK, RESULT_SCOPE_ROI, RESULT_SCOPE_RUN };
+enum { RESULT_MAX_WEIGHTS = 8, RESULT_LABEL = 96, RESULT_MAX_LEVELS = 8 };
+
+/* One lane of the plan and what it measured. */
+struct result_lane {
+    struct rt_lane_cfg cfg;
+    char label[RESULT_LABEL];       /* "p0156", "L1D_bandwidth", "latency+p01"; "@15%" when weights differ */
+    char knob_label[2][RESULT_LABEL / 2];   /* each knob alone ("p0156", "latency") */
+    double cycles;                  /* as result.cycles: per iteration for a block, in all for a run */
+    double speedup;                 /* baseline cycles / cycles */
+};
+
+/* What an instruction costs a resource: cycles per execution, and its share of the resource's
+ * busy time over the scope (executions x cost / all instructions' executions x cost). */
+struct result_use {
+    unsigned resource;              /* index in the machine's resources */
+    double cost, share;
+};
+
+/* One static instruction (after macro-fusion: a fused pair is one row). Strings point into the
+ * engine's decoded instructions, which outlive the views. */
+struct result_row {
+    unsigned index;                 /* block: position of its first instruction; run: row number */
+    uint64_t pc;                    /* block: offset in the block */
+    uint8_t bytes[16];
+    unsigned len;
+    const char *disasm, *key, *form; /* form: the description's entry (template name) */
+    uint64_t executions;            /* block: per iteration (1); run: in the scope */
+    double latency_min, latency_max;
+    unsigned uops;                  /* fused domain */
+    bool class_default, eliminated, fused;
+    size_t use_first;               /* in result.uses */
+    unsigned use_count;
+    uint64_t crit, seen;            /* causality: instances on the critical path / instances counted */
+    double critical;                /* crit / seen */
+};
+
+/* The speed-up of one knob (alone) at each weight of the plan, weights ascending. */
+struct result_curve {
+    char label[RESULT_LABEL / 2];
+    unsigned n;
+    double weight[RESULT_MAX_WEIGHTS], speedup[RESULT_MAX_WEIGHTS];
+    unsigned lane[RESULT_MAX_WEIGHTS];
+};
+
+enum result_verdict_kind {
+    RESULT_VERDICT_NO_LANES,        /* sensitivity was not run */
+    RESULT_VERDICT_RESOURCE,        /* one knob: accelerating it alone helps */
+    RESULT_VERDICT_PAIR,            /* two knobs help only together (a balanced kernel) */
+    RESULT_VERDICT_SATURATED,       /* nothing helps alone or in pairs; these are busy all the time */
+    RESULT_VERDICT_NONE             /* nothing binds within the weights */
+};
+
+struct result_verdict {
+    enum result_verdict_kind kind;
+    unsigned lane;                  /* RESOURCE, PAIR: the lane */
+    double speedup, weight;         /* RESOURCE, PAIR: its speed-up at its weight (1.15: 15% faster) */
+    unsigned n_names;
+    char names[16][RESULT_LABEL / 2];   /* the knobs or saturated resources named */
+    char text[320];                 /* the verdict line */
+};
+
+/* Top-down (seed 003): issue slots = cycles x issue width, split by what left each slot unused.
+ * Fractions of the slots; retiring + bad speculation + front end + back end = 1. */
+struct result_topdown {
+    bool valid;                     /* false when the machine has no issue width */
+    double slots;
+    double retiring, bad_speculation, frontend, backend;
+    double frontend_latency, frontend_bandwidth, memory, core;
+    unsigned n_levels;              /* the data-side cache levels, then DRAM */
+    char level[RESULT_MAX_LEVELS][16];
+    double level_share[RESULT_MAX_LEVELS];  /* memory bound by the level that served the loads */
+};
+
+struct result_cache {
+    const char *name;
+    uint64_t accesses, hits;
+};
+
+struct result {
+    const struct mdl_machine *m;
+    const char *command;            /* "block", "run", "replay" */
+    enum result_scope scope;
+    const char *scope_name;         /* the block's label, the region's symbol; NULL for a whole run */
+    unsigned iterations;            /* block: iterations simulated; run: 1 */
+    uint64_t instructions;          /* block: per iteration; run: in the scope */
+    uint64_t executed;              /* run: in the whole run; block: = instructions */
+    uint64_t macro_fused;           /* fused pairs (block: per iteration) */
+    double cycles;                  /* block: per iteration (steady state); run: in the scope */
+    double ipc;
+    bool causality, sensitivity;
+    /* the lanes: lane 0 is the baseline */
+    unsigned n_lanes;
+    struct result_lane lanes[RT_MAX_LANES];
+    unsigned n_weights;
+    double weights[RESULT_MAX_WEIGHTS];
+    /* rankings (analysis_finish): lanes of one knob, then of two, largest speed-up first */
+    unsigned n_single, single[RT_MAX_LANES];
+    unsigned n_pairs, pairs[RT_MAX_LANES];
+    unsigned n_curves;
+    struct result_curve curves[RT_MAX_LANES];
+    struct result_verdict verdict;
+    bool has_bounds;
+    double bound_infinite_resources, bound_no_dependencies;     /* cycles, as result.cycles */
+    struct result_topdown topdown;
+    struct rt_topdown td_raw;       /* the engine's slot counts, which analysis_finish turns into fractions */
+    /* per static instruction */
+    struct result_row *rows;
+    size_t n_rows, cap_rows;
+    struct result_use *uses;
+    size_t n_uses, cap_uses;
+    size_t *critical;               /* rows on the critical path, most critical first (analysis_finish) */
+    size_t n_critical, cap_critical;
+    double *busy;                   /* [n_resources]: executions x cost, summed (analysis_finish) */
+    /* memory and branches: a run's (has_caches, has_branches false for a block) */
+    bool has_caches, has_branches;
+    unsigned n_caches;
+    struct result_cache caches[RESULT_MAX_LEVELS];
+    uint64_t branches, mispredicted;
+};
+
+/* Empties R for another analysis on M, keeping the memory it has. */
+void result_reset(struct result *r, const struct mdl_machine *m);
+void result_free(struct result *r);
+/* A new row, zeroed but for its index; its uses follow with result_add_use. */
+struct result_row *result_add_row(struct result *r);
+void result_add_use(struct result *r, struct result_row *row, unsigned resource, double cost);
+/* The row's instruction, decoded: pc, bytes, disassembly, form, latency, uops, class default,
+ * elimination, and its resource uses from the machine's template. */
+struct rt_insn;
+void result_row_from_insn(struct result *r, struct result_row *row, const struct rt_insn *in);
+
+#endif
