@@ -117,7 +117,6 @@ struct result {
     bool has_bounds;
     double bound_infinite_resources, bound_no_dependencies;     /* cycles, as result.cycles */
     struct result_topdown topdown;
-    struct rt_topdown td_raw;       /* the engine's slot counts, which analysis_finish turns into fractions */
     /* per static instruction */
     struct result_row *rows;
     size_t n_rows, cap_rows;
