@@ -7,7 +7,7 @@ CC      ?= gcc
 # test runner: Criterion finds its tests in a section that link-time optimisation drops.
 CFLAGS  ?= -O3 -g -flto=auto -ffat-lto-objects
 WARN    := -Wall -Wextra -Werror
-CPPFLAGS_ALL := -Imdl -Imdlc -Iruntime -Ifrontends -Ifrontends/static -Ifrontends/qemu -Igenerated -Ibuild -D_GNU_SOURCE
+CPPFLAGS_ALL := -Imdl -Imdlc -Iruntime -Ifrontends -Ifrontends/static -Ifrontends/qemu -Ifrontends/analysis -Ifrontends/views -Igenerated -Ibuild -D_GNU_SOURCE
 CFLAGS_ALL   := -std=c11 $(WARN) $(CFLAGS)
 B       := build
 O       := build/obj
@@ -24,7 +24,9 @@ IMPORT_SRC := mdlc/import_uops.c
 RUNTIME_SRC := runtime/model.c runtime/taint.c runtime/shadow.c runtime/classify.c runtime/cache.c runtime/bp.c \
              $(wildcard runtime/policy/*.c) $(wildcard runtime/predictor/*.c)
 FRONT_SRC := frontends/decode.c frontends/static/block.c frontends/static/batch.c frontends/static/asm.c frontends/static/elfsym.c \
-             frontends/static/report.c frontends/qemu/run.c frontends/qemu/feed.c frontends/qemu/transport.c
+             frontends/qemu/run.c frontends/qemu/feed.c frontends/qemu/transport.c \
+             frontends/analysis/result.c frontends/analysis/analysis.c \
+             frontends/views/view_text.c frontends/views/view_json.c frontends/views/view_html.c
 TEST_SRC  := $(wildcard tests/test_*.c)
 
 MDL_OBJ   := $(MDL_SRC:%.c=$(O)/%.o) $(O)/parser.o $(O)/lexer.o

@@ -2,7 +2,6 @@
  * block statically (repeated back to back); `machines` lists the machines compiled in. */
 #include <errno.h>
 #include <getopt.h>
-#include <jansson.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,15 +14,19 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#include "analysis.h"
 #include "asm.h"
 #include "batch.h"
 #include "block.h"
 #include "elfsym.h"
 #include "classify.h"
 #include "decode.h"
-#include "report.h"
 #include "run.h"
 #include "transport.h"
+#include "result.h"
+#include "view_html.h"
+#include "view_json.h"
+#include "view_text.h"
 
 extern const struct mdl_machine *const mdl_machines[];
 
@@ -91,9 +94,9 @@ static int cmd_machines(void)
 
 struct block_opts {
     const struct mdl_machine *m;
-    const char *file, *hex, *hex_file, *function;
+    const char *file, *hex, *hex_file, *function, *html;
     unsigned iterations, jobs;
-    double weights[8];
+    double weights[RESULT_MAX_WEIGHTS];
     unsigned n_weights;
     bool sensitivity, causality, json;
 };
@@ -106,40 +109,63 @@ struct session {
     const struct block_opts *o;
     struct dec *dec;
     struct cls_index *ci;
-    struct rt_lane_cfg lanes[RT_MAX_LANES];
-    unsigned n_lanes, n_common;     /* all lanes; those every block gets */
+    struct analysis_plan *plan;     /* the lanes: those of every block, then the block's pairs */
+    struct result *res;             /* the last block's, its memory reused for the next */
     const struct hex_lines *lines;  /* the blocks of --hex-file */
     struct rt_model *model;         /* the last block's, reused for the next */
     struct block_cache *cache;      /* the instructions this thread has decoded */
 };
 
-static void add_pair_lanes(struct session *s, const struct block *b);
+static void block_error(FILE *out, bool json, const char *label, const char *msg)
+{
+    if (json)
+        view_json_error(out, label, msg);
+    view_text_error(stderr, label, msg);
+}
+
+/* Pairs of the resources the block keeps busiest (balanced kernels), then the block's run. */
+static bool run_block(struct session *s, const struct block *b, struct block_result *r, char *err, size_t errlen)
+{
+    const struct mdl_machine *m = s->o->m;
+    double *busy = calloc(m->n_resources + 1u, sizeof *busy), fe, ret;
+    block_busy(b, m, busy, &fe, &ret);
+    analysis_plan_pairs(s->plan, busy, fe, ret);
+    free(busy);
+    return block_run(b, m, s->plan->lanes, s->plan->n_lanes, s->o->causality, s->o->iterations, &s->model, r, err,
+                     errlen);
+}
+
+static bool write_report(const char *path, const struct result *res, bool (*view)(FILE *, const struct result *),
+                         char *err, size_t errlen);
 
 static int analyse_bytes(struct session *s, const uint8_t *bytes, size_t len, const char *label, FILE *out)
 {
     char err[512];
     struct block b = { 0 };
     struct block_result r = { 0 };
-    bool decoded = block_decode(&b, s->dec, s->ci, s->o->m, s->cache, bytes, len, err, sizeof err);
-    if (decoded)
-        add_pair_lanes(s, &b);
-    if (!decoded ||
-        !block_run(&b, s->o->m, s->lanes, s->n_lanes, s->o->causality, s->o->iterations, &s->model, &r, err,
-                   sizeof err)) {
-        report_error(out, s->o->json, label, err);
+    if (!block_decode(&b, s->dec, s->ci, s->o->m, s->cache, bytes, len, err, sizeof err) ||
+        !run_block(s, &b, &r, err, sizeof err)) {
+        block_error(out, s->o->json, label, err);
         block_free(&b);
         return 1;
     }
-    struct report rep = { .m = s->o->m, .b = &b, .r = &r, .lanes = s->lanes, .n_lanes = s->n_lanes,
-                          .iterations = s->o->iterations, .causality = s->o->causality };
-    if (s->o->json)
-        report_json(out, &rep);
-    else
-        report_text(out, &rep, label);
+    result_reset(s->res, s->o->m);
+    s->res->command = "block";
+    s->res->scope_name = label;
+    analysis_start(s->res, s->plan);
+    block_fill(&b, &r, s->o->causality, s->res);
+    analysis_finish(s->res, &r.topdown);
+    bool ok = s->o->json ? view_json(out, s->res) : view_text(out, s->res);
+    if (ok && s->o->html)
+        ok = write_report(s->o->html, s->res, view_html, err, sizeof err);
+    else if (!ok)
+        snprintf(err, sizeof err, "cannot write the report: %s", strerror(errno));
+    if (!ok)
+        fprintf(stderr, "mdlsim: error: %s\n", err);
     free(r.crit);
     free(r.seen);
     block_free(&b);
-    return 0;
+    return ok ? 0 : 1;
 }
 
 static int analyse_hex(struct session *s, const char *hex, const char *label, FILE *out)
@@ -148,7 +174,7 @@ static int analyse_hex(struct session *s, const char *hex, const char *label, FI
     size_t len;
     char err[256];
     if (!block_parse_hex(hex, &bytes, &len, err, sizeof err)) {
-        report_error(out, s->o->json, label, err);
+        block_error(out, s->o->json, label, err);
         return 1;
     }
     int rc = analyse_bytes(s, bytes, len, label, out);
@@ -226,6 +252,12 @@ static int analyse_hex_file(struct session *s, const char *path)
         char err[256];
         ss[opened] = *s;
         ss[opened].lines = &h;
+        if (opened > 0 && !(ss[opened].plan = malloc(sizeof *ss[opened].plan)))
+            abort();
+        if (opened > 0) {
+            *ss[opened].plan = *s->plan;
+            ss[opened].res = calloc(1, sizeof *ss[opened].res);
+        }
         workers[opened] = &ss[opened];
         if (opened > 0 && !(ss[opened].dec = dec_open((enum mdl_isa)s->o->m->isa, err, sizeof err))) {
             fprintf(stderr, "mdlsim: error: %s\n", err);
@@ -245,6 +277,10 @@ static int analyse_hex_file(struct session *s, const char *path)
     for (unsigned i = 1; i < opened; i++) {
         dec_close(ss[i].dec);
         block_cache_free(ss[i].cache);
+        free(ss[i].plan);
+        if (ss[i].res)
+            result_free(ss[i].res);
+        free(ss[i].res);
     }
     for (unsigned i = 0; i < opened; i++)
         rt_model_free(ss[i].model);
@@ -282,84 +318,6 @@ static int analyse_file(struct session *s, const char *path)
     return rc;
 }
 
-/* ---- lanes ---------------------------------------------------------------------------------- */
-
-static void add_lane(struct session *s, enum rt_knob k, int arg, double w)
-{
-    if (s->n_lanes < RT_MAX_LANES)
-        s->lanes[s->n_lanes++] = (struct rt_lane_cfg){ { k, RT_KNOB_NONE }, { arg, 0 }, w };
-}
-
-/* Baseline, then every resource the model can vary, for every weight, then the two bounds. */
-static void build_lanes(struct session *s)
-{
-    const struct mdl_machine *m = s->o->m;
-    s->n_lanes = 0;
-    add_lane(s, RT_KNOB_NONE, 0, 1);
-    s->n_common = s->n_lanes;
-    if (!s->o->sensitivity)
-        return;
-    for (unsigned w = 0; w < s->o->n_weights; w++) {
-        double x = s->o->weights[w];
-        for (unsigned r = 0; r < m->n_resources; r++)
-            add_lane(s, RT_KNOB_RESOURCE, (int)r, x);
-        static const enum rt_knob knobs[] = { RT_KNOB_LATENCY, RT_KNOB_FRONTEND, RT_KNOB_ROB, RT_KNOB_RETIRE,
-                                              RT_KNOB_LOAD_BUFFER, RT_KNOB_STORE_BUFFER, RT_KNOB_MISPREDICT,
-                                              RT_KNOB_MEMORY_LATENCY };
-        for (size_t k = 0; k < sizeof knobs / sizeof *knobs; k++)
-            add_lane(s, knobs[k], 0, x);
-        for (unsigned c = 0; c < m->n_caches; c++)
-            if (m->caches[c].bandwidth > 0 && m->caches[c].kind != MDL_CACHE_INSTRUCTION)
-                add_lane(s, RT_KNOB_CACHE_BW, (int)c, x);
-    }
-    add_lane(s, RT_KNOB_ALL_RESOURCES, 0, 1);
-    add_lane(s, RT_KNOB_NO_DEPS, 0, 1);
-    s->n_common = s->n_lanes;
-}
-
-struct candidate {
-    enum rt_knob knob;
-    int arg;
-    double busy;                    /* cycles per iteration the block keeps it busy */
-};
-
-static int by_busy(const void *a, const void *b)
-{
-    const struct candidate *x = a, *y = b;
-    return x->busy < y->busy ? 1 : x->busy > y->busy ? -1 : 0;
-}
-
-/* Balanced kernels have no single bottleneck: two resources bind together and accelerating
- * either alone gains nothing. Lanes accelerating pairs of the likely ones (latency, and the
- * three resources, front end or retirement the block keeps busiest) show it. */
-static void add_pair_lanes(struct session *s, const struct block *b)
-{
-    const struct mdl_machine *m = s->o->m;
-    s->n_lanes = s->n_common;
-    if (!s->o->sensitivity)
-        return;
-    unsigned nc = m->n_resources + 2u;
-    struct candidate *c = calloc(nc, sizeof *c);
-    double *busy = calloc(m->n_resources + 1u, sizeof *busy), fe, ret;
-    block_busy(b, m, busy, &fe, &ret);
-    for (unsigned r = 0; r < m->n_resources; r++)
-        c[r] = (struct candidate){ RT_KNOB_RESOURCE, (int)r, busy[r] };
-    c[m->n_resources] = (struct candidate){ RT_KNOB_FRONTEND, 0, fe };
-    c[m->n_resources + 1] = (struct candidate){ RT_KNOB_RETIRE, 0, ret };
-    free(busy);
-    qsort(c, nc, sizeof *c, by_busy);
-    struct candidate top[4] = { { RT_KNOB_LATENCY, 0, 0 } };
-    unsigned n = 1;
-    for (unsigned i = 0; i < nc && n < 4; i++)
-        if (c[i].busy > 0)
-            top[n++] = c[i];
-    free(c);
-    for (unsigned i = 0; i < n; i++)
-        for (unsigned j = i + 1; j < n && s->n_lanes < RT_MAX_LANES; j++)
-            s->lanes[s->n_lanes++] = (struct rt_lane_cfg){ { top[i].knob, top[j].knob }, { top[i].arg, top[j].arg },
-                                                           s->o->weights[0] };
-}
-
 /* ---- command line ----------------------------------------------------------------------------- */
 
 static bool parse_weight(const char *arg, double *w)
@@ -386,8 +344,21 @@ static bool parse_uint(const char *arg, unsigned lo, unsigned hi, unsigned *out)
     return true;
 }
 
+/* A comma-separated list of percentages, added to the weights; an empty item is an error. */
+static bool parse_weights(const char *list, struct block_opts *o)
+{
+    char buf[256], *rest = buf, *tok;
+    if (strlen(list) >= sizeof buf)
+        return false;
+    snprintf(buf, sizeof buf, "%s", list);
+    while ((tok = strsep(&rest, ",")))
+        if (o->n_weights == RESULT_MAX_WEIGHTS || !parse_weight(tok, &o->weights[o->n_weights++]))
+            return false;
+    return true;
+}
+
 /* Options of both `block` and `run`/`replay`. */
-enum { O_MACHINE = 256, O_WEIGHT, O_NOSENS, O_NOCAUS, O_FIRST_OWN };
+enum { O_MACHINE = 256, O_WEIGHT, O_WEIGHTS, O_NOSENS, O_NOCAUS, O_FIRST_OWN };
 
 /* Handles an option common to every analysis: -1 when handled, 2 on a usage error, 0 when C
  * is not one of them. */
@@ -399,8 +370,14 @@ static int common_option(int c, struct block_opts *o)
             return usage_error("unknown machine '%s' (see 'mdlsim machines')", optarg);
         return -1;
     case O_WEIGHT:
-        if (o->n_weights == 8 || !parse_weight(optarg, &o->weights[o->n_weights++]))
-            return usage_error("--weight takes a percentage above 0 (at most 8 of them), got '%s'", optarg);
+        if (o->n_weights == RESULT_MAX_WEIGHTS || !parse_weight(optarg, &o->weights[o->n_weights++]))
+            return usage_error("--weight takes a percentage above 0 and at most 1000 (at most 8 of them), got '%s'",
+                               optarg);
+        return -1;
+    case O_WEIGHTS:
+        if (!parse_weights(optarg, o))
+            return usage_error("--weights takes percentages above 0 and at most 1000, separated by commas (at most 8 "
+                               "in all), got '%s'", optarg);
         return -1;
     case O_NOSENS: o->sensitivity = false; return -1;
     case O_NOCAUS: o->causality = false; return -1;
@@ -410,11 +387,12 @@ static int common_option(int c, struct block_opts *o)
 
 static int parse_block_opts(int argc, char **argv, struct block_opts *o)
 {
-    enum { O_HEX = O_FIRST_OWN, O_HEXFILE, O_ITER, O_JSON, O_FUNCTION, O_JOBS };
+    enum { O_HEX = O_FIRST_OWN, O_HEXFILE, O_ITER, O_JSON, O_FUNCTION, O_JOBS, O_HTML };
     static const struct option longopts[] = {
         { "machine", required_argument, NULL, O_MACHINE }, { "hex", required_argument, NULL, O_HEX },
         { "hex-file", required_argument, NULL, O_HEXFILE }, { "iterations", required_argument, NULL, O_ITER },
         { "weight", required_argument, NULL, O_WEIGHT }, { "no-sensitivity", no_argument, NULL, O_NOSENS },
+        { "weights", required_argument, NULL, O_WEIGHTS }, { "html", required_argument, NULL, O_HTML },
         { "no-causality", no_argument, NULL, O_NOCAUS }, { "json", no_argument, NULL, O_JSON },
         { "function", required_argument, NULL, O_FUNCTION }, { "jobs", required_argument, NULL, O_JOBS },
         { "help", no_argument, NULL, 'h' }, { NULL, 0, NULL, 0 },
@@ -436,6 +414,7 @@ static int parse_block_opts(int argc, char **argv, struct block_opts *o)
                 return usage_error("--iterations needs a whole number from 2 to 100000000, got '%s'", optarg);
             break;
         case O_JSON: o->json = true; break;
+        case O_HTML: o->html = optarg; break;
         case O_FUNCTION: o->function = optarg; break;
         case O_JOBS:
             if (!parse_uint(optarg, 1, 256, &o->jobs))
@@ -456,6 +435,8 @@ static int parse_block_opts(int argc, char **argv, struct block_opts *o)
         return usage_error("%s", "give exactly one of FILE.s, --function NAME PROGRAM, --hex or --hex-file");
     if (o->function && !o->file)
         return usage_error("%s", "--function needs the PROGRAM that holds it");
+    if (o->html && o->hex_file)
+        return usage_error("%s", "--html writes one block's page: not with --hex-file");
     if (!o->n_weights)
         o->weights[o->n_weights++] = 1.15;
     return -1;
@@ -467,15 +448,21 @@ static int cmd_block(int argc, char **argv)
     int rc = parse_block_opts(argc, argv, &o);
     if (rc >= 0)
         return rc;
-    struct session s = { .o = &o };
     char err[256];
-    if (!(s.dec = dec_open((enum mdl_isa)o.m->isa, err, sizeof err))) {
-        fprintf(stderr, "mdlsim: error: %s\n", err);
+    struct analysis_plan *plan = malloc(sizeof *plan);
+    if (!plan || !analysis_plan_init(plan, o.m, o.weights, o.n_weights, o.sensitivity, err, sizeof err)) {
+        free(plan);
+        return usage_error("%s", err);
+    }
+    struct session s = { .o = &o, .plan = plan, .res = calloc(1, sizeof *s.res) };
+    if (!s.res || !(s.dec = dec_open((enum mdl_isa)o.m->isa, err, sizeof err))) {
+        fprintf(stderr, "mdlsim: error: %s\n", s.res ? err : "out of memory");
+        free(s.res);
+        free(plan);
         return 1;
     }
     s.ci = cls_build(o.m);
     s.cache = block_cache_new();
-    build_lanes(&s);
     if (o.hex)
         rc = analyse_hex(&s, o.hex, "--hex", stdout);
     else if (o.hex_file)
@@ -483,6 +470,9 @@ static int cmd_block(int argc, char **argv)
     else
         rc = analyse_file(&s, o.file);
     rt_model_free(s.model);
+    result_free(s.res);
+    free(s.res);
+    free(plan);
     block_cache_free(s.cache);
     cls_free(s.ci);
     dec_close(s.dec);
@@ -504,6 +494,7 @@ static int parse_run_opts(int argc, char **argv, struct run_cli *o, bool replay)
     static const struct option longopts[] = {
         { "machine", required_argument, NULL, O_MACHINE }, { "roi", required_argument, NULL, O_ROI },
         { "weight", required_argument, NULL, O_WEIGHT }, { "no-sensitivity", no_argument, NULL, O_NOSENS },
+        { "weights", required_argument, NULL, O_WEIGHTS },
         { "no-causality", no_argument, NULL, O_NOCAUS }, { "json", required_argument, NULL, O_JSON },
         { "html", required_argument, NULL, O_HTML }, { "record", required_argument, NULL, O_RECORD },
         { "program", required_argument, NULL, O_PROGRAM }, { "help", no_argument, NULL, 'h' },
@@ -629,15 +620,61 @@ static pid_t start_qemu(const struct run_cli *o, const struct transport *t, char
 }
 
 /* The files first: a reader of stderr that stops early (| head) must not cost them. */
-static int finish_report(struct run *r, const struct run_cli *o)
+/* Writes VIEW of RES to PATH whole or not at all: into a new file beside it, renamed over it. */
+static bool write_report(const char *path, const struct result *res, bool (*view)(FILE *, const struct result *),
+                         char *err, size_t errlen)
+{
+    char tmp[PATH_MAX + 32];
+    snprintf(tmp, sizeof tmp, "%s.tmp%ld", path, (long)getpid());
+    FILE *out = fopen(tmp, "w");
+    bool ok = out && view(out, res);
+    ok = out && fclose(out) == 0 && ok && rename(tmp, path) == 0;
+    if (!ok) {
+        snprintf(err, errlen, "cannot write '%s': %s", path, strerror(errno));
+        unlink(tmp);
+    }
+    return ok;
+}
+
+/* The run's result, its views: the files first, since a reader of stderr that stops early
+ * (| head) must not cost them. */
+static int finish_report(struct run *r, const struct run_cli *o, const struct analysis_plan *plan, const char *command)
 {
     char err[512];
-    bool ok = (!o->json || run_report_json(r, o->json, err, sizeof err)) &&
-              (!o->html || run_report_html(r, o->html, err, sizeof err));
-    run_report_text(r, stderr);
+    struct result *res = calloc(1, sizeof *res);
+    if (!res) {
+        fprintf(stderr, "mdlsim: error: out of memory\n");
+        return 1;
+    }
+    result_reset(res, o->b.m);
+    res->command = command;
+    analysis_start(res, plan);
+    struct rt_topdown td;
+    run_fill(r, res, &td);
+    analysis_finish(res, &td);
+    bool ok = (!o->json || write_report(o->json, res, view_json, err, sizeof err)) &&
+              (!o->html || write_report(o->html, res, view_html, err, sizeof err));
+    view_text(stderr, res);
     if (!ok)
         fprintf(stderr, "mdlsim: error: %s\n", err);
+    result_free(res);
+    free(res);
     return ok ? 0 : 1;
+}
+
+/* The run's lanes: every knob at every weight, and pairs of the knobs that matter in any
+ * program (the code is not known before it runs). */
+static bool run_plan(struct analysis_plan *plan, const struct run_cli *o, struct run_opts *ro)
+{
+    char err[256];
+    if (!analysis_plan_init(plan, o->b.m, o->b.weights, o->b.n_weights, o->b.sensitivity, err, sizeof err)) {
+        fprintf(stderr, "mdlsim: error: %s\n", err);
+        return false;
+    }
+    analysis_plan_pairs(plan, NULL, 0, 0);
+    *ro = (struct run_opts){ .m = o->b.m, .lanes = plan->lanes, .n_lanes = plan->n_lanes,
+                             .causality = o->b.causality, .causality_sample = o->sample };
+    return true;
 }
 
 static int cmd_run(int argc, char **argv)
@@ -651,10 +688,10 @@ static int cmd_run(int argc, char **argv)
         fprintf(stderr, "mdlsim: error: cannot execute '%s': %s\n", o.program, strerror(errno));
         return 1;
     }
-    struct session s = { .o = &o.b };
-    build_lanes(&s);
-    struct run_opts ro = { .m = o.b.m, .lanes = s.lanes, .n_lanes = s.n_lanes, .causality = o.b.causality,
-                           .causality_sample = o.sample };
+    struct analysis_plan plan;
+    struct run_opts ro;
+    if (!run_plan(&plan, &o, &ro))
+        return 2;
     if (!resolve_roi(&o, &ro, err, sizeof err)) {
         fprintf(stderr, "mdlsim: error: %s\n", err);
         return 1;
@@ -697,7 +734,7 @@ static int cmd_run(int argc, char **argv)
         run_free(r);
         return 1;
     }
-    rc = finish_report(r, &o);
+    rc = finish_report(r, &o, &plan, "run");
     run_free(r);
     return rc ? rc : (WIFEXITED(status) ? WEXITSTATUS(status) : 1);
 }
@@ -728,10 +765,10 @@ static int cmd_replay(int argc, char **argv)
     if (rc >= 0)
         return rc;
     char err[1024];
-    struct session s = { .o = &o.b };
-    build_lanes(&s);
-    struct run_opts ro = { .m = o.b.m, .lanes = s.lanes, .n_lanes = s.n_lanes, .causality = o.b.causality,
-                           .causality_sample = o.sample };
+    struct analysis_plan plan;
+    struct run_opts ro;
+    if (!run_plan(&plan, &o, &ro))
+        return 2;
     if (o.program && !resolve_roi(&o, &ro, err, sizeof err)) {
         fprintf(stderr, "mdlsim: error: %s\n", err);
         return 1;
@@ -760,7 +797,7 @@ static int cmd_replay(int argc, char **argv)
         run_free(r);
         return 1;
     }
-    rc = finish_report(r, &o);
+    rc = finish_report(r, &o, &plan, "replay");
     run_free(r);
     return rc;
 }

@@ -8,7 +8,7 @@
 #include <string.h>
 #include <sys/wait.h>
 #include <unistd.h>
-#include "report.h"
+#include "view_json.h"
 
 struct run {
     char *out;
@@ -478,7 +478,7 @@ Test(report, writes_numbers_as_printf_g6_does)
         case 3: x = -exp(u * 20 - 10); break;
         default: x = (seed >> 4) % 100000000 / 1e7; break;
         }
-        report_g6(mine, x);
+        view_json_g6(mine, x);
         snprintf(libc, sizeof libc, "%.6g", x);
         differ += strcmp(mine, libc) != 0;
         cr_expect_str_eq(mine, libc, "%.17g", x);
@@ -487,8 +487,161 @@ Test(report, writes_numbers_as_printf_g6_does)
     }
     const double edges[] = { 0.5, 2.5, 999999.5, 999999.4, 99999.95, 9.9999995, 0.0001, 9.99999e-5, 1e-4, 1e6 };
     for (unsigned i = 0; i < sizeof edges / sizeof *edges; i++) {
-        report_g6(mine, edges[i]);
+        view_json_g6(mine, edges[i]);
         snprintf(libc, sizeof libc, "%.6g", edges[i]);
         cr_expect_str_eq(mine, libc, "%.17g", edges[i]);
     }
+}
+
+/* ---- one result, three views: the same facts for block, run and replay -------------------------- */
+
+/* Writes mdlsim's standard output for ARGS to PATH; its exit status. */
+static int mdlsim_into(const char *args, const char *path)
+{
+    char cmd[1024];
+    snprintf(cmd, sizeof cmd, "../build/mdlsim %s > %s 2>/dev/null", args, path);
+    int st = system(cmd);
+    return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+/* The exit status of the schema check on FILES (space-separated). */
+static int validate(const char *files)
+{
+    char cmd[2048];
+    snprintf(cmd, sizeof cmd, "/usr/bin/python3 views/validate.py ../frontends/views/mdlsim.schema.json %s >&2", files);
+    int st = system(cmd);
+    return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+Test(views, writes_json_that_the_schema_validates_for_block_run_and_replay)
+{
+    FILE *fp = fopen("/tmp/mdlsim-schema-blocks.txt", "w");
+    fputs("4801d84801c3\n# a comment\nzz\nf20f5ec1\n", fp);
+    fclose(fp);
+    cr_expect_eq(mdlsim_into("block --machine skylake --json kernels/fig1-fma-chain.s", "/tmp/mdlsim-schema-b1.json"), 0);
+    cr_expect_eq(mdlsim_into("block --machine icelake --json --weights 5,15,50 kernels/independent-loads.s",
+                             "/tmp/mdlsim-schema-b2.json"), 0);
+    cr_expect_eq(mdlsim_into("block --machine skylake --json --jobs 1 --hex-file /tmp/mdlsim-schema-blocks.txt",
+                             "/tmp/mdlsim-schema-b3.json"), 1, "the bad line fails the batch");
+    cr_expect_eq(mdlsim_into("block --machine cortex-a72 --json --no-sensitivity --hex 20cc224e",
+                             "/tmp/mdlsim-schema-b4.json"), 0);
+    cr_expect_eq(mdlsim_into("run --machine skylake --roi kernel_gemm --json /tmp/mdlsim-schema-r1.json "
+                             "--record /tmp/mdlsim-schema.trace -- ../build/programs/gemm.x86 24", "/dev/null"), 0);
+    cr_expect_eq(mdlsim_into("run --machine cortex-a72 --json /tmp/mdlsim-schema-r2.json --no-causality "
+                             "-- ../build/programs/exact.a64 50", "/dev/null"), 0);
+    cr_expect_eq(mdlsim_into("replay --machine icelake --json /tmp/mdlsim-schema-r3.json /tmp/mdlsim-schema.trace",
+                             "/dev/null"), 0);
+    cr_expect_eq(validate("/tmp/mdlsim-schema-b1.json /tmp/mdlsim-schema-b2.json /tmp/mdlsim-schema-b3.json "
+                          "/tmp/mdlsim-schema-b4.json /tmp/mdlsim-schema-r1.json /tmp/mdlsim-schema-r2.json "
+                          "/tmp/mdlsim-schema-r3.json"), 0);
+    /* the check can fail: a report without its verdict does not pass */
+    cr_expect_eq(system("sed 's/\"verdict\":/\"verdikt\":/' /tmp/mdlsim-schema-b1.json > /tmp/mdlsim-schema-bad.json"), 0);
+    cr_expect_eq(validate("/tmp/mdlsim-schema-bad.json"), 1);
+    cr_expect_eq(system("rm -f /tmp/mdlsim-schema-*"), 0);
+}
+
+/* The last line of S (without its newline), in BUF. */
+static const char *last_line(const char *s, char *buf, size_t len)
+{
+    size_t n = strlen(s);
+    while (n > 0 && s[n - 1] == '\n')
+        n--;
+    size_t start = n;
+    while (start > 0 && s[start - 1] != '\n')
+        start--;
+    snprintf(buf, len, "%.*s", (int)(n - start), s + start);
+    return buf;
+}
+
+/* Runs PROGRAM's region ROI on MACHINE and checks that the text report ends with a verdict
+ * naming WANT, the same verdict as the JSON's. */
+static void expect_run_verdict(const char *machine, const char *roi, const char *program, const char *want)
+{
+    char args[1024], json[128], line[512];
+    snprintf(json, sizeof json, "/tmp/mdlsim-verdict-%s-%s.json", machine, roi);
+    snprintf(args, sizeof args, "run --machine %s --roi %s --json %s -- %s", machine, roi, json, program);
+    struct run r = mdlsim_stderr(args);
+    cr_assert_eq(r.status, 0, "%s", r.out);
+    last_line(r.out, line, sizeof line);
+    free(r.out);
+    char prefix[128];
+    snprintf(prefix, sizeof prefix, "Verdict: %s bound (", want);
+    cr_expect_eq(strncmp(line, prefix, strlen(prefix)), 0, "%s on %s ends with '%s'", program, machine, line);
+    json_error_t e;
+    json_t *o = json_load_file(json, 0, &e);
+    cr_assert(o, "%s", e.text);
+    cr_expect_str_eq(line + strlen("Verdict: "), json_string_value(json_object_get(o, "verdict")));
+    json_decref(o);
+    remove(json);
+}
+
+Test(mdlsim_run, ends_the_report_of_a_divider_bound_program_with_its_verdict)
+{
+    expect_run_verdict("skylake", "kernel_divthroughput", "../build/programs/divthroughput.x86 4000", "divider");
+    /* the A72's divider is its F0 pipeline, busy for the whole divide */
+    expect_run_verdict("cortex-a72", "kernel_divthroughput", "../build/programs/divthroughput.a64 4000", "F0");
+}
+
+Test(mdlsim_run, ends_the_report_of_a_latency_bound_program_with_its_verdict)
+{
+    expect_run_verdict("skylake", "kernel_divide", "../build/programs/divide.x86 3000", "latency");
+    expect_run_verdict("cortex-a72", "kernel_divide", "../build/programs/divide.a64 3000", "latency");
+}
+
+Test(views, draws_a_sensitivity_curve_at_every_weight)
+{
+    json_t *o = block_json("block --machine skylake --json --weights 1,2,5,10,15,20,30,50 kernels/fig1-fma-chain.s");
+    json_t *c = json_array_get(json_object_get(o, "curves"), 0);
+    cr_assert(c);
+    cr_expect_str_eq(json_string_value(json_object_get(c, "resource")), "latency");
+    json_t *pts = json_object_get(c, "points");
+    cr_assert_eq(json_array_size(pts), 8);
+    static const double pct[] = { 1, 2, 5, 10, 15, 20, 30, 50 };
+    for (size_t i = 0; i < 8; i++) {
+        json_t *p = json_array_get(pts, i);
+        double w = json_number_value(json_object_get(p, "weight")), s = json_number_value(json_object_get(p, "speedup"));
+        cr_expect(fabs(w - (1 + pct[i] / 100)) < 1e-9, "point %zu: weight %g", i, w);
+        /* a pure latency chain: latencies divided by W make it W times faster */
+        cr_expect(fabs(s - w) < 1e-3, "point %zu: speed-up %g at weight %g", i, s, w);
+    }
+    /* every knob has a curve over the same weights */
+    size_t i;
+    json_t *cv;
+    json_array_foreach(json_object_get(o, "curves"), i, cv)
+        cr_expect_eq(json_array_size(json_object_get(cv, "points")), 8);
+    json_decref(o);
+    struct run r = mdlsim("block --machine skylake --weights 1,2,5,10,15,20,30,50 kernels/fig1-fma-chain.s");
+    cr_expect(strstr(r.out, "Sensitivity curves") && strstr(r.out, " 50%\n"), "%s", r.out);
+    free(r.out);
+}
+
+Test(views, refuses_weights_that_are_not_percentages)
+{
+    struct run r = mdlsim_stderr("block --machine skylake --weights 5,,10 --hex 90");
+    cr_expect_eq(r.status, 2);
+    cr_expect(strstr(r.out, "--weights takes percentages"), "%s", r.out);
+    free(r.out);
+    r = mdlsim_stderr("block --machine skylake --weights 1,2,3,4,5,6,7,8,9 --hex 90");
+    cr_expect_eq(r.status, 2);
+    free(r.out);
+}
+
+Test(views, gives_replay_the_verdict_bounds_interactions_and_table_of_block_mode)
+{
+    cr_assert_eq(mdlsim_into("run --machine skylake --roi kernel_divide --record /tmp/mdlsim-views.trace "
+                             "-- ../build/programs/divide.x86 500", "/dev/null"), 0);
+    struct run r = mdlsim_stderr("replay --machine skylake --json /tmp/mdlsim-views-r.json /tmp/mdlsim-views.trace");
+    cr_assert_eq(r.status, 0, "%s", r.out);
+    cr_expect(strstr(r.out, "Bounds: infinite resources") && strstr(r.out, "Interactions") &&
+              strstr(r.out, "Hottest instructions") && strstr(r.out, "\nVerdict: "), "%s", r.out);
+    free(r.out);
+    json_error_t e;
+    json_t *o = json_load_file("/tmp/mdlsim-views-r.json", 0, &e);
+    cr_assert(o, "%s", e.text);
+    cr_expect_str_eq(json_string_value(json_object_get(o, "command")), "replay");
+    cr_expect(json_object_get(o, "bounds") && json_array_size(json_object_get(o, "interactions")) > 0 &&
+              json_array_size(json_object_get(o, "table")) > 0, "replay has the block's facts");
+    json_decref(o);
+    remove("/tmp/mdlsim-views.trace");
+    remove("/tmp/mdlsim-views-r.json");
 }

@@ -92,6 +92,7 @@ struct result_cache {
 };
 
 struct result {
+    /* ---- cleared by result_reset */
     const struct mdl_machine *m;
     const char *command;            /* "block", "run", "replay" */
     enum result_scope scope;
@@ -103,33 +104,32 @@ struct result {
     double cycles;                  /* block: per iteration (steady state); run: in the scope */
     double ipc;
     bool causality, sensitivity;
-    /* the lanes: lane 0 is the baseline */
-    unsigned n_lanes;
-    struct result_lane lanes[RT_MAX_LANES];
-    unsigned n_weights;
+    unsigned n_lanes;               /* in lanes[]: lane 0 is the baseline */
+    unsigned n_weights;             /* the plan's weights, in the order given */
     double weights[RESULT_MAX_WEIGHTS];
     /* rankings (analysis_finish): lanes of one knob, then of two, largest speed-up first */
-    unsigned n_single, single[RT_MAX_LANES];
-    unsigned n_pairs, pairs[RT_MAX_LANES];
-    unsigned n_curves;
-    struct result_curve curves[RT_MAX_LANES];
+    unsigned n_single, n_pairs, n_curves;
     struct result_verdict verdict;
     bool has_bounds;
     double bound_infinite_resources, bound_no_dependencies;     /* cycles, as result.cycles */
     struct result_topdown topdown;
-    /* per static instruction */
-    struct result_row *rows;
-    size_t n_rows, cap_rows;
-    struct result_use *uses;
-    size_t n_uses, cap_uses;
-    size_t *critical;               /* rows on the critical path, most critical first (analysis_finish) */
-    size_t n_critical, cap_critical;
-    double *busy;                   /* [n_resources]: executions x cost, summed (analysis_finish) */
     /* memory and branches: a run's (has_caches, has_branches false for a block) */
     bool has_caches, has_branches;
     unsigned n_caches;
     struct result_cache caches[RESULT_MAX_LEVELS];
     uint64_t branches, mispredicted;
+    size_t n_rows, n_uses, n_critical;
+    /* ---- storage kept by result_reset */
+    struct result_row *rows;        /* per static instruction */
+    struct result_use *uses;
+    size_t *critical;               /* rows on the critical path, most critical first (analysis_finish) */
+    size_t *hot;                    /* [n_rows]: every row, most executed first (analysis_finish) */
+    double *busy;                   /* [n_resources]: executions x cost, summed (analysis_finish) */
+    size_t cap_rows, cap_uses, cap_critical, cap_hot, n_busy;
+    /* ---- large, valid up to their counts */
+    struct result_lane lanes[RT_MAX_LANES];
+    unsigned single[RT_MAX_LANES], pairs[RT_MAX_LANES];
+    struct result_curve curves[RT_MAX_LANES];
 };
 
 /* Empties R for another analysis on M, keeping the memory it has. */

@@ -4,7 +4,6 @@
  * model sees the region of interest only. */
 #include "run.h"
 #include <errno.h>
-#include <jansson.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
@@ -14,6 +13,7 @@
 #include "classify.h"
 #include "decode.h"
 #include "feed.h"
+#include "result.h"
 #include "wire.h"
 
 #define TRACE_MAGIC 0x31454341525444ull     /* "DTRACE1" */
@@ -521,19 +521,7 @@ bool run_read_trace_header(int fd, enum mdl_isa isa, char *err, size_t errlen)
     return true;
 }
 
-/* ---- reports ----------------------------------------------------------------------------------- */
-
-static const char *lane_label(const struct run *r, unsigned l, char *buf, size_t len)
-{
-    const struct rt_lane_cfg *c = &r->o.lanes[l];
-    if (c->knob[0] == RT_KNOB_RESOURCE)
-        snprintf(buf, len, "%s", r->o.m->resources[c->arg[0]].name);
-    else if (c->knob[0] == RT_KNOB_CACHE_BW)
-        snprintf(buf, len, "%s_bandwidth", r->o.m->caches[c->arg[0]].name);
-    else
-        snprintf(buf, len, "%s", rt_knob_name(c->knob[0]));
-    return buf;
-}
+/* ---- the result ------------------------------------------------------------------------------- */
 
 static double cycles(const struct run *r, unsigned l)
 {
@@ -552,273 +540,58 @@ static void step(struct run *r, const struct rt_insn *in, uint32_t sidx, const u
         feed_step(r->feed2, in, sidx, addr, levels, miss);
 }
 
-struct ranked {
-    size_t i;
-    double v;
-};
-
-static int by_value(const void *a, const void *b)
+static int by_pc(const void *a, const void *b, void *ctx)
 {
-    const struct ranked *x = a, *y = b;
-    return x->v < y->v ? 1 : x->v > y->v ? -1 : (x->i > y->i) - (x->i < y->i);
+    const struct sinsn *s = ctx;
+    uint64_t x = s[*(const size_t *)a].in.pc, y = s[*(const size_t *)b].in.pc;
+    return x < y ? -1 : x > y ? 1 : (*(const size_t *)a > *(const size_t *)b) - (*(const size_t *)a < *(const size_t *)b);
 }
 
-/* Lanes (not the two bounds) by speed-up, largest first. */
-static size_t ranked_lanes(const struct run *r, struct ranked *out)
+/* The static instructions executed in the scope, by address. An address decoded several times
+ * (the plugin numbers an instruction of each translation) is one row, its counts summed. */
+static void fill_rows(const struct run *r, struct result *res)
 {
-    size_t n = 0;
-    double base = cycles(r, 0);
-    for (unsigned l = 1; l < r->o.n_lanes; l++) {
-        enum rt_knob k = r->o.lanes[l].knob[0];
-        if (k != RT_KNOB_ALL_RESOURCES && k != RT_KNOB_NO_DEPS && r->o.lanes[l].knob[1] == RT_KNOB_NONE)
-            out[n++] = (struct ranked){ l, cycles(r, l) > 0 ? base / cycles(r, l) : 1 };
-    }
-    qsort(out, n, sizeof *out, by_value);
-    return n;
-}
-
-/* Static instructions by critical share (instances on the path / instances counted). */
-static size_t ranked_critical(const struct run *r, struct ranked *out)
-{
-    size_t n = 0;
-    for (size_t i = 0; i < r->n_s; i++) {
-        uint64_t seen, crit = rt_model_critical(r->md, (uint32_t)i, &seen);
-        if (crit && seen)
-            out[n++] = (struct ranked){ i, (double)crit / (double)seen * (double)r->s[i].count };
-    }
-    qsort(out, n, sizeof *out, by_value);
-    return n;
-}
-
-static double share_of(const struct run *r, size_t i)
-{
-    uint64_t seen, crit = rt_model_critical(r->md, (uint32_t)i, &seen);
-    return seen ? (double)crit / (double)seen : 0;
-}
-
-void run_report_text(const struct run *r, FILE *out)
-{
-    double c = cycles(r, 0);
-    fprintf(out, "\n== mdlsim: %s, %s\n", r->o.m->name, r->o.roi_name ? r->o.roi_name : "whole run");
-    fprintf(out, "Instructions:  %llu (of %llu executed)\n", (unsigned long long)r->in_roi,
-            (unsigned long long)r->total);
-    fprintf(out, "Cycles:        %.0f\nIPC:           %.2f\n", c, c > 0 ? r->in_roi / c : 0);
-    fprintf(out, "Macro-fused:   %llu pairs (one entry each)\n", (unsigned long long)r->fused);
-    struct ranked *rk = calloc(RT_MAX_LANES + r->n_s, sizeof *rk);
-    size_t n = ranked_lanes(r, rk);
-    char name[96];
-    if (n)
-        fputs("Sensitivity (speed-up when one resource is faster):\n", out);
-    for (size_t i = 0; i < n && i < 8; i++)
-        fprintf(out, "  %-24s %6.3fx\n", lane_label(r, (unsigned)rk[i].i, name, sizeof name), rk[i].v);
-    n = ranked_critical(r, rk);
-    if (n)
-        fputs("Critical path (share of the instruction's executions on it):\n", out);
-    for (size_t i = 0; i < n && i < 10; i++)
-        fprintf(out, "  %#10llx  %-40s %5.1f%%\n", (unsigned long long)r->s[rk[i].i].in.pc, r->s[rk[i].i].in.disasm,
-                100 * share_of(r, rk[i].i));
-    for (unsigned k = 0; k < cache_levels(r->caches); k++) {
-        uint64_t acc, hits;
-        cache_stats(r->caches, k, &acc, &hits);
-        fprintf(out, "Cache %-6s %llu accesses, %.1f%% hits\n", cache_level(r->caches, k)->name,
-                (unsigned long long)acc, acc ? 100.0 * hits / acc : 0);
-    }
-    uint64_t br, miss;
-    bp_stats(r->bp, &br, &miss);
-    fprintf(out, "Branches:     %llu, %.2f%% mispredicted\n", (unsigned long long)br, br ? 100.0 * miss / br : 0);
+    size_t *order = malloc((r->n_s + 1) * sizeof *order), n = 0;
+    if (!order)
+        abort();
     for (size_t i = 0; i < r->n_s; i++)
-        if (r->s[i].in.unknown && r->s[i].count)
-            fprintf(out, "Class default: %#llx %s (%llu times)\n", (unsigned long long)r->s[i].in.pc,
-                    r->s[i].in.disasm, (unsigned long long)r->s[i].count);
-    free(rk);
-}
-
-static json_t *json_sensitivity(const struct run *r)
-{
-    struct ranked rk[RT_MAX_LANES];
-    size_t n = ranked_lanes(r, rk);
-    json_t *a = json_array();
-    char name[96];
-    for (size_t i = 0; i < n; i++)
-        json_array_append_new(a, json_pack("{s:s, s:f, s:f}", "resource", lane_label(r, (unsigned)rk[i].i, name,
-                                           sizeof name), "weight", r->o.lanes[rk[i].i].weight, "speedup", rk[i].v));
-    return a;
-}
-
-static json_t *json_critical(const struct run *r)
-{
-    struct ranked *rk = calloc(r->n_s + 1, sizeof *rk);
-    size_t n = ranked_critical(r, rk);
-    json_t *a = json_array();
-    for (size_t i = 0; i < n && i < 100; i++)
-        json_array_append_new(a, json_pack("{s:I, s:s, s:f}", "pc", (json_int_t)r->s[rk[i].i].in.pc, "disasm",
-                                           r->s[rk[i].i].in.disasm, "share", share_of(r, rk[i].i)));
-    free(rk);
-    return a;
-}
-
-static json_t *json_caches(const struct run *r)
-{
-    json_t *a = json_array();
-    for (unsigned k = 0; k < cache_levels(r->caches); k++) {
-        uint64_t acc, hits;
-        cache_stats(r->caches, k, &acc, &hits);
-        json_array_append_new(a, json_pack("{s:s, s:I, s:I, s:f}", "level", cache_level(r->caches, k)->name,
-                                           "accesses", (json_int_t)acc, "hits", (json_int_t)hits, "hit_rate",
-                                           acc ? (double)hits / acc : 0.0));
+        if (r->s[i].count && r->s[i].in.len)
+            order[n++] = i;
+    qsort_r(order, n, sizeof *order, by_pc, r->s);
+    struct result_row *row = NULL;
+    for (size_t k = 0; k < n; k++) {
+        const struct sinsn *s = &r->s[order[k]];
+        if (!row || row->pc != s->in.pc) {
+            row = result_add_row(res);
+            result_row_from_insn(res, row, &s->in);
+            row->fused = s->pair[0] != NULL;
+        }
+        uint64_t seen, crit = rt_model_critical(r->md, (uint32_t)order[k], &seen);
+        row->executions += s->count;
+        row->crit += crit;
+        row->seen += seen;
     }
-    return a;
+    free(order);
 }
 
-static json_t *json_unknown(const struct run *r)
+void run_fill(const struct run *r, struct result *res, struct rt_topdown *td)
 {
-    json_t *a = json_array();
-    for (size_t i = 0; i < r->n_s; i++)
-        if (r->s[i].in.unknown && r->s[i].count)
-            json_array_append_new(a, json_pack("{s:I, s:s, s:I}", "pc", (json_int_t)r->s[i].in.pc, "disasm",
-                                               r->s[i].in.disasm, "count", (json_int_t)r->s[i].count));
-    return a;
-}
-
-bool run_report_json(const struct run *r, const char *path, char *err, size_t errlen)
-{
-    double c = cycles(r, 0);
-    uint64_t br, miss;
-    bp_stats(r->bp, &br, &miss);
-    json_t *o = json_pack("{s:s, s:s?, s:I, s:I, s:f, s:f}", "machine", r->o.m->name, "roi", r->o.roi_name,
-                          "instructions", (json_int_t)r->in_roi, "executed", (json_int_t)r->total, "cycles", c,
-                          "ipc", c > 0 ? r->in_roi / c : 0.0);
-    json_object_set_new(o, "macro_fused", json_integer((json_int_t)r->fused));
-    json_object_set_new(o, "sensitivity", json_sensitivity(r));
-    json_object_set_new(o, "critical", json_critical(r));
-    json_object_set_new(o, "caches", json_caches(r));
-    json_object_set_new(o, "branches", json_pack("{s:I, s:I}", "branches", (json_int_t)br, "mispredicted",
-                                                 (json_int_t)miss));
-    json_object_set_new(o, "unknown", json_unknown(r));
-    char tmp[4096];
-    snprintf(tmp, sizeof tmp, "%s.tmp%ld", path, (long)getpid());
-    bool ok = json_dump_file(o, tmp, JSON_INDENT(1) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(6)) == 0 &&
-              rename(tmp, path) == 0;
-    if (!ok) {
-        snprintf(err, errlen, "cannot write '%s': %s", path, strerror(errno));
-        unlink(tmp);
+    memset(td, 0, sizeof *td);
+    res->scope = r->o.roi_name ? RESULT_SCOPE_ROI : RESULT_SCOPE_RUN;
+    res->scope_name = r->o.roi_name;
+    res->instructions = r->in_roi;
+    res->executed = r->total;
+    res->macro_fused = r->fused;
+    res->causality = r->o.causality;
+    for (unsigned l = 0; l < res->n_lanes && l < r->o.n_lanes; l++)
+        res->lanes[l].cycles = cycles(r, l);
+    fill_rows(r, res);
+    res->has_caches = true;
+    res->n_caches = cache_levels(r->caches) < RESULT_MAX_LEVELS ? cache_levels(r->caches) : RESULT_MAX_LEVELS;
+    for (unsigned k = 0; k < res->n_caches; k++) {
+        res->caches[k].name = cache_level(r->caches, k)->name;
+        cache_stats(r->caches, k, &res->caches[k].accesses, &res->caches[k].hits);
     }
-    json_decref(o);
-    return ok;
-}
-
-/* ---- HTML ------------------------------------------------------------------------------------- */
-
-static void html_text(FILE *out, const char *s)
-{
-    for (; *s; s++) {
-        if (*s == '<')
-            fputs("&lt;", out);
-        else if (*s == '>')
-            fputs("&gt;", out);
-        else if (*s == '&')
-            fputs("&amp;", out);
-        else if (*s == '"')
-            fputs("&quot;", out);
-        else
-            fputc(*s, out);
-    }
-}
-
-static void html_head(const struct run *r, FILE *out)
-{
-    double c = cycles(r, 0);
-    fputs("<!DOCTYPE html><html><head><meta charset=\"utf-8\"><title>mdlsim report</title><style>"
-          "body{font:14px sans-serif;margin:2em}table{border-collapse:collapse}td,th{padding:2px 8px;"
-          "text-align:right}td.l,th.l{text-align:left;font-family:monospace}.bar{background:#c33;height:12px}"
-          "</style></head><body>\n", out);
-    fprintf(out, "<h1>mdlsim: %s, ", r->o.m->name);
-    html_text(out, r->o.roi_name ? r->o.roi_name : "whole run");
-    fprintf(out, "</h1>\n<p>%llu instructions, %.0f cycles, IPC %.2f</p>\n", (unsigned long long)r->in_roi, c,
-            c > 0 ? r->in_roi / c : 0);
-}
-
-/* Bars scaled to the bound: a resource whose acceleration gives the whole weight is full. */
-static void html_sensitivity(const struct run *r, FILE *out)
-{
-    struct ranked rk[RT_MAX_LANES];
-    size_t n = ranked_lanes(r, rk);
-    char name[96];
-    fputs("<h2>Sensitivity</h2><table><tr><th class=l>resource</th><th>speed-up</th><th class=l></th></tr>\n",
-          out);
-    for (size_t i = 0; i < n; i++) {
-        double w = r->o.lanes[rk[i].i].weight, frac = w > 1 ? (rk[i].v - 1) / (w - 1) : 0;
-        fprintf(out, "<tr><td class=l>%s</td><td>%.3fx</td><td class=l><div class=bar style=\"width:%.0fpx\">"
-                     "</div></td></tr>\n", lane_label(r, (unsigned)rk[i].i, name, sizeof name), rk[i].v,
-                frac > 0 ? 300 * (frac < 1 ? frac : 1) : 0);
-    }
-    fputs("</table>\n", out);
-}
-
-static int by_count(const void *a, const void *b)
-{
-    const struct ranked *x = a, *y = b;
-    return x->v < y->v ? 1 : x->v > y->v ? -1 : 0;
-}
-
-/* The hottest instructions, each row shaded by its share of the critical path. */
-static void html_heat(const struct run *r, FILE *out)
-{
-    struct ranked *rk = calloc(r->n_s + 1, sizeof *rk);
-    size_t n = 0;
-    for (size_t i = 0; i < r->n_s; i++)
-        if (r->s[i].count)
-            rk[n++] = (struct ranked){ i, (double)r->s[i].count };
-    qsort(rk, n, sizeof *rk, by_count);
-    fputs("<h2>Instructions (hottest first; red: on the critical path)</h2><table><tr><th>pc</th>"
-          "<th class=l>instruction</th><th>executions</th><th>critical</th></tr>\n", out);
-    for (size_t k = 0; k < n && k < 300; k++) {
-        const struct sinsn *s = &r->s[rk[k].i];
-        double share = share_of(r, rk[k].i);
-        fprintf(out, "<tr style=\"background:hsl(0,80%%,%.0f%%)\"><td>%#llx</td><td class=l>", 100 - 45 * share,
-                (unsigned long long)s->in.pc);
-        html_text(out, s->in.disasm);
-        fprintf(out, "%s</td><td>%llu</td><td>%.0f%%</td></tr>\n", s->in.unknown ? " (class default)" : "",
-                (unsigned long long)s->count, 100 * share);
-    }
-    fputs("</table>\n", out);
-    free(rk);
-}
-
-static void html_memory(const struct run *r, FILE *out)
-{
-    fputs("<h2>Caches and branches</h2><table><tr><th class=l>level</th><th>accesses</th><th>hits</th></tr>\n",
-          out);
-    for (unsigned k = 0; k < cache_levels(r->caches); k++) {
-        uint64_t acc, hits;
-        cache_stats(r->caches, k, &acc, &hits);
-        fprintf(out, "<tr><td class=l>%s</td><td>%llu</td><td>%.1f%%</td></tr>\n", cache_level(r->caches, k)->name,
-                (unsigned long long)acc, acc ? 100.0 * hits / acc : 0);
-    }
-    uint64_t br, miss;
-    bp_stats(r->bp, &br, &miss);
-    fprintf(out, "</table><p>%llu branches, %.2f%% mispredicted</p>\n", (unsigned long long)br,
-            br ? 100.0 * miss / br : 0);
-}
-
-bool run_report_html(const struct run *r, const char *path, char *err, size_t errlen)
-{
-    char tmp[4096];
-    snprintf(tmp, sizeof tmp, "%s.tmp%ld", path, (long)getpid());
-    FILE *out = fopen(tmp, "w");
-    if (!out) {
-        snprintf(err, errlen, "cannot write '%s': %s", path, strerror(errno));
-        return false;
-    }
-    html_head(r, out);
-    html_sensitivity(r, out);
-    html_heat(r, out);
-    html_memory(r, out);
-    fputs("</body></html>\n", out);
-    bool ok = fclose(out) == 0 && rename(tmp, path) == 0;
-    if (!ok) {
-        snprintf(err, errlen, "cannot write '%s': %s", path, strerror(errno));
-        unlink(tmp);
-    }
-    return ok;
+    res->has_branches = true;
+    bp_stats(r->bp, &res->branches, &res->mispredicted);
 }

@@ -45,12 +45,11 @@ bool run_consume(struct run *r, const struct run_source *src, char *err, size_t 
 /* The guest's exit code, or -1 if the stream ended without one. */
 int run_exit_code(const struct run *r);
 
-void run_report_text(const struct run *r, FILE *out);
-/* Writes the JSON report to PATH atomically. */
-bool run_report_json(const struct run *r, const char *path, char *err, size_t errlen);
-
-/* Writes a self-contained HTML report (sensitivity bars, instruction heat map) to PATH. */
-bool run_report_html(const struct run *r, const char *path, char *err, size_t errlen);
+/* The run as the views' result: counts, the lanes' cycles, one row per executed address, caches
+ * and branches; TD: the baseline's issue slots. RES must have been given the lanes (analysis_start); analysis_finish comes after.
+ * R must outlive RES's use. */
+struct result;
+void run_fill(const struct run *r, struct result *res, struct rt_topdown *td);
 
 /* Trace files: an 8-byte magic, the ISA, then the stream as the plugin wrote it. */
 bool run_write_trace_header(FILE *fp, enum mdl_isa isa);

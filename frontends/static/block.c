@@ -3,6 +3,7 @@
  * accesses alias exactly when they use the same register values and displacement, which is
  * what lets a store feed a later load of the same slot (store-to-load forwarding). */
 #include "block.h"
+#include "result.h"
 #include <ctype.h>
 #include <math.h>
 #include <stdio.h>
@@ -392,4 +393,25 @@ bool block_run(const struct block *b, const struct mdl_machine *m, const struct 
     else
         rt_model_free(md);
     return true;
+}
+
+void block_fill(const struct block *b, const struct block_result *br, bool causality, struct result *r)
+{
+    r->scope = RESULT_SCOPE_BLOCK;
+    r->iterations = br->iterations;
+    r->instructions = r->executed = b->n_orig;
+    r->macro_fused = b->n_orig - b->n;
+    r->causality = causality;
+    for (unsigned l = 0; l < r->n_lanes; l++)
+        r->lanes[l].cycles = br->cycles[l];
+    for (size_t i = 0; i < b->n; i++) {
+        struct result_row *row = result_add_row(r);
+        uint32_t orig = b->orig[i], next = i + 1 < b->n ? b->orig[i + 1] : (uint32_t)b->n_orig;
+        result_row_from_insn(r, row, &b->insns[i]);
+        row->index = orig;
+        row->executions = 1;
+        row->fused = next - orig > 1;
+        row->crit = br->crit[orig];
+        row->seen = br->seen[orig];
+    }
 }

@@ -34,6 +34,7 @@ struct block_result {
     double cycles[RT_MAX_LANES];    /* per iteration, steady state */
     unsigned iterations;            /* simulated: fewer once the state repeats, more for causality */
     uint64_t *crit, *seen;          /* per block instruction (as written), baseline lane */
+    struct rt_topdown topdown;      /* the baseline's issue slots over the iterations its cycles come from */
 };
 
 /* Runs ITERATIONS copies of B in the model with the given lanes; fills R (crit/seen arrays of
@@ -47,6 +48,12 @@ bool block_run(const struct block *b, const struct mdl_machine *m, const struct 
 /* Cycles per iteration the block keeps each resource busy if nothing else limited it: the
  * abstract resources (RES, n_resources entries), the front end and retirement. */
 void block_busy(const struct block *b, const struct mdl_machine *m, double *res, double *frontend, double *retire);
+
+/* The analysis of B as the views' result: counts, the lanes' cycles per iteration, one row per
+ * entry (a fused pair is one) with its causality counts. R must have been given its lanes
+ * (analysis_start); analysis_finish comes after. B and its instructions must outlive R's use. */
+struct result;
+void block_fill(const struct block *b, const struct block_result *br, bool causality, struct result *r);
 
 /* Parses a hex string (spaces allowed) into bytes; false on a bad digit. */
 bool block_parse_hex(const char *hex, uint8_t **bytes, size_t *len, char *err, size_t errlen);

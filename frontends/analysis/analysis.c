@@ -1,0 +1,470 @@
+/* The lane plan and what is derived from the lanes' cycles: labels, rankings, curves, bounds,
+ * the verdict, resource shares, the critical order and the top-down fractions. No I/O. */
+#include "analysis.h"
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- the plan ------------------------------------------------------------------------------ */
+
+static void add_lane(struct analysis_plan *p, enum rt_knob k, int arg, double w)
+{
+    if (p->n_lanes < RT_MAX_LANES)
+        p->lanes[p->n_lanes++] = (struct rt_lane_cfg){ { k, RT_KNOB_NONE }, { arg, 0 }, w };
+}
+
+/* The lanes of knob K at weight W: one, or one per resource or bandwidth-limited data level. */
+static void add_knob(struct analysis_plan *p, enum rt_knob k, double w)
+{
+    const struct mdl_machine *m = p->m;
+    switch (rt_knob_arg(k)) {
+    case RT_KNOB_ARG_RESOURCE:
+        for (unsigned r = 0; r < m->n_resources; r++)
+            add_lane(p, k, (int)r, w);
+        break;
+    case RT_KNOB_ARG_CACHE:
+        for (unsigned c = 0; c < m->n_caches; c++)
+            if (m->caches[c].bandwidth > 0 && m->caches[c].kind != MDL_CACHE_INSTRUCTION)
+                add_lane(p, k, (int)c, w);
+        break;
+    case RT_KNOB_ARG_NONE:
+        add_lane(p, k, 0, w);
+        break;
+    }
+}
+
+bool analysis_plan_init(struct analysis_plan *p, const struct mdl_machine *m, const double *weights,
+                        unsigned n_weights, bool sensitivity, char *err, size_t errlen)
+{
+    memset(p, 0, sizeof *p);
+    p->m = m;
+    p->sensitivity = sensitivity;
+    p->n_weights = n_weights < RESULT_MAX_WEIGHTS ? n_weights : RESULT_MAX_WEIGHTS;
+    memcpy(p->weights, weights, p->n_weights * sizeof *weights);
+    add_lane(p, RT_KNOB_NONE, 0, 1);
+    unsigned want = 1;
+    for (unsigned w = 0; sensitivity && w < p->n_weights; w++)
+        for (enum rt_knob k = 0; k < RT_KNOB_COUNT; k++) {
+            enum rt_knob_kind kind = rt_knob_kind(k);
+            if (kind != RT_KNOB_KIND_SWEPT && kind != RT_KNOB_KIND_WINDOW)
+                continue;
+            unsigned before = p->n_lanes;
+            add_knob(p, k, p->weights[w]);
+            want += p->n_lanes - before;
+        }
+    for (enum rt_knob k = 0; sensitivity && k < RT_KNOB_COUNT; k++)
+        if (rt_knob_kind(k) == RT_KNOB_KIND_BOUND)
+            add_lane(p, k, 0, 1), want++;
+    p->n_common = p->n_lanes;
+    if (p->n_lanes + 6 > RT_MAX_LANES) {
+        snprintf(err, errlen, "%u weights make %u lanes on %s, more than %d: give fewer weights", p->n_weights,
+                 want + 6, m->name, RT_MAX_LANES);
+        return false;
+    }
+    return true;
+}
+
+struct candidate {
+    enum rt_knob knob;
+    int arg;
+    double busy;
+};
+
+static int by_busy(const void *a, const void *b)
+{
+    const struct candidate *x = a, *y = b;
+    return x->busy < y->busy ? 1 : x->busy > y->busy ? -1 : 0;
+}
+
+/* Balanced kernels have no single bottleneck: two resources bind together and accelerating
+ * either alone gains nothing. Lanes accelerating pairs of the likely ones show it. */
+void analysis_plan_pairs(struct analysis_plan *p, const double *busy, double frontend, double retire)
+{
+    const struct mdl_machine *m = p->m;
+    p->n_lanes = p->n_common;
+    if (!p->sensitivity)
+        return;
+    struct candidate top[4] = { { RT_KNOB_LATENCY, 0, 0 } };
+    unsigned n = 1;
+    if (busy) {
+        unsigned nc = m->n_resources + 2u;
+        struct candidate *c = calloc(nc, sizeof *c);
+        for (unsigned r = 0; r < m->n_resources; r++)
+            c[r] = (struct candidate){ RT_KNOB_RESOURCE, (int)r, busy[r] };
+        c[m->n_resources] = (struct candidate){ RT_KNOB_FRONTEND, 0, frontend };
+        c[m->n_resources + 1] = (struct candidate){ RT_KNOB_RETIRE, 0, retire };
+        qsort(c, nc, sizeof *c, by_busy);
+        for (unsigned i = 0; i < nc && n < 4; i++)
+            if (c[i].busy > 0)
+                top[n++] = c[i];
+        free(c);
+    } else {
+        top[n++] = (struct candidate){ RT_KNOB_FRONTEND, 0, 0 };
+        top[n++] = (struct candidate){ RT_KNOB_MEMORY_LATENCY, 0, 0 };
+    }
+    double w = p->weights[0];
+    for (unsigned i = 1; i < p->n_weights; i++)
+        w = p->weights[i] > w ? p->weights[i] : w;
+    for (unsigned i = 0; i < n; i++)
+        for (unsigned j = i + 1; j < n && p->n_lanes < RT_MAX_LANES; j++)
+            p->lanes[p->n_lanes++] = (struct rt_lane_cfg){ { top[i].knob, top[j].knob }, { top[i].arg, top[j].arg }, w };
+}
+
+void analysis_start(struct result *r, const struct analysis_plan *p)
+{
+    r->n_lanes = p->n_lanes;
+    for (unsigned l = 0; l < p->n_lanes; l++)
+        r->lanes[l].cfg = p->lanes[l];
+    r->n_weights = p->n_weights;
+    memcpy(r->weights, p->weights, p->n_weights * sizeof *p->weights);
+    r->sensitivity = p->sensitivity;
+}
+
+/* ---- labels and rankings ----------------------------------------------------------------------- */
+
+const char *analysis_knob_label(const struct mdl_machine *m, enum rt_knob k, int arg, char *buf, size_t len)
+{
+    if (rt_knob_arg(k) == RT_KNOB_ARG_RESOURCE)
+        snprintf(buf, len, "%s", m->resources[arg].name);
+    else if (rt_knob_arg(k) == RT_KNOB_ARG_CACHE)
+        snprintf(buf, len, "%s_bandwidth", m->caches[arg].name);
+    else
+        snprintf(buf, len, "%s", rt_knob_name(k));
+    return buf;
+}
+
+static bool is_pair(const struct rt_lane_cfg *c) { return c->knob[1] != RT_KNOB_NONE; }
+
+static bool is_swept(const struct rt_lane_cfg *c)
+{
+    enum rt_knob_kind k = rt_knob_kind(c->knob[0]);
+    return k == RT_KNOB_KIND_SWEPT || k == RT_KNOB_KIND_WINDOW;
+}
+
+static unsigned distinct_weights(const struct result *r)
+{
+    unsigned n = 0;
+    for (unsigned i = 0; i < r->n_weights; i++) {
+        bool seen = false;
+        for (unsigned j = 0; j < i; j++)
+            seen |= r->weights[j] == r->weights[i];
+        n += !seen;
+    }
+    return n;
+}
+
+/* "p0156", "L1D_bandwidth", "latency+p01"; "@15%" after a single knob when weights differ. */
+static void label_lanes(struct result *r)
+{
+    bool several = distinct_weights(r) > 1;
+    double base = r->lanes[0].cycles;
+    for (unsigned l = 0; l < r->n_lanes; l++) {
+        struct result_lane *ln = &r->lanes[l];
+        const struct rt_lane_cfg *c = &ln->cfg;
+        for (int i = 0; i < 2; i++)
+            analysis_knob_label(r->m, c->knob[i], c->arg[i], ln->knob_label[i], sizeof ln->knob_label[i]);
+        if (is_pair(c))
+            snprintf(ln->label, sizeof ln->label, "%s+%s", ln->knob_label[0], ln->knob_label[1]);
+        else if (several && is_swept(c))
+            snprintf(ln->label, sizeof ln->label, "%s@%g%%", ln->knob_label[0], (c->weight - 1) * 100);
+        else
+            snprintf(ln->label, sizeof ln->label, "%s", ln->knob_label[0]);
+        ln->speedup = ln->cycles > 0 ? base / ln->cycles : 1;
+    }
+}
+
+static void rank_lanes(struct result *r)
+{
+    r->n_single = r->n_pairs = 0;
+    for (unsigned l = 1; l < r->n_lanes; l++) {
+        const struct rt_lane_cfg *c = &r->lanes[l].cfg;
+        if (!is_swept(c))
+            continue;
+        if (is_pair(c))
+            r->pairs[r->n_pairs++] = l;
+        else
+            r->single[r->n_single++] = l;
+    }
+    /* insertion sort: a handful to a few hundred lanes, and no shared state for qsort */
+    unsigned *lists[2] = { r->single, r->pairs }, counts[2] = { r->n_single, r->n_pairs };
+    for (int k = 0; k < 2; k++)
+        for (unsigned i = 1; i < counts[k]; i++) {
+            unsigned v = lists[k][i], j = i;
+            while (j > 0 && (r->lanes[lists[k][j - 1]].speedup < r->lanes[v].speedup ||
+                             (r->lanes[lists[k][j - 1]].speedup == r->lanes[v].speedup && lists[k][j - 1] > v))) {
+                lists[k][j] = lists[k][j - 1];
+                j--;
+            }
+            lists[k][j] = v;
+        }
+}
+
+/* One curve per knob alone (resource, cache level or knob), its points by weight ascending. */
+static void build_curves(struct result *r)
+{
+    r->n_curves = 0;
+    for (unsigned i = 0; i < r->n_lanes; i++) {
+        const struct rt_lane_cfg *c = &r->lanes[i].cfg;
+        if (i == 0 || !is_swept(c) || is_pair(c))
+            continue;
+        struct result_curve *cv = NULL;
+        for (unsigned k = 0; k < r->n_curves && !cv; k++) {
+            const struct rt_lane_cfg *o = &r->lanes[r->curves[k].lane[0]].cfg;
+            if (o->knob[0] == c->knob[0] && o->arg[0] == c->arg[0])
+                cv = &r->curves[k];
+        }
+        if (!cv) {
+            cv = &r->curves[r->n_curves++];
+            cv->n = 0;
+            memcpy(cv->label, r->lanes[i].knob_label[0], sizeof cv->label);
+        }
+        if (cv->n == RESULT_MAX_WEIGHTS)
+            continue;
+        unsigned j = cv->n++;
+        while (j > 0 && cv->weight[j - 1] > c->weight) {
+            cv->weight[j] = cv->weight[j - 1];
+            cv->speedup[j] = cv->speedup[j - 1];
+            cv->lane[j] = cv->lane[j - 1];
+            j--;
+        }
+        cv->weight[j] = c->weight;
+        cv->speedup[j] = r->lanes[i].speedup;
+        cv->lane[j] = i;
+    }
+}
+
+/* Curves by their speed-up at the largest weight, largest first (ties in plan order). */
+static void rank_curves(struct result *r)
+{
+    for (unsigned i = 1; i < r->n_curves; i++) {
+        struct result_curve c = r->curves[i];
+        unsigned j = i;
+        while (j > 0 && r->curves[j - 1].speedup[r->curves[j - 1].n - 1] < c.speedup[c.n - 1]) {
+            r->curves[j] = r->curves[j - 1];
+            j--;
+        }
+        r->curves[j] = c;
+    }
+}
+
+static void find_bounds(struct result *r)
+{
+    r->has_bounds = false;
+    for (unsigned l = 1; l < r->n_lanes; l++) {
+        enum rt_knob k = r->lanes[l].cfg.knob[0];
+        if (k == RT_KNOB_ALL_RESOURCES)
+            r->bound_infinite_resources = r->lanes[l].cycles, r->has_bounds = true;
+        else if (k == RT_KNOB_NO_DEPS)
+            r->bound_no_dependencies = r->lanes[l].cycles;
+    }
+}
+
+/* Busy time of each resource over the scope (executions x cost), and each use's share of it:
+ * the per-instruction shares of the Gus paper's Table 1. */
+static void shares(struct result *r)
+{
+    const struct mdl_machine *m = r->m;
+    if (r->n_busy < m->n_resources || !r->busy) {
+        free(r->busy);
+        r->busy = calloc(m->n_resources + 1u, sizeof *r->busy);
+        r->n_busy = m->n_resources;
+        if (!r->busy)
+            abort();
+    }
+    memset(r->busy, 0, m->n_resources * sizeof *r->busy);
+    for (size_t i = 0; i < r->n_rows; i++)
+        for (unsigned k = 0; k < r->rows[i].use_count; k++) {
+            const struct result_use *u = &r->uses[r->rows[i].use_first + k];
+            r->busy[u->resource] += (double)r->rows[i].executions * u->cost;
+        }
+    for (size_t i = 0; i < r->n_rows; i++)
+        for (unsigned k = 0; k < r->rows[i].use_count; k++) {
+            struct result_use *u = &r->uses[r->rows[i].use_first + k];
+            double b = r->busy[u->resource];
+            u->share = b > 0 ? (double)r->rows[i].executions * u->cost / b : 0;
+        }
+}
+
+/* Rows on the critical path, the most critical first: share of the instruction's counted
+ * executions on the path, times its executions (an instruction run once and always critical
+ * matters less than one run a million times and critical half of the time). */
+static double critical_weight(const struct result_row *row)
+{
+    return row->critical * (double)(row->executions ? row->executions : 1);
+}
+
+/* An order of the rows: an array of at least N entries (its content is not kept). */
+static void room_for_rows(size_t **order, size_t *cap, size_t n)
+{
+    if (*cap > n)
+        return;
+    free(*order);
+    *cap = n + 1;
+    if (!(*order = malloc(*cap * sizeof **order)))
+        abort();
+}
+
+static void critical_order(struct result *r)
+{
+    room_for_rows(&r->critical, &r->cap_critical, r->n_rows);
+    r->n_critical = 0;
+    for (size_t i = 0; i < r->n_rows; i++) {
+        struct result_row *row = &r->rows[i];
+        row->critical = row->seen ? (double)row->crit / (double)row->seen : 0;
+        if (row->critical <= 0 || !r->causality)
+            continue;
+        /* insertion from the end: most rows are not critical, the list stays short */
+        size_t j = r->n_critical++;
+        double w = critical_weight(row);
+        while (j > 0 && critical_weight(&r->rows[r->critical[j - 1]]) < w)
+            r->critical[j] = r->critical[j - 1], j--;
+        r->critical[j] = i;
+    }
+}
+
+static int by_count(const void *a, const void *b, void *ctx)
+{
+    const struct result_row *rows = ctx, *x = &rows[*(const size_t *)a], *y = &rows[*(const size_t *)b];
+    if (x->executions != y->executions)
+        return x->executions < y->executions ? 1 : -1;
+    return x->index < y->index ? -1 : x->index > y->index;
+}
+
+/* Every row, the most executed first (ties in row order): what views show when they show a few. */
+static void hot_order(struct result *r)
+{
+    room_for_rows(&r->hot, &r->cap_hot, r->n_rows);
+    for (size_t i = 0; i < r->n_rows; i++)
+        r->hot[i] = i;
+    if (r->scope != RESULT_SCOPE_BLOCK)     /* a block's rows are executed once each: keep its order */
+        qsort_r(r->hot, r->n_rows, sizeof *r->hot, by_count, r->rows);
+}
+
+/* ---- the verdict ------------------------------------------------------------------------------ */
+
+static void name_add(struct result_verdict *v, const char *name)
+{
+    if (v->n_names < sizeof v->names / sizeof *v->names)
+        snprintf(v->names[v->n_names++], sizeof v->names[0], "%s", name);
+}
+
+/* When nothing accelerated alone or in pairs helps, several resources are saturated at once:
+ * those the code keeps busy all the time (front end and retirement included). */
+static void saturated(struct result *r, struct result_verdict *v)
+{
+    const struct mdl_machine *m = r->m;
+    double c = r->cycles, fe = 0, ret = 0;
+    for (size_t i = 0; i < r->n_rows; i++) {
+        double slots = (double)r->rows[i].executions * r->rows[i].uops;
+        fe += m->issue_width ? slots / m->issue_width : 0;
+        ret += m->retire_width ? slots / m->retire_width : 0;
+    }
+    for (unsigned k = 0; k < m->n_resources; k++)
+        if (!m->resources[k].is_group && r->busy[k] >= 0.99 * c)
+            name_add(v, m->resources[k].name);
+    if (fe >= 0.99 * c)
+        name_add(v, "frontend");
+    if (ret >= 0.99 * c)
+        name_add(v, "retire");
+    v->kind = v->n_names ? RESULT_VERDICT_SATURATED : RESULT_VERDICT_NONE;
+    if (!v->n_names) {
+        snprintf(v->text, sizeof v->text, "no resource, pair or saturated set binds");
+        return;
+    }
+    size_t n = (size_t)snprintf(v->text, sizeof v->text, "balanced: saturated together:");
+    for (unsigned k = 0; k < v->n_names && n < sizeof v->text; k++)
+        n += (size_t)snprintf(v->text + n, sizeof v->text - n, " %s", v->names[k]);
+}
+
+/* One knob when accelerating it alone helps; else the pair that helps when accelerated together
+ * (a balanced kernel); else the set of saturated resources; else none within the weights. */
+static void verdict(struct result *r)
+{
+    struct result_verdict *v = &r->verdict;
+    memset(v, 0, sizeof *v);
+    const struct result_lane *one = r->n_single ? &r->lanes[r->single[0]] : NULL;
+    const struct result_lane *two = r->n_pairs ? &r->lanes[r->pairs[0]] : NULL;
+    if (one && one->speedup > 1.01) {
+        v->kind = RESULT_VERDICT_RESOURCE;
+        v->lane = r->single[0];
+        name_add(v, one->knob_label[0]);
+        snprintf(v->text, sizeof v->text, "%s bound (%.3fx when %g%% faster)", one->knob_label[0], one->speedup,
+                 (one->cfg.weight - 1) * 100);
+    } else if (two && two->speedup > 1.01) {
+        v->kind = RESULT_VERDICT_PAIR;
+        v->lane = r->pairs[0];
+        name_add(v, two->knob_label[0]);
+        name_add(v, two->knob_label[1]);
+        snprintf(v->text, sizeof v->text, "balanced: %s bind together (%.3fx only when both are faster)", two->label,
+                 two->speedup);
+    } else {
+        saturated(r, v);
+    }
+    if (v->kind == RESULT_VERDICT_RESOURCE || v->kind == RESULT_VERDICT_PAIR) {
+        const struct result_lane *ln = &r->lanes[v->lane];
+        v->speedup = ln->speedup;
+        v->weight = ln->cfg.weight;
+    }
+    if (r->n_lanes == 1 && v->kind != RESULT_VERDICT_SATURATED) {
+        v->kind = RESULT_VERDICT_NO_LANES;
+        v->n_names = 0;
+        snprintf(v->text, sizeof v->text, "no sensitivity lanes were run");
+    }
+}
+
+/* ---- top-down ----------------------------------------------------------------------------------- */
+
+/* Fractions of the slots; the categories are normalised by their sum, which is the slots by
+ * construction (the model attributes every slot once). */
+static void topdown(struct result *r, const struct rt_topdown *td)
+{
+    struct result_topdown *o = &r->topdown;
+    memset(o, 0, sizeof *o);
+    if (!td || !r->m->issue_width)
+        return;
+    double mem = 0;
+    for (unsigned k = 0; k < td->n_levels && k < RT_TD_LEVELS; k++)
+        mem += td->memory[k];
+    double total = td->retiring + td->bad_speculation + td->frontend_latency + td->frontend_bandwidth + td->core + mem;
+    if (!(total > 0))
+        return;
+    o->valid = true;
+    o->slots = total;
+    o->retiring = td->retiring / total;
+    o->bad_speculation = td->bad_speculation / total;
+    o->frontend_latency = td->frontend_latency / total;
+    o->frontend_bandwidth = td->frontend_bandwidth / total;
+    o->frontend = o->frontend_latency + o->frontend_bandwidth;
+    o->core = td->core / total;
+    o->memory = mem / total;
+    o->backend = o->core + o->memory;
+    /* the data-side levels in order, then memory */
+    const struct mdl_machine *m = r->m;
+    unsigned n = 0;
+    for (unsigned c = 0; c < m->n_caches && n + 1 < td->n_levels && n + 1 < RESULT_MAX_LEVELS; c++)
+        if (m->caches[c].kind != MDL_CACHE_INSTRUCTION) {
+            snprintf(o->level[n], sizeof o->level[n], "%s", m->caches[c].name);
+            o->level_share[n] = td->memory[n] / total;
+            n++;
+        }
+    snprintf(o->level[n], sizeof o->level[n], "DRAM");
+    o->level_share[n] = td->n_levels ? td->memory[td->n_levels - 1] / total : 0;
+    o->n_levels = n + 1;
+}
+
+void analysis_finish(struct result *r, const struct rt_topdown *td)
+{
+    r->cycles = r->n_lanes ? r->lanes[0].cycles : r->cycles;
+    r->ipc = r->cycles > 0 ? (double)r->instructions / r->cycles : 0;
+    label_lanes(r);
+    rank_lanes(r);
+    build_curves(r);
+    rank_curves(r);
+    find_bounds(r);
+    shares(r);
+    critical_order(r);
+    hot_order(r);
+    verdict(r);
+    topdown(r, td);
+}

@@ -1,0 +1,184 @@
+/* The text view of an analysis result: the summary, top-down, sensitivity, the per-instruction
+ * table and, for runs, memory and branches; the verdict last, where a terminal leaves the eye. */
+#include "view_text.h"
+#include <string.h>
+
+/* Rows a run's table shows: the most executed. */
+enum { RUN_ROWS = 20, CURVE_ROWS = 8 };
+
+static void summary(FILE *out, const struct result *r)
+{
+    bool block = r->scope == RESULT_SCOPE_BLOCK;
+    if (block)
+        fprintf(out, "Block:              %s\n", r->scope_name ? r->scope_name : "");
+    else
+        fprintf(out, "\n== mdlsim %s: %s, %s\n", r->command, r->m->name, r->scope_name ? r->scope_name : "whole run");
+    fprintf(out, "Machine:            %s\n", r->m->name);
+    if (block) {
+        fprintf(out, "Iterations:         %u simulated (the state repeats or the critical-path window is full)\n",
+                r->iterations);
+        fprintf(out, "Instructions:       %llu per iteration\n", (unsigned long long)r->instructions);
+        fprintf(out, "Cycles/iteration:   %.2f\n", r->cycles);
+    } else {
+        fprintf(out, "Instructions:       %llu (of %llu executed)\n", (unsigned long long)r->instructions,
+                (unsigned long long)r->executed);
+        fprintf(out, "Cycles:             %.0f\n", r->cycles);
+    }
+    fprintf(out, "IPC:                %.2f\n", r->ipc);
+    if (!block || r->macro_fused)
+        fprintf(out, "Macro-fused:        %llu pairs%s (one entry each)\n", (unsigned long long)r->macro_fused,
+                block ? " per iteration" : "");
+}
+
+static void topdown(FILE *out, const struct result *r)
+{
+    const struct result_topdown *t = &r->topdown;
+    if (!t->valid)
+        return;
+    fprintf(out, "Top-down (slots):   retiring %.1f%%, bad speculation %.1f%%, front end %.1f%% (latency %.1f%%, "
+                 "bandwidth %.1f%%), back end %.1f%% (memory %.1f%%, core %.1f%%)\n",
+            100 * t->retiring, 100 * t->bad_speculation, 100 * t->frontend, 100 * t->frontend_latency,
+            100 * t->frontend_bandwidth, 100 * t->backend, 100 * t->memory, 100 * t->core);
+    if (t->memory <= 0)
+        return;
+    fputs("Memory bound by:   ", out);
+    for (unsigned k = 0; k < t->n_levels; k++)
+        fprintf(out, "%s %s %.1f%%", k ? "," : "", t->level[k], 100 * t->level_share[k]);
+    fputc('\n', out);
+}
+
+static void bottlenecks(FILE *out, const struct result *r)
+{
+    if (!r->n_single)
+        return;
+    if (r->n_weights == 1)
+        fprintf(out, "\nBottlenecks (speed-up when one resource is %g%% faster):\n", (r->weights[0] - 1) * 100);
+    else
+        fputs("\nBottlenecks (speed-up when one resource is faster, at each weight):\n", out);
+    for (unsigned i = 0; i < r->n_single; i++) {
+        const struct result_lane *ln = &r->lanes[r->single[i]];
+        if (i >= 8 && ln->speedup <= 1.0005)
+            break;
+        fprintf(out, "  %-24s %6.3fx%s\n", ln->label, ln->speedup,
+                i == 0 && ln->speedup > 1.0005 ? "   <- bottleneck" : "");
+    }
+}
+
+/* The top curves (analysis ranks them by their speed-up at the largest weight): how the gain
+ * grows with the acceleration. */
+static void curves(FILE *out, const struct result *r)
+{
+    if (r->n_curves == 0 || r->curves[0].n < 2)
+        return;
+    fputs("\nSensitivity curves (speed-up when the resource is this much faster):\n  resource              ", out);
+    const struct result_curve *c0 = &r->curves[0];
+    for (unsigned k = 0; k < c0->n; k++)
+        fprintf(out, " %6g%%", (c0->weight[k] - 1) * 100);
+    fputc('\n', out);
+    for (unsigned c = 0; c < r->n_curves && c < CURVE_ROWS; c++) {
+        const struct result_curve *cv = &r->curves[c];
+        if (c > 0 && cv->speedup[cv->n - 1] <= 1.0005)
+            break;
+        fprintf(out, "  %-22s", cv->label);
+        for (unsigned k = 0; k < cv->n; k++)
+            fprintf(out, " %6.3fx", cv->speedup[k]);
+        fputc('\n', out);
+    }
+}
+
+static void bounds(FILE *out, const struct result *r)
+{
+    if (r->has_bounds)
+        fprintf(out, "Bounds: infinite resources %.2f cycles%s, no dependencies %.2f cycles%s\n",
+                r->bound_infinite_resources, r->scope == RESULT_SCOPE_BLOCK ? "/iteration" : "",
+                r->bound_no_dependencies, r->scope == RESULT_SCOPE_BLOCK ? "/iteration" : "");
+    if (r->n_pairs)
+        fputs("Interactions (two resources accelerated together):\n", out);
+    for (unsigned i = 0; i < r->n_pairs; i++)
+        fprintf(out, "  %-32s %6.3fx\n", r->lanes[r->pairs[i]].label, r->lanes[r->pairs[i]].speedup);
+}
+
+static void row_line(FILE *out, const struct result *r, const struct result_row *row, bool block)
+{
+    char lat[32], where[24];
+    snprintf(lat, sizeof lat, row->latency_min == row->latency_max ? "%g" : "%g-%g", row->latency_min,
+             row->latency_max);
+    if (block)
+        snprintf(where, sizeof where, "%3u", row->index);
+    else
+        snprintf(where, sizeof where, "%#12llx %10llu", (unsigned long long)row->pc,
+                 (unsigned long long)row->executions);
+    fprintf(out, "%s  %-34.34s %-28.28s %7s %5u %7.0f%%  ", where, row->disasm,
+            row->class_default ? "(class default)" : row->eliminated ? "(eliminated)" : row->form, lat, row->uops,
+            100 * row->critical);
+    for (unsigned k = 0; k < row->use_count; k++) {
+        const struct result_use *u = &r->uses[row->use_first + k];
+        fprintf(out, "%s%s %.2f (%.0f%%)", k ? ", " : "", r->m->resources[u->resource].name, u->cost, 100 * u->share);
+    }
+    fputc('\n', out);
+}
+
+static void table(FILE *out, const struct result *r)
+{
+    bool block = r->scope == RESULT_SCOPE_BLOCK;
+    size_t n = block || r->n_rows < RUN_ROWS ? r->n_rows : RUN_ROWS;
+    if (!block)
+        fprintf(out, "\nHottest instructions (%zu of %zu):\n", n, r->n_rows);
+    fprintf(out, "\n%s  %-34s %-28s %7s %5s %8s  resources (cost, share of the resource)\n",
+            block ? "  #" : "          pc executions", "instruction", "form", "latency", "uops", "critical");
+    for (size_t i = 0; i < n; i++)
+        row_line(out, r, &r->rows[r->hot ? r->hot[i] : i], block);
+}
+
+static void memory(FILE *out, const struct result *r)
+{
+    if (r->has_caches || r->has_branches)
+        fputc('\n', out);
+    for (unsigned k = 0; r->has_caches && k < r->n_caches; k++) {
+        const struct result_cache *c = &r->caches[k];
+        fprintf(out, "Cache %-6s %llu accesses, %.1f%% hits\n", c->name, (unsigned long long)c->accesses,
+                c->accesses ? 100.0 * (double)c->hits / (double)c->accesses : 0);
+    }
+    if (r->has_branches)
+        fprintf(out, "Branches:    %llu, %.2f%% mispredicted\n", (unsigned long long)r->branches,
+                r->branches ? 100.0 * (double)r->mispredicted / (double)r->branches : 0);
+}
+
+static void unknown(FILE *out, const struct result *r)
+{
+    bool any = false;
+    for (size_t i = 0; i < r->n_rows; i++) {
+        const struct result_row *row = &r->rows[i];
+        if (!row->class_default || !row->executions)
+            continue;
+        if (!any)
+            fputs("\nModelled by their class default (no entry in the machine description):\n", out);
+        any = true;
+        if (r->scope == RESULT_SCOPE_BLOCK)
+            fprintf(out, "  %u: %s  [%s]\n", row->index, row->disasm, row->key);
+        else
+            fprintf(out, "  %#llx: %s  [%s] (%llu times)\n", (unsigned long long)row->pc, row->disasm, row->key,
+                    (unsigned long long)row->executions);
+    }
+}
+
+bool view_text(FILE *out, const struct result *r)
+{
+    summary(out, r);
+    topdown(out, r);
+    bottlenecks(out, r);
+    curves(out, r);
+    bounds(out, r);
+    table(out, r);
+    memory(out, r);
+    unknown(out, r);
+    fprintf(out, "\nVerdict: %s\n", r->verdict.text);
+    if (r->scope == RESULT_SCOPE_BLOCK)
+        fputc('\n', out);
+    return !ferror(out);
+}
+
+void view_text_error(FILE *out, const char *label, const char *msg)
+{
+    fprintf(out, "mdlsim: error: %s: %s\n", label, msg);
+}
