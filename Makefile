@@ -13,7 +13,7 @@ B       := build
 O       := build/obj
 
 PKGS_BUILD := gcc make flex bison libjansson-dev libcapstone-dev binutils
-PKGS_TEST  := $(PKGS_BUILD) libcriterion-dev qemu-user gcc-aarch64-linux-gnu
+PKGS_TEST  := $(PKGS_BUILD) libcriterion-dev qemu-user gcc-aarch64-linux-gnu python3 python3-jsonschema chromium
 PKGS_BENCH := $(PKGS_BUILD) llvm-19 python3 qemu-user
 PKGS_DEMO  := $(PKGS_BUILD) qemu-user
 

@@ -32,27 +32,31 @@ extern const struct mdl_machine *const mdl_machines[];
 
 static const char usage_text[] =
     "usage: mdlsim machines\n"
-    "       mdlsim run --machine M [--roi SYMBOL] [--weight PERCENT]... [--no-sensitivity] [--json FILE]\n"
-    "                  [--html FILE] [--record FILE] [--causality-sample N] -- PROGRAM [ARGS...]\n"
-    "       mdlsim replay --machine M [--roi SYMBOL --program PROGRAM] [same report options] TRACE\n"
+    "       mdlsim run --machine M [--roi SYMBOL] [LANES] [--json FILE] [--html FILE] [--record FILE]\n"
+    "                  [--causality-sample N] -- PROGRAM [ARGS...]\n"
+    "       mdlsim replay --machine M [--roi SYMBOL --program PROGRAM] [LANES] [--json FILE] [--html FILE] TRACE\n"
     "       mdlsim block --machine M (FILE.s | --function NAME PROGRAM | --hex HEX | --hex-file FILE)\n"
-    "                    [--iterations N] [--weight PERCENT]... [--no-sensitivity] [--no-causality] [--json]\n"
-    "                    [--jobs N]\n";
+    "                    [LANES] [--iterations N] [--json] [--html FILE] [--jobs N]\n"
+    "       LANES: [--weight PERCENT]... [--weights P1,P2,...] [--no-sensitivity] [--no-causality]\n";
 
 static const char help_text[] =
+    "\n"
+    "Every analysis reports the same facts under the same names, as text (block: stdout; run and\n"
+    "replay: stderr, ending with the verdict), JSON (--json; the keys are documented in\n"
+    "frontends/views/mdlsim.schema.json) and a self-contained HTML page (--html FILE): cycles and\n"
+    "IPC, the top-down breakdown of the issue slots, the speed-up when each resource is made\n"
+    "faster (sensitivity: the largest is the bottleneck and bounds the gain), pairs accelerated\n"
+    "together, the bounds with infinite resources and without dependencies, the verdict, the\n"
+    "instructions on the critical path (causality) and a per-instruction resource table.\n"
     "\n"
     "run: runs PROGRAM under QEMU user mode (qemu-x86_64 or qemu-aarch64, with the CPU model the\n"
     "machine names) and models every instruction it executes, or those of every call of the\n"
     "function SYMBOL (callees included) with --roi. The program keeps its input, output and exit\n"
-    "status; the report goes to stderr, as JSON to FILE with --json, as a self-contained HTML page\n"
-    "(sensitivity bars, instruction heat map) with --html. --record writes the event\n"
-    "stream to FILE, which 'replay' analyses again on any machine of the same ISA. Causality\n"
-    "(the critical path) is sampled: a period follows twice the ROB's worth of instructions and\n"
-    "counts them as they leave a window of that size; one period in N runs (--causality-sample N,\n"
-    "default 8; 1: periods back to back, which follow every other window of instructions).\n"
-    "block: predicts the steady-state cycles per iteration of a basic block repeated back to back,\n"
-    "the bottleneck (each resource accelerated in turn: the speed-up is the bound of the gain),\n"
-    "the instructions on the critical path, and a per-instruction resource table.\n"
+    "status. --record writes the event stream to FILE, which 'replay' analyses again on any\n"
+    "machine of the same ISA. Causality (the critical path) is sampled: a period follows twice\n"
+    "the ROB's worth of instructions and counts them as they leave a window of that size; one\n"
+    "period in N runs (--causality-sample N, default 8; 1: periods back to back).\n"
+    "block: predicts the steady-state cycles per iteration of a basic block repeated back to back.\n"
     "  --machine M        a machine listed by 'mdlsim machines'\n"
     "  FILE.s             assembly (AT&T by default; '.intel_syntax noprefix' switches)\n"
     "  --function NAME PROGRAM  the code of function NAME of the ELF program PROGRAM\n"
@@ -63,11 +67,17 @@ static const char help_text[] =
     "                     processor online); the output is the same whatever N\n"
     "  --iterations N     at most N copies measured (default 100): the run stops once the timing\n"
     "                     repeats, else the second half is measured; causality may run longer\n"
-    "  --weight PERCENT   acceleration of each resource in sensitivity lanes (default 15; repeatable)\n"
+    "  --json             one JSON object per block, on stdout\n"
+    "  --html FILE        the block's page (not with --hex-file)\n"
+    "Lanes (all subcommands):\n"
+    "  --weight PERCENT   acceleration of each resource in the sensitivity lanes (default 15;\n"
+    "                     repeatable, at most 8 weights in all)\n"
+    "  --weights LIST     several at once, e.g. 1,2,5,10,15,20,30,50: every resource at every\n"
+    "                     weight in the same pass, giving each resource's curve (the heat map)\n"
     "  --no-sensitivity   baseline only\n"
     "  --no-causality     no critical-path analysis\n"
-    "  --json             one JSON object per block\n"
-    "Exit status: 0 success, 1 when a block or file could not be analysed, 2 usage errors.\n";
+    "Exit status: 0 success, 1 when a block, file or program could not be analysed, 2 usage errors;\n"
+    "run: otherwise the program's own exit status.\n";
 
 static int usage_error(const char *fmt, const char *arg)
 {
@@ -547,7 +557,29 @@ static int parse_run_opts(int argc, char **argv, struct run_cli *o, bool replay)
 }
 
 /* The region's address range from the program's symbol table. */
-static bool resolve_roi(const struct run_cli *o, struct run_opts *ro, char *err, size_t errlen)
+/* The region's lanes pair the resources its function's code keeps busiest (read as one block:
+ * the code is known before it runs); code that does not decode as a whole keeps the knob pairs. */
+static void roi_pairs(struct analysis_plan *plan, struct run_opts *ro, const uint8_t *bytes, size_t len)
+{
+    const struct mdl_machine *m = plan->m;
+    char err[256];
+    struct dec *dec = dec_open((enum mdl_isa)m->isa, err, sizeof err);
+    struct cls_index *ci = dec ? cls_build(m) : NULL;
+    struct block b = { 0 };
+    double *busy = calloc(m->n_resources + 1u, sizeof *busy), fe, ret;
+    if (ci && busy && block_decode(&b, dec, ci, m, NULL, bytes, len, err, sizeof err)) {
+        block_busy(&b, m, busy, &fe, &ret);
+        analysis_plan_pairs(plan, busy, fe, ret);
+        ro->n_lanes = plan->n_lanes;
+    }
+    block_free(&b);
+    free(busy);
+    cls_free(ci);
+    dec_close(dec);
+}
+
+static bool resolve_roi(const struct run_cli *o, struct analysis_plan *plan, struct run_opts *ro, char *err,
+                        size_t errlen)
 {
     bool pie;
     if (!elfsym_check(o->program, (enum mdl_isa)o->b.m->isa, &pie, err, errlen))
@@ -564,6 +596,7 @@ static bool resolve_roi(const struct run_cli *o, struct run_opts *ro, char *err,
     uint64_t addr;
     if (!elfsym_function(o->program, o->roi, (enum mdl_isa)o->b.m->isa, &bytes, &len, &addr, err, errlen))
         return false;
+    roi_pairs(plan, ro, bytes, len);
     free(bytes);
     ro->roi_lo = addr;
     ro->roi_hi = addr + len;
@@ -692,7 +725,7 @@ static int cmd_run(int argc, char **argv)
     struct run_opts ro;
     if (!run_plan(&plan, &o, &ro))
         return 2;
-    if (!resolve_roi(&o, &ro, err, sizeof err)) {
+    if (!resolve_roi(&o, &plan, &ro, err, sizeof err)) {
         fprintf(stderr, "mdlsim: error: %s\n", err);
         return 1;
     }
@@ -769,7 +802,7 @@ static int cmd_replay(int argc, char **argv)
     struct run_opts ro;
     if (!run_plan(&plan, &o, &ro))
         return 2;
-    if (o.program && !resolve_roi(&o, &ro, err, sizeof err)) {
+    if (o.program && !resolve_roi(&o, &plan, &ro, err, sizeof err)) {
         fprintf(stderr, "mdlsim: error: %s\n", err);
         return 1;
     }
