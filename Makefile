@@ -24,7 +24,8 @@ IMPORT_SRC := mdlc/import_uops.c
 RUNTIME_SRC := runtime/model.c runtime/taint.c runtime/shadow.c runtime/classify.c runtime/cache.c runtime/bp.c \
              $(wildcard runtime/policy/*.c) $(wildcard runtime/predictor/*.c)
 FRONT_SRC := frontends/decode.c frontends/static/block.c frontends/static/batch.c frontends/static/asm.c frontends/static/elfsym.c \
-             frontends/static/report.c frontends/qemu/run.c frontends/qemu/feed.c frontends/qemu/transport.c
+             frontends/static/report.c frontends/qemu/run.c frontends/qemu/feed.c frontends/qemu/transport.c \
+             frontends/views/view_html.c
 TEST_SRC  := $(wildcard tests/test_*.c)
 
 MDL_OBJ   := $(MDL_SRC:%.c=$(O)/%.o) $(O)/parser.o $(O)/lexer.o
