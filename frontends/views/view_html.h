@@ -4,7 +4,7 @@
 #define VIEW_HTML_H
 #include <stdbool.h>
 #include <stdio.h>
-#include "../analysis/result.h"
+#include "result.h"
 
 /* Writes the page of R to OUT; false when writing failed. Reads only R (and the names of its
  * machine's resources). */
