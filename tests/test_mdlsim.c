@@ -645,3 +645,30 @@ Test(views, gives_replay_the_verdict_bounds_interactions_and_table_of_block_mode
     remove("/tmp/mdlsim-views.trace");
     remove("/tmp/mdlsim-views-r.json");
 }
+
+/* The page of ARGS (which write JSON to JSON and the page to HTML) rendered in headless Chromium:
+ * the verdict, heat map, top-down bar and table are there, with the JSON's numbers. */
+static void expect_page_matches_json(const char *args, const char *json, const char *html)
+{
+    cr_assert_eq(mdlsim_into(args, strcmp(json, "-") ? "/dev/null" : "/tmp/mdlsim-page-stdout.json"), 0, "%s", args);
+    char cmd[1024];
+    snprintf(cmd, sizeof cmd, "/usr/bin/python3 views/check_html.py %s %s >&2", html,
+             strcmp(json, "-") ? json : "/tmp/mdlsim-page-stdout.json");
+    int st = system(cmd);
+    cr_expect_eq(WIFEXITED(st) ? WEXITSTATUS(st) : -1, 0, "the page of %s matches its JSON", args);
+    remove(html);
+    remove(strcmp(json, "-") ? json : "/tmp/mdlsim-page-stdout.json");
+}
+
+Test(views, renders_a_block_page_whose_numbers_are_the_json_ones, .timeout = 120)
+{
+    expect_page_matches_json("block --machine skylake --json --weights 1,2,5,10,15,20,30,50 "
+                             "--html /tmp/mdlsim-page-b.html kernels/fig1-fma-chain.s", "-", "/tmp/mdlsim-page-b.html");
+}
+
+Test(views, renders_a_run_page_whose_numbers_are_the_json_ones, .timeout = 120)
+{
+    expect_page_matches_json("run --machine cortex-a72 --roi kernel_gemm --weights 5,15,30 "
+                             "--json /tmp/mdlsim-page-r.json --html /tmp/mdlsim-page-r.html "
+                             "-- ../build/programs/gemm.a64 24", "/tmp/mdlsim-page-r.json", "/tmp/mdlsim-page-r.html");
+}
