@@ -15,7 +15,7 @@
 enum result_scope { RESULT_SCOPE_BLOCK, RESULT_SCOPE_ROI, RESULT_SCOPE_RUN };
 enum { RESULT_MAX_WEIGHTS = 8, RESULT_LABEL = 96, RESULT_MAX_LEVELS = 8 };
 
-/* One lane of the plan and what it measured. */
+/* One lane of the plan and what it measured. Every fixed-size string here is NUL-terminated. */
 struct result_lane {
     struct rt_lane_cfg cfg;
     char label[RESULT_LABEL];       /* "p0156", "L1D_bandwidth", "latency+p01"; "@15%" when weights differ */
@@ -81,7 +81,7 @@ struct result_topdown {
     double slots;
     double retiring, bad_speculation, frontend, backend;
     double frontend_latency, frontend_bandwidth, memory, core;
-    unsigned n_levels;              /* the data-side cache levels, then DRAM */
+    unsigned n_levels;              /* the data-side cache levels, then DRAM: at least 1 when valid */
     char level[RESULT_MAX_LEVELS][16];
     double level_share[RESULT_MAX_LEVELS];  /* memory bound by the level that served the loads */
 };
@@ -124,7 +124,9 @@ struct result {
     struct result_use *uses;
     size_t *critical;               /* rows on the critical path, most critical first (analysis_finish) */
     size_t *hot;                    /* [n_rows]: every row, most executed first (analysis_finish) */
-    double *busy;                   /* [n_resources]: executions x cost, summed (analysis_finish) */
+    double *busy;                   /* [n_resources]: cycles each resource is in use over the scope (executions x
+                                       cost, summed; costs are already divided by the width), as result.cycles:
+                                       busy / cycles is its utilisation (analysis_finish) */
     size_t cap_rows, cap_uses, cap_critical, cap_hot, n_busy;
     /* ---- large, valid up to their counts */
     struct result_lane lanes[RT_MAX_LANES];

@@ -604,35 +604,18 @@ static void interactions(FILE *out, const struct result *r, double top)
 
 /* ---- instructions (Gus, Table 1) ------------------------------------------------------------- */
 
-struct hot {
-    uint64_t executions;
-    size_t row;
-};
-
-static int hotter(const void *a, const void *b)
-{
-    const struct hot *x = a, *y = b;
-    if (x->executions != y->executions)
-        return x->executions < y->executions ? 1 : -1;
-    return x->row < y->row ? -1 : x->row > y->row;
-}
-
-/* Marks in SHOWN the LIMIT most executed rows (all of them if fewer) that are class defaults
- * when DEFAULTS_ONLY; returns how many rows qualified, or SIZE_MAX without memory. */
+/* Marks in SHOWN the LIMIT most executed rows (all of them if fewer), class defaults only when
+ * DEFAULTS_ONLY (the result ranks the rows by executions); returns how many rows qualified. */
 static size_t hottest(const struct result *r, bool defaults_only, size_t limit, bool *shown)
 {
-    struct hot *h = malloc((r->n_rows ? r->n_rows : 1) * sizeof *h);
-    if (!h)
-        return SIZE_MAX;
     size_t n = 0;
-    for (size_t i = 0; i < r->n_rows; i++)
-        if (!defaults_only || r->rows[i].class_default)
-            h[n++] = (struct hot){ r->rows[i].executions, i };
-    if (n > limit)
-        qsort(h, n, sizeof *h, hotter);
-    for (size_t i = 0; i < n && i < limit; i++)
-        shown[h[i].row] = true;
-    free(h);
+    for (size_t i = 0; i < r->n_rows; i++) {
+        size_t row = r->hot ? r->hot[i] : i;
+        if (defaults_only && !r->rows[row].class_default)
+            continue;
+        if (n++ < limit)
+            shown[row] = true;
+    }
     return n;
 }
 
