@@ -139,6 +139,7 @@ static void release(struct result *r)
     free(r->rows);
     free(r->uses);
     free(r->critical);
+    free(r->hot);
     free(r);
 }
 
@@ -288,6 +289,10 @@ Test(view_html, shows_the_hottest_rows_of_a_long_run_and_counts_the_rest)
     r->n_rows = r->n_uses = r->n_critical = 0;
     for (unsigned i = 0; i < 350; i++)
         add_row(r, 0x401000 + 4 * i, "nop", "NOP")->executions = 1000 + i;
+    /* the ranking analysis_finish makes: the most executed first */
+    r->hot = calloc(r->n_rows, sizeof *r->hot);
+    for (size_t i = 0; i < r->n_rows; i++)
+        r->hot[i] = r->n_rows - 1 - i;
     r->has_caches = r->has_branches = true;
     r->n_caches = 1;
     r->caches[0] = (struct result_cache){ "L1<D>", 100, 90 };
