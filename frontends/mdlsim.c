@@ -148,12 +148,13 @@ static bool run_block(struct session *s, const struct block *b, struct block_res
 static bool write_report(const char *path, const struct result *res, bool (*view)(FILE *, const struct result *),
                          char *err, size_t errlen);
 
-static int analyse_bytes(struct session *s, const uint8_t *bytes, size_t len, const char *label, FILE *out)
+static int analyse_bytes(struct session *s, const uint8_t *bytes, size_t len, uint64_t pc, const char *label,
+                         FILE *out)
 {
     char err[512];
     struct block b = { 0 };
     struct block_result r = { 0 };
-    if (!block_decode(&b, s->dec, s->ci, s->o->m, s->cache, bytes, len, err, sizeof err) ||
+    if (!block_decode(&b, s->dec, s->ci, s->o->m, s->cache, bytes, len, pc, err, sizeof err) ||
         !run_block(s, &b, &r, err, sizeof err)) {
         block_error(out, s->o->json, label, err);
         block_free(&b);
@@ -187,7 +188,7 @@ static int analyse_hex(struct session *s, const char *hex, const char *label, FI
         block_error(out, s->o->json, label, err);
         return 1;
     }
-    int rc = analyse_bytes(s, bytes, len, label, out);
+    int rc = analyse_bytes(s, bytes, len, BLOCK_PC, label, out);
     free(bytes);
     return rc;
 }
@@ -323,7 +324,7 @@ static int analyse_file(struct session *s, const char *path)
         fprintf(stderr, "mdlsim: error: %s\n", err);
         return 1;
     }
-    int rc = analyse_bytes(s, bytes, len, path, stdout);
+    int rc = analyse_bytes(s, bytes, len, s->o->function ? addr : BLOCK_PC, path, stdout);
     free(bytes);
     return rc;
 }
@@ -567,7 +568,7 @@ static void roi_pairs(struct analysis_plan *plan, struct run_opts *ro, const uin
     struct cls_index *ci = dec ? cls_build(m) : NULL;
     struct block b = { 0 };
     double *busy = calloc(m->n_resources + 1u, sizeof *busy), fe, ret;
-    if (ci && busy && block_decode(&b, dec, ci, m, NULL, bytes, len, err, sizeof err)) {
+    if (ci && busy && block_decode(&b, dec, ci, m, NULL, bytes, len, BLOCK_PC, err, sizeof err)) {
         block_busy(&b, m, busy, &fe, &ret);
         analysis_plan_pairs(plan, busy, fe, ret);
         ro->n_lanes = plan->n_lanes;

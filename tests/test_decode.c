@@ -524,8 +524,8 @@ Test(decode, decodes_a_block_the_same_through_the_instruction_cache)
             uint8_t bytes[64];
             size_t n = hex_bytes(blocks[i], bytes, sizeof bytes);
             struct block plain = { 0 }, cached = { 0 };
-            cr_assert(block_decode(&plain, d, ci, m, NULL, bytes, n, err, sizeof err), "%s", err);
-            cr_assert(block_decode(&cached, d, ci, m, cache, bytes, n, err, sizeof err), "%s", err);
+            cr_assert(block_decode(&plain, d, ci, m, NULL, bytes, n, BLOCK_PC, err, sizeof err), "%s", err);
+            cr_assert(block_decode(&cached, d, ci, m, cache, bytes, n, BLOCK_PC, err, sizeof err), "%s", err);
             cr_assert_eq(cached.n, plain.n);
             for (size_t k = 0; k < plain.n; k++) {
                 cr_expect_str_eq(cached.insns[k].disasm, plain.insns[k].disasm, "block %zu, insn %zu", i, k);

@@ -168,7 +168,8 @@ static int decode_insn(struct dec *dec, const struct cls_index *ci, const struct
 }
 
 bool block_decode(struct block *b, struct dec *dec, const struct cls_index *ci, const struct mdl_machine *m,
-                  struct block_cache *cache, const uint8_t *bytes, size_t len, char *err, size_t errlen)
+                  struct block_cache *cache, const uint8_t *bytes, size_t len, uint64_t pc, char *err,
+                  size_t errlen)
 {
     block_free(b);
     size_t cap = len + 1;
@@ -176,7 +177,7 @@ bool block_decode(struct block *b, struct dec *dec, const struct cls_index *ci, 
     b->orig = calloc(cap, sizeof *b->orig);
     for (size_t off = 0; off < len;) {
         struct rt_insn *in = &b->insns[b->n];
-        int n = decode_insn(dec, ci, m, cache, bytes + off, len - off, 0x400000 + off, in, err, errlen);
+        int n = decode_insn(dec, ci, m, cache, bytes + off, len - off, pc + off, in, err, errlen);
         if (n <= 0) {
             block_free(b);
             return false;

@@ -24,10 +24,12 @@ struct block_cache;
 struct block_cache *block_cache_new(void);
 void block_cache_free(struct block_cache *c);
 
-/* Decodes BYTES into B (freeing what B held), through CACHE when not NULL. False with ERR naming
- * the offending bytes. */
+/* Decodes BYTES, at address PC, into B (freeing what B held), through CACHE when not NULL. False
+ * with ERR naming the offending bytes. */
+enum { BLOCK_PC = 0x400000 };       /* the address of a block that has none of its own */
 bool block_decode(struct block *b, struct dec *dec, const struct cls_index *ci, const struct mdl_machine *m,
-                  struct block_cache *cache, const uint8_t *bytes, size_t len, char *err, size_t errlen);
+                  struct block_cache *cache, const uint8_t *bytes, size_t len, uint64_t pc, char *err,
+                  size_t errlen);
 void block_free(struct block *b);
 
 struct block_result {
