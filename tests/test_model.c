@@ -9,6 +9,7 @@
 #include "feed.h"
 #include "model.h"
 #include "resolve.h"
+#include "skylake.h"
 
 static struct arena ar;
 static struct src_manager sm;
@@ -563,4 +564,212 @@ Test(model, times_as_a_new_model_once_reset_after_another_run)
     cr_expect_not(rt_model_reset(reused, many, 9, 6), "nine lanes do not fit a model of four");
     rt_model_free(reused);
     rt_model_free(fresh);
+}
+
+/* ---- top-down slots of the baseline lane -------------------------------------------------- */
+
+TestSuite(topdown, .fini = teardown);
+
+static double td_total(const struct rt_topdown *t)
+{
+    double s = t->retiring + t->bad_speculation + t->frontend_latency + t->frontend_bandwidth + t->core;
+    for (unsigned k = 0; k < t->n_levels; k++)
+        s += t->memory[k];
+    return s;
+}
+
+/* The slots of MD add up to its time with the tail, none negative; the tail adds back-end slots
+ * (or takes the slots issued beyond the end of the run off retiring). */
+static void td_expect_adds_up(const struct rt_model *md, const struct mdl_machine *m)
+{
+    struct rt_topdown all, issued;
+    rt_model_topdown(md, true, &all);
+    rt_model_topdown(md, false, &issued);
+    double want = rt_model_time(md, 0) * m->issue_width, eps = 1e-9 * (1 + want);
+    cr_expect_float_eq(td_total(&all), want, eps, "%.17g slots, %.17g wanted", td_total(&all), want);
+    const double *cat[] = { &all.retiring, &all.bad_speculation, &all.frontend_latency, &all.frontend_bandwidth,
+                            &all.core };
+    for (unsigned i = 0; i < 5; i++)
+        cr_expect_geq(*cat[i], -eps, "category %u: %g", i, *cat[i]);
+    for (unsigned k = 0; k < all.n_levels; k++)
+        cr_expect_geq(all.memory[k], issued.memory[k] - eps, "level %u: %g", k, all.memory[k]);
+    cr_expect_leq(all.retiring, issued.retiring + eps);
+    cr_expect_eq(all.bad_speculation, issued.bad_speculation);
+    cr_expect_eq(all.frontend_latency, issued.frontend_latency);
+    cr_expect_eq(all.frontend_bandwidth, issued.frontend_bandwidth);
+    cr_expect_geq(all.core, issued.core - eps);
+}
+
+/* A new model of M (the baseline alone) that has stepped IN N times, every EVERY-th mispredicted
+ * (0: none). */
+static struct rt_model *repeated(const struct mdl_machine *m, const struct rt_insn *in, int n, int every)
+{
+    char err[128];
+    struct rt_model *md = rt_model_new(m, &baseline, 1, false, 1, err, sizeof err);
+    cr_assert(md, "%s", err);
+    for (int i = 0; i < n; i++)
+        rt_model_step(md, in, 0, NULL, NULL, every && i % every == 0);
+    return md;
+}
+
+/* B - A, field by field. */
+static struct rt_topdown td_minus(const struct rt_topdown *b, const struct rt_topdown *a)
+{
+    struct rt_topdown d = *b;
+    d.retiring -= a->retiring;
+    d.bad_speculation -= a->bad_speculation;
+    d.frontend_latency -= a->frontend_latency;
+    d.frontend_bandwidth -= a->frontend_bandwidth;
+    d.core -= a->core;
+    for (unsigned k = 0; k < d.n_levels; k++)
+        d.memory[k] -= a->memory[k];
+    return d;
+}
+
+/* The slots of the second half of ITERS repetitions of BODY (N instructions), as shares of their
+ * total, on a new model of M (one baseline lane); LEVEL serves its loads. */
+static struct rt_topdown td_steady(const struct mdl_machine *m, const struct rt_insn *body, size_t n, unsigned iters,
+                                   bool legacy, uint8_t level, const bool *mispredicted)
+{
+    char err[128];
+    struct rt_model *md = rt_model_new(m, &baseline, 1, false, (unsigned)n, err, sizeof err);
+    cr_assert(md, "%s", err);
+    rt_model_legacy_decode(md, legacy);
+    struct rt_topdown half = { 0 }, end;
+    uint64_t addr[RT_MAX_MEM] = { 0x1000 };
+    uint8_t levels[RT_MAX_MEM] = { level };
+    for (unsigned it = 0; it < iters; it++) {
+        for (size_t i = 0; i < n; i++)
+            rt_model_step(md, &body[i], (uint32_t)i, addr, levels, mispredicted && mispredicted[i]);
+        if (it + 1 == iters / 2)
+            rt_model_topdown(md, false, &half);
+    }
+    rt_model_topdown(md, false, &end);
+    td_expect_adds_up(md, m);
+    rt_model_free(md);
+    struct rt_topdown d = td_minus(&end, &half);
+    double total = td_total(&d);
+    cr_assert_gt(total, 0);
+    d.retiring /= total;
+    d.bad_speculation /= total;
+    d.frontend_latency /= total;
+    d.frontend_bandwidth /= total;
+    d.core /= total;
+    for (unsigned k = 0; k < d.n_levels; k++)
+        d.memory[k] /= total;
+    return d;
+}
+
+/* Expected shares: retiring, bad speculation, front-end latency and bandwidth, core; memory[LEVEL]
+ * takes the rest. */
+static void td_expect_shares(const struct rt_topdown *t, double ret, double bad, double fe_lat, double fe_bw,
+                             double core, unsigned level)
+{
+    cr_expect_float_eq(t->retiring, ret, 1e-9, "retiring %.12g, %.12g expected", t->retiring, ret);
+    cr_expect_float_eq(t->bad_speculation, bad, 1e-9, "bad speculation %.12g, %.12g expected", t->bad_speculation,
+                       bad);
+    cr_expect_float_eq(t->frontend_latency, fe_lat, 1e-9, "front-end latency %.12g, %.12g expected",
+                       t->frontend_latency, fe_lat);
+    cr_expect_float_eq(t->frontend_bandwidth, fe_bw, 1e-9, "front-end bandwidth %.12g, %.12g expected",
+                       t->frontend_bandwidth, fe_bw);
+    cr_expect_float_eq(t->core, core, 1e-9, "core %.12g, %.12g expected", t->core, core);
+    for (unsigned k = 0; k < t->n_levels; k++) {
+        double want = k == level ? 1 - ret - bad - fe_lat - fe_bw - core : 0;
+        cr_expect_float_eq(t->memory[k], want, 1e-9, "memory[%u] %.12g, %.12g expected", k, t->memory[k], want);
+    }
+}
+
+Test(topdown, counts_a_dependent_add_chain_as_one_quarter_retiring_and_the_rest_core_bound)
+{
+    /* One add a cycle on a 4-wide machine: once the ROB is full, each dispatch waits for the
+     * retirement of the add a window before, 3/4 of a cycle after the previous add's slot. */
+    const struct mdl_machine *m = machine("");
+    struct rt_insn chain = insn(m, "ALU", 1, 1);
+    struct rt_topdown t = td_steady(m, &chain, 1, 2000, false, 0, NULL);
+    td_expect_shares(&t, 0.25, 0, 0, 0, 0.75, 0);
+}
+
+Test(topdown, counts_independent_work_at_the_issue_width_as_all_retiring_and_the_drain_as_core)
+{
+    /* Four ports for a 4-wide front end: every slot issues an add. With the tail, the last add's
+     * cycle of latency after its slot (3/4 of a cycle) is the back end's: 3 slots. */
+    const struct mdl_machine *m = machine("ports p2, p3;\ninsn WIDE latency 1 ports 1*p0123;");
+    struct rt_insn add = insn(m, "WIDE", 0, 0);
+    struct rt_topdown t = td_steady(m, &add, 1, 2000, false, 0, NULL);
+    td_expect_shares(&t, 1, 0, 0, 0, 0, 0);
+    struct rt_model *md = repeated(m, &add, 100, 0);
+    struct rt_topdown all;
+    rt_model_topdown(md, true, &all);
+    cr_expect_float_eq(all.retiring, 100, 1e-9);
+    cr_expect_float_eq(all.core, 3, 1e-9);
+    td_expect_adds_up(md, m);
+    rt_model_free(md);
+}
+
+/* mov rax, [rax] on Skylake, served by data level LEVEL (the number of levels: memory). */
+static struct rt_topdown skylake_chase(uint8_t level)
+{
+    const struct mdl_machine *m = &mdl_machine_skylake;
+    const uint8_t rax = RT_X86_GPR + 0;
+    struct rt_insn ld = { .tmpl = tmpl(m, "MOV (R64, M64)") };
+    ld.addr[ld.n_addr++] = rax;
+    ld.dst[ld.n_dst++] = rax;
+    ld.mem[ld.n_mem++] = (struct rt_mem){ .size = 8, .load = true };
+    return td_steady(m, &ld, 1, 2000, false, level, NULL);
+}
+
+Test(topdown, puts_a_pointer_chase_on_the_level_that_serves_it)
+{
+    /* Skylake: the load's 5 cycles from the first level (4), and the extra latency of the level
+     * that serves it (L2 12, L3 42, memory 250). The load buffer (72) full, each dispatch waits
+     * a load's whole latency but for its own slot, a quarter cycle. */
+    const double latency[4] = { 5, 5 + 12 - 4, 5 + 42 - 4, 5 + 250 - 4 };
+    for (uint8_t level = 0; level < 4; level++) {
+        struct rt_topdown t = skylake_chase(level);
+        cr_assert_eq(t.n_levels, 4, "L1D, L2, L3 and memory");
+        td_expect_shares(&t, 0.25 / latency[level], 0, 0, 0, 0, level);
+    }
+}
+
+Test(topdown, charges_the_recovery_from_a_mispredicted_branch_to_bad_speculation)
+{
+    /* Three adds and a mispredicted branch, 4-wide: the branch resolves a cycle after its slot
+     * starts, and the front end restarts 10 cycles later: 10.75 cycles (43 slots) from the end
+     * of the branch's slot to the next add. An iteration: 4 slots issued, 43 lost. */
+    const struct mdl_machine *m = machine("ports p2, p3;\ninsn WIDE latency 1 ports 1*p0123;\n"
+                                          "branch { predictor static; mispredict_penalty 10 cycles; }");
+    struct rt_insn body[4] = { insn(m, "WIDE", 0, 0), insn(m, "WIDE", 0, 0), insn(m, "WIDE", 0, 0),
+                               insn(m, "WIDE", 0, 0) };
+    body[3].branch = RT_BR_COND;
+    const bool mispredicted[4] = { false, false, false, true };
+    struct rt_topdown t = td_steady(m, body, 4, 500, false, 0, mispredicted);
+    td_expect_shares(&t, 4.0 / 47, 43.0 / 47, 0, 0, 0, 0);
+}
+
+Test(topdown, splits_what_the_legacy_decoders_cannot_feed_into_front_end_latency_and_bandwidth)
+{
+    /* 8-wide issue. Four 4-byte instructions with a length-changing prefix fill a fetch block:
+     * the predecoder takes 3 cycles each, one more at the block's first: 13 cycles for 4 uops.
+     * After each uop's slot (1/8 cycle) the rest of its cycle is bandwidth (7 slots), the whole
+     * cycles up to the next delivery latency: 2, 2, 2 and 3 cycles. */
+    const struct mdl_machine *m = legacy_machine(5, 4);
+    struct rt_insn lcp[4];
+    free_insns(m, lcp, 4, 4);
+    for (int i = 0; i < 4; i++)
+        lcp[i].lcp = true;
+    struct rt_topdown t = td_steady(m, lcp, 4, 400, true, 0, NULL);
+    td_expect_shares(&t, 4.0 / 104, 0, 72.0 / 104, 28.0 / 104, 0, 0);
+    /* An 8-uop instruction comes from the microcode sequencer: a cycle to switch to it, two of
+     * four uops, one to switch back, then the next decode cycle: its 8 uops issue in one cycle
+     * of every five, the four others deliver nothing. */
+    teardown();
+    m = machine("frontend { fetch_bytes 16 B; predecode_width 5; decode_width 4; issue_width 8; "
+                "complex_decoders 1; }\ninsn MS latency 1 uops 8;");
+    struct rt_insn ms[4];
+    for (int i = 0; i < 4; i++) {
+        ms[i] = insn(m, "MS", 0, 0);
+        ms[i].len = 4;
+    }
+    t = td_steady(m, ms, 4, 400, true, 0, NULL);
+    td_expect_shares(&t, 0.2, 0, 0.8, 0, 0, 0);
 }
