@@ -773,3 +773,172 @@ Test(topdown, splits_what_the_legacy_decoders_cannot_feed_into_front_end_latency
     t = td_steady(m, ms, 4, 400, true, 0, NULL);
     td_expect_shares(&t, 0.2, 0, 0.8, 0, 0, 0);
 }
+
+/* Random streams: a xorshift generator, so that every run draws the same. */
+static uint64_t next_random(uint64_t *x)
+{
+    *x ^= *x << 13;
+    *x ^= *x >> 7;
+    *x ^= *x << 17;
+    return *x;
+}
+
+/* N static instructions of the lane machine drawn at random: long and short operations, loads,
+ * load-operations, stores and branches, on eight registers, some with a length-changing prefix or
+ * the stack engine's synchronisation uop. */
+static void random_pool(const struct mdl_machine *m, struct rt_insn *pool, unsigned n, uint64_t *x)
+{
+    static const char *const forms[] = { "LONG", "SHORT", "LD", "ST", "SHORT", "SHORT" };
+    for (unsigned i = 0; i < n; i++) {
+        unsigned f = (unsigned)(next_random(x) % 6);
+        pool[i] = insn(m, forms[f], (uint8_t)(next_random(x) % 9), (uint8_t)(f == 3 ? 0 : next_random(x) % 9));
+        if (f == 2 || f == 3 || (f == 4 && next_random(x) % 2))
+            pool[i].mem[pool[i].n_mem++] = (struct rt_mem){ .size = 8, .load = f != 3, .store = f == 3 };
+        if (f == 2 || f == 3)
+            pool[i].addr[pool[i].n_addr++] = (uint8_t)(1 + next_random(x) % 8);
+        if (f == 5)
+            pool[i].branch = RT_BR_COND;
+        pool[i].len = (uint8_t)(1 + next_random(x) % 15);
+        pool[i].lcp = next_random(x) % 8 == 0;
+        pool[i].sync = next_random(x) % 16 == 0;
+    }
+}
+
+/* STEPS instructions drawn from POOL (N of them) on MD, with random addresses, serving levels
+ * (the two caches and memory) and mispredictions; only the baseline lane advances after
+ * ALONE_AT steps. */
+static void random_run(struct rt_model *md, const struct rt_insn *pool, unsigned n, unsigned steps, bool legacy,
+                       unsigned alone_at)
+{
+    uint64_t x = 0x9e3779b97f4a7c15ull;
+    rt_model_legacy_decode(md, legacy);
+    for (unsigned i = 0; i < steps; i++) {
+        if (i == alone_at)
+            rt_model_baseline_only(md);
+        unsigned k = (unsigned)(next_random(&x) % n);
+        uint64_t a = 0x1000 + 8 * (next_random(&x) % 64);
+        uint8_t level = (uint8_t)(next_random(&x) % 3);
+        bool miss = pool[k].branch && next_random(&x) % 4 == 0;
+        rt_model_step(md, &pool[k], k, &a, &level, miss);
+    }
+}
+
+static void td_expect_same(const struct rt_topdown *a, const struct rt_topdown *b, const char *what)
+{
+    cr_expect_eq(a->retiring, b->retiring, "%s: retiring %.17g, %.17g", what, a->retiring, b->retiring);
+    cr_expect_eq(a->bad_speculation, b->bad_speculation, "%s: bad speculation", what);
+    cr_expect_eq(a->frontend_latency, b->frontend_latency, "%s: front-end latency", what);
+    cr_expect_eq(a->frontend_bandwidth, b->frontend_bandwidth, "%s: front-end bandwidth", what);
+    cr_expect_eq(a->core, b->core, "%s: core %.17g, %.17g", what, a->core, b->core);
+    cr_expect_eq(a->n_levels, b->n_levels, "%s: levels", what);
+    for (unsigned k = 0; k < a->n_levels && k < RT_TD_LEVELS; k++)
+        cr_expect_eq(a->memory[k], b->memory[k], "%s: memory[%u] %.17g, %.17g", what, k, a->memory[k],
+                     b->memory[k]);
+}
+
+/* The slots of lane 0 after the random run, with the tail and without, on a model of LANES. */
+static void random_topdown(const struct mdl_machine *m, const struct rt_insn *pool, unsigned n,
+                           const struct rt_lane_cfg *lanes, unsigned n_lanes, bool causality, bool legacy,
+                           unsigned alone_at, struct rt_topdown out[2])
+{
+    char err[128];
+    struct rt_model *md = rt_model_new(m, lanes, n_lanes, causality, n, err, sizeof err);
+    cr_assert(md, "%s", err);
+    random_run(md, pool, n, 20000, legacy, alone_at);
+    td_expect_adds_up(md, m);
+    rt_model_topdown(md, true, &out[0]);
+    rt_model_topdown(md, false, &out[1]);
+    rt_model_free(md);
+}
+
+Test(topdown, counts_the_same_slots_whether_lane_0_takes_the_scalar_path_or_the_passes_over_lanes)
+{
+    /* The scalar step (alone; with taints while causality follows a period) and the passes over
+     * all lanes (several lanes, no causality) time lane 0 alike: its slots must agree to the bit,
+     * the baseline-only phase (the scalar step after the passes) included. */
+    const struct mdl_machine *m = lane_machine((struct lane_params){ 16, 6, 16, 16, 1 });
+    struct rt_lane_cfg lanes[5] = { baseline, { { RT_KNOB_ROB, RT_KNOB_NONE }, { 0, 0 }, 2 },
+                                    { { RT_KNOB_LATENCY, RT_KNOB_NONE }, { 0, 0 }, 2 },
+                                    { { RT_KNOB_MISPREDICT, RT_KNOB_NONE }, { 0, 0 }, 2 },
+                                    { { RT_KNOB_FRONTEND, RT_KNOB_NONE }, { 0, 0 }, 2 } };
+    enum { N = 32 };
+    struct rt_insn pool[N];
+    uint64_t x = 42;
+    random_pool(m, pool, N, &x);
+    for (int legacy = 0; legacy < 2; legacy++) {
+        struct rt_topdown alone[2], taints[2], passes[2], mixed[2], then_alone[2];
+        random_topdown(m, pool, N, lanes, 1, false, legacy, ~0u, alone);
+        random_topdown(m, pool, N, lanes, 1, true, legacy, ~0u, taints);
+        random_topdown(m, pool, N, lanes, 5, false, legacy, ~0u, passes);
+        random_topdown(m, pool, N, lanes, 5, true, legacy, ~0u, mixed);
+        random_topdown(m, pool, N, lanes, 5, false, legacy, 10000, then_alone);
+        for (int tail = 0; tail < 2; tail++) {
+            td_expect_same(&taints[tail], &alone[tail], "scalar with taints");
+            td_expect_same(&passes[tail], &alone[tail], "passes");
+            td_expect_same(&mixed[tail], &alone[tail], "passes and taints");
+            td_expect_same(&then_alone[tail], &alone[tail], "passes, then the baseline alone");
+        }
+        /* the stream gives every category something to agree on */
+        cr_expect_gt(alone[0].retiring, 0);
+        cr_expect_gt(alone[0].bad_speculation, 0);
+        cr_expect_gt(alone[0].core, 0);
+        cr_expect_gt(alone[0].memory[0] + alone[0].memory[1] + alone[0].memory[2], 0);
+        if (legacy)
+            cr_expect_gt(alone[0].frontend_latency + alone[0].frontend_bandwidth, 0);
+    }
+}
+
+Test(topdown, starts_again_from_nothing_once_the_model_is_reset)
+{
+    const struct mdl_machine *m = lane_machine((struct lane_params){ 16, 6, 16, 16, 1 });
+    struct rt_lane_cfg lanes[2] = { baseline, { { RT_KNOB_ROB, RT_KNOB_NONE }, { 0, 0 }, 2 } };
+    enum { N = 16 };
+    struct rt_insn pool[N];
+    uint64_t x = 7;
+    random_pool(m, pool, N, &x);
+    char err[128];
+    struct rt_model *fresh = rt_model_new(m, lanes, 2, true, N, err, sizeof err);
+    struct rt_model *reused = rt_model_new(m, lanes, 2, true, N, err, sizeof err);
+    cr_assert(fresh && reused, "%s", err);
+    run_mixed_body(reused, m);
+    cr_assert(rt_model_reset(reused, lanes, 2, N));
+    struct rt_topdown a, b;
+    rt_model_topdown(reused, true, &a);
+    cr_expect_eq(td_total(&a), 0, "nothing counted after a reset");
+    random_run(fresh, pool, N, 5000, true, ~0u);
+    random_run(reused, pool, N, 5000, true, ~0u);
+    rt_model_topdown(fresh, true, &a);
+    rt_model_topdown(reused, true, &b);
+    td_expect_same(&b, &a, "reset");
+    rt_model_free(fresh);
+    rt_model_free(reused);
+}
+
+Test(topdown, takes_the_slots_after_the_end_of_the_run_off_retiring)
+{
+    /* Eliminated moves: no latency, so the run ends where the last one's slot starts; its slot
+     * is beyond the run's time and does not count with the tail. */
+    const struct mdl_machine *m = machine("");
+    struct rt_insn zero = insn(m, "ALU", 0, 1);
+    zero.eliminated = true;
+    struct rt_model *md = repeated(m, &zero, 100, 0);
+    struct rt_topdown all, issued;
+    rt_model_topdown(md, true, &all);
+    rt_model_topdown(md, false, &issued);
+    cr_expect_float_eq(issued.retiring, 100, 1e-9, "every slot issued a uop");
+    cr_expect_float_eq(all.retiring, 99, 1e-9, "the last slot is after the run's end (%g)", rt_model_time(md, 0));
+    td_expect_adds_up(md, m);
+    rt_model_free(md);
+}
+
+Test(topdown, counts_nothing_on_a_machine_without_an_issue_width)
+{
+    const struct mdl_machine *m = machine("frontend { fetch_bytes 16 B; }");
+    struct rt_insn chain = insn(m, "ALU", 1, 1);
+    struct rt_model *md = repeated(m, &chain, 100, 10);
+    cr_assert_gt(rt_model_time(md, 0), 0);
+    struct rt_topdown t;
+    rt_model_topdown(md, true, &t);
+    cr_expect_eq(td_total(&t), 0);
+    rt_model_free(md);
+}
