@@ -24,6 +24,17 @@ struct ring {                       /* retire times of the last `cap` window ent
     unsigned *odd, n_odd;
 };
 
+/* Top-down slot accounting of lane 0 (rt_model_topdown): the slots up to the end of the last
+ * issue slot, and what is needed to attribute the next gap. */
+struct topdown {
+    struct rt_topdown sum;          /* in cycles; retiring is left to rt_model_topdown */
+    double issue_end;               /* the end of the last instruction's issue slots */
+    double redirect;                /* fe_t[0] as a mispredicted branch's redirect set it, not moved since;
+                                       minus infinity when it moved */
+    /* per serving level, when a load served by it was outstanding (the latest such interval) */
+    double lo[RT_TD_LEVELS], hi[RT_TD_LEVELS];
+};
+
 /* What the step needs of a static instruction that stays the same from one execution to the
  * next, derived at its first. */
 struct prep {
@@ -78,6 +89,8 @@ struct rt_model {
     uint64_t *crit, *seen;          /* [n_static] */
     struct prep *prep;              /* [n_static] */
     uint32_t n_static;
+    double load0;                   /* lane 0's start of the load just stepped (its latency follows) */
+    struct topdown td;
 };
 
 const char *rt_knob_name(enum rt_knob k)
@@ -290,6 +303,18 @@ static void set_lanes(struct rt_model *md, const struct rt_lane_cfg *lanes, unsi
     }
 }
 
+/* No slots yet; no load outstanding at any level (empty intervals). */
+static void topdown_clear(struct rt_model *md)
+{
+    memset(&md->td, 0, sizeof md->td);
+    md->td.redirect = -INFINITY;
+    md->td.sum.n_levels = md->n_data + 1 < RT_TD_LEVELS ? md->n_data + 1 : RT_TD_LEVELS;
+    for (unsigned k = 0; k < RT_TD_LEVELS; k++) {
+        md->td.lo[k] = INFINITY;
+        md->td.hi[k] = -INFINITY;
+    }
+}
+
 /* Nothing timed yet: every time zero, the windows and shadow memory empty, no causality period,
  * no counts; the front end not on the legacy path. */
 static void clear_state(struct rt_model *md)
@@ -322,6 +347,7 @@ static void clear_state(struct rt_model *md)
     memset(md->crit, 0, md->n_static * sizeof *md->crit);
     memset(md->seen, 0, md->n_static * sizeof *md->seen);
     memset(md->prep, 0, md->n_static * sizeof *md->prep);
+    topdown_clear(md);
 }
 
 struct rt_model *rt_model_new(const struct mdl_machine *m, const struct rt_lane_cfg *lanes, unsigned n,
@@ -790,6 +816,8 @@ static inline_always void lane_memory(struct rt_model *md, const struct step *s,
      * the operation after it (else a load's latency would hide its port's throughput). */
     if (!s->in->eliminated)
         lane_resources(md, s, l, tn, TN_LOAD, disp, &ld);
+    if (l == 0)
+        md->load0 = ld;
     /* Instruction latency and the memory hierarchy's latency are separate resources; the bound
      * without dependencies (lat_scale 0) drops both. */
     ld += s->load_lat * md->lat_scale[l] + (md->lat_scale[l] > 0 ? s->extra_lat * md->mem_scale[l] : 0);
@@ -1090,6 +1118,8 @@ static inline_always void plain_load(struct rt_model *md, const struct step *s, 
     }
     if (!s->in->eliminated)
         plain_resources(md, s, a, b, d, ld);
+    if (a == 0)
+        md->load0 = ld[0];
     pass_load_done(t, ld, md->lat_scale, md->mem_scale, s->load_lat, s->extra_lat, a, b);
 }
 
@@ -1251,6 +1281,149 @@ static const struct prep *prepared(struct rt_model *md, const struct rt_insn *in
     return p;
 }
 
+/* ---- top-down slots of lane 0 (seed 003) ------------------------------------------------- */
+
+/* Lane 0's instructions issue in order, each in its own slots from its dispatch time; the time
+ * between one's last slot and the next one's dispatch is a gap, charged to what held the dispatch
+ * back. Lane 0's state is read after its step, whichever path stepped it (both hand back the
+ * start of its load), so that both paths share the accounting. Gaps are summed in cycles and
+ * retiring is what the gaps leave of the issue time: a step without a gap costs a few loads and
+ * stores, the scale by the issue width is left to the query. */
+
+/* The latest window entry (ROB, load or store buffer) lane 0 waited for, read before the step
+ * pushes its own entries; minus infinity when none binds. */
+static double topdown_window(const struct rt_model *md, const struct step *s)
+{
+    double w = -INFINITY, c;
+    uint64_t pos;
+    if (ring_wait(&md->rob_ring, s->uops, md->rob[0], md->L, 0, &c, &pos) && c > w)
+        w = c;
+    if (s->loads && ring_wait(&md->lb_ring, 1, md->lb[0], md->L, 0, &c, &pos) && c > w)
+        w = c;
+    if (s->stores && ring_wait(&md->sb_ring, 1, md->sb[0], md->L, 0, &c, &pos) && c > w)
+        w = c;
+    return w;
+}
+
+/* The back end held [A, B]: each level takes the time a load it served was outstanding and no
+ * deeper level's was (the paper's memory levels are stalls while a miss of that level is
+ * outstanding), the core the rest. The union of the deeper levels' intervals is taken as the
+ * longest of their overlaps: one interval a level is all that is kept. */
+static void topdown_backend(const struct topdown *td, double a, double b, struct rt_topdown *out)
+{
+    double deeper = 0;
+    for (unsigned k = out->n_levels; k-- > 0;) {
+        double o = (b < td->hi[k] ? b : td->hi[k]) - (a > td->lo[k] ? a : td->lo[k]);
+        if (o > deeper) {
+            out->memory[k] += o - deeper;
+            deeper = o;
+        }
+    }
+    out->core += b - a - deeper;
+}
+
+/* The front end held [A, B]. Up to a pending redirect the slots are bad speculation: the model
+ * issues no wrong path, so the slots from the branch to its resolution and the penalty after it
+ * are the recovery. The front end's own slots are latency for the whole cycles in which it
+ * delivered nothing, bandwidth for the rest: on the legacy path the decoders deliver at whole
+ * cycles, so the whole cycles of a gap are those of the clock (the paper's latency counts cycles
+ * of no delivery at all, its bandwidth the slots of cycles that delivered fewer than the width). */
+static void topdown_frontend(struct topdown *td, double a, double b)
+{
+    if (td->redirect > a) {
+        double r = td->redirect < b ? td->redirect : b;
+        td->sum.bad_speculation += r - a;
+        a = r;
+    }
+    double g = b - a, whole = (double)(int64_t)(g + 1e-9);     /* floor: g >= 0 */
+    if (whole > g)
+        whole = g;
+    td->sum.frontend_latency += whole;
+    td->sum.frontend_bandwidth += g - whole;
+}
+
+/* The serving level of the step's load (the deepest of its accesses), within the entries kept. */
+static unsigned topdown_level(const struct rt_model *md, const struct step *s)
+{
+    unsigned k = 0;
+    for (unsigned i = 0; s->levels && i < s->in->n_mem; i++)
+        if (s->in->mem[i].load && s->levels[i] > k)
+            k = s->levels[i];
+    return k < md->td.sum.n_levels ? k : md->td.sum.n_levels - 1;
+}
+
+/* The step's load was outstanding from its start (once its address, the store it reads and its
+ * port were ready) for its load-to-use latency and the hierarchy's, as lane_memory has it: it
+ * joins its level's interval where they overlap, else the one that ends later is kept (the gaps
+ * asked about only move forward in time). */
+static void topdown_load(struct rt_model *md, const struct step *s)
+{
+    struct topdown *td = &md->td;
+    double lat = md->lat_scale[0], start = md->load0;
+    double done = start + s->load_lat * lat + (lat > 0 ? s->extra_lat * md->mem_scale[0] : 0);
+    unsigned k = topdown_level(md, s);
+    if (start <= td->hi[k] && done >= td->lo[k]) {
+        td->lo[k] = start < td->lo[k] ? start : td->lo[k];
+        td->hi[k] = done > td->hi[k] ? done : td->hi[k];
+    } else if (done > td->hi[k]) {
+        td->lo[k] = start;
+        td->hi[k] = done;
+    }
+}
+
+/* The gap [A, D] before the step's dispatch at D, which the window bound (a tie included, as in
+ * lane_dispatch) or else the front end. A redirect always leaves a gap before the next dispatch:
+ * it is consumed there. */
+static void topdown_gap(struct rt_model *md, const struct step *s, double a, double d)
+{
+    struct topdown *td = &md->td;
+    if (topdown_window(md, s) >= d)
+        topdown_backend(td, a, d, &td->sum);
+    else
+        topdown_frontend(td, a, d);
+    td->redirect = -INFINITY;
+}
+
+/* After lane 0's step, before its window entries are pushed. Dispatch never precedes the previous
+ * slots' end, where the front end moved; the front end then moves to the end of the step's slots,
+ * unless a mispredicted branch's redirect holds it later. */
+static void topdown_step(struct rt_model *md, const struct step *s)
+{
+    struct topdown *td = &md->td;
+    double d = md->disp_t[0], a = td->issue_end;
+    if (d > a)
+        topdown_gap(md, s, a, d);
+    td->issue_end = md->fe_t[0];
+    if (s->mispredicted) {
+        td->issue_end = (d > a ? d : a) + (s->t->uops_fused + s->in->sync) * md->fe_cost[0];
+        if (md->fe_t[0] > td->issue_end)
+            td->redirect = md->fe_t[0];
+    }
+    if (s->loads && !s->in->eliminated)
+        topdown_load(md, s);
+}
+
+void rt_model_topdown(const struct rt_model *md, bool with_tail, struct rt_topdown *out)
+{
+    const struct topdown *td = &md->td;
+    double w = md->m->issue_width, end = md->last_ret[0], issue = td->issue_end;
+    *out = td->sum;
+    if (with_tail && end >= issue)
+        topdown_backend(td, issue, end, out);
+    /* the last slots beyond the end of the run are not counted */
+    double total = with_tail ? end : issue;
+    double gaps = out->bad_speculation + out->frontend_latency + out->frontend_bandwidth + out->core;
+    for (unsigned k = 0; k < out->n_levels; k++)
+        gaps += out->memory[k];
+    out->retiring = (total - gaps) * w;
+    out->bad_speculation *= w;
+    out->frontend_latency *= w;
+    out->frontend_bandwidth *= w;
+    out->core *= w;
+    for (unsigned k = 0; k < out->n_levels; k++)
+        out->memory[k] *= w;
+}
+
 void rt_model_step(struct rt_model *md, const struct rt_insn *in, uint32_t sidx, const uint64_t *addr,
                    const uint8_t *levels, bool mispredicted)
 {
@@ -1298,6 +1471,7 @@ void rt_model_step(struct rt_model *md, const struct rt_insn *in, uint32_t sidx,
         plain_inputs(md, &s, first_plain, md->active, fe_ready, &pin);
         step_lanes_plain(md, &s, &pin, first_plain, md->active, retire);
     }
+    topdown_step(md, &s);  /* before the window entries are pushed: it reads the windows */
 
     if (md->tn_on)
         for (uint32_t k = 0; k < s.uops; k++)

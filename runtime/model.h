@@ -73,6 +73,31 @@ void rt_model_baseline_only(struct rt_model *md);
 
 /* Time (cycles) at which everything issued so far has retired, in LANE. */
 double rt_model_time(const struct rt_model *md, unsigned lane);
+
+enum { RT_TD_LEVELS = 8 };
+/* The baseline lane's issue slots so far (cycles x issue width), by what filled or emptied them. */
+struct rt_topdown {
+    double retiring;                 /* slots that issued a uop (fused domain, the stack engine's sync uop included) */
+    double bad_speculation;          /* slots lost to the recovery from a mispredicted branch */
+    /* the front end delivered nothing for whole cycles (LCP stalls, microcode sequencer switches, ...) */
+    double frontend_latency;
+    double frontend_bandwidth;       /* the front end delivered, but fewer than the issue width (decoder limits) */
+    double core;                     /* back end, not waiting for memory: ports, latencies, dividers */
+    /* back end, waiting for loads, by the level that served them: the data-side cache levels in order
+     * (the model's md->data[]), then memory (DRAM) at index n_levels-1 */
+    double memory[RT_TD_LEVELS];
+    unsigned n_levels;               /* data-side cache levels + 1 (memory) */
+};
+/* The slots so far. WITH_TAIL: the slots between the last issue and the last retirement (the
+ * drain) are added as back end, so that the total is rt_model_time(md, 0) x issue width; without
+ * it, the total is the time of the last issue slot's end x issue width (differences between two
+ * snapshots then cover whole iterations of a steady state exactly). All zero when the machine has
+ * no issue width. Should the last retirement come before the last issue slot's end (a final
+ * instruction of no latency, or of more uops than the issue width), the slots beyond it come off
+ * retiring. A machine of more data-side levels than RT_TD_LEVELS - 1 counts the deepest ones and
+ * memory together, in the last entry. */
+void rt_model_topdown(const struct rt_model *md, bool with_tail, struct rt_topdown *out);
+
 /* Cycles the asynchronous resources need for all work so far (a throughput bound), in LANE. */
 double rt_model_async_bound(const struct rt_model *md, unsigned lane);
 /* Causality: how often static instruction SIDX was on the path that set dispatch times, and

@@ -9,6 +9,7 @@
 #include "feed.h"
 #include "model.h"
 #include "resolve.h"
+#include "skylake.h"
 
 static struct arena ar;
 static struct src_manager sm;
@@ -563,4 +564,381 @@ Test(model, times_as_a_new_model_once_reset_after_another_run)
     cr_expect_not(rt_model_reset(reused, many, 9, 6), "nine lanes do not fit a model of four");
     rt_model_free(reused);
     rt_model_free(fresh);
+}
+
+/* ---- top-down slots of the baseline lane -------------------------------------------------- */
+
+TestSuite(topdown, .fini = teardown);
+
+static double td_total(const struct rt_topdown *t)
+{
+    double s = t->retiring + t->bad_speculation + t->frontend_latency + t->frontend_bandwidth + t->core;
+    for (unsigned k = 0; k < t->n_levels; k++)
+        s += t->memory[k];
+    return s;
+}
+
+/* The slots of MD add up to its time with the tail, none negative; the tail adds back-end slots
+ * (or takes the slots issued beyond the end of the run off retiring). */
+static void td_expect_adds_up(const struct rt_model *md, const struct mdl_machine *m)
+{
+    struct rt_topdown all, issued;
+    rt_model_topdown(md, true, &all);
+    rt_model_topdown(md, false, &issued);
+    double want = rt_model_time(md, 0) * m->issue_width, eps = 1e-9 * (1 + want);
+    cr_expect_float_eq(td_total(&all), want, eps, "%.17g slots, %.17g wanted", td_total(&all), want);
+    const double *cat[] = { &all.retiring, &all.bad_speculation, &all.frontend_latency, &all.frontend_bandwidth,
+                            &all.core };
+    for (unsigned i = 0; i < 5; i++)
+        cr_expect_geq(*cat[i], -eps, "category %u: %g", i, *cat[i]);
+    for (unsigned k = 0; k < all.n_levels; k++)
+        cr_expect_geq(all.memory[k], issued.memory[k] - eps, "level %u: %g", k, all.memory[k]);
+    cr_expect_leq(all.retiring, issued.retiring + eps);
+    cr_expect_eq(all.bad_speculation, issued.bad_speculation);
+    cr_expect_eq(all.frontend_latency, issued.frontend_latency);
+    cr_expect_eq(all.frontend_bandwidth, issued.frontend_bandwidth);
+    cr_expect_geq(all.core, issued.core - eps);
+}
+
+/* A new model of M (the baseline alone) that has stepped IN N times, every EVERY-th mispredicted
+ * (0: none). */
+static struct rt_model *repeated(const struct mdl_machine *m, const struct rt_insn *in, int n, int every)
+{
+    char err[128];
+    struct rt_model *md = rt_model_new(m, &baseline, 1, false, 1, err, sizeof err);
+    cr_assert(md, "%s", err);
+    for (int i = 0; i < n; i++)
+        rt_model_step(md, in, 0, NULL, NULL, every && i % every == 0);
+    return md;
+}
+
+/* B - A, field by field. */
+static struct rt_topdown td_minus(const struct rt_topdown *b, const struct rt_topdown *a)
+{
+    struct rt_topdown d = *b;
+    d.retiring -= a->retiring;
+    d.bad_speculation -= a->bad_speculation;
+    d.frontend_latency -= a->frontend_latency;
+    d.frontend_bandwidth -= a->frontend_bandwidth;
+    d.core -= a->core;
+    for (unsigned k = 0; k < d.n_levels; k++)
+        d.memory[k] -= a->memory[k];
+    return d;
+}
+
+/* The slots of the second half of ITERS repetitions of BODY (N instructions), as shares of their
+ * total, on a new model of M (one baseline lane); LEVEL serves its loads. */
+static struct rt_topdown td_steady(const struct mdl_machine *m, const struct rt_insn *body, size_t n, unsigned iters,
+                                   bool legacy, uint8_t level, const bool *mispredicted)
+{
+    char err[128];
+    struct rt_model *md = rt_model_new(m, &baseline, 1, false, (unsigned)n, err, sizeof err);
+    cr_assert(md, "%s", err);
+    rt_model_legacy_decode(md, legacy);
+    struct rt_topdown half = { 0 }, end;
+    uint64_t addr[RT_MAX_MEM] = { 0x1000 };
+    uint8_t levels[RT_MAX_MEM] = { level };
+    for (unsigned it = 0; it < iters; it++) {
+        for (size_t i = 0; i < n; i++)
+            rt_model_step(md, &body[i], (uint32_t)i, addr, levels, mispredicted && mispredicted[i]);
+        if (it + 1 == iters / 2)
+            rt_model_topdown(md, false, &half);
+    }
+    rt_model_topdown(md, false, &end);
+    td_expect_adds_up(md, m);
+    rt_model_free(md);
+    struct rt_topdown d = td_minus(&end, &half);
+    double total = td_total(&d);
+    cr_assert_gt(total, 0);
+    d.retiring /= total;
+    d.bad_speculation /= total;
+    d.frontend_latency /= total;
+    d.frontend_bandwidth /= total;
+    d.core /= total;
+    for (unsigned k = 0; k < d.n_levels; k++)
+        d.memory[k] /= total;
+    return d;
+}
+
+/* Expected shares: retiring, bad speculation, front-end latency and bandwidth, core; memory[LEVEL]
+ * takes the rest. */
+static void td_expect_shares(const struct rt_topdown *t, double ret, double bad, double fe_lat, double fe_bw,
+                             double core, unsigned level)
+{
+    cr_expect_float_eq(t->retiring, ret, 1e-9, "retiring %.12g, %.12g expected", t->retiring, ret);
+    cr_expect_float_eq(t->bad_speculation, bad, 1e-9, "bad speculation %.12g, %.12g expected", t->bad_speculation,
+                       bad);
+    cr_expect_float_eq(t->frontend_latency, fe_lat, 1e-9, "front-end latency %.12g, %.12g expected",
+                       t->frontend_latency, fe_lat);
+    cr_expect_float_eq(t->frontend_bandwidth, fe_bw, 1e-9, "front-end bandwidth %.12g, %.12g expected",
+                       t->frontend_bandwidth, fe_bw);
+    cr_expect_float_eq(t->core, core, 1e-9, "core %.12g, %.12g expected", t->core, core);
+    for (unsigned k = 0; k < t->n_levels; k++) {
+        double want = k == level ? 1 - ret - bad - fe_lat - fe_bw - core : 0;
+        cr_expect_float_eq(t->memory[k], want, 1e-9, "memory[%u] %.12g, %.12g expected", k, t->memory[k], want);
+    }
+}
+
+Test(topdown, counts_a_dependent_add_chain_as_one_quarter_retiring_and_the_rest_core_bound)
+{
+    /* One add a cycle on a 4-wide machine: once the ROB is full, each dispatch waits for the
+     * retirement of the add a window before, 3/4 of a cycle after the previous add's slot. */
+    const struct mdl_machine *m = machine("");
+    struct rt_insn chain = insn(m, "ALU", 1, 1);
+    struct rt_topdown t = td_steady(m, &chain, 1, 2000, false, 0, NULL);
+    td_expect_shares(&t, 0.25, 0, 0, 0, 0.75, 0);
+}
+
+Test(topdown, counts_independent_work_at_the_issue_width_as_all_retiring_and_the_drain_as_core)
+{
+    /* Four ports for a 4-wide front end: every slot issues an add. With the tail, the last add's
+     * cycle of latency after its slot (3/4 of a cycle) is the back end's: 3 slots. */
+    const struct mdl_machine *m = machine("ports p2, p3;\ninsn WIDE latency 1 ports 1*p0123;");
+    struct rt_insn add = insn(m, "WIDE", 0, 0);
+    struct rt_topdown t = td_steady(m, &add, 1, 2000, false, 0, NULL);
+    td_expect_shares(&t, 1, 0, 0, 0, 0, 0);
+    struct rt_model *md = repeated(m, &add, 100, 0);
+    struct rt_topdown all;
+    rt_model_topdown(md, true, &all);
+    cr_expect_float_eq(all.retiring, 100, 1e-9);
+    cr_expect_float_eq(all.core, 3, 1e-9);
+    td_expect_adds_up(md, m);
+    rt_model_free(md);
+}
+
+/* mov rax, [rax] on Skylake, served by data level LEVEL (the number of levels: memory). */
+static struct rt_topdown skylake_chase(uint8_t level)
+{
+    const struct mdl_machine *m = &mdl_machine_skylake;
+    const uint8_t rax = RT_X86_GPR + 0;
+    struct rt_insn ld = { .tmpl = tmpl(m, "MOV (R64, M64)") };
+    ld.addr[ld.n_addr++] = rax;
+    ld.dst[ld.n_dst++] = rax;
+    ld.mem[ld.n_mem++] = (struct rt_mem){ .size = 8, .load = true };
+    return td_steady(m, &ld, 1, 2000, false, level, NULL);
+}
+
+Test(topdown, puts_a_pointer_chase_on_the_level_that_serves_it)
+{
+    /* Skylake: the load's 5 cycles from the first level (4), and the extra latency of the level
+     * that serves it (L2 12, L3 42, memory 250). The load buffer (72) full, each dispatch waits
+     * a load's whole latency but for its own slot, a quarter cycle. */
+    const double latency[4] = { 5, 5 + 12 - 4, 5 + 42 - 4, 5 + 250 - 4 };
+    for (uint8_t level = 0; level < 4; level++) {
+        struct rt_topdown t = skylake_chase(level);
+        cr_assert_eq(t.n_levels, 4, "L1D, L2, L3 and memory");
+        td_expect_shares(&t, 0.25 / latency[level], 0, 0, 0, 0, level);
+    }
+}
+
+Test(topdown, charges_the_recovery_from_a_mispredicted_branch_to_bad_speculation)
+{
+    /* Three adds and a mispredicted branch, 4-wide: the branch resolves a cycle after its slot
+     * starts, and the front end restarts 10 cycles later: 10.75 cycles (43 slots) from the end
+     * of the branch's slot to the next add. An iteration: 4 slots issued, 43 lost. */
+    const struct mdl_machine *m = machine("ports p2, p3;\ninsn WIDE latency 1 ports 1*p0123;\n"
+                                          "branch { predictor static; mispredict_penalty 10 cycles; }");
+    struct rt_insn body[4] = { insn(m, "WIDE", 0, 0), insn(m, "WIDE", 0, 0), insn(m, "WIDE", 0, 0),
+                               insn(m, "WIDE", 0, 0) };
+    body[3].branch = RT_BR_COND;
+    const bool mispredicted[4] = { false, false, false, true };
+    struct rt_topdown t = td_steady(m, body, 4, 500, false, 0, mispredicted);
+    td_expect_shares(&t, 4.0 / 47, 43.0 / 47, 0, 0, 0, 0);
+}
+
+Test(topdown, splits_what_the_legacy_decoders_cannot_feed_into_front_end_latency_and_bandwidth)
+{
+    /* 8-wide issue. Four 4-byte instructions with a length-changing prefix fill a fetch block:
+     * the predecoder takes 3 cycles each, one more at the block's first: 13 cycles for 4 uops.
+     * After each uop's slot (1/8 cycle) the rest of its cycle is bandwidth (7 slots), the whole
+     * cycles up to the next delivery latency: 2, 2, 2 and 3 cycles. */
+    const struct mdl_machine *m = legacy_machine(5, 4);
+    struct rt_insn lcp[4];
+    free_insns(m, lcp, 4, 4);
+    for (int i = 0; i < 4; i++)
+        lcp[i].lcp = true;
+    struct rt_topdown t = td_steady(m, lcp, 4, 400, true, 0, NULL);
+    td_expect_shares(&t, 4.0 / 104, 0, 72.0 / 104, 28.0 / 104, 0, 0);
+    /* An 8-uop instruction comes from the microcode sequencer: a cycle to switch to it, two of
+     * four uops, one to switch back, then the next decode cycle: its 8 uops issue in one cycle
+     * of every five, the four others deliver nothing. */
+    teardown();
+    m = machine("frontend { fetch_bytes 16 B; predecode_width 5; decode_width 4; issue_width 8; "
+                "complex_decoders 1; }\ninsn MS latency 1 uops 8;");
+    struct rt_insn ms[4];
+    for (int i = 0; i < 4; i++) {
+        ms[i] = insn(m, "MS", 0, 0);
+        ms[i].len = 4;
+    }
+    t = td_steady(m, ms, 4, 400, true, 0, NULL);
+    td_expect_shares(&t, 0.2, 0, 0.8, 0, 0, 0);
+}
+
+/* Random streams: a xorshift generator, so that every run draws the same. */
+static uint64_t next_random(uint64_t *x)
+{
+    *x ^= *x << 13;
+    *x ^= *x >> 7;
+    *x ^= *x << 17;
+    return *x;
+}
+
+/* N static instructions of the lane machine drawn at random: long and short operations, loads,
+ * load-operations, stores and branches, on eight registers, some with a length-changing prefix or
+ * the stack engine's synchronisation uop. */
+static void random_pool(const struct mdl_machine *m, struct rt_insn *pool, unsigned n, uint64_t *x)
+{
+    static const char *const forms[] = { "LONG", "SHORT", "LD", "ST", "SHORT", "SHORT" };
+    for (unsigned i = 0; i < n; i++) {
+        unsigned f = (unsigned)(next_random(x) % 6);
+        pool[i] = insn(m, forms[f], (uint8_t)(next_random(x) % 9), (uint8_t)(f == 3 ? 0 : next_random(x) % 9));
+        if (f == 2 || f == 3 || (f == 4 && next_random(x) % 2))
+            pool[i].mem[pool[i].n_mem++] = (struct rt_mem){ .size = 8, .load = f != 3, .store = f == 3 };
+        if (f == 2 || f == 3)
+            pool[i].addr[pool[i].n_addr++] = (uint8_t)(1 + next_random(x) % 8);
+        if (f == 5)
+            pool[i].branch = RT_BR_COND;
+        pool[i].len = (uint8_t)(1 + next_random(x) % 15);
+        pool[i].lcp = next_random(x) % 8 == 0;
+        pool[i].sync = next_random(x) % 16 == 0;
+    }
+}
+
+/* STEPS instructions drawn from POOL (N of them) on MD, with random addresses, serving levels
+ * (the two caches and memory) and mispredictions; only the baseline lane advances after
+ * ALONE_AT steps. */
+static void random_run(struct rt_model *md, const struct rt_insn *pool, unsigned n, unsigned steps, bool legacy,
+                       unsigned alone_at)
+{
+    uint64_t x = 0x9e3779b97f4a7c15ull;
+    rt_model_legacy_decode(md, legacy);
+    for (unsigned i = 0; i < steps; i++) {
+        if (i == alone_at)
+            rt_model_baseline_only(md);
+        unsigned k = (unsigned)(next_random(&x) % n);
+        uint64_t a = 0x1000 + 8 * (next_random(&x) % 64);
+        uint8_t level = (uint8_t)(next_random(&x) % 3);
+        bool miss = pool[k].branch && next_random(&x) % 4 == 0;
+        rt_model_step(md, &pool[k], k, &a, &level, miss);
+    }
+}
+
+static void td_expect_same(const struct rt_topdown *a, const struct rt_topdown *b, const char *what)
+{
+    cr_expect_eq(a->retiring, b->retiring, "%s: retiring %.17g, %.17g", what, a->retiring, b->retiring);
+    cr_expect_eq(a->bad_speculation, b->bad_speculation, "%s: bad speculation", what);
+    cr_expect_eq(a->frontend_latency, b->frontend_latency, "%s: front-end latency", what);
+    cr_expect_eq(a->frontend_bandwidth, b->frontend_bandwidth, "%s: front-end bandwidth", what);
+    cr_expect_eq(a->core, b->core, "%s: core %.17g, %.17g", what, a->core, b->core);
+    cr_expect_eq(a->n_levels, b->n_levels, "%s: levels", what);
+    for (unsigned k = 0; k < a->n_levels && k < RT_TD_LEVELS; k++)
+        cr_expect_eq(a->memory[k], b->memory[k], "%s: memory[%u] %.17g, %.17g", what, k, a->memory[k],
+                     b->memory[k]);
+}
+
+/* The slots of lane 0 after the random run, with the tail and without, on a model of LANES. */
+static void random_topdown(const struct mdl_machine *m, const struct rt_insn *pool, unsigned n,
+                           const struct rt_lane_cfg *lanes, unsigned n_lanes, bool causality, bool legacy,
+                           unsigned alone_at, struct rt_topdown out[2])
+{
+    char err[128];
+    struct rt_model *md = rt_model_new(m, lanes, n_lanes, causality, n, err, sizeof err);
+    cr_assert(md, "%s", err);
+    random_run(md, pool, n, 20000, legacy, alone_at);
+    td_expect_adds_up(md, m);
+    rt_model_topdown(md, true, &out[0]);
+    rt_model_topdown(md, false, &out[1]);
+    rt_model_free(md);
+}
+
+Test(topdown, counts_the_same_slots_whether_lane_0_takes_the_scalar_path_or_the_passes_over_lanes)
+{
+    /* The scalar step (alone; with taints while causality follows a period) and the passes over
+     * all lanes (several lanes, no causality) time lane 0 alike: its slots must agree to the bit,
+     * the baseline-only phase (the scalar step after the passes) included. */
+    const struct mdl_machine *m = lane_machine((struct lane_params){ 16, 6, 16, 16, 1 });
+    struct rt_lane_cfg lanes[5] = { baseline, { { RT_KNOB_ROB, RT_KNOB_NONE }, { 0, 0 }, 2 },
+                                    { { RT_KNOB_LATENCY, RT_KNOB_NONE }, { 0, 0 }, 2 },
+                                    { { RT_KNOB_MISPREDICT, RT_KNOB_NONE }, { 0, 0 }, 2 },
+                                    { { RT_KNOB_FRONTEND, RT_KNOB_NONE }, { 0, 0 }, 2 } };
+    enum { N = 32 };
+    struct rt_insn pool[N];
+    uint64_t x = 42;
+    random_pool(m, pool, N, &x);
+    for (int legacy = 0; legacy < 2; legacy++) {
+        struct rt_topdown alone[2], taints[2], passes[2], mixed[2], then_alone[2];
+        random_topdown(m, pool, N, lanes, 1, false, legacy, ~0u, alone);
+        random_topdown(m, pool, N, lanes, 1, true, legacy, ~0u, taints);
+        random_topdown(m, pool, N, lanes, 5, false, legacy, ~0u, passes);
+        random_topdown(m, pool, N, lanes, 5, true, legacy, ~0u, mixed);
+        random_topdown(m, pool, N, lanes, 5, false, legacy, 10000, then_alone);
+        for (int tail = 0; tail < 2; tail++) {
+            td_expect_same(&taints[tail], &alone[tail], "scalar with taints");
+            td_expect_same(&passes[tail], &alone[tail], "passes");
+            td_expect_same(&mixed[tail], &alone[tail], "passes and taints");
+            td_expect_same(&then_alone[tail], &alone[tail], "passes, then the baseline alone");
+        }
+        /* the stream gives every category something to agree on */
+        cr_expect_gt(alone[0].retiring, 0);
+        cr_expect_gt(alone[0].bad_speculation, 0);
+        cr_expect_gt(alone[0].core, 0);
+        cr_expect_gt(alone[0].memory[0] + alone[0].memory[1] + alone[0].memory[2], 0);
+        if (legacy)
+            cr_expect_gt(alone[0].frontend_latency + alone[0].frontend_bandwidth, 0);
+    }
+}
+
+Test(topdown, starts_again_from_nothing_once_the_model_is_reset)
+{
+    const struct mdl_machine *m = lane_machine((struct lane_params){ 16, 6, 16, 16, 1 });
+    struct rt_lane_cfg lanes[2] = { baseline, { { RT_KNOB_ROB, RT_KNOB_NONE }, { 0, 0 }, 2 } };
+    enum { N = 16 };
+    struct rt_insn pool[N];
+    uint64_t x = 7;
+    random_pool(m, pool, N, &x);
+    char err[128];
+    struct rt_model *fresh = rt_model_new(m, lanes, 2, true, N, err, sizeof err);
+    struct rt_model *reused = rt_model_new(m, lanes, 2, true, N, err, sizeof err);
+    cr_assert(fresh && reused, "%s", err);
+    run_mixed_body(reused, m);
+    cr_assert(rt_model_reset(reused, lanes, 2, N));
+    struct rt_topdown a, b;
+    rt_model_topdown(reused, true, &a);
+    cr_expect_eq(td_total(&a), 0, "nothing counted after a reset");
+    random_run(fresh, pool, N, 5000, true, ~0u);
+    random_run(reused, pool, N, 5000, true, ~0u);
+    rt_model_topdown(fresh, true, &a);
+    rt_model_topdown(reused, true, &b);
+    td_expect_same(&b, &a, "reset");
+    rt_model_free(fresh);
+    rt_model_free(reused);
+}
+
+Test(topdown, takes_the_slots_after_the_end_of_the_run_off_retiring)
+{
+    /* Eliminated moves: no latency, so the run ends where the last one's slot starts; its slot
+     * is beyond the run's time and does not count with the tail. */
+    const struct mdl_machine *m = machine("");
+    struct rt_insn zero = insn(m, "ALU", 0, 1);
+    zero.eliminated = true;
+    struct rt_model *md = repeated(m, &zero, 100, 0);
+    struct rt_topdown all, issued;
+    rt_model_topdown(md, true, &all);
+    rt_model_topdown(md, false, &issued);
+    cr_expect_float_eq(issued.retiring, 100, 1e-9, "every slot issued a uop");
+    cr_expect_float_eq(all.retiring, 99, 1e-9, "the last slot is after the run's end (%g)", rt_model_time(md, 0));
+    td_expect_adds_up(md, m);
+    rt_model_free(md);
+}
+
+Test(topdown, counts_nothing_on_a_machine_without_an_issue_width)
+{
+    const struct mdl_machine *m = machine("frontend { fetch_bytes 16 B; }");
+    struct rt_insn chain = insn(m, "ALU", 1, 1);
+    struct rt_model *md = repeated(m, &chain, 100, 10);
+    cr_assert_gt(rt_model_time(md, 0), 0);
+    struct rt_topdown t;
+    rt_model_topdown(md, true, &t);
+    cr_expect_eq(td_total(&t), 0);
+    rt_model_free(md);
 }
