@@ -26,13 +26,20 @@ struct ring {                       /* retire times of the last `cap` window ent
 
 /* Top-down slot accounting of lane 0 (rt_model_topdown): the slots up to the end of the last
  * issue slot, and what is needed to attribute the next gap. */
+/* When loads served by one level were outstanding: disjoint spans, by start time. A chase's loads
+ * follow each other and make one span; independent misses overlap and merge. */
+enum { TD_SPANS = 64 };
+struct td_spans {
+    double lo[TD_SPANS], hi[TD_SPANS];
+    unsigned n;
+};
+
 struct topdown {
     struct rt_topdown sum;          /* in cycles; retiring is left to rt_model_topdown */
     double issue_end;               /* the end of the last instruction's issue slots */
     double redirect;                /* fe_t[0] as a mispredicted branch's redirect set it, not moved since;
                                        minus infinity when it moved */
-    /* per serving level, when a load served by it was outstanding (the latest such interval) */
-    double lo[RT_TD_LEVELS], hi[RT_TD_LEVELS];
+    struct td_spans spans[RT_TD_LEVELS];    /* per serving level */
 };
 
 /* What the step needs of a static instruction that stays the same from one execution to the
@@ -309,10 +316,6 @@ static void topdown_clear(struct rt_model *md)
     memset(&md->td, 0, sizeof md->td);
     md->td.redirect = -INFINITY;
     md->td.sum.n_levels = md->n_data + 1 < RT_TD_LEVELS ? md->n_data + 1 : RT_TD_LEVELS;
-    for (unsigned k = 0; k < RT_TD_LEVELS; k++) {
-        md->td.lo[k] = INFINITY;
-        md->td.hi[k] = -INFINITY;
-    }
 }
 
 /* Nothing timed yet: every time zero, the windows and shadow memory empty, no causality period,
@@ -1305,18 +1308,92 @@ static double topdown_window(const struct rt_model *md, const struct step *s)
     return w;
 }
 
-/* The back end held [A, B]: each level takes the time a load it served was outstanding and no
- * deeper level's was (the paper's memory levels are stalls while a miss of that level is
- * outstanding), the core the rest. The union of the deeper levels' intervals is taken as the
- * longest of their overlaps: one interval a level is all that is kept. */
+/* Forgets the spans that ended before A: the gaps asked about only move forward in time. */
+static void spans_prune(struct td_spans *sp, double a)
+{
+    unsigned k = 0;
+    while (k < sp->n && sp->hi[k] <= a)
+        k++;
+    if (k == 0)
+        return;
+    sp->n -= k;
+    memmove(sp->lo, sp->lo + k, sp->n * sizeof *sp->lo);
+    memmove(sp->hi, sp->hi + k, sp->n * sizeof *sp->hi);
+}
+
+/* Adds [LO, HI], merged with the spans it touches. Full, the oldest span goes. */
+static void spans_add(struct td_spans *sp, double lo, double hi)
+{
+    unsigned i = sp->n;
+    while (i > 0 && sp->lo[i - 1] > lo)
+        i--;
+    if (i > 0 && sp->hi[i - 1] >= lo) {         /* joins the span before */
+        i--;
+        lo = sp->lo[i];
+        hi = hi > sp->hi[i] ? hi : sp->hi[i];
+    } else {
+        if (sp->n == TD_SPANS) {
+            if (i == 0)
+                return;
+            memmove(sp->lo, sp->lo + 1, (TD_SPANS - 1) * sizeof *sp->lo);
+            memmove(sp->hi, sp->hi + 1, (TD_SPANS - 1) * sizeof *sp->hi);
+            sp->n--;
+            i--;
+        }
+        memmove(sp->lo + i + 1, sp->lo + i, (sp->n - i) * sizeof *sp->lo);
+        memmove(sp->hi + i + 1, sp->hi + i, (sp->n - i) * sizeof *sp->hi);
+        sp->n++;
+    }
+    unsigned j = i + 1;                         /* the spans after it that it reaches */
+    while (j < sp->n && sp->lo[j] <= hi) {
+        hi = hi > sp->hi[j] ? hi : sp->hi[j];
+        j++;
+    }
+    sp->lo[i] = lo;
+    sp->hi[i] = hi;
+    memmove(sp->lo + i + 1, sp->lo + j, (sp->n - j) * sizeof *sp->lo);
+    memmove(sp->hi + i + 1, sp->hi + j, (sp->n - j) * sizeof *sp->hi);
+    sp->n -= j - i - 1;
+}
+
+/* The length of [A, B] covered by the pieces P[0..N) (clipped to it), which it sorts. */
+static double pieces_cover(double (*p)[2], unsigned n, double a, double b)
+{
+    for (unsigned i = 1; i < n; i++)
+        for (unsigned j = i; j > 0 && p[j - 1][0] > p[j][0]; j--) {
+            double t0 = p[j][0], t1 = p[j][1];
+            p[j][0] = p[j - 1][0], p[j][1] = p[j - 1][1];
+            p[j - 1][0] = t0, p[j - 1][1] = t1;
+        }
+    double covered = 0, at = a;
+    for (unsigned i = 0; i < n; i++) {
+        double lo = p[i][0] > at ? p[i][0] : at, hi = p[i][1] < b ? p[i][1] : b;
+        if (hi > lo) {
+            covered += hi - lo;
+            at = hi;
+        }
+    }
+    return covered;
+}
+
+/* The back end held [A, B]: each level takes the time during which a load it served was
+ * outstanding and no deeper level's was (the paper's memory levels are the stalls while a miss
+ * of that level is outstanding), deepest first; the core the rest. */
 static void topdown_backend(const struct topdown *td, double a, double b, struct rt_topdown *out)
 {
-    double deeper = 0;
+    double pieces[RT_TD_LEVELS * TD_SPANS][2], deeper = 0;
+    unsigned n = 0;
     for (unsigned k = out->n_levels; k-- > 0;) {
-        double o = (b < td->hi[k] ? b : td->hi[k]) - (a > td->lo[k] ? a : td->lo[k]);
-        if (o > deeper) {
-            out->memory[k] += o - deeper;
-            deeper = o;
+        const struct td_spans *sp = &td->spans[k];
+        for (unsigned i = 0; i < sp->n && sp->lo[i] < b; i++)
+            if (sp->hi[i] > a) {
+                pieces[n][0] = sp->lo[i];
+                pieces[n++][1] = sp->hi[i];
+            }
+        double cover = pieces_cover(pieces, n, a, b);
+        if (cover > deeper) {
+            out->memory[k] += cover - deeper;
+            deeper = cover;
         }
     }
     out->core += b - a - deeper;
@@ -1353,22 +1430,13 @@ static unsigned topdown_level(const struct rt_model *md, const struct step *s)
 }
 
 /* The step's load was outstanding from its start (once its address, the store it reads and its
- * port were ready) for its load-to-use latency and the hierarchy's, as lane_memory has it: it
- * joins its level's interval where they overlap, else the one that ends later is kept (the gaps
- * asked about only move forward in time). */
+ * port were ready) for its load-to-use latency and the hierarchy's, as lane_memory has it. */
 static void topdown_load(struct rt_model *md, const struct step *s)
 {
-    struct topdown *td = &md->td;
     double lat = md->lat_scale[0], start = md->load0;
     double done = start + s->load_lat * lat + (lat > 0 ? s->extra_lat * md->mem_scale[0] : 0);
-    unsigned k = topdown_level(md, s);
-    if (start <= td->hi[k] && done >= td->lo[k]) {
-        td->lo[k] = start < td->lo[k] ? start : td->lo[k];
-        td->hi[k] = done > td->hi[k] ? done : td->hi[k];
-    } else if (done > td->hi[k]) {
-        td->lo[k] = start;
-        td->hi[k] = done;
-    }
+    if (done > start)
+        spans_add(&md->td.spans[topdown_level(md, s)], start, done);
 }
 
 /* The gap [A, D] before the step's dispatch at D, which the window bound (a tie included, as in
@@ -1377,8 +1445,11 @@ static void topdown_load(struct rt_model *md, const struct step *s)
 static void topdown_gap(struct rt_model *md, const struct step *s, double a, double d)
 {
     struct topdown *td = &md->td;
-    if (topdown_window(md, s) >= d)
+    if (topdown_window(md, s) >= d) {
+        for (unsigned k = 0; k < td->sum.n_levels; k++)
+            spans_prune(&td->spans[k], a);
         topdown_backend(td, a, d, &td->sum);
+    }
     else
         topdown_frontend(td, a, d);
     td->redirect = -INFINITY;

@@ -32,18 +32,6 @@ unsigned rt_lane_group(void);
 
 struct rt_model;
 
-enum { RT_TD_LEVELS = 8 };
-/* The baseline lane's issue slots so far (cycles x issue width), by what filled or emptied them. */
-struct rt_topdown {
-    double retiring;                 /* slots that issued a uop (fused domain, the stack engine's sync uop included) */
-    double bad_speculation;          /* slots lost to the recovery from a mispredicted branch */
-    double frontend_latency;         /* the front end delivered nothing for whole cycles (LCP stalls, microcode sequencer switches, ...) */
-    double frontend_bandwidth;       /* the front end delivered, but fewer than the issue width (decoder limits) */
-    double core;                     /* back end, not waiting for memory: ports, latencies, dividers */
-    double memory[RT_TD_LEVELS];     /* back end, waiting for loads, by the level that served them: the data-side cache levels in order (the model's md->data[]), then memory (DRAM) at index n_levels-1 */
-    unsigned n_levels;               /* data-side cache levels + 1 (memory) */
-};
-
 /* Creates a model of M with N lanes. CAUSALITY enables the taint propagation of lane 0, which
  * must then be the baseline. NULL with ERR when the configuration is invalid. */
 struct rt_model *rt_model_new(const struct mdl_machine *m, const struct rt_lane_cfg *lanes, unsigned n,

@@ -576,7 +576,7 @@ static void fill_rows(const struct run *r, struct result *res)
 
 void run_fill(const struct run *r, struct result *res, struct rt_topdown *td)
 {
-    memset(td, 0, sizeof *td);
+    rt_model_topdown(r->md, true, td);
     res->scope = r->o.roi_name ? RESULT_SCOPE_ROI : RESULT_SCOPE_RUN;
     res->scope_name = r->o.roi_name;
     res->instructions = r->in_roi;

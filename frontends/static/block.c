@@ -326,6 +326,86 @@ static bool measure_lanes(struct measure *ms, struct rt_model *md, unsigned it, 
     return ms->open == 0;
 }
 
+/* The baseline's top-down slots over the iterations its cycles come from: a snapshot after each
+ * iteration, and the difference over the period (or the second half) once the baseline is
+ * measured. A snapshot ends at the last issue slot, which moves on by whole iterations, and also
+ * holds the drain from there to the last retirement, where the cycles end. */
+struct snapshot {
+    struct rt_topdown issued;       /* up to the last issue slot */
+    struct rt_topdown drain;        /* from there to the last retirement: back end only */
+};
+
+struct slots {
+    struct snapshot hist[HIST], half;
+};
+
+static double slots_sum(const struct rt_topdown *t)
+{
+    double sum = t->retiring + t->bad_speculation + t->frontend_latency + t->frontend_bandwidth + t->core;
+    for (unsigned k = 0; k < t->n_levels && k < RT_TD_LEVELS; k++)
+        sum += t->memory[k];
+    return sum;
+}
+
+static void snapshot_take(struct snapshot *sn, const struct rt_model *md)
+{
+    struct rt_topdown all;
+    rt_model_topdown(md, false, &sn->issued);
+    rt_model_topdown(md, true, &all);
+    sn->drain = (struct rt_topdown){ .n_levels = all.n_levels, .core = all.core - sn->issued.core };
+    for (unsigned k = 0; k < all.n_levels && k < RT_TD_LEVELS; k++)
+        sn->drain.memory[k] = all.memory[k] - sn->issued.memory[k];
+}
+
+/* The back end's slots in T, and X more of them (X may be negative) split as D's are (core
+ * when D has none), none below zero. */
+static void backend_add(struct rt_topdown *t, const struct rt_topdown *d, double x)
+{
+    double back = d->core;
+    for (unsigned k = 0; k < d->n_levels && k < RT_TD_LEVELS; k++)
+        back += d->memory[k];
+    for (unsigned k = 0; back > 0 && k < t->n_levels && k < RT_TD_LEVELS; k++)
+        t->memory[k] = fmax(0, t->memory[k] + x * d->memory[k] / back);
+    t->core = fmax(0, t->core + (back > 0 ? x * d->core / back : x));
+}
+
+/* NOW - THEN. Slots up to the last issue only grow; the drain's growth is back end. When the
+ * drain grew, the front end ran ahead of retirement: the window is still filling, and once it is
+ * full every gap is the window's, so what the front end left unused goes to the back end too. */
+static void slots_diff(struct rt_topdown *out, const struct snapshot *now, const struct snapshot *then)
+{
+    const struct rt_topdown *a = &now->issued, *b = &then->issued;
+    *out = (struct rt_topdown){ .n_levels = a->n_levels };
+    out->retiring = a->retiring - b->retiring;
+    out->bad_speculation = a->bad_speculation - b->bad_speculation;
+    out->frontend_latency = a->frontend_latency - b->frontend_latency;
+    out->frontend_bandwidth = a->frontend_bandwidth - b->frontend_bandwidth;
+    out->core = a->core - b->core;
+    for (unsigned k = 0; k < a->n_levels && k < RT_TD_LEVELS; k++)
+        out->memory[k] = a->memory[k] - b->memory[k];
+    double grown = slots_sum(&now->drain) - slots_sum(&then->drain);
+    if (grown > 1e-9 * slots_sum(out)) {
+        grown += out->frontend_latency + out->frontend_bandwidth;
+        out->frontend_latency = out->frontend_bandwidth = 0;
+    }
+    backend_add(out, &now->drain, grown);
+}
+
+/* After iteration IT: its snapshot, and once the baseline lane has just been measured (DONE_BEFORE
+ * false, now true), its slots over the same iterations as its cycles. */
+static void slots_take(struct slots *sl, const struct measure *ms, const struct rt_model *md, unsigned it,
+                       bool done_before, struct rt_topdown *out)
+{
+    struct snapshot *now = &sl->hist[it % HIST];
+    snapshot_take(now, md);
+    if (it + 1 == ms->warm)
+        sl->half = *now;
+    if (done_before || !ms->done[0])
+        return;
+    unsigned k = ms->period[0];
+    slots_diff(out, now, k ? &sl->hist[(it - k) % HIST] : &sl->half);
+}
+
 /* The model of the last run made new for this one, or a new one. */
 static struct rt_model *model_for(struct rt_model **kept, const struct mdl_machine *m, const struct rt_lane_cfg *lanes,
                                   unsigned n_lanes, bool causality, unsigned n_static, char *err, size_t errlen)
@@ -365,13 +445,18 @@ bool block_run(const struct block *b, const struct mdl_machine *m, const struct 
                           calloc(n_lanes, sizeof(struct series)), calloc(n_lanes, sizeof(double)),
                           calloc(n_lanes, sizeof(unsigned)), calloc(n_lanes, sizeof(bool)) };
     unsigned it, measured = 0;
+    struct slots sl;
     for (it = 0; measured ? rt_model_following(md) : it < iterations; it++) {
         for (size_t i = 0; i < b->n; i++) {
             uint64_t addr[RT_MAX_MEM];
             addresses(&g, &b->insns[i], addr);
             rt_model_step(md, &b->insns[i], b->orig[i], addr, NULL, false);
         }
-        if (measured || !measure_lanes(&ms, md, it, r->cycles))
+        if (measured)
+            continue;
+        bool base_before = ms.done[0], all = measure_lanes(&ms, md, it, r->cycles);
+        slots_take(&sl, &ms, md, it, base_before, &r->topdown);
+        if (!all)
             continue;
         measured = it + 1;
         rt_model_baseline_only(md);
