@@ -504,11 +504,12 @@ static int mdlsim_into(const char *args, const char *path)
     return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
 }
 
-/* The exit status of the schema check on FILES (space-separated). */
-static int validate(const char *files)
+/* The exit status of the schema check on FILES (space-separated); its messages on stderr unless QUIET. */
+static int validate(const char *files, bool quiet)
 {
     char cmd[2048];
-    snprintf(cmd, sizeof cmd, "/usr/bin/python3 views/validate.py ../frontends/views/mdlsim.schema.json %s >&2", files);
+    snprintf(cmd, sizeof cmd, "/usr/bin/python3 views/validate.py ../frontends/views/mdlsim.schema.json %s >%s",
+             files, quiet ? "/dev/null" : "&2");
     int st = system(cmd);
     return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
 }
@@ -533,10 +534,10 @@ Test(views, writes_json_that_the_schema_validates_for_block_run_and_replay)
                              "/dev/null"), 0);
     cr_expect_eq(validate("/tmp/mdlsim-schema-b1.json /tmp/mdlsim-schema-b2.json /tmp/mdlsim-schema-b3.json "
                           "/tmp/mdlsim-schema-b4.json /tmp/mdlsim-schema-r1.json /tmp/mdlsim-schema-r2.json "
-                          "/tmp/mdlsim-schema-r3.json"), 0);
+                          "/tmp/mdlsim-schema-r3.json", false), 0);
     /* the check can fail: a report without its verdict does not pass */
     cr_expect_eq(system("sed 's/\"verdict\":/\"verdikt\":/' /tmp/mdlsim-schema-b1.json > /tmp/mdlsim-schema-bad.json"), 0);
-    cr_expect_eq(validate("/tmp/mdlsim-schema-bad.json"), 1);
+    cr_expect_eq(validate("/tmp/mdlsim-schema-bad.json", true), 1);
     cr_expect_eq(system("rm -f /tmp/mdlsim-schema-*"), 0);
 }
 
@@ -671,4 +672,112 @@ Test(views, renders_a_run_page_whose_numbers_are_the_json_ones, .timeout = 120)
     expect_page_matches_json("run --machine cortex-a72 --roi kernel_gemm --weights 5,15,30 "
                              "--json /tmp/mdlsim-page-r.json --html /tmp/mdlsim-page-r.html "
                              "-- ../build/programs/gemm.a64 24", "/tmp/mdlsim-page-r.json", "/tmp/mdlsim-page-r.html");
+}
+
+/* ---- top-down: the expected dominant category on textbook kernels -------------------------------- */
+
+static double num_of(json_t *o, const char *key) { return json_number_value(json_object_get(o, key)); }
+
+/* The level-1 category with the most slots, then within it the level-2 one and, for memory, the
+ * level: "backend/memory/DRAM", "backend/core", "frontend/latency", "bad_speculation", "retiring".
+ * Checks on the way that the top-down adds up. */
+static const char *dominant(json_t *o, char *buf, size_t len)
+{
+    json_t *td = json_object_get(o, "topdown");
+    cr_assert(json_is_object(td), "a top-down breakdown");
+    double ret = num_of(td, "retiring"), bad = num_of(td, "bad_speculation"), fe = num_of(td, "frontend_bound"),
+           be = num_of(td, "backend_bound"), mem = num_of(td, "memory_bound"), core = num_of(td, "core_bound");
+    cr_expect(fabs(ret + bad + fe + be - 1) < 1e-4, "the level-1 categories add to 100%%");
+    cr_expect(fabs(num_of(td, "frontend_latency") + num_of(td, "frontend_bandwidth") - fe) < 1e-4);
+    cr_expect(fabs(mem + core - be) < 1e-4, "memory and core make the back end");
+    double levels = 0, top = -1;
+    const char *level = "";
+    size_t i;
+    json_t *l;
+    json_array_foreach(json_object_get(td, "memory_levels"), i, l) {
+        levels += num_of(l, "share");
+        if (num_of(l, "share") > top)
+            top = num_of(l, "share"), level = json_string_value(json_object_get(l, "level"));
+    }
+    cr_expect(fabs(levels - mem) < 1e-4, "the levels make the memory bound");
+    if (ret >= bad && ret >= fe && ret >= be)
+        return "retiring";
+    if (bad >= fe && bad >= be)
+        return "bad_speculation";
+    if (fe >= be)
+        return num_of(td, "frontend_latency") >= num_of(td, "frontend_bandwidth") ? "frontend/latency"
+                                                                                    : "frontend/bandwidth";
+    if (core >= mem)
+        return "backend/core";
+    snprintf(buf, len, "backend/memory/%s", level);
+    return buf;
+}
+
+static void expect_block_dominant(const char *args, const char *want)
+{
+    char cmd[512], buf[64];
+    snprintf(cmd, sizeof cmd, "block --json --no-sensitivity %s", args);
+    json_t *o = block_json(cmd);
+    const char *got = dominant(o, buf, sizeof buf);
+    cr_expect_eq(strncmp(got, want, strlen(want)), 0, "%s: %s, expected %s", args, got, want);
+    json_decref(o);
+}
+
+static void expect_run_dominant(const char *args, const char *want)
+{
+    char cmd[1024], json[128], buf[64];
+    snprintf(json, sizeof json, "/tmp/mdlsim-topdown-%d.json", (int)getpid());
+    snprintf(cmd, sizeof cmd, "--no-sensitivity --json %s %s", json, args);
+    json_t *o = run_json(cmd, json, NULL);
+    const char *got = dominant(o, buf, sizeof buf);
+    cr_expect_str_eq(got, want, "%s", args);
+    json_decref(o);
+}
+
+Test(topdown, puts_a_long_dependent_fma_chain_on_the_core)
+{
+    expect_block_dominant("--machine skylake kernels/fig1-fma-chain.s", "backend/core");
+    expect_block_dominant("--machine cortex-a72 --hex 20cc224e20cc224e20cc224e20cc224e", "backend/core");
+}
+
+Test(topdown, puts_a_block_the_decoders_cannot_feed_on_the_front_end)
+{
+    expect_block_dominant("--machine skylake kernels/lcp-adds.s", "frontend/latency");
+    expect_block_dominant("--machine cortex-a72 kernels/a72-branch-dense.s", "frontend/bandwidth");
+}
+
+Test(topdown, puts_a_pointer_chase_beyond_the_caches_on_dram, .timeout = 120)
+{
+    /* 16 MiB: twice Skylake's L3 */
+    expect_run_dominant("--machine skylake --roi kernel_chase -- ../build/programs/chase.x86 2097152",
+                        "backend/memory/DRAM");
+    /* the default 4 MiB: four times the A72's L2, its last level */
+    expect_run_dominant("--machine cortex-a72 --roi kernel_chase -- ../build/programs/chase.a64", "backend/memory/DRAM");
+}
+
+Test(topdown, puts_an_unpredictable_branch_on_bad_speculation)
+{
+    expect_run_dominant("--machine skylake --roi kernel_branchy -- ../build/programs/branchy.x86", "bad_speculation");
+    expect_run_dominant("--machine cortex-a72 --roi kernel_branchy -- ../build/programs/branchy.a64", "bad_speculation");
+}
+
+/* Hand-computed: a 1-cycle add chain on a 4-wide core issues one uop a cycle (25% of the slots) and
+ * waits on the chain the rest; a pointer chase through the first level (5 cycles on Skylake) fills
+ * one slot in 20 and waits on the L1D for the other 19. */
+Test(topdown, counts_the_slots_of_hand_computed_blocks)
+{
+    json_t *o = block_json("block --machine skylake --json --no-sensitivity --hex 4801c3");
+    json_t *td = json_object_get(o, "topdown");
+    cr_expect(fabs(num_of(td, "retiring") - 0.25) < 1e-9 && fabs(num_of(td, "core_bound") - 0.75) < 1e-9,
+              "retiring %g, core %g", num_of(td, "retiring"), num_of(td, "core_bound"));
+    cr_expect_eq(num_of(td, "slots"), 4 * num_of(o, "cycles"));
+    json_decref(o);
+    o = block_json("block --machine skylake --json --no-sensitivity --hex 488b00");
+    td = json_object_get(o, "topdown");
+    cr_expect_eq(num_of(o, "cycles"), 5);
+    cr_expect(fabs(num_of(td, "retiring") - 0.05) < 1e-9, "retiring %g", num_of(td, "retiring"));
+    json_t *l1 = json_array_get(json_object_get(td, "memory_levels"), 0);
+    cr_expect_str_eq(json_string_value(json_object_get(l1, "level")), "L1D");
+    cr_expect(fabs(num_of(l1, "share") - 0.95) < 1e-9, "L1D %g", num_of(l1, "share"));
+    json_decref(o);
 }
