@@ -1430,12 +1430,16 @@ static unsigned topdown_level(const struct rt_model *md, const struct step *s)
 }
 
 /* The step's load was outstanding from its start (once its address, the store it reads and its
- * port were ready) for its load-to-use latency and the hierarchy's, as lane_memory has it. */
+ * port were ready) for its load-to-use latency and the hierarchy's, as lane_memory has it. It
+ * counts only when its completion, through the operation after it, set the instruction's
+ * retirement: then the oldest instruction in the window waited for memory. A load that completed
+ * before older instructions retired (a gemm's loads, issued far ahead of its add chain) held
+ * nothing back, whatever was outstanding meanwhile. */
 static void topdown_load(struct rt_model *md, const struct step *s)
 {
     double lat = md->lat_scale[0], start = md->load0;
     double done = start + s->load_lat * lat + (lat > 0 ? s->extra_lat * md->mem_scale[0] : 0);
-    if (done > start)
+    if (done > start && done + s->op_lat * lat >= md->last_ret[0])
         spans_add(&md->td.spans[topdown_level(md, s)], start, done);
 }
 

@@ -18,5 +18,6 @@ printf '$ mdlsim block --machine cortex-a72 --hex 20cc224e   # fmla v0.4s, v1.4s
 "$B/mdlsim" block --machine cortex-a72 --hex 20cc224e
 
 # And a whole program under QEMU: every call of kernel_gemm, callees included.
-printf '\n$ mdlsim run --machine skylake --roi kernel_gemm -- build/programs/gemm.x86 48\n'
-"$B/mdlsim" run --machine skylake --roi kernel_gemm -- "$B/programs/gemm.x86" 48
+printf '\n$ mdlsim run --machine skylake --roi kernel_gemm --html %s/demo-gemm.html -- build/programs/gemm.x86 48\n' "$B"
+"$B/mdlsim" run --machine skylake --roi kernel_gemm --html "$B/demo-gemm.html" -- "$B/programs/gemm.x86" 48
+printf '\nThe same report as a page: %s/demo-gemm.html (open it in a browser)\n' "$B"

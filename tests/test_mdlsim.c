@@ -781,3 +781,15 @@ Test(topdown, counts_the_slots_of_hand_computed_blocks)
     cr_expect(fabs(num_of(l1, "share") - 0.95) < 1e-9, "L1D %g", num_of(l1, "share"));
     json_decref(o);
 }
+
+/* gemm's loads are issued far ahead of its chain of adds and complete long before the adds
+ * retire: its back end waits on the adds (core), not on memory, though loads are outstanding. */
+Test(topdown, does_not_blame_memory_for_loads_that_completed_early)
+{
+    json_t *o = run_json("--machine skylake --roi kernel_gemm --no-sensitivity --json /tmp/mdlsim-td-gemm.json "
+                         "-- ../build/programs/gemm.x86 32", "/tmp/mdlsim-td-gemm.json", NULL);
+    json_t *td = json_object_get(o, "topdown");
+    cr_expect_gt(num_of(td, "core_bound"), 5 * num_of(td, "memory_bound"), "core %g, memory %g",
+                 num_of(td, "core_bound"), num_of(td, "memory_bound"));
+    json_decref(o);
+}
