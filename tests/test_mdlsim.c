@@ -15,11 +15,11 @@ struct run {
     int status;
 };
 
-/* mdlsim's output, as REDIRECT sends it to the pipe. */
-static struct run mdlsim_to(const char *args, const char *redirect)
+/* mdlsim's output, as REDIRECT sends it to the pipe; run by PREFIX ("env -i ..."). */
+static struct run mdlsim_by(const char *prefix, const char *args, const char *redirect)
 {
     char cmd[1024];
-    snprintf(cmd, sizeof cmd, "../build/mdlsim %s %s", args, redirect);
+    snprintf(cmd, sizeof cmd, "%s../build/mdlsim %s %s", prefix, args, redirect);
     FILE *p = popen(cmd, "r");
     cr_assert(p, "cannot run %s", cmd);
     struct run r = { NULL, 0 };
@@ -35,6 +35,7 @@ static struct run mdlsim_to(const char *args, const char *redirect)
     return r;
 }
 
+static struct run mdlsim_to(const char *args, const char *redirect) { return mdlsim_by("", args, redirect); }
 static struct run mdlsim(const char *args) { return mdlsim_to(args, "2>/dev/null"); }
 static struct run mdlsim_stderr(const char *args) { return mdlsim_to(args, "2>&1 >/dev/null"); }
 
@@ -791,5 +792,67 @@ Test(topdown, does_not_blame_memory_for_loads_that_completed_early)
     json_t *td = json_object_get(o, "topdown");
     cr_expect_gt(num_of(td, "core_bound"), 5 * num_of(td, "memory_bound"), "core %g, memory %g",
                  num_of(td, "core_bound"), num_of(td, "memory_bound"));
+    json_decref(o);
+}
+
+/* ---- the text view, word for word -------------------------------------------------------------- */
+
+static char *slurp(const char *path)
+{
+    FILE *fp = fopen(path, "r");
+    cr_assert(fp, "cannot read %s", path);
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *mem = open_memstream(&buf, &len);
+    int c;
+    while ((c = fgetc(fp)) != EOF)
+        fputc(c, mem);
+    fclose(mem);
+    fclose(fp);
+    return buf;
+}
+
+/* mdlsim ARGS writes, on the stream REDIRECT keeps, exactly views/golden/NAME.expected. A guest's
+ * whole run depends on its environment (the C library reads it): it runs in an empty one. */
+static void expect_golden(const char *args, const char *redirect, const char *name)
+{
+    struct run r = mdlsim_by("env -i PATH=/usr/bin:/bin ", args, redirect);
+    cr_assert_eq(r.status, 0, "mdlsim %s", args);
+    char path[256];
+    snprintf(path, sizeof path, "views/golden/%s.expected", name);
+    char *want = slurp(path);
+    cr_expect_str_eq(r.out, want, "mdlsim %s differs from %s", args, path);
+    free(want);
+    free(r.out);
+}
+
+Test(views, writes_the_text_report_of_a_block_word_for_word)
+{
+    expect_golden("block --machine skylake kernels/fig1-fma-chain.s", "2>/dev/null", "block-skylake-fig1");
+    expect_golden("block --machine cortex-a72 --weights 5,15,50 kernels/a72-branch-dense.s", "2>/dev/null",
+                  "block-a72-weights");
+}
+
+Test(views, writes_the_text_report_of_a_run_word_for_word)
+{
+    expect_golden("run --machine skylake --roi kernel_exact -- ../build/programs/exact.x86 100",
+                  "2>&1 >/dev/null", "run-skylake-exact");
+}
+
+/* The text and the JSON of one analysis say the same: cycles, IPC, top-down and the verdict. */
+Test(views, prints_the_same_numbers_in_text_and_json)
+{
+    json_t *o = block_json("block --machine skylake --json kernels/independent-loads.s");
+    struct run r = mdlsim("block --machine skylake kernels/independent-loads.s");
+    char line[256];
+    json_t *td = json_object_get(o, "topdown");
+    snprintf(line, sizeof line, "Cycles/iteration:   %.2f\nIPC:                %.2f\n", num_of(o, "cycles"), num_of(o, "ipc"));
+    cr_expect(strstr(r.out, line), "%s", line);
+    snprintf(line, sizeof line, "retiring %.1f%%, bad speculation %.1f%%, front end %.1f%%", 100 * num_of(td, "retiring"),
+             100 * num_of(td, "bad_speculation"), 100 * num_of(td, "frontend_bound"));
+    cr_expect(strstr(r.out, line), "%s", line);
+    snprintf(line, sizeof line, "\nVerdict: %s\n", json_string_value(json_object_get(o, "verdict")));
+    cr_expect(strstr(r.out, line), "%s", line);
+    free(r.out);
     json_decref(o);
 }

@@ -4,7 +4,7 @@
 #include <string.h>
 
 /* Rows a run's table shows: the most executed. */
-enum { RUN_ROWS = 20, CURVE_ROWS = 8 };
+enum { RUN_ROWS = 20, CURVE_ROWS = 8, CRITICAL_ROWS = 10 };
 
 static void summary(FILE *out, const struct result *r)
 {
@@ -26,8 +26,8 @@ static void summary(FILE *out, const struct result *r)
     }
     fprintf(out, "IPC:                %.2f\n", r->ipc);
     if (!block || r->macro_fused)
-        fprintf(out, "Macro-fused:        %llu pairs%s (one entry each)\n", (unsigned long long)r->macro_fused,
-                block ? " per iteration" : "");
+        fprintf(out, "Macro-fused:        %llu pair%s%s (one entry each)\n", (unsigned long long)r->macro_fused,
+                r->macro_fused == 1 ? "" : "s", block ? " per iteration" : "");
 }
 
 static void topdown(FILE *out, const struct result *r)
@@ -130,6 +130,18 @@ static void table(FILE *out, const struct result *r)
         row_line(out, r, &r->rows[r->hot ? r->hot[i] : i], block);
 }
 
+/* A run's table shows its hottest rows; the critical path may run through others. */
+static void critical(FILE *out, const struct result *r)
+{
+    if (r->scope == RESULT_SCOPE_BLOCK || !r->n_critical)
+        return;
+    fputs("\nCritical path (share of the instruction's executions on it, most critical first):\n", out);
+    for (size_t i = 0; i < r->n_critical && i < CRITICAL_ROWS; i++) {
+        const struct result_row *row = &r->rows[r->critical[i]];
+        fprintf(out, "  %#12llx  %-40s %5.1f%%\n", (unsigned long long)row->pc, row->disasm, 100 * row->critical);
+    }
+}
+
 static void memory(FILE *out, const struct result *r)
 {
     if (r->has_caches || r->has_branches)
@@ -170,6 +182,7 @@ bool view_text(FILE *out, const struct result *r)
     curves(out, r);
     bounds(out, r);
     table(out, r);
+    critical(out, r);
     memory(out, r);
     unknown(out, r);
     fprintf(out, "\nVerdict: %s\n", r->verdict.text);
