@@ -40,6 +40,7 @@ struct topdown {
     double redirect;                /* fe_t[0] as a mispredicted branch's redirect set it, not moved since;
                                        minus infinity when it moved */
     struct td_spans spans[RT_TD_LEVELS];    /* per serving level */
+    bool on;                        /* counting (rt_model_topdown_stop ends it) */
 };
 
 /* What the step needs of a static instruction that stays the same from one execution to the
@@ -313,9 +314,13 @@ static void set_lanes(struct rt_model *md, const struct rt_lane_cfg *lanes, unsi
 /* No slots yet; no load outstanding at any level (empty intervals). */
 static void topdown_clear(struct rt_model *md)
 {
-    memset(&md->td, 0, sizeof md->td);
-    md->td.redirect = -INFINITY;
-    md->td.sum.n_levels = md->n_data + 1 < RT_TD_LEVELS ? md->n_data + 1 : RT_TD_LEVELS;
+    struct topdown *td = &md->td;
+    td->sum = (struct rt_topdown){ .n_levels = md->n_data + 1 < RT_TD_LEVELS ? md->n_data + 1 : RT_TD_LEVELS };
+    td->issue_end = 0;
+    td->redirect = -INFINITY;
+    td->on = true;
+    for (unsigned k = 0; k < RT_TD_LEVELS; k++)
+        td->spans[k].n = 0;
 }
 
 /* Nothing timed yet: every time zero, the windows and shadow memory empty, no causality period,
@@ -1379,11 +1384,18 @@ static double pieces_cover(double (*p)[2], unsigned n, double a, double b)
 /* The back end held [A, B]: each level takes the time during which a load it served was
  * outstanding and no deeper level's was (the paper's memory levels are the stalls while a miss
  * of that level is outstanding), deepest first; the core the rest. */
+static bool spans_reach(const struct td_spans *sp, double a, double b)
+{
+    return sp->n && sp->lo[0] < b && sp->hi[sp->n - 1] > a;
+}
+
 static void topdown_backend(const struct topdown *td, double a, double b, struct rt_topdown *out)
 {
     double pieces[RT_TD_LEVELS * TD_SPANS][2], deeper = 0;
-    unsigned n = 0;
-    for (unsigned k = out->n_levels; k-- > 0;) {
+    unsigned n = 0, first = out->n_levels;
+    while (first > 0 && !spans_reach(&td->spans[first - 1], a, b))
+        first--;                                /* the deepest level with a load in the gap */
+    for (unsigned k = first; k-- > 0;) {
         const struct td_spans *sp = &td->spans[k];
         for (unsigned i = 0; i < sp->n && sp->lo[i] < b; i++)
             if (sp->hi[i] > a) {
@@ -1546,7 +1558,8 @@ void rt_model_step(struct rt_model *md, const struct rt_insn *in, uint32_t sidx,
         plain_inputs(md, &s, first_plain, md->active, fe_ready, &pin);
         step_lanes_plain(md, &s, &pin, first_plain, md->active, retire);
     }
-    topdown_step(md, &s);  /* before the window entries are pushed: it reads the windows */
+    if (md->td.on)
+        topdown_step(md, &s);   /* before the window entries are pushed: it reads the windows */
 
     if (md->tn_on)
         for (uint32_t k = 0; k < s.uops; k++)
@@ -1570,6 +1583,8 @@ void rt_model_step(struct rt_model *md, const struct rt_insn *in, uint32_t sidx,
 }
 
 void rt_model_baseline_only(struct rt_model *md) { md->active = 1; }
+
+void rt_model_topdown_stop(struct rt_model *md) { md->td.on = false; }
 
 uint32_t rt_model_causal_window(const struct rt_model *md) { return md->tn ? taint_window(md->tn) : 0; }
 

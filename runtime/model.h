@@ -85,6 +85,9 @@ struct rt_topdown {
  * retiring. A machine of more data-side levels than RT_TD_LEVELS - 1 counts the deepest ones and
  * memory together, in the last entry. */
 void rt_model_topdown(const struct rt_model *md, bool with_tail, struct rt_topdown *out);
+/* From now on the slots are not counted (rt_model_topdown keeps what it had): a block measured
+ * once, whose baseline goes on for causality only. rt_model_reset counts again. */
+void rt_model_topdown_stop(struct rt_model *md);
 
 /* Cycles the asynchronous resources need for all work so far (a throughput bound), in LANE. */
 double rt_model_async_bound(const struct rt_model *md, unsigned lane);

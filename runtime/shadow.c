@@ -26,7 +26,11 @@ void shadow_init(struct shadow *sh, unsigned lanes, uint64_t horizon)
 
 void shadow_clear(struct shadow *sh)
 {
-    memset(sh->keys, 0, sh->cap * sizeof *sh->keys);
+    if (sh->n < sh->cap / 16)
+        for (uint32_t e = 0; e < sh->n; e++)
+            sh->keys[sh->slot[e]] = 0;
+    else
+        memset(sh->keys, 0, sh->cap * sizeof *sh->keys);
     sh->n = 0;
     sh->clock = sh->next_purge = 0;
     sh->last_w = UINT64_MAX;
@@ -40,6 +44,7 @@ void shadow_free(struct shadow *sh)
     free(sh->seq);
     free(sh->cls);
     free(sh->written);
+    free(sh->slot);
     memset(sh, 0, sizeof *sh);
 }
 
@@ -78,6 +83,7 @@ static void place(struct shadow *sh, uint64_t w, uint32_t e)
         i = (i + 1) & (sh->cap - 1);
     sh->keys[i] = w + 1;
     sh->index[i] = e;
+    sh->slot[e] = i;
 }
 
 static void grow(struct shadow *sh)
@@ -155,6 +161,7 @@ void shadow_reserve(struct shadow *sh, unsigned n)
     sh->seq = xrealloc(sh->seq, (size_t)sh->entries_cap * sizeof *sh->seq);
     sh->cls = xrealloc(sh->cls, (size_t)sh->entries_cap * sizeof *sh->cls);
     sh->written = xrealloc(sh->written, (size_t)sh->entries_cap * sizeof *sh->written);
+    sh->slot = xrealloc(sh->slot, (size_t)sh->entries_cap * sizeof *sh->slot);
 }
 
 /* The entry of word W, created if needed, for a write. */

@@ -13,6 +13,7 @@ struct shadow {
     uint64_t *seq;              /* [entry] */
     uint8_t *cls;               /* [entry]: class of the last writer, for bypass rules */
     uint64_t *written;          /* [entry]: clock of the last write */
+    uint32_t *slot;             /* [entry]: where its key is (a table of few entries clears by them) */
     uint64_t clock, horizon;    /* instructions so far; how long a written word is kept */
     uint64_t next_purge;
     uint32_t entries_cap;

@@ -123,14 +123,25 @@ void analysis_start(struct result *r, const struct analysis_plan *p)
 
 /* ---- labels and rankings ----------------------------------------------------------------------- */
 
+/* SRC into DST of LEN bytes, truncated: labels are made per lane and per block, without printf. */
+static size_t copy_label(char *dst, size_t len, const char *src)
+{
+    size_t n = strnlen(src, len - 1);
+    memcpy(dst, src, n);
+    dst[n] = 0;
+    return n;
+}
+
 const char *analysis_knob_label(const struct mdl_machine *m, enum rt_knob k, int arg, char *buf, size_t len)
 {
-    if (rt_knob_arg(k) == RT_KNOB_ARG_RESOURCE)
-        snprintf(buf, len, "%s", m->resources[arg].name);
-    else if (rt_knob_arg(k) == RT_KNOB_ARG_CACHE)
-        snprintf(buf, len, "%s_bandwidth", m->caches[arg].name);
-    else
-        snprintf(buf, len, "%s", rt_knob_name(k));
+    if (rt_knob_arg(k) == RT_KNOB_ARG_RESOURCE) {
+        copy_label(buf, len, m->resources[arg].name);
+    } else if (rt_knob_arg(k) == RT_KNOB_ARG_CACHE) {
+        size_t n = copy_label(buf, len, m->caches[arg].name);
+        copy_label(buf + n, len - n, "_bandwidth");
+    } else {
+        copy_label(buf, len, rt_knob_name(k));
+    }
     return buf;
 }
 
@@ -164,12 +175,13 @@ static void label_lanes(struct result *r)
         const struct rt_lane_cfg *c = &ln->cfg;
         for (int i = 0; i < 2; i++)
             analysis_knob_label(r->m, c->knob[i], c->arg[i], ln->knob_label[i], sizeof ln->knob_label[i]);
-        if (is_pair(c))
-            snprintf(ln->label, sizeof ln->label, "%s+%s", ln->knob_label[0], ln->knob_label[1]);
-        else if (several && is_swept(c))
-            snprintf(ln->label, sizeof ln->label, "%s@%g%%", ln->knob_label[0], (c->weight - 1) * 100);
-        else
-            snprintf(ln->label, sizeof ln->label, "%s", ln->knob_label[0]);
+        size_t n = copy_label(ln->label, sizeof ln->label, ln->knob_label[0]);
+        if (is_pair(c)) {
+            n += copy_label(ln->label + n, sizeof ln->label - n, "+");
+            copy_label(ln->label + n, sizeof ln->label - n, ln->knob_label[1]);
+        } else if (several && is_swept(c)) {
+            snprintf(ln->label + n, sizeof ln->label - n, "@%g%%", (c->weight - 1) * 100);
+        }
         ln->speedup = ln->cycles > 0 ? base / ln->cycles : 1;
     }
 }

@@ -328,11 +328,12 @@ static bool measure_lanes(struct measure *ms, struct rt_model *md, unsigned it, 
 
 /* The baseline's top-down slots over the iterations its cycles come from: a snapshot after each
  * iteration, and the difference over the period (or the second half) once the baseline is
- * measured. A snapshot ends at the last issue slot, which moves on by whole iterations, and also
- * holds the drain from there to the last retirement, where the cycles end. */
+ * measured. A snapshot ends at the last issue slot, which moves on by whole iterations; the drain
+ * from there to the last retirement, where the cycles end, is kept as a number of slots (split
+ * by what the back end waited for only at the end, where it is needed). */
 struct snapshot {
     struct rt_topdown issued;       /* up to the last issue slot */
-    struct rt_topdown drain;        /* from there to the last retirement: back end only */
+    double drain;                   /* slots from there to the last retirement */
 };
 
 struct slots {
@@ -347,14 +348,10 @@ static double slots_sum(const struct rt_topdown *t)
     return sum;
 }
 
-static void snapshot_take(struct snapshot *sn, const struct rt_model *md)
+static void snapshot_take(struct snapshot *sn, const struct rt_model *md, unsigned width)
 {
-    struct rt_topdown all;
     rt_model_topdown(md, false, &sn->issued);
-    rt_model_topdown(md, true, &all);
-    sn->drain = (struct rt_topdown){ .n_levels = all.n_levels, .core = all.core - sn->issued.core };
-    for (unsigned k = 0; k < all.n_levels && k < RT_TD_LEVELS; k++)
-        sn->drain.memory[k] = all.memory[k] - sn->issued.memory[k];
+    sn->drain = fmax(0, rt_model_time(md, 0) * width - slots_sum(&sn->issued));
 }
 
 /* The back end's slots in T, and X more of them (X may be negative) split as D's are (core
@@ -369,10 +366,12 @@ static void backend_add(struct rt_topdown *t, const struct rt_topdown *d, double
     t->core = fmax(0, t->core + (back > 0 ? x * d->core / back : x));
 }
 
-/* NOW - THEN. Slots up to the last issue only grow; the drain's growth is back end. When the
- * drain grew, the front end ran ahead of retirement: the window is still filling, and once it is
- * full every gap is the window's, so what the front end left unused goes to the back end too. */
-static void slots_diff(struct rt_topdown *out, const struct snapshot *now, const struct snapshot *then)
+/* NOW - THEN. Slots up to the last issue only grow; the drain's growth is back end, split as the
+ * drain at NOW is (SPLIT: the back end of MD's slots with the drain, less those without). When
+ * the drain grew, the front end ran ahead of retirement: the window is still filling, and once it
+ * is full every gap is the window's, so what the front end left unused goes to the back end too. */
+static void slots_diff(struct rt_topdown *out, const struct snapshot *now, const struct snapshot *then,
+                       const struct rt_topdown *split)
 {
     const struct rt_topdown *a = &now->issued, *b = &then->issued;
     *out = (struct rt_topdown){ .n_levels = a->n_levels };
@@ -383,27 +382,32 @@ static void slots_diff(struct rt_topdown *out, const struct snapshot *now, const
     out->core = a->core - b->core;
     for (unsigned k = 0; k < a->n_levels && k < RT_TD_LEVELS; k++)
         out->memory[k] = a->memory[k] - b->memory[k];
-    double grown = slots_sum(&now->drain) - slots_sum(&then->drain);
+    double grown = now->drain - then->drain;
     if (grown > 1e-9 * slots_sum(out)) {
         grown += out->frontend_latency + out->frontend_bandwidth;
         out->frontend_latency = out->frontend_bandwidth = 0;
     }
-    backend_add(out, &now->drain, grown);
+    backend_add(out, split, grown);
 }
 
 /* After iteration IT: its snapshot, and once the baseline lane has just been measured (DONE_BEFORE
  * false, now true), its slots over the same iterations as its cycles. */
-static void slots_take(struct slots *sl, const struct measure *ms, const struct rt_model *md, unsigned it,
-                       bool done_before, struct rt_topdown *out)
+static void slots_take(struct slots *sl, const struct measure *ms, const struct rt_model *md, unsigned width,
+                       unsigned it, bool done_before, struct rt_topdown *out)
 {
     struct snapshot *now = &sl->hist[it % HIST];
-    snapshot_take(now, md);
+    snapshot_take(now, md, width);
     if (it + 1 == ms->warm)
         sl->half = *now;
     if (done_before || !ms->done[0])
         return;
+    struct rt_topdown all, split;
+    rt_model_topdown(md, true, &all);
+    split = (struct rt_topdown){ .n_levels = all.n_levels, .core = all.core - now->issued.core };
+    for (unsigned k = 0; k < all.n_levels && k < RT_TD_LEVELS; k++)
+        split.memory[k] = all.memory[k] - now->issued.memory[k];
     unsigned k = ms->period[0];
-    slots_diff(out, now, k ? &sl->hist[(it - k) % HIST] : &sl->half);
+    slots_diff(out, now, k ? &sl->hist[(it - k) % HIST] : &sl->half, &split);
 }
 
 /* The model of the last run made new for this one, or a new one. */
@@ -455,11 +459,12 @@ bool block_run(const struct block *b, const struct mdl_machine *m, const struct 
         if (measured)
             continue;
         bool base_before = ms.done[0], all = measure_lanes(&ms, md, it, r->cycles);
-        slots_take(&sl, &ms, md, it, base_before, &r->topdown);
+        slots_take(&sl, &ms, md, m->issue_width, it, base_before, &r->topdown);
         if (!all)
             continue;
         measured = it + 1;
         rt_model_baseline_only(md);
+        rt_model_topdown_stop(md);
         unsigned p = ms.period[0] ? ms.period[0] : PMAX;
         if (causality)
             rt_model_follow(md, (uint32_t)((12 + p - 1) / p * p * n));

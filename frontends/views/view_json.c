@@ -5,30 +5,76 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* ---- JSON ----------------------------------------------------------------------------------
- * Written directly: one object per block and thousands of blocks per second, where building a
- * jansson tree first cost a third of the run. Only one thread writes to a report's stream (a
- * batch thread's own, or stdout with one thread), so it is not locked for each of its hundreds
- * of small writes. */
+/* ---- the writer ------------------------------------------------------------------------------
+ * A report is hundreds of small pieces: they go into a buffer of the view's own, which reaches
+ * the stream in large writes (stdio's per-call cost was most of the view's time). */
+struct jw {
+    FILE *out;
+    char *p;
+    bool failed;
+    char buf[1 << 14];
+};
 
-static void jstr(FILE *out, const char *s)
+static void jw_flush(struct jw *w)
 {
-    putc_unlocked('"', out);
+    size_t n = (size_t)(w->p - w->buf);
+    if (n && fwrite_unlocked(w->buf, 1, n, w->out) != n)
+        w->failed = true;
+    w->p = w->buf;
+}
+
+static void jw_bytes(struct jw *w, const char *s, size_t n)
+{
+    if ((size_t)(w->buf + sizeof w->buf - w->p) < n) {
+        jw_flush(w);
+        if (n > sizeof w->buf) {
+            w->failed |= fwrite_unlocked(s, 1, n, w->out) != n;
+            return;
+        }
+    }
+    memcpy(w->p, s, n);
+    w->p += n;
+}
+
+static void jw_char(struct jw *w, char c)
+{
+    if (w->p == w->buf + sizeof w->buf)
+        jw_flush(w);
+    *w->p++ = c;
+}
+
+static void jw_str(struct jw *w, const char *s) { jw_bytes(w, s, strlen(s)); }
+
+/* The bytes a JSON string escapes: control characters, the quote and the backslash (and the
+ * terminating zero, which ends the scan). */
+static const bool escaped[256] = {
+    [0] = 1, [1] = 1, [2] = 1, [3] = 1, [4] = 1, [5] = 1, [6] = 1, [7] = 1, [8] = 1, [9] = 1, [10] = 1, [11] = 1,
+    [12] = 1, [13] = 1, [14] = 1, [15] = 1, [16] = 1, [17] = 1, [18] = 1, [19] = 1, [20] = 1, [21] = 1, [22] = 1,
+    [23] = 1, [24] = 1, [25] = 1, [26] = 1, [27] = 1, [28] = 1, [29] = 1, [30] = 1, [31] = 1, ['"'] = 1, ['\\'] = 1,
+};
+
+static void jstr(struct jw *out, const char *s)
+{
+    jw_char(out, '"');
     for (;;) {
         size_t n = 0;   /* the run of characters that need no escape, written at once */
-        while ((unsigned char)s[n] >= 0x20 && s[n] != '"' && s[n] != '\\')
+        while (!escaped[(unsigned char)s[n]])
             n++;
-        fwrite_unlocked(s, 1, n, out);
+        jw_bytes(out, s, n);
         s += n;
         if (!*s)
             break;
-        if (*s == '"' || *s == '\\')
-            fprintf(out, "\\%c", *s);
-        else
-            fprintf(out, "\\u%04x", (unsigned char)*s);
+        if (*s == '"' || *s == '\\') {
+            jw_char(out, '\\');
+            jw_char(out, *s);
+        } else {
+            char esc[8];
+            snprintf(esc, sizeof esc, "\\u%04x", (unsigned char)*s);
+            jw_bytes(out, esc, 6);
+        }
         s++;
     }
-    putc_unlocked('"', out);
+    jw_char(out, '"');
 }
 
 /* The common case of "%.6g" without printf (a tenth of the time): 1e-4 <= |x| < 1e6 scaled to
@@ -84,10 +130,10 @@ void view_json_g6(char *buf, double x)
 
 /* Most numbers of a report are small integers (indices, counts, whole cycles): they skip
  * printf's floating-point path. */
-static void jnum(FILE *out, double x)
+static void jnum(struct jw *out, double x)
 {
     if (x != x || x > 1e300 || x < -1e300) {
-        fputs_unlocked("null", out);
+        jw_str(out, "null");
     } else if (x == (double)(long)x && x < 1e6 && x > -1e6) {
         char buf[24], *p = buf + sizeof buf;
         long v = (long)x;
@@ -98,47 +144,53 @@ static void jnum(FILE *out, double x)
         while (u /= 10);
         if (v < 0)
             *--p = '-';
-        fputs_unlocked(p, out);
+        jw_str(out, p);
     } else {
         char buf[32];
         view_json_g6(buf, x);
-        fputs_unlocked(buf, out);
+        jw_str(out, buf);
     }
 }
 
 /* `"key":` preceded by a comma unless it opens the object. */
-static void jkey(FILE *out, const char *key, bool first)
+/* Keys are the view's own names: nothing in them to escape. */
+static void jkey(struct jw *out, const char *key, bool first)
 {
     if (!first)
-        putc_unlocked(',', out);
-    jstr(out, key);
-    putc_unlocked(':', out);
+        jw_char(out, ',');
+    jw_char(out, '"');
+    jw_str(out, key);
+    jw_bytes(out, "\":", 2);
 }
 
-static void jnull_str(FILE *out, const char *s)
+static void jnull_str(struct jw *out, const char *s)
 {
     if (s)
         jstr(out, s);
     else
-        fputs_unlocked("null", out);
+        jw_str(out, "null");
 }
 
-static void jbool(FILE *out, bool b) { fputs_unlocked(b ? "true" : "false", out); }
+static void jbool(struct jw *out, bool b) { jw_str(out, b ? "true" : "false"); }
 
-static void jkey_num(FILE *out, const char *key, double x, bool first)
+static void jkey_num(struct jw *out, const char *key, double x, bool first)
 {
     jkey(out, key, first);
     jnum(out, x);
 }
 
 /* Counts can pass 1e6 and must stay exact: integers as integers. */
-static void jkey_u64(FILE *out, const char *key, uint64_t v, bool first)
+static void jkey_u64(struct jw *out, const char *key, uint64_t v, bool first)
 {
     jkey(out, key, first);
-    fprintf(out, "%llu", (unsigned long long)v);
+    char buf[24], *p = buf + sizeof buf;
+    do
+        *--p = (char)('0' + v % 10);
+    while (v /= 10);
+    jw_bytes(out, p, (size_t)(buf + sizeof buf - p));
 }
 
-static void jkey_str(FILE *out, const char *key, const char *s, bool first)
+static void jkey_str(struct jw *out, const char *key, const char *s, bool first)
 {
     jkey(out, key, first);
     jnull_str(out, s);
@@ -155,15 +207,16 @@ static const char *verdict_kind(enum result_verdict_kind k)
     return names[k];
 }
 
-static void json_head(FILE *out, const struct result *r)
+static void json_head(struct jw *out, const struct result *r)
 {
-    fprintf(out, "{\"schema_version\":%d", RESULT_SCHEMA_VERSION);
+    jw_str(out, "{\"schema_version\":");
+    jnum(out, RESULT_SCHEMA_VERSION);
     jkey_str(out, "command", r->command, false);
     jkey_str(out, "machine", r->m->name, false);
-    fputs_unlocked(",\"scope\":{", out);
+    jw_str(out, ",\"scope\":{");
     jkey_str(out, "kind", scope_kind(r->scope), true);
     jkey_str(out, "name", r->scope_name, false);
-    putc_unlocked('}', out);
+    jw_char(out, '}');
     if (r->scope != RESULT_SCOPE_BLOCK)
         jkey_str(out, "roi", r->scope_name, false);
     jkey_u64(out, "iterations", r->iterations, false);
@@ -175,107 +228,107 @@ static void json_head(FILE *out, const struct result *r)
     jkey_num(out, "ipc", r->ipc, false);
     jkey_u64(out, "macro_fused", r->macro_fused, false);
     jkey(out, "weights", false);
-    putc_unlocked('[', out);
+    jw_char(out, '[');
     for (unsigned i = 0; i < r->n_weights; i++) {
         if (i)
-            putc_unlocked(',', out);
+            jw_char(out, ',');
         jnum(out, r->weights[i]);
     }
-    putc_unlocked(']', out);
+    jw_char(out, ']');
 }
 
-static void json_verdict(FILE *out, const struct result *r)
+static void json_verdict(struct jw *out, const struct result *r)
 {
     const struct result_verdict *v = &r->verdict;
     jkey_str(out, "verdict", v->text, false);
-    fputs_unlocked(",\"verdict_detail\":{", out);
+    jw_str(out, ",\"verdict_detail\":{");
     jkey_str(out, "kind", verdict_kind(v->kind), true);
     jkey(out, "resources", false);
-    putc_unlocked('[', out);
+    jw_char(out, '[');
     for (unsigned i = 0; i < v->n_names; i++) {
         if (i)
-            putc_unlocked(',', out);
+            jw_char(out, ',');
         jstr(out, v->names[i]);
     }
-    putc_unlocked(']', out);
+    jw_char(out, ']');
     bool lane = v->kind == RESULT_VERDICT_RESOURCE || v->kind == RESULT_VERDICT_PAIR;
     jkey_num(out, "speedup", lane ? v->speedup : NAN, false);
     jkey_num(out, "weight", lane ? v->weight : NAN, false);
-    putc_unlocked('}', out);
+    jw_char(out, '}');
     if (r->has_bounds) {
-        fputs_unlocked(",\"bounds\":{", out);
+        jw_str(out, ",\"bounds\":{");
         jkey_num(out, "infinite_resources", r->bound_infinite_resources, true);
         jkey_num(out, "no_dependencies", r->bound_no_dependencies, false);
-        putc_unlocked('}', out);
+        jw_char(out, '}');
     }
 }
 
-static void json_sensitivity(FILE *out, const struct result *r)
+static void json_sensitivity(struct jw *out, const struct result *r)
 {
     jkey(out, "bottlenecks", false);
-    putc_unlocked('[', out);
+    jw_char(out, '[');
     for (unsigned i = 0; i < r->n_single; i++) {
         const struct result_lane *ln = &r->lanes[r->single[i]];
-        fputs_unlocked(i ? ",{" : "{", out);
+        jw_str(out, i ? ",{" : "{");
         jkey_str(out, "resource", ln->label, true);
         jkey_num(out, "speedup", ln->speedup, false);
-        putc_unlocked('}', out);
+        jw_char(out, '}');
     }
-    fputs_unlocked("],\"sensitivity\":[", out);
+    jw_str(out, "],\"sensitivity\":[");
     for (unsigned i = 0; i < r->n_single; i++) {
         const struct result_lane *ln = &r->lanes[r->single[i]];
-        fputs_unlocked(i ? ",{" : "{", out);
+        jw_str(out, i ? ",{" : "{");
         jkey_str(out, "resource", ln->knob_label[0], true);
         jkey_num(out, "weight", ln->cfg.weight, false);
         jkey_num(out, "speedup", ln->speedup, false);
-        putc_unlocked('}', out);
+        jw_char(out, '}');
     }
-    fputs_unlocked("],\"interactions\":[", out);
+    jw_str(out, "],\"interactions\":[");
     for (unsigned i = 0; i < r->n_pairs; i++) {
         const struct result_lane *ln = &r->lanes[r->pairs[i]];
-        fputs_unlocked(i ? ",{" : "{", out);
+        jw_str(out, i ? ",{" : "{");
         jkey(out, "resources", true);
-        putc_unlocked('[', out);
+        jw_char(out, '[');
         jstr(out, ln->knob_label[0]);
-        putc_unlocked(',', out);
+        jw_char(out, ',');
         jstr(out, ln->knob_label[1]);
-        putc_unlocked(']', out);
+        jw_char(out, ']');
         jkey_num(out, "weight", ln->cfg.weight, false);
         jkey_num(out, "speedup", ln->speedup, false);
-        putc_unlocked('}', out);
+        jw_char(out, '}');
     }
-    putc_unlocked(']', out);
+    jw_char(out, ']');
 }
 
-static void json_curves(FILE *out, const struct result *r)
+static void json_curves(struct jw *out, const struct result *r)
 {
     jkey(out, "curves", false);
-    putc_unlocked('[', out);
+    jw_char(out, '[');
     for (unsigned i = 0; i < r->n_curves; i++) {
         const struct result_curve *c = &r->curves[i];
-        fputs_unlocked(i ? ",{" : "{", out);
+        jw_str(out, i ? ",{" : "{");
         jkey_str(out, "resource", c->label, true);
-        fputs_unlocked(",\"points\":[", out);
+        jw_str(out, ",\"points\":[");
         for (unsigned k = 0; k < c->n; k++) {
-            fputs_unlocked(k ? ",{" : "{", out);
+            jw_str(out, k ? ",{" : "{");
             jkey_num(out, "weight", c->weight[k], true);
             jkey_num(out, "speedup", c->speedup[k], false);
-            putc_unlocked('}', out);
+            jw_char(out, '}');
         }
-        fputs_unlocked("]}", out);
+        jw_str(out, "]}");
     }
-    putc_unlocked(']', out);
+    jw_char(out, ']');
 }
 
-static void json_topdown(FILE *out, const struct result *r)
+static void json_topdown(struct jw *out, const struct result *r)
 {
     const struct result_topdown *t = &r->topdown;
     jkey(out, "topdown", false);
     if (!t->valid) {
-        fputs_unlocked("null", out);
+        jw_str(out, "null");
         return;
     }
-    putc_unlocked('{', out);
+    jw_char(out, '{');
     jkey_num(out, "slots", t->slots, true);
     jkey_num(out, "retiring", t->retiring, false);
     jkey_num(out, "bad_speculation", t->bad_speculation, false);
@@ -285,33 +338,33 @@ static void json_topdown(FILE *out, const struct result *r)
     jkey_num(out, "backend_bound", t->backend, false);
     jkey_num(out, "memory_bound", t->memory, false);
     jkey_num(out, "core_bound", t->core, false);
-    fputs_unlocked(",\"memory_levels\":[", out);
+    jw_str(out, ",\"memory_levels\":[");
     for (unsigned k = 0; k < t->n_levels; k++) {
-        fputs_unlocked(k ? ",{" : "{", out);
+        jw_str(out, k ? ",{" : "{");
         jkey_str(out, "level", t->level[k], true);
         jkey_num(out, "share", t->level_share[k], false);
-        putc_unlocked('}', out);
+        jw_char(out, '}');
     }
-    fputs_unlocked("]}", out);
+    jw_str(out, "]}");
 }
 
-static void json_critical(FILE *out, const struct result *r)
+static void json_critical(struct jw *out, const struct result *r)
 {
     jkey(out, "critical", false);
-    putc_unlocked('[', out);
+    jw_char(out, '[');
     for (size_t i = 0; i < r->n_critical; i++) {
         const struct result_row *row = &r->rows[r->critical[i]];
-        fputs_unlocked(i ? ",{" : "{", out);
+        jw_str(out, i ? ",{" : "{");
         jkey_num(out, "index", row->index, true);
         jkey_u64(out, "pc", row->pc, false);
         jkey_str(out, "disasm", row->disasm, false);
         jkey_num(out, "share", row->critical, false);
-        putc_unlocked('}', out);
+        jw_char(out, '}');
     }
-    putc_unlocked(']', out);
+    jw_char(out, ']');
 }
 
-static void json_bytes(FILE *out, const struct result_row *row)
+static void json_bytes(struct jw *out, const struct result_row *row)
 {
     static const char hex[] = "0123456789abcdef";
     char buf[2 * sizeof row->bytes + 3], *p = buf;
@@ -321,10 +374,10 @@ static void json_bytes(FILE *out, const struct result_row *row)
         *p++ = hex[row->bytes[i] & 15];
     }
     *p++ = '"';
-    fwrite_unlocked(buf, 1, (size_t)(p - buf), out);
+    jw_bytes(out, buf, (size_t)(p - buf));
 }
 
-static void json_row(FILE *out, const struct result *r, const struct result_row *row)
+static void json_row(struct jw *out, const struct result *r, const struct result_row *row)
 {
     jkey_num(out, "index", row->index, true);
     jkey_u64(out, "pc", row->pc, false);
@@ -341,95 +394,107 @@ static void json_row(FILE *out, const struct result *r, const struct result_row 
     jbool(out, row->fused);
     jkey_u64(out, "executions", row->executions, false);
     jkey(out, "latency", false);
-    putc_unlocked('[', out);
+    jw_char(out, '[');
     jnum(out, row->latency_min);
-    putc_unlocked(',', out);
+    jw_char(out, ',');
     jnum(out, row->latency_max);
-    putc_unlocked(']', out);
+    jw_char(out, ']');
     jkey_num(out, "uops", row->uops, false);
-    fputs_unlocked(",\"resources\":[", out);
+    jw_str(out, ",\"resources\":[");
     for (unsigned k = 0; k < row->use_count; k++) {
         const struct result_use *u = &r->uses[row->use_first + k];
-        fputs_unlocked(k ? ",{" : "{", out);
+        jw_str(out, k ? ",{" : "{");
         jkey_str(out, "resource", r->m->resources[u->resource].name, true);
         jkey_num(out, "cost", u->cost, false);
         jkey_num(out, "share", u->share, false);
-        putc_unlocked('}', out);
+        jw_char(out, '}');
     }
-    putc_unlocked(']', out);
+    jw_char(out, ']');
     jkey_num(out, "critical", row->critical, false);
 }
 
-static void json_table(FILE *out, const struct result *r)
+static void json_table(struct jw *out, const struct result *r)
 {
     jkey(out, "table", false);
-    putc_unlocked('[', out);
+    jw_char(out, '[');
     for (size_t i = 0; i < r->n_rows; i++) {
-        fputs_unlocked(i ? ",{" : "{", out);
+        jw_str(out, i ? ",{" : "{");
         json_row(out, r, &r->rows[i]);
-        putc_unlocked('}', out);
+        jw_char(out, '}');
     }
-    fputs_unlocked("],\"unknown\":[", out);
+    jw_str(out, "],\"unknown\":[");
     size_t k = 0;
     for (size_t i = 0; i < r->n_rows; i++) {
         const struct result_row *row = &r->rows[i];
         if (!row->class_default || !row->executions)
             continue;
-        fputs_unlocked(k++ ? ",{" : "{", out);
+        jw_str(out, k++ ? ",{" : "{");
         jkey_num(out, "index", row->index, true);
         jkey_u64(out, "pc", row->pc, false);
         jkey_str(out, "disasm", row->disasm, false);
         jkey_str(out, "key", row->key, false);
         jkey_u64(out, "count", row->executions, false);
-        putc_unlocked('}', out);
+        jw_char(out, '}');
     }
-    putc_unlocked(']', out);
+    jw_char(out, ']');
 }
 
-static void json_memory(FILE *out, const struct result *r)
+static void json_memory(struct jw *out, const struct result *r)
 {
     jkey(out, "caches", false);
-    putc_unlocked('[', out);
+    jw_char(out, '[');
     for (unsigned k = 0; r->has_caches && k < r->n_caches; k++) {
         const struct result_cache *c = &r->caches[k];
-        fputs_unlocked(k ? ",{" : "{", out);
+        jw_str(out, k ? ",{" : "{");
         jkey_str(out, "level", c->name, true);
         jkey_u64(out, "accesses", c->accesses, false);
         jkey_u64(out, "hits", c->hits, false);
         jkey_num(out, "hit_rate", c->accesses ? (double)c->hits / (double)c->accesses : 0.0, false);
-        putc_unlocked('}', out);
+        jw_char(out, '}');
     }
-    putc_unlocked(']', out);
+    jw_char(out, ']');
     jkey(out, "branches", false);
     if (!r->has_branches) {
-        fputs_unlocked("null", out);
+        jw_str(out, "null");
         return;
     }
-    putc_unlocked('{', out);
+    jw_char(out, '{');
     jkey_u64(out, "branches", r->branches, true);
     jkey_u64(out, "mispredicted", r->mispredicted, false);
-    putc_unlocked('}', out);
+    jw_char(out, '}');
 }
 
 bool view_json(FILE *out, const struct result *r)
 {
-    json_head(out, r);
-    json_verdict(out, r);
-    json_sensitivity(out, r);
-    json_curves(out, r);
-    json_topdown(out, r);
-    json_critical(out, r);
-    json_table(out, r);
-    json_memory(out, r);
-    fputs_unlocked("}\n", out);
-    return !ferror(out);
+    struct jw *w = malloc(sizeof *w);
+    if (!w)
+        return false;
+    w->out = out;
+    w->p = w->buf;
+    w->failed = false;
+    json_head(w, r);
+    json_verdict(w, r);
+    json_sensitivity(w, r);
+    json_curves(w, r);
+    json_topdown(w, r);
+    json_critical(w, r);
+    json_table(w, r);
+    json_memory(w, r);
+    jw_str(w, "}\n");
+    jw_flush(w);
+    bool ok = !w->failed && !ferror(out);
+    free(w);
+    return ok;
 }
 
 void view_json_error(FILE *out, const char *label, const char *msg)
 {
-    fputs_unlocked("{\"block\":", out);
-    jstr(out, label);
-    fputs_unlocked(",\"error\":", out);
-    jstr(out, msg);
-    fputs_unlocked("}\n", out);
+    struct jw w = { .out = out };
+    w.p = w.buf;
+    jw_str(&w, "{\"block\":");
+    jstr(&w, label);
+    jw_str(&w, ",\"error\":");
+    jstr(&w, msg);
+    jw_str(&w, "}\n");
+    jw_flush(&w);
 }
