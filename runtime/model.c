@@ -836,7 +836,6 @@ static inline_always void lane_resources(struct rt_model *md, const struct step 
                                          unsigned set, double disp, double *t)
 {
     if (s->serial > 0) {
-        unsigned set = res_set(tn, md->m->n_resources);
         unsigned ser = res_set(tn, md->m->n_resources);
         constrain(tn, set, t, md->ser_t[l], ser);
         used(tn, ser, &md->ser_t[l], disp);

@@ -856,3 +856,17 @@ Test(views, prints_the_same_numbers_in_text_and_json)
     free(r.out);
     json_decref(o);
 }
+
+/* Four independent square roots on Skylake: the divider unit's throughput binds (18 cycles), so
+ * the divider knob is the bottleneck and every root is on the critical path (its wait for the
+ * divider is a cause like any port's). */
+Test(mdlsim, blames_the_divider_for_independent_square_roots)
+{
+    json_t *o = block_json("block --machine skylake --json --hex f20f51c4f20f51ccf20f51d4f20f51dc");
+    double speedup;
+    cr_expect_str_eq(top_bottleneck(o, &speedup), "divider");
+    cr_expect_gt(speedup, 1.1);
+    for (int i = 0; i < 4; i++)
+        cr_expect_gt(critical_share(o, i), 0.5, "sqrtsd %d", i);
+    json_decref(o);
+}

@@ -1,7 +1,6 @@
 /* The lane plan and what is derived from the lanes' cycles: labels, rankings, curves, bounds,
  * the verdict, resource shares, the critical order and the top-down fractions. No I/O. */
 #include "analysis.h"
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
