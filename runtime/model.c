@@ -575,7 +575,7 @@ static void step_merges(const struct rt_model *md, struct step *s)
 /* Microcoded and serialising forms (lock, fences, dividers) are measured much slower than
  * their port mapping allows; their measured inverse throughput becomes one more resource,
  * shared by all such forms. Ordinary forms (within a factor 1.5 of their ports) pay nothing. */
-static double serial_cost(const struct mdl_machine *m, const struct mdl_template *t)
+double rt_serial_cost(const struct mdl_machine *m, const struct mdl_template *t)
 {
     double most = 0;
     for (unsigned k = 0; k < t->use_count; k++)
@@ -1282,7 +1282,7 @@ static const struct prep *prepared(struct rt_model *md, const struct rt_insn *in
         p->stores |= in->mem[i].store;
     }
     prep_latencies(md, in, t, p);
-    p->serial = serial_cost(m, t);
+    p->serial = rt_serial_cost(m, t);
     p->cls = insn_class(in, t);
     p->ready = true;
     return p;

@@ -106,6 +106,9 @@ bool rt_model_following(const struct rt_model *md);
 /* Dynamic instructions that must pass before causality counts one (0 without causality). */
 uint32_t rt_model_causal_window(const struct rt_model *md);
 const char *rt_knob_name(enum rt_knob k);
+/* Cycles a form holds the serial unit (the divider, microcoded and serialising forms): its measured
+ * inverse throughput where that is well beyond what its ports explain, else 0. */
+double rt_serial_cost(const struct mdl_machine *m, const struct mdl_template *t);
 /* What the knob's lane argument names, and how the lane plan uses it (knob.def). */
 enum rt_knob_arg rt_knob_arg(enum rt_knob k);
 enum rt_knob_kind rt_knob_kind(enum rt_knob k);

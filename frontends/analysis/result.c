@@ -73,4 +73,14 @@ void result_row_from_insn(struct result *r, struct result_row *row, const struct
     row->eliminated = in->eliminated;
     for (unsigned k = 0; !in->eliminated && k < t->use_count; k++)
         result_add_use(r, row, m->uses[t->use_first + k].resource, m->uses[t->use_first + k].cost);
+    double serial = in->eliminated ? 0 : rt_serial_cost(m, t);
+    if (serial > 0)
+        result_add_use(r, row, m->n_resources, serial);
+}
+
+const char *result_resource_name(const struct result *r, unsigned resource)
+{
+    if (resource < r->m->n_resources)
+        return r->m->resources[resource].name;
+    return resource == r->m->n_resources ? rt_knob_name(RT_KNOB_SERIAL) : "?";
 }

@@ -27,7 +27,7 @@ struct result_lane {
 /* What an instruction costs a resource: cycles per execution, and its share of the resource's
  * busy time over the scope (executions x cost / all instructions' executions x cost). */
 struct result_use {
-    unsigned resource;              /* index in the machine's resources */
+    unsigned resource;              /* index in the machine's resources; n_resources: the serial unit (dividers) */
     double cost, share;
 };
 
@@ -124,7 +124,7 @@ struct result {
     struct result_use *uses;
     size_t *critical;               /* rows on the critical path, most critical first (analysis_finish) */
     size_t *hot;                    /* [n_rows]: every row, most executed first (analysis_finish) */
-    double *busy;                   /* [n_resources]: cycles each resource is in use over the scope (executions x
+    double *busy;                   /* [n_resources + 1]: cycles each resource is in use over the scope (executions x
                                        cost, summed; costs are already divided by the width), as result.cycles:
                                        busy / cycles is its utilisation (analysis_finish) */
     size_t cap_rows, cap_uses, cap_critical, cap_hot, n_busy;
@@ -140,8 +140,10 @@ void result_free(struct result *r);
 /* A new row, zeroed but for its index; its uses follow with result_add_use. */
 struct result_row *result_add_row(struct result *r);
 void result_add_use(struct result *r, struct result_row *row, unsigned resource, double cost);
+/* The name of resource RESOURCE of a use: the machine's, or "serial" for the non-pipelined unit (dividers). */
+const char *result_resource_name(const struct result *r, unsigned resource);
 /* The row's instruction, decoded: pc, bytes, disassembly, form, latency, uops, class default,
- * elimination, and its resource uses from the machine's template. */
+ * elimination, and its resource uses from the machine's template (the divider's among them). */
 struct rt_insn;
 void result_row_from_insn(struct result *r, struct result_row *row, const struct rt_insn *in);
 

@@ -132,7 +132,8 @@ static void esc(FILE *out, const char *s) { escn(out, s, SIZE_MAX); }
 /* A resource's name, guarded against an index the machine does not have. */
 static const char *resource_name(const struct result *r, unsigned i)
 {
-    return i < r->m->n_resources && r->m->resources[i].name ? r->m->resources[i].name : "?";
+    const char *name = result_resource_name(r, i);
+    return name ? name : "?";
 }
 
 /* The weight as the percentage a knob is accelerated by (1.15: "+15%"). */
@@ -630,7 +631,7 @@ static void table_columns(const struct result *r, struct table *t)
     for (size_t i = 0; i < r->n_rows; i++) {
         const struct result_row *row = &r->rows[i];
         for (unsigned k = 0; t->shown[i] && k < row->use_count && row->use_first + k < r->n_uses; k++)
-            if (r->uses[row->use_first + k].resource < r->m->n_resources)
+            if (r->uses[row->use_first + k].resource <= r->m->n_resources)     /* the serial unit last */
                 t->column[r->uses[row->use_first + k].resource] = true;
     }
 }
@@ -708,7 +709,7 @@ static void table_row(FILE *out, const struct result *r, const struct table *t, 
                 row->critical * 100);
     else
         fputs("<td class=\"n dim\">&#183;</td>", out);
-    for (unsigned res = 0; res < r->m->n_resources; res++)
+    for (unsigned res = 0; res <= r->m->n_resources; res++)
         if (t->column[res])
             use_cell(out, r, row, res);
     fputs("</tr>\n", out);
@@ -718,7 +719,7 @@ static void table_head(FILE *out, const struct result *r, const struct table *t)
 {
     fputs("<table>\n<thead><tr><th class=\"n\">pc</th><th>instruction</th><th>form</th><th class=\"n\">executions"
           "</th><th class=\"n\">latency</th><th class=\"n\">uops</th><th class=\"n\">critical</th>", out);
-    for (unsigned res = 0; res < r->m->n_resources; res++)
+    for (unsigned res = 0; res <= r->m->n_resources; res++)
         if (t->column[res]) {
             bool bn = named_by_verdict(r, res);
             fprintf(out, "<th class=\"n%s\"%s>", bn ? " bn" : "", bn ? " title=\"named by the verdict\"" : "");
@@ -734,7 +735,7 @@ static void table_foot(FILE *out, const struct result *r, const struct table *t)
     if (!r->busy || !(r->cycles > 0))
         return;
     fputs("<tfoot><tr><td></td><td colspan=\"6\">busy: share of the cycles each resource is in use</td>", out);
-    for (unsigned res = 0; res < r->m->n_resources; res++) {
+    for (unsigned res = 0; res <= r->m->n_resources; res++) {
         if (!t->column[res])
             continue;
         char rgb[8];

@@ -404,7 +404,7 @@ static void json_row(struct jw *out, const struct result *r, const struct result
     for (unsigned k = 0; k < row->use_count; k++) {
         const struct result_use *u = &r->uses[row->use_first + k];
         jw_str(out, k ? ",{" : "{");
-        jkey_str(out, "resource", r->m->resources[u->resource].name, true);
+        jkey_str(out, "resource", result_resource_name(r, u->resource), true);
         jkey_num(out, "cost", u->cost, false);
         jkey_num(out, "share", u->share, false);
         jw_char(out, '}');

@@ -113,7 +113,7 @@ static void row_line(FILE *out, const struct result *r, const struct result_row 
             100 * row->critical);
     for (unsigned k = 0; k < row->use_count; k++) {
         const struct result_use *u = &r->uses[row->use_first + k];
-        fprintf(out, "%s%s %.2f (%.0f%%)", k ? ", " : "", r->m->resources[u->resource].name, u->cost, 100 * u->share);
+        fprintf(out, "%s%s %.2f (%.0f%%)", k ? ", " : "", result_resource_name(r, u->resource), u->cost, 100 * u->share);
     }
     fputc('\n', out);
 }
