@@ -12,7 +12,7 @@ CFLAGS_ALL   := -std=c11 $(WARN) $(CFLAGS)
 B       := build
 O       := build/obj
 
-PKGS_BUILD := gcc make flex bison libjansson-dev libcapstone-dev binutils
+PKGS_BUILD := gcc make flex bison libjansson-dev libcapstone-dev libdw-dev libelf-dev binutils
 PKGS_TEST  := $(PKGS_BUILD) libcriterion-dev qemu-user gcc-aarch64-linux-gnu python3 python3-jsonschema chromium
 PKGS_BENCH := $(PKGS_BUILD) llvm-19 python3 qemu-user
 PKGS_DEMO  := $(PKGS_BUILD) qemu-user
@@ -26,7 +26,8 @@ RUNTIME_SRC := runtime/model.c runtime/taint.c runtime/shadow.c runtime/classify
 FRONT_SRC := frontends/decode.c frontends/static/block.c frontends/static/batch.c frontends/static/asm.c frontends/static/elfsym.c \
              frontends/qemu/run.c frontends/qemu/feed.c frontends/qemu/transport.c \
              frontends/analysis/result.c frontends/analysis/analysis.c \
-             frontends/views/view_text.c frontends/views/view_json.c frontends/views/view_html.c
+             frontends/views/view_text.c frontends/views/view_json.c frontends/views/view_html.c \
+             frontends/views/view_callgrind.c frontends/symbols.c
 TEST_SRC  := $(wildcard tests/test_*.c)
 
 MDL_OBJ   := $(MDL_SRC:%.c=$(O)/%.o) $(O)/parser.o $(O)/lexer.o
@@ -122,7 +123,7 @@ $(B)/gen/registry.o: $(B)/gen/registry.c runtime/mdl_machine.h
 	$(CC) $(CPPFLAGS_ALL) $(CFLAGS_ALL) -c -o $@ $<
 
 $(B)/mdlsim: $(O)/frontends/mdlsim.o $(SIM_OBJ) $(GEN_OBJ) $(B)/gen/registry.o
-	$(CC) $(CFLAGS_ALL) -pthread -o $@ $^ -lcapstone -ljansson -lm
+	$(CC) $(CFLAGS_ALL) -pthread -o $@ $^ -lcapstone -ljansson -ldw -lelf -lm
 
 # The QEMU plugin is loaded by qemu-user, so it is a shared object beside mdlsim.
 $(B)/libmdlplugin.so: frontends/qemu/plugin.c frontends/qemu/wire.h | $(B)
@@ -136,23 +137,46 @@ import: $(B)/uops2mdl
 
 # ---- tests -------------------------------------------------------------------------------
 # Guest programs for `mdlsim run`: x86-64 without PIE (so symbols are run-time addresses) and
-# static AArch64 binaries for qemu-aarch64.
+# static AArch64 binaries for qemu-aarch64. With debug information, for symbols and source lines
+# at run-time addresses: x86-64 PIE (mapped anywhere) and dynamically linked AArch64 (libraries
+# from the cross compiler's sysroot).
 PROGRAMS := $(notdir $(basename $(wildcard tests/programs/*.c)))
-PROGRAM_BINS := $(PROGRAMS:%=$(B)/programs/%.x86) $(PROGRAMS:%=$(B)/programs/%.a64)
+PROGRAM_BINS := $(PROGRAMS:%=$(B)/programs/%.x86) $(PROGRAMS:%=$(B)/programs/%.a64) \
+                $(PROGRAMS:%=$(B)/programs/%.pie) $(PROGRAMS:%=$(B)/programs/%.a64dyn)
 $(B)/programs/%.x86: tests/programs/%.c | $(B)/.deps-build
 	@mkdir -p $(dir $@)
 	$(CC) -O2 -no-pie -pthread -o $@ $<
 $(B)/programs/%.a64: tests/programs/%.c | $(B)/.deps-test
 	@mkdir -p $(dir $@)
 	aarch64-linux-gnu-gcc -O2 -static -pthread -o $@ $<
+$(B)/programs/%.pie: tests/programs/%.c | $(B)/.deps-build
+	@mkdir -p $(dir $@)
+	$(CC) -O2 -g -pie -fPIE -pthread -o $@ $<
+$(B)/programs/%.a64dyn: tests/programs/%.c | $(B)/.deps-test
+	@mkdir -p $(dir $@)
+	aarch64-linux-gnu-gcc -O2 -g -pthread -o $@ $<
+
+# A region inside a shared library: uselib calls lib_kernel_exact in libkexact.so, found beside it
+# ($ORIGIN), for each ISA.
+LIB_BINS := $(B)/programs/uselib.x86dyn $(B)/programs/uselib.lib64dyn
+$(B)/programs/libkexact-x86.so: tests/programs/lib/kexact.c | $(B)/.deps-build
+	@mkdir -p $(dir $@)
+	$(CC) -O2 -g -shared -fPIC -Wl,-soname,$(notdir $@) -o $@ $<
+$(B)/programs/libkexact-a64.so: tests/programs/lib/kexact.c | $(B)/.deps-test
+	@mkdir -p $(dir $@)
+	aarch64-linux-gnu-gcc -O2 -g -shared -fPIC -Wl,-soname,$(notdir $@) -o $@ $<
+$(B)/programs/uselib.x86dyn: tests/programs/lib/uselib.c $(B)/programs/libkexact-x86.so
+	$(CC) -O2 -g -o $@ $< $(B)/programs/libkexact-x86.so -Wl,-rpath,'$$ORIGIN'
+$(B)/programs/uselib.lib64dyn: tests/programs/lib/uselib.c $(B)/programs/libkexact-a64.so
+	aarch64-linux-gnu-gcc -O2 -g -o $@ $< $(B)/programs/libkexact-a64.so -Wl,-rpath,'$$ORIGIN'
 
 $(B)/tests/run: $(TEST_SRC:%.c=$(O)/%.o) $(MDLC_OBJ) $(MDL_OBJ) $(IMPORT_OBJ) $(SIM_OBJ) $(GEN_OBJ) | $(B)/.deps-test
-	$(CC) $(CFLAGS_ALL) -fno-lto -pthread -o $@ $^ -lcriterion -lcapstone -ljansson -lm
+	$(CC) $(CFLAGS_ALL) -fno-lto -pthread -o $@ $^ -lcriterion -lcapstone -ljansson -ldw -lelf -lm
 
 check-generated: $(B)/mdlc $(B)/uops2mdl
 	@tests/check-generated.sh $(B)
 
-test: $(B)/.deps-test all $(B)/tests/run $(PROGRAM_BINS) check-generated
+test: $(B)/.deps-test all $(B)/tests/run $(PROGRAM_BINS) $(LIB_BINS) check-generated
 	@tests/qemu/run-plugin-test.sh > $(B)/plugin-test.log 2>&1 || { cat $(B)/plugin-test.log; exit 1; }
 	@tail -n 1 $(B)/plugin-test.log
 	@cd tests && ../$(B)/tests/run --jobs 2

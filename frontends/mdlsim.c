@@ -24,6 +24,7 @@
 #include "run.h"
 #include "transport.h"
 #include "result.h"
+#include "view_callgrind.h"
 #include "view_html.h"
 #include "view_json.h"
 #include "view_text.h"
@@ -32,9 +33,10 @@ extern const struct mdl_machine *const mdl_machines[];
 
 static const char usage_text[] =
     "usage: mdlsim machines\n"
-    "       mdlsim run --machine M [--roi SYMBOL] [LANES] [--json FILE] [--html FILE] [--record FILE]\n"
-    "                  [--causality-sample N] -- PROGRAM [ARGS...]\n"
-    "       mdlsim replay --machine M [--roi SYMBOL --program PROGRAM] [LANES] [--json FILE] [--html FILE] TRACE\n"
+    "       mdlsim run --machine M [--roi SYMBOL]... [LANES] [--json FILE] [--html FILE] [--callgrind FILE]\n"
+    "                  [--record FILE] [--causality-sample N] -- PROGRAM [ARGS...]\n"
+    "       mdlsim replay --machine M [--roi SYMBOL]... [--program PROGRAM] [LANES] [--json FILE] [--html FILE]\n"
+    "                  [--callgrind FILE] TRACE\n"
     "       mdlsim block --machine M (FILE.s | --function NAME PROGRAM | --hex HEX | --hex-file FILE)\n"
     "                    [LANES] [--iterations N] [--json] [--html FILE] [--jobs N]\n"
     "       LANES: [--weight PERCENT]... [--weights P1,P2,...] [--no-sensitivity] [--no-causality]\n";
@@ -51,7 +53,11 @@ static const char help_text[] =
     "\n"
     "run: runs PROGRAM under QEMU user mode (qemu-x86_64 or qemu-aarch64, with the CPU model the\n"
     "machine names) and models every instruction it executes, or those of every call of the\n"
-    "function SYMBOL (callees included) with --roi. The program keeps its input, output and exit\n"
+    "function SYMBOL (callees included) with --roi: in the program (position independent or not)\n"
+    "or in a library it loads (--roi memcpy); --roi may be given several times. Every instruction\n"
+    "is named module!function+offset, with file:line where the object has debug information, and\n"
+    "the cycles are summed per function. --callgrind FILE writes valgrind's callgrind format\n"
+    "(KCachegrind, callgrind_annotate). The program keeps its input, output and exit\n"
     "status. --record writes the event stream to FILE, which 'replay' analyses again on any\n"
     "machine of the same ISA. Causality (the critical path) is sampled: a period follows twice\n"
     "the ROB's worth of instructions and counts them as they leave a window of that size; one\n"
@@ -495,13 +501,16 @@ static int cmd_block(int argc, char **argv)
 struct run_cli {
     struct block_opts b;            /* machine, weights, sensitivity, causality */
     unsigned sample;
-    const char *roi, *json, *record, *html, *program, *trace;
+    const char *roi[RUN_MAX_ROI];
+    unsigned n_roi;
+    char roi_label[512];            /* the names, comma-separated */
+    const char *json, *record, *html, *callgrind, *program, *trace;
     char **argv;                    /* PROGRAM ARGS... */
 };
 
 static int parse_run_opts(int argc, char **argv, struct run_cli *o, bool replay)
 {
-    enum { O_ROI = O_FIRST_OWN, O_JSON, O_HTML, O_RECORD, O_PROGRAM, O_SAMPLE };
+    enum { O_ROI = O_FIRST_OWN, O_JSON, O_HTML, O_RECORD, O_PROGRAM, O_SAMPLE, O_CALLGRIND };
     static const struct option longopts[] = {
         { "machine", required_argument, NULL, O_MACHINE }, { "roi", required_argument, NULL, O_ROI },
         { "weight", required_argument, NULL, O_WEIGHT }, { "no-sensitivity", no_argument, NULL, O_NOSENS },
@@ -510,6 +519,7 @@ static int parse_run_opts(int argc, char **argv, struct run_cli *o, bool replay)
         { "html", required_argument, NULL, O_HTML }, { "record", required_argument, NULL, O_RECORD },
         { "program", required_argument, NULL, O_PROGRAM }, { "help", no_argument, NULL, 'h' },
         { "causality-sample", required_argument, NULL, O_SAMPLE },
+        { "callgrind", required_argument, NULL, O_CALLGRIND },
         { NULL, 0, NULL, 0 },
     };
     *o = (struct run_cli){ .b = { .iterations = 2, .sensitivity = true, .causality = true }, .sample = 8 };
@@ -522,9 +532,14 @@ static int parse_run_opts(int argc, char **argv, struct run_cli *o, bool replay)
             return rc;
         switch (rc ? 0 : c) {
         case 0: break;
-        case O_ROI: o->roi = optarg; break;
+        case O_ROI:
+            if (o->n_roi == RUN_MAX_ROI)
+                return usage_error("at most 16 --roi, got another: '%s'", optarg);
+            o->roi[o->n_roi++] = optarg;
+            break;
         case O_JSON: o->json = optarg; break;
         case O_HTML: o->html = optarg; break;
+        case O_CALLGRIND: o->callgrind = optarg; break;
         case O_RECORD: o->record = optarg; break;
         case O_PROGRAM: o->program = optarg; break;
         case O_SAMPLE:
@@ -542,8 +557,6 @@ static int parse_run_opts(int argc, char **argv, struct run_cli *o, bool replay)
         if (optind != argc - 1)
             return usage_error("%s", "replay takes exactly one TRACE file");
         o->trace = argv[optind];
-        if (o->roi && !o->program)
-            return usage_error("%s", "--roi on a replay needs --program PROGRAM to find the symbol");
         if (o->record)
             return usage_error("%s", "--record is for 'run'");
     } else {
@@ -579,29 +592,42 @@ static void roi_pairs(struct analysis_plan *plan, struct run_opts *ro, const uin
     dec_close(dec);
 }
 
-static bool resolve_roi(const struct run_cli *o, struct analysis_plan *plan, struct run_opts *ro, char *err,
+/* Every region's function was in the program or a library it mapped. */
+static bool regions_found(const struct run *r, const char *program, char *err, size_t errlen)
+{
+    const char *missing = run_missing_roi(r);
+    if (missing)
+        snprintf(err, errlen, "no function '%s' in '%s' or the libraries it loaded", missing, program);
+    return !missing;
+}
+
+/* The program is checked, and the regions' names are kept for the run: a region's function is
+ * found where the guest maps it (a position-independent program, a shared library). The first
+ * one the program itself holds gives the pair lanes. */
+static bool resolve_roi(struct run_cli *o, struct analysis_plan *plan, struct run_opts *ro, char *err,
                         size_t errlen)
 {
     bool pie;
-    if (!elfsym_check(o->program, (enum mdl_isa)o->b.m->isa, &pie, err, errlen))
+    if (o->program && !elfsym_check(o->program, (enum mdl_isa)o->b.m->isa, &pie, err, errlen))
         return false;
-    if (!o->roi)
-        return true;
-    if (pie) {
-        snprintf(err, errlen, "'%s' is position independent: --roi needs a program linked with -no-pie "
-                              "(or -static) so that '%s' has a fixed address", o->program, o->roi);
-        return false;
+    size_t n = 0;
+    for (unsigned i = 0; i < o->n_roi; i++)
+        n += (size_t)snprintf(o->roi_label + n, n < sizeof o->roi_label ? sizeof o->roi_label - n : 0, "%s%s",
+                              i ? "," : "", o->roi[i]);
+    ro->roi = o->roi;
+    ro->n_roi = o->n_roi;
+    ro->roi_label = o->roi_label;
+    for (unsigned i = 0; o->program && i < o->n_roi; i++) {
+        uint8_t *bytes;
+        size_t len;
+        uint64_t addr;
+        char why[256];
+        if (elfsym_function(o->program, o->roi[i], (enum mdl_isa)o->b.m->isa, &bytes, &len, &addr, why, sizeof why)) {
+            roi_pairs(plan, ro, bytes, len);
+            free(bytes);
+            break;
+        }
     }
-    uint8_t *bytes;
-    size_t len;
-    uint64_t addr;
-    if (!elfsym_function(o->program, o->roi, (enum mdl_isa)o->b.m->isa, &bytes, &len, &addr, err, errlen))
-        return false;
-    roi_pairs(plan, ro, bytes, len);
-    free(bytes);
-    ro->roi_lo = addr;
-    ro->roi_hi = addr + len;
-    ro->roi_name = o->roi;
     return true;
 }
 
@@ -687,7 +713,8 @@ static int finish_report(struct run *r, const struct run_cli *o, const struct an
     run_fill(r, res, &td);
     analysis_finish(res, &td);
     bool ok = (!o->json || write_report(o->json, res, view_json, err, sizeof err)) &&
-              (!o->html || write_report(o->html, res, view_html, err, sizeof err));
+              (!o->html || write_report(o->html, res, view_html, err, sizeof err)) &&
+              (!o->callgrind || write_report(o->callgrind, res, view_callgrind, err, sizeof err));
     view_text(stderr, res);
     if (!ok)
         fprintf(stderr, "mdlsim: error: %s\n", err);
@@ -742,7 +769,7 @@ static int cmd_run(int argc, char **argv)
         pid = start_qemu(&o, &t, err, sizeof err);
         transport_close_child(&t);
     }
-    bool ok = pid > 0 && run_consume(r, &t.src, err, sizeof err);
+    bool ok = pid > 0 && run_consume(r, &t.src, err, sizeof err) && regions_found(r, o.program, err, sizeof err);
     if (pid > 0 && !ok)
         kill(pid, SIGKILL);
     if (opened)
@@ -818,7 +845,8 @@ static int cmd_replay(int argc, char **argv)
             src.words = (const uint64_t *)map.base + 2;     /* after the header */
             src.n_words = (map.len - 2 * sizeof(uint64_t)) / sizeof(uint64_t);
         }
-        ok = run_consume(r, &src, err, sizeof err);
+        ok = run_consume(r, &src, err, sizeof err) && regions_found(r, o.program ? o.program : o.trace, err,
+                                                                     sizeof err);
     }
     if (fd < 0)
         snprintf(err, sizeof err, "cannot read '%s': %s", o.trace, strerror(errno));

@@ -95,6 +95,8 @@ struct rt_model {
     unsigned one_in;                /* sampled runs: one period in ONE_IN; 0: periods on request */
     uint64_t gap_left;              /* instructions before the next sampled period */
     uint64_t *crit, *seen;          /* [n_static] */
+    double *charge;                 /* [n_static]: cycles the baseline's retirement moved on at its retirements */
+    double ret0;                    /* the baseline's last retirement time */
     struct prep *prep;              /* [n_static] */
     uint32_t n_static;
     double load0;                   /* lane 0's start of the load just stepped (its latency follows) */
@@ -354,7 +356,9 @@ static void clear_state(struct rt_model *md)
     md->gap_left = 0;
     memset(md->crit, 0, md->n_static * sizeof *md->crit);
     memset(md->seen, 0, md->n_static * sizeof *md->seen);
+    memset(md->charge, 0, md->n_static * sizeof *md->charge);
     memset(md->prep, 0, md->n_static * sizeof *md->prep);
+    md->ret0 = 0;
     topdown_clear(md);
 }
 
@@ -399,6 +403,7 @@ struct rt_model *rt_model_new(const struct mdl_machine *m, const struct rt_lane_
     shadow_init(&md->mem, n, 16ull * (m->rob ? m->rob : 224));
     md->n_static = n_static;
     md->crit = xcalloc(n_static, sizeof(uint64_t));
+    md->charge = xcalloc(n_static, sizeof(double));
     md->seen = xcalloc(n_static, sizeof(uint64_t));
     md->prep = xcalloc(n_static, sizeof(struct prep));
     if (causality)
@@ -438,7 +443,7 @@ void rt_model_free(struct rt_model *md)
     ring_free(&md->rob_ring); ring_free(&md->lb_ring); ring_free(&md->sb_ring);
     shadow_free(&md->mem);
     taint_free(md->tn);
-    free(md->crit); free(md->seen); free(md->prep);
+    free(md->crit); free(md->seen); free(md->prep); free(md->charge);
     free(md);
 }
 
@@ -1256,8 +1261,10 @@ static void grow_static(struct rt_model *md, uint32_t need)
     md->crit = realloc(md->crit, n * sizeof *md->crit);
     md->seen = realloc(md->seen, n * sizeof *md->seen);
     md->prep = realloc(md->prep, n * sizeof *md->prep);
-    if (!md->crit || !md->seen || !md->prep)
+    md->charge = realloc(md->charge, n * sizeof *md->charge);
+    if (!md->crit || !md->seen || !md->prep || !md->charge)
         abort();
+    memset(md->charge + md->n_static, 0, (n - md->n_static) * sizeof *md->charge);
     memset(md->crit + md->n_static, 0, (n - md->n_static) * sizeof *md->crit);
     memset(md->seen + md->n_static, 0, (n - md->n_static) * sizeof *md->seen);
     memset(md->prep + md->n_static, 0, (n - md->n_static) * sizeof *md->prep);
@@ -1559,6 +1566,10 @@ void rt_model_step(struct rt_model *md, const struct rt_insn *in, uint32_t sidx,
     }
     if (md->td.on)
         topdown_step(md, &s);   /* before the window entries are pushed: it reads the windows */
+    if (retire[0] > md->ret0) {
+        md->charge[sidx] += retire[0] - md->ret0;
+        md->ret0 = retire[0];
+    }
 
     if (md->tn_on)
         for (uint32_t k = 0; k < s.uops; k++)
@@ -1598,6 +1609,11 @@ double rt_model_async_bound(const struct rt_model *md, unsigned lane)
             bound = t;
     }
     return bound;
+}
+
+double rt_model_charge(const struct rt_model *md, uint32_t sidx)
+{
+    return sidx < md->n_static ? md->charge[sidx] : 0;
 }
 
 uint64_t rt_model_critical(const struct rt_model *md, uint32_t sidx, uint64_t *seen)

@@ -94,6 +94,10 @@ double rt_model_async_bound(const struct rt_model *md, unsigned lane);
 /* Causality: how often static instruction SIDX was on the path that set dispatch times, and
  * how many of its instances left the taint window. */
 uint64_t rt_model_critical(const struct rt_model *md, uint32_t sidx, uint64_t *seen);
+/* The cycles charged to static instruction SIDX in the baseline lane: at each of its retirements,
+ * how far the retirement time moved on (by retirement: the instruction that retires after a stall
+ * carries it). They add up to rt_model_time(md, 0). */
+double rt_model_charge(const struct rt_model *md, uint32_t sidx);
 /* Causality follows dynamic instructions in periods: a period follows a number of them and
  * counts each as it leaves the window (rt_model_causal_window instructions later). By default
  * periods follow one another, each following a window's worth: half of the instructions.

@@ -438,7 +438,7 @@ Test(mdlsim_run, refuses_missing_foreign_and_multithreaded_programs_with_a_messa
     expect_error("run --machine cortex-a72 -- ../build/programs/exact.x86",
                  "'../build/programs/exact.x86': not an AArch64 program (the machine is aarch64)");
     expect_error("run --machine skylake --roi no_such_function -- ../build/programs/exact.x86",
-                 "no symbol 'no_such_function' in '../build/programs/exact.x86'");
+                 "no function 'no_such_function' in '../build/programs/exact.x86' or the libraries it loaded");
     expect_error("run --machine skylake --json /tmp/mdlsim-t.json -- ../build/programs/threads.x86",
                  "the guest started a second thread: multi-threaded programs are not analysed (each thread "
                  "would need its own core model)");
@@ -869,4 +869,89 @@ Test(mdlsim, blames_the_divider_for_independent_square_roots)
     for (int i = 0; i < 4; i++)
         cr_expect_gt(critical_share(o, i), 0.5, "sqrtsd %d", i);
     json_decref(o);
+}
+
+/* ---- programs as users build them: PIE, shared libraries, symbols and source lines -------------- */
+
+Test(mdlsim_run, counts_exactly_the_instructions_of_a_region_in_a_pie_and_in_a_shared_library)
+{
+    static const char *const cases[][2] = {
+        { "skylake", "--roi kernel_exact -- ../build/programs/exact.pie 1000" },
+        { "skylake", "--roi lib_kernel_exact -- ../build/programs/uselib.x86dyn 1000" },
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        char args[512];
+        snprintf(args, sizeof args, "--machine %s --no-sensitivity --json /tmp/mdlsim-pie-%zu.json %s", cases[i][0], i,
+                 cases[i][1]);
+        char path[64];
+        snprintf(path, sizeof path, "/tmp/mdlsim-pie-%zu.json", i);
+        json_t *o = run_json(args, path, "3000\n");
+        cr_expect_eq(json_integer_value(json_object_get(o, "instructions")), 4 + 4 * 1000, "%s", cases[i][1]);
+        /* the region's caches and branches: its loop's branches only, no data accesses */
+        json_t *b = json_object_get(o, "branches");
+        cr_expect_eq(json_integer_value(json_object_get(b, "branches")), 1 + 1000 + 1, "%s: branches", cases[i][1]);
+        json_t *l1 = json_array_get(json_object_get(o, "caches"), 0);
+        cr_expect_eq(json_integer_value(json_object_get(l1, "accesses")), cases[i][0][0] == 's' ? 1 : 0,
+                     "%s: data accesses (x86: the return pops its address)", cases[i][1]);
+        json_decref(o);
+    }
+}
+
+/* A -g program's reports name its functions and source lines: rows, the per-function table, the
+ * text report. */
+Test(mdlsim_run, names_the_functions_and_source_lines_of_a_debug_build)
+{
+    json_t *o = run_json("--machine skylake --roi kernel_gemm --json /tmp/mdlsim-sym.json "
+                         "-- ../build/programs/gemm.pie 16", "/tmp/mdlsim-sym.json", NULL);
+    json_t *f = json_array_get(json_object_get(o, "functions"), 0);
+    cr_expect_str_eq(json_string_value(json_object_get(f, "function")), "kernel_gemm");
+    cr_expect_str_eq(json_string_value(json_object_get(f, "module")), "gemm.pie");
+    cr_expect_gt(num_of(f, "share"), 0.9, "the region is its function");
+    size_t i, lines = 0;
+    json_t *row;
+    json_array_foreach(json_object_get(o, "table"), i, row) {
+        const char *file = json_string_value(json_object_get(row, "file"));
+        lines += file && strstr(file, "gemm.c") && json_integer_value(json_object_get(row, "line")) > 0;
+    }
+    cr_expect_gt(lines, 5, "rows with gemm.c:LINE");
+    json_decref(o);
+    struct run r = mdlsim_stderr("run --machine skylake --roi kernel_gemm -- ../build/programs/gemm.pie 16");
+    cr_expect(strstr(r.out, "Hottest functions") && strstr(r.out, "gemm.pie!kernel_gemm"), "%s", r.out);
+    cr_expect(strstr(r.out, "gemm.c:"), "source lines in the table");
+    free(r.out);
+}
+
+/* callgrind_annotate (valgrind's) reads the --callgrind file: the function, its source file and
+ * the instruction total, which equals the JSON's. */
+Test(mdlsim_run, writes_a_callgrind_file_that_callgrind_annotate_reads)
+{
+    json_t *o = run_json("--machine skylake --roi kernel_gemm --json /tmp/mdlsim-cg.json --callgrind /tmp/mdlsim.cg "
+                         "-- ../build/programs/gemm.pie 16", "/tmp/mdlsim-cg.json", NULL);
+    long long instructions = json_integer_value(json_object_get(o, "instructions"));
+    json_decref(o);
+    FILE *p = popen("callgrind_annotate /tmp/mdlsim.cg 2>&1", "r");
+    cr_assert(p);
+    char *out = NULL;
+    size_t len = 0;
+    FILE *mem = open_memstream(&out, &len);
+    int c;
+    while ((c = fgetc(p)) != EOF)
+        fputc(c, mem);
+    fclose(mem);
+    cr_expect_eq(pclose(p), 0, "%s", out);
+    char total[64];
+    snprintf(total, sizeof total, "%lld", instructions);
+    /* callgrind_annotate groups digits: 4,216 */
+    char grouped[64] = "";
+    size_t n = strlen(total), k = 0;
+    for (size_t j = 0; j < n; j++) {
+        grouped[k++] = total[j];
+        if ((n - j - 1) % 3 == 0 && j + 1 < n)
+            grouped[k++] = ',';
+    }
+    grouped[k] = 0;
+    cr_expect(strstr(out, "kernel_gemm") && strstr(out, "gemm.c"), "%s", out);
+    cr_expect(strstr(out, grouped), "the total %s in:\n%s", grouped, out);
+    free(out);
+    remove("/tmp/mdlsim.cg");
 }

@@ -352,6 +352,52 @@ static void hot_order(struct result *r)
         qsort_r(r->hot, r->n_rows, sizeof *r->hot, by_count, r->rows);
 }
 
+/* Rows of one function are adjacent in a run's table (by address) or a block's (in order): a
+ * function is a run of rows with the same module and function name. */
+static bool same_function(const struct result_row *a, const struct result_row *b)
+{
+    bool fa = a->function != NULL, fb = b->function != NULL;
+    return fa == fb && (a->module == b->module || (a->module && b->module && !strcmp(a->module, b->module))) &&
+           (!fa || !strcmp(a->function, b->function));
+}
+
+static int by_cycles(const void *a, const void *b)
+{
+    const struct result_function *x = a, *y = b;
+    if (x->cycles != y->cycles)
+        return x->cycles < y->cycles ? 1 : -1;
+    return x->instructions < y->instructions ? 1 : x->instructions > y->instructions ? -1 : 0;
+}
+
+/* Per function: its rows summed, largest cycles first. Only where rows name their module. */
+static void functions(struct result *r)
+{
+    r->n_functions = 0;
+    for (size_t i = 0; i < r->n_rows; i++) {
+        const struct result_row *row = &r->rows[i];
+        if (!row->module || !row->executions)
+            continue;
+        struct result_function *f = r->n_functions ? &r->functions[r->n_functions - 1] : NULL;
+        if (!f || !same_function(&r->rows[f->first_row], row)) {
+            if (r->n_functions == r->cap_functions) {
+                r->cap_functions = r->cap_functions ? 2 * r->cap_functions : 64;
+                if (!(r->functions = realloc(r->functions, r->cap_functions * sizeof *r->functions)))
+                    abort();
+            }
+            f = &r->functions[r->n_functions++];
+            *f = (struct result_function){ .module = row->module, .name = row->function, .first_row = i };
+        }
+        f->instructions += row->executions;
+        f->cycles += row->cycles;
+        f->crit += row->crit;
+        f->seen += row->seen;
+        f->l1_misses += row->l1_misses;
+        f->ll_misses += row->ll_misses;
+        f->mispredicts += row->mispredicts;
+    }
+    qsort(r->functions, r->n_functions, sizeof *r->functions, by_cycles);
+}
+
 /* ---- the verdict ------------------------------------------------------------------------------ */
 
 static void name_add(struct result_verdict *v, const char *name)
@@ -476,6 +522,7 @@ void analysis_finish(struct result *r, const struct rt_topdown *td)
     shares(r);
     critical_order(r);
     hot_order(r);
+    functions(r);
     verdict(r);
     topdown(r, td);
 }

@@ -35,6 +35,7 @@ void result_free(struct result *r)
     free(r->uses);
     free(r->critical);
     free(r->hot);
+    free(r->functions);
     free(r->busy);
     memset(r, 0, sizeof *r);
 }

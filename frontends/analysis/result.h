@@ -47,6 +47,21 @@ struct result_row {
     unsigned use_count;
     uint64_t crit, seen;            /* causality: instances on the critical path / instances counted */
     double critical;                /* crit / seen */
+    double cycles;                  /* the model's cycles charged to it, by retirement (run) */
+    uint64_t l1_misses, ll_misses;  /* its data accesses served beyond the first level / by memory (run) */
+    uint64_t mispredicts;           /* run */
+    /* where it is: NULL / 0 when unknown (a block, or no symbol or line information) */
+    const char *module, *function, *file;
+    uint64_t fn_offset;             /* pc - the function's start */
+    unsigned line;
+};
+
+/* A function's totals over the scope: its rows summed (self: what its own instructions cost). */
+struct result_function {
+    const char *module, *name;      /* name NULL: the module's code outside any symbol */
+    uint64_t instructions, crit, seen, l1_misses, ll_misses, mispredicts;
+    double cycles;
+    size_t first_row;               /* a row of it (for its address) */
 };
 
 /* The speed-up of one knob (alone) at each weight of the plan, weights ascending. */
@@ -118,16 +133,17 @@ struct result {
     unsigned n_caches;
     struct result_cache caches[RESULT_MAX_LEVELS];
     uint64_t branches, mispredicted;
-    size_t n_rows, n_uses, n_critical;
+    size_t n_rows, n_uses, n_critical, n_functions;
     /* ---- storage kept by result_reset */
     struct result_row *rows;        /* per static instruction */
     struct result_use *uses;
     size_t *critical;               /* rows on the critical path, most critical first (analysis_finish) */
     size_t *hot;                    /* [n_rows]: every row, most executed first (analysis_finish) */
+    struct result_function *functions;  /* by cycles, largest first (analysis_finish) */
     double *busy;                   /* [n_resources + 1]: cycles each resource is in use over the scope (executions x
                                        cost, summed; costs are already divided by the width), as result.cycles:
                                        busy / cycles is its utilisation (analysis_finish) */
-    size_t cap_rows, cap_uses, cap_critical, cap_hot, n_busy;
+    size_t cap_rows, cap_uses, cap_critical, cap_hot, cap_functions, n_busy;
     /* ---- large, valid up to their counts */
     struct result_lane lanes[RT_MAX_LANES];
     unsigned single[RT_MAX_LANES], pairs[RT_MAX_LANES];

@@ -5,6 +5,7 @@
 #endif
 #include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
 #include <poll.h>
 #include <pthread.h>
 #include <signal.h>
@@ -93,6 +94,8 @@ uint64_t qemu_plugin_insn_vaddr(const struct qemu_plugin_insn *insn);
 void *qemu_plugin_insn_haddr(const struct qemu_plugin_insn *insn);
 unsigned int qemu_plugin_mem_size_shift(qemu_plugin_meminfo_t info);
 bool qemu_plugin_mem_is_store(qemu_plugin_meminfo_t info);
+uint64_t qemu_plugin_start_code(void);
+const char *qemu_plugin_path_to_binary(void);
 
 QEMU_PLUGIN_EXPORT int qemu_plugin_version = 1;
 QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_t *info, int argc, char **argv);
@@ -334,9 +337,132 @@ static void put_mem(void)
     put2(mem_word0(), S.mem_addr);
 }
 
+/* ---- The guest's mappings ---------------------------------------------------------------------- */
+
+/* The guest's code ranges the stream has named (file mappings) or seen (anonymous code: JIT, the
+ * vDSO). An instruction outside all of them has the plugin look up, in /proc/self/maps, the
+ * mapping that holds it and name its file: the executable, its interpreter, each library. Only
+ * the mapping an executed instruction is in: QEMU's own mappings share the address space (the
+ * host's libc among them, the same file as an x86-64 guest's). User-mode QEMU keeps guest memory
+ * at guest_base + guest address; guest_base follows from where the executable's code is in the
+ * host's maps and in the guest (start_code). vCPU 0's thread only. */
+#define MAP_MAX 1024
+#define MAP_LOOKS 1024
+static struct {
+    uint64_t lo[MAP_MAX], hi[MAP_MAX];
+    unsigned n, looks;
+    bool base_known;
+    uint64_t base;
+} M;
+
+static bool map_known(uint64_t pc)
+{
+    for (unsigned i = 0; i < M.n; i++)
+        if (pc >= M.lo[i] && pc < M.hi[i])
+            return true;
+    return false;
+}
+
+static void map_remember(uint64_t lo, uint64_t hi)
+{
+    if (M.n < MAP_MAX) {
+        M.lo[M.n] = lo;
+        M.hi[M.n++] = hi;
+    }
+}
+
+struct maps_line {
+    uint64_t lo, hi, off, inode;
+    const char *path;       /* "" for an anonymous mapping */
+};
+
+static bool parse_maps_line(char *line, struct maps_line *m)
+{
+    int n = 0;
+    if (sscanf(line, "%" SCNx64 "-%" SCNx64 " %*s %" SCNx64 " %*x:%*x %" SCNu64 " %n", &m->lo, &m->hi, &m->off,
+               &m->inode, &n) < 4 || n == 0)
+        return false;
+    char *p = line + n;
+    p[strcspn(p, "\n")] = 0;
+    m->path = p;
+    return true;
+}
+
+/* guest_base: 0 when the executable's code is in the host's maps where the guest has it, else the
+ * difference for the executable's first mapping. */
+static void find_base(FILE *maps)
+{
+    struct stat st;
+    const char *exe = qemu_plugin_path_to_binary();
+    uint64_t code = qemu_plugin_start_code(), first = UINT64_MAX;
+    bool identity = false;
+    char *line = NULL;
+    size_t cap = 0;
+    M.base_known = true;
+    if (!exe || stat(exe, &st) != 0)
+        return;
+    while (getline(&line, &cap, maps) > 0) {
+        struct maps_line m;
+        if (!parse_maps_line(line, &m) || m.inode != (uint64_t)st.st_ino)
+            continue;
+        identity |= code >= m.lo && code < m.hi;
+        first = m.lo < first ? m.lo : first;
+    }
+    free(line);
+    rewind(maps);
+    M.base = identity || first == UINT64_MAX ? 0 : first - (code & ~(uint64_t)0xfff);
+}
+
+static void put_map(const struct maps_line *m)
+{
+    size_t len = strlen(m->path);
+    if (!len || len >= WIRE_PATH_MAX)
+        return;
+    put1(WIRE_MAP | (uint64_t)len << 8);
+    put1(m->lo - M.base);
+    put1(m->hi - M.base);
+    put1(m->off);
+    for (size_t i = 0; i < len && S.recording; i += 8) {
+        uint64_t w = 0;
+        memcpy(&w, m->path + i, len - i < 8 ? len - i : 8);
+        put1(w);
+    }
+}
+
+/* Before the first instruction executed at PC in a range not seen yet: a MAP record naming the
+ * file mapped there, if any. */
+static void name_mapping(uint64_t pc)
+{
+    if (map_known(pc) || M.looks >= MAP_LOOKS)
+        return;
+    M.looks++;
+    FILE *maps = fopen("/proc/self/maps", "r");
+    if (!maps)
+        return;
+    if (!M.base_known)
+        find_base(maps);
+    char *line = NULL;
+    size_t cap = 0;
+    uint64_t host = pc + M.base;
+    while (getline(&line, &cap, maps) > 0) {
+        struct maps_line m;
+        if (!parse_maps_line(line, &m) || host < m.lo || host >= m.hi || m.lo < M.base)
+            continue;
+        map_remember(m.lo - M.base, m.hi - M.base);
+        if (m.path[0] == '/')
+            put_map(&m);
+        break;
+    }
+    free(line);
+    fclose(maps);
+    if (!map_known(pc))     /* not in the maps at all: its page is not looked up again */
+        map_remember(pc & ~(uint64_t)0xfff, (pc & ~(uint64_t)0xfff) + 0x1000);
+}
+
 /* The INSN record of r, at its first execution on vCPU 0. */
 static void announce(struct rec *r)
 {
+    name_mapping(r->pc);
     uint32_t id = S.next_id++;
     atomic_store_explicit(&r->id, id, memory_order_relaxed);
     put2(WIRE_INSN | (uint64_t)r->len << 8 | (uint64_t)id << 32, r->pc);

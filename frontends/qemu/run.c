@@ -14,13 +14,17 @@
 #include "decode.h"
 #include "feed.h"
 #include "result.h"
+#include "symbols.h"
 #include "wire.h"
 
 #define TRACE_MAGIC 0x31454341525444ull     /* "DTRACE1" */
+enum { RUN_MAX_ENTRIES = 64 };
 
 struct sinsn {
     struct rt_insn in;
     uint64_t count;                 /* executions inside the region */
+    uint64_t l1_misses, ll_misses, mispredicts;     /* inside the region */
+    bool entry;                     /* the first instruction of a region's function */
     bool reads_rsp;                 /* other than through the stack engine */
     /* What the model steps on, without and with the stack engine's sync uop: copies that never
      * change or move while the model thread may still read them. PAIR: with the instruction
@@ -65,11 +69,21 @@ struct run {
     uint64_t addr[RT_MAX_MEM + 6];
     unsigned size[RT_MAX_MEM + 6], n_acc;
     bool store[RT_MAX_MEM + 6];
-    /* region of interest: return addresses of the active calls */
+    /* regions of interest: the entry addresses of their functions, where the guest mapped them;
+     * the return addresses of the active calls */
+    struct symbols *sym;
+    uint64_t entries[RUN_MAX_ENTRIES];
+    unsigned n_entries;
+    bool roi_found[RUN_MAX_ROI];
+    unsigned n_levels;              /* data-side cache levels: a level this deep is memory */
+    /* the caches and the predictor as the region saw them (they run over the whole run) */
+    uint64_t roi_accesses[RESULT_MAX_LEVELS], roi_hits[RESULT_MAX_LEVELS], roi_branches, roi_mispredicted;
     uint64_t ret[256];
     unsigned depth;
     bool active;
-    uint64_t prev_next;
+    /* the return addresses of the calls in progress (a ring: the deepest are forgotten) */
+    uint64_t calls[256];
+    unsigned n_calls;
     bool stack_dirty;               /* pushes or pops since rsp was last read otherwise */
     uint64_t in_roi, total, fused;  /* instructions in the region, executed, macro-fused pairs */
     int exit_code;
@@ -134,6 +148,8 @@ struct run *run_new(const struct run_opts *o, char *err, size_t errlen)
     }
     r->ci = cls_build(o->m);
     r->caches = cache_new(o->m);
+    r->sym = symbols_new();
+    r->n_levels = r->caches ? cache_levels(r->caches) : 0;
     r->bp = bp_new(o->m);
     long cpus = sysconf(_SC_NPROCESSORS_ONLN);
     r->split = cpus > 1 && o->n_lanes >= 8 ? split_point(o->n_lanes) : o->n_lanes;
@@ -167,6 +183,7 @@ void run_free(struct run *r)
     dec_close(r->dec);
     cls_free(r->ci);
     cache_free(r->caches);
+    symbols_free(r->sym);
     bp_free(r->bp);
     feed_free(r->feed);
     feed_free(r->feed2);
@@ -185,6 +202,14 @@ void run_free(struct run *r)
 }
 
 int run_exit_code(const struct run *r) { return r->exit_code; }
+
+const char *run_missing_roi(const struct run *r)
+{
+    for (unsigned i = 0; i < r->o.n_roi; i++)
+        if (!r->roi_found[i])
+            return r->o.roi[i];
+    return NULL;
+}
 
 /* ---- reading words ------------------------------------------------------------------------ */
 
@@ -262,6 +287,8 @@ static inline bool next_word(struct reader *rd, uint64_t *w)
     *w = rd->w[rd->pos++];
     return true;
 }
+
+static bool region_entry(const struct run *r, uint64_t pc);
 
 /* ---- static instructions ------------------------------------------------------------------- */
 
@@ -342,6 +369,7 @@ static bool add_insn(struct run *r, struct reader *rd, uint64_t w0, char *err, s
     if (id >= r->n_s)
         r->n_s = id + 1;
     s->reads_rsp = !s->in.stack && rt_insn_reads_rsp(&s->in);
+    s->entry = region_entry(r, pc);
     if (!exec_copies(&s->in, s->exec))
         abort();
     fuse_with_previous(r, id);
@@ -350,20 +378,51 @@ static bool add_insn(struct run *r, struct reader *rd, uint64_t w0, char *err, s
 
 /* ---- the region of interest ------------------------------------------------------------------- */
 
-/* Entering the function records where its caller continues; reaching that address again
+/* Entering a region's function records where its caller continues; reaching that address again
  * leaves it. Calls made inside stay inside (callees included). */
-static bool in_region(struct run *r, const struct rt_insn *in)
+static bool in_region(struct run *r, const struct sinsn *s)
 {
-    if (!r->o.roi_hi)
+    if (!r->o.n_roi)
         return true;
-    if (in->pc == r->o.roi_lo && r->depth < 256) {
-        r->ret[r->depth++] = r->prev_next;
+    if (s->entry && r->depth < 256) {
+        /* entered by a call, or by a jump from code a call reached (a PLT stub, the lazy binding's
+         * resolver, a tail call): it returns where the innermost call in progress does */
+        r->ret[r->depth++] = r->n_calls ? r->calls[(r->n_calls - 1) % 256] : 0;
         r->active = true;
-    } else if (r->active && in->pc == r->ret[r->depth - 1]) {
+    } else if (r->active && s->in.pc == r->ret[r->depth - 1]) {
         if (--r->depth == 0)
             r->active = false;
     }
     return r->active;
+}
+
+/* Whether PC starts a region's function, in the modules mapped so far. */
+static bool region_entry(const struct run *r, uint64_t pc)
+{
+    for (unsigned i = 0; i < r->n_entries; i++)
+        if (r->entries[i] == pc)
+            return true;
+    return false;
+}
+
+/* A file the guest mapped: its symbols become known, and the regions' functions it holds. */
+static bool run_map(struct run *r, const char *path, uint64_t lo, uint64_t hi, uint64_t off, char *err, size_t errlen)
+{
+    char why[256];
+    int module = symbols_map(r->sym, path, lo, hi - lo, off, why, sizeof why);
+    (void)err;
+    (void)errlen;
+    if (module < 0)
+        return true;    /* not an object symbols can be read from: its code stays unnamed */
+    for (unsigned i = 0; i < r->o.n_roi; i++) {
+        uint64_t flo, fhi;
+        if (symbols_find(r->sym, module, r->o.roi[i], &flo, &fhi) && !region_entry(r, flo) &&
+            r->n_entries < RUN_MAX_ENTRIES) {
+            r->entries[r->n_entries++] = flo;
+            r->roi_found[i] = true;
+        }
+    }
+    return true;
 }
 
 /* ---- one execution ---------------------------------------------------------------------------- */
@@ -392,10 +451,22 @@ static void model_pending(struct run *r, uint64_t next_pc, bool known_next)
         sync = reads && r->stack_dirty;
         r->stack_dirty = stack || (r->stack_dirty && !reads);
     }
-    bool inside = in_region(r, in);
+    bool inside = in_region(r, s);
     if (inside) {
         r->in_roi++;
         s->count++;
+        s->mispredicts += miss;
+        r->roi_branches += in->branch != RT_BR_NONE && known_next;
+        r->roi_mispredicted += miss;
+        for (unsigned k = 0; k < r->n_acc; k++) {
+            s->l1_misses += levels[k] > 0;
+            s->ll_misses += levels[k] >= r->n_levels;
+            /* an access reaches every level down to the one that served it */
+            for (unsigned j = 0; j <= levels[k] && j < r->n_levels && j < RESULT_MAX_LEVELS; j++) {
+                r->roi_accesses[j]++;
+                r->roi_hits[j] += j == levels[k];
+            }
+        }
     }
     if (r->fused_first >= 0) {
         /* the second of a fused pair: one entry, the first's accesses, this one's outcome */
@@ -411,7 +482,10 @@ static void model_pending(struct run *r, uint64_t next_pc, bool known_next)
     } else if (inside) {
         step(r, s->exec[sync], (uint32_t)r->pend, addr, levels, miss);
     }
-    r->prev_next = in->pc + in->len;
+    if (in->branch == RT_BR_CALL)
+        r->calls[r->n_calls++ % 256] = in->pc + in->len;
+    else if (in->branch == RT_BR_RET && r->n_calls)
+        r->n_calls--;
     r->pend = -1;
     r->n_acc = 0;
 }
@@ -444,6 +518,29 @@ static bool on_mem(struct run *r, struct reader *rd, uint64_t w0, char *err, siz
     return true;
 }
 
+/* A file the guest mapped (wire.h): kept, in the order they came, for the regions and symbols. */
+static bool on_map(struct run *r, struct reader *rd, uint64_t w0, char *err, size_t errlen)
+{
+    uint32_t len = (uint32_t)(w0 >> 8 & 0xffffff);
+    uint64_t lo, hi, off;
+    if (!next_word(rd, &lo) || !next_word(rd, &hi) || !next_word(rd, &off) || len == 0 || len >= WIRE_PATH_MAX ||
+        hi <= lo) {
+        snprintf(err, errlen, "malformed mapping record");
+        return false;
+    }
+    char path[WIRE_PATH_MAX + 8];
+    for (uint32_t i = 0; i < len; i += 8) {
+        uint64_t w;
+        if (!next_word(rd, &w)) {
+            snprintf(err, errlen, "stream ends inside a mapping record");
+            return false;
+        }
+        memcpy(path + i, &w, 8);
+    }
+    path[len] = 0;
+    return run_map(r, path, lo, hi, off, err, errlen);
+}
+
 bool run_consume(struct run *r, const struct run_source *src, char *err, size_t errlen)
 {
     struct reader *rd = calloc(1, sizeof *rd);
@@ -471,6 +568,7 @@ bool run_consume(struct run *r, const struct run_source *src, char *err, size_t 
         case WIRE_EXEC: ok = on_exec(r, w >> 32, err, errlen); break;
         case WIRE_MEM: ok = on_mem(r, rd, w, err, errlen); break;
         case WIRE_EXIT: r->exit_code = (int)(w >> 32); break;
+        case WIRE_MAP: ok = on_map(r, rd, w, err, errlen); break;
         case WIRE_THREAD:
             snprintf(err, errlen, "the guest started a second thread: multi-threaded programs are not "
                                   "analysed (each thread would need its own core model)");
@@ -547,6 +645,20 @@ static int by_pc(const void *a, const void *b, void *ctx)
     return x < y ? -1 : x > y ? 1 : (*(const size_t *)a > *(const size_t *)b) - (*(const size_t *)a < *(const size_t *)b);
 }
 
+/* The row's module, function and source line, once per static instruction. */
+static void locate(const struct run *r, struct result_row *row)
+{
+    struct symbols_at at;
+    symbols_lookup(r->sym, row->pc, &at);
+    if (at.module < 0)
+        return;
+    row->module = at.module_name;
+    row->function = at.function;
+    row->fn_offset = at.offset;
+    row->file = at.file;
+    row->line = at.line;
+}
+
 /* The static instructions executed in the scope, by address. An address decoded several times
  * (the plugin numbers an instruction of each translation) is one row, its counts summed. */
 static void fill_rows(const struct run *r, struct result *res)
@@ -565,11 +677,16 @@ static void fill_rows(const struct run *r, struct result *res)
             row = result_add_row(res);
             result_row_from_insn(res, row, &s->in);
             row->fused = s->pair[0] != NULL;
+            locate(r, row);
         }
         uint64_t seen, crit = rt_model_critical(r->md, (uint32_t)order[k], &seen);
         row->executions += s->count;
         row->crit += crit;
         row->seen += seen;
+        row->cycles += rt_model_charge(r->md, (uint32_t)order[k]);
+        row->l1_misses += s->l1_misses;
+        row->ll_misses += s->ll_misses;
+        row->mispredicts += s->mispredicts;
     }
     free(order);
 }
@@ -577,8 +694,8 @@ static void fill_rows(const struct run *r, struct result *res)
 void run_fill(const struct run *r, struct result *res, struct rt_topdown *td)
 {
     rt_model_topdown(r->md, true, td);
-    res->scope = r->o.roi_name ? RESULT_SCOPE_ROI : RESULT_SCOPE_RUN;
-    res->scope_name = r->o.roi_name;
+    res->scope = r->o.n_roi ? RESULT_SCOPE_ROI : RESULT_SCOPE_RUN;
+    res->scope_name = r->o.n_roi ? r->o.roi_label : NULL;
     res->instructions = r->in_roi;
     res->executed = r->total;
     res->macro_fused = r->fused;
@@ -590,8 +707,10 @@ void run_fill(const struct run *r, struct result *res, struct rt_topdown *td)
     res->n_caches = cache_levels(r->caches) < RESULT_MAX_LEVELS ? cache_levels(r->caches) : RESULT_MAX_LEVELS;
     for (unsigned k = 0; k < res->n_caches; k++) {
         res->caches[k].name = cache_level(r->caches, k)->name;
-        cache_stats(r->caches, k, &res->caches[k].accesses, &res->caches[k].hits);
+        res->caches[k].accesses = r->roi_accesses[k];
+        res->caches[k].hits = r->roi_hits[k];
     }
     res->has_branches = true;
-    bp_stats(r->bp, &res->branches, &res->mispredicted);
+    res->branches = r->roi_branches;
+    res->mispredicted = r->roi_mispredicted;
 }

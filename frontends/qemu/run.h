@@ -11,8 +11,10 @@
 
 struct run_opts {
     const struct mdl_machine *m;
-    uint64_t roi_lo, roi_hi;        /* [lo, hi) of the region's function; both 0: whole run */
-    const char *roi_name;
+    const char *const *roi;         /* the regions' function names (every function of that name in the
+                                       program and the libraries it maps); none: the whole run */
+    unsigned n_roi;
+    const char *roi_label;          /* the names, as the report shows them */
     const struct rt_lane_cfg *lanes;
     unsigned n_lanes;
     bool causality;
@@ -20,6 +22,7 @@ struct run_opts {
     FILE *record;                   /* copy of the stream (with its header), or NULL */
 };
 
+enum { RUN_MAX_ROI = 16 };
 struct run;
 
 struct run *run_new(const struct run_opts *o, char *err, size_t errlen);
@@ -42,6 +45,8 @@ struct run_source {
  * malformed, cannot be decoded, or the guest started a second thread, and for a trace file,
  * when it ends before the program's exit (mdlsim run keeps a trace only when the guest exited). */
 bool run_consume(struct run *r, const struct run_source *src, char *err, size_t errlen);
+/* The first region whose function no mapped object had, or NULL. */
+const char *run_missing_roi(const struct run *r);
 /* The guest's exit code, or -1 if the stream ended without one. */
 int run_exit_code(const struct run *r);
 

@@ -20,7 +20,13 @@ enum wire_kind {
     WIRE_EXIT = 4,
     /* word0 = kind: a second vCPU started (multi-threaded guest) */
     WIRE_THREAD = 5,
+    /* word0 = kind | path length << 8; word1 = guest start; word2 = guest end; word3 = file offset;
+     * then ceil(length / 8) words of the path (no terminating zero): the guest has the file mapped
+     * there. Written before the INSN record of the first instruction executed in a mapping the
+     * stream has not named yet (the executable, its interpreter, each shared library). */
+    WIRE_MAP = 6,
 };
+enum { WIRE_PATH_MAX = 4096 };
 
 /* The shared-memory transport (plugin options shm= and free=): the words are written in place
  * into chunks of a shared area, so that neither side copies them through the kernel. The

@@ -28,7 +28,7 @@ static struct {
     bool have_exec;
     uint32_t last_exec;
     bool exited;
-    uint64_t insn, exec, mem, thread;
+    uint64_t insn, exec, mem, thread, map;
     uint32_t exit_code;
 } st;
 
@@ -126,6 +126,24 @@ static void on_mem(uint64_t w0)
         printf("mem %" PRIu32 " %s %" PRIu32 " 0x%" PRIx64 "\n", id, store ? "store" : "load", size, addr);
 }
 
+static void on_map(uint64_t w0)
+{
+    uint32_t len = (uint32_t)(w0 >> 8) & 0xffffff;
+    uint64_t lo = need_word("the stream ends inside a MAP record"), hi = need_word("the stream ends inside a MAP record"),
+             off = need_word("the stream ends inside a MAP record");
+    if (len == 0 || len >= WIRE_PATH_MAX || hi <= lo)
+        fail("MAP record with an empty or too long path, or an empty range");
+    char path[WIRE_PATH_MAX + 8];
+    for (uint32_t i = 0; i < len; i += 8) {
+        uint64_t b = need_word("the stream ends inside the path of a MAP record");
+        memcpy(path + i, &b, 8);
+    }
+    path[len] = 0;
+    st.map++;
+    if (!counts_only)
+        printf("map 0x%" PRIx64 "-0x%" PRIx64 " 0x%" PRIx64 " %s\n", lo, hi, off, path);
+}
+
 static void on_record(uint64_t w0)
 {
     if (st.exited)
@@ -140,6 +158,7 @@ static void on_record(uint64_t w0)
         if (!counts_only)
             printf("exit %" PRId32 "\n", (int32_t)st.exit_code);
         break;
+    case WIRE_MAP: on_map(w0); break;
     case WIRE_THREAD:
         st.thread++;
         if (!counts_only)
@@ -151,8 +170,8 @@ static void on_record(uint64_t w0)
 
 static void print_counts(void)
 {
-    printf("insn %" PRIu64 "\nexec %" PRIu64 "\nmem %" PRIu64 "\nthread %" PRIu64 "\n", st.insn, st.exec, st.mem,
-           st.thread);
+    printf("insn %" PRIu64 "\nexec %" PRIu64 "\nmem %" PRIu64 "\nthread %" PRIu64 "\nmap %" PRIu64 "\n", st.insn,
+           st.exec, st.mem, st.thread, st.map);
     if (st.exited)
         printf("exit %" PRId32 "\n", (int32_t)st.exit_code);
     else

@@ -648,6 +648,27 @@ static bool named_by_verdict(const struct result *r, unsigned res)
     return false;
 }
 
+/* module!function+offset, and file:line where the object has line information. */
+static void where_cell(FILE *out, const struct result_row *row)
+{
+    fputs("<td class=\"mono where\">", out);
+    if (row->module) {
+        esc(out, row->module);
+        if (row->function) {
+            fputs("!", out);
+            esc(out, row->function);
+            fprintf(out, "+%#" PRIx64, row->fn_offset);
+        }
+        if (row->file) {
+            fputs("<br><span class=\"dim\">", out);
+            const char *base = strrchr(row->file, '/');
+            esc(out, base ? base + 1 : row->file);
+            fprintf(out, ":%u</span>", row->line);
+        }
+    }
+    fputs("</td>", out);
+}
+
 static void form_cell(FILE *out, const struct result_row *row)
 {
     fputs("<td class=\"mono form\" title=\"", out);
@@ -700,6 +721,7 @@ static void table_row(FILE *out, const struct result *r, const struct table *t, 
     fprintf(out, "<td class=\"mono n\">%" PRIx64 "</td><td class=\"mono\">", row->pc);
     esc(out, row->disasm);
     fputs("</td>", out);
+    where_cell(out, row);
     form_cell(out, row);
     fprintf(out, "<td class=\"n\">%" PRIu64 "</td>", row->executions);
     latency_cell(out, row);
@@ -717,7 +739,8 @@ static void table_row(FILE *out, const struct result *r, const struct table *t, 
 
 static void table_head(FILE *out, const struct result *r, const struct table *t)
 {
-    fputs("<table>\n<thead><tr><th class=\"n\">pc</th><th>instruction</th><th>form</th><th class=\"n\">executions"
+    fputs("<table>\n<thead><tr><th class=\"n\">pc</th><th>instruction</th><th>where</th><th>form</th>"
+          "<th class=\"n\">executions"
           "</th><th class=\"n\">latency</th><th class=\"n\">uops</th><th class=\"n\">critical</th>", out);
     for (unsigned res = 0; res <= r->m->n_resources; res++)
         if (t->column[res]) {
@@ -734,7 +757,7 @@ static void table_foot(FILE *out, const struct result *r, const struct table *t)
 {
     if (!r->busy || !(r->cycles > 0))
         return;
-    fputs("<tfoot><tr><td></td><td colspan=\"6\">busy: share of the cycles each resource is in use</td>", out);
+    fputs("<tfoot><tr><td></td><td colspan=\"7\">busy: share of the cycles each resource is in use</td>", out);
     for (unsigned res = 0; res <= r->m->n_resources; res++) {
         if (!t->column[res])
             continue;
@@ -797,6 +820,37 @@ static void critical(FILE *out, const struct result *r)
                 row->pc);
         esc(out, row->disasm);
         fprintf(out, "</td><td class=\"n\">%.1f%%</td></tr>\n", row->critical * 100);
+    }
+    fputs("</tbody>\n</table>\n</section>\n", out);
+}
+
+/* Where the cycles went, by function (perf report's view): each instruction carries the cycles the
+ * baseline's retirement moved on when it retired. */
+static void functions(FILE *out, const struct result *r)
+{
+    if (!r->n_functions)
+        return;
+    fputs("<section id=\"functions\">\n<h2>Hottest functions</h2>\n<p class=\"sub\">Cycles charged to the "
+          "instruction that retires after them, summed over each function&#39;s own instructions.</p>\n<table>\n"
+          "<thead><tr><th class=\"n\">overhead</th><th class=\"n\">cycles</th><th class=\"n\">instructions</th>"
+          "<th class=\"n\">IPC</th><th class=\"n\">critical</th><th class=\"n\">L1 misses</th>"
+          "<th class=\"n\">LL misses</th><th class=\"n\">mispredicted</th><th>function</th></tr></thead>\n<tbody>\n",
+          out);
+    for (size_t i = 0; i < r->n_functions && i < CRITICAL_ROWS * 3; i++) {
+        const struct result_function *f = &r->functions[i];
+        double share = r->cycles > 0 ? f->cycles / r->cycles : 0, t = fraction_t(share);
+        char rgb[8];
+        fprintf(out, "<tr data-function-share=\"%.6g\"><td class=\"n\" style=\"background:%s;color:%s\">%.1f%%</td>"
+                     "<td class=\"n\">%.0f</td><td class=\"n\">%" PRIu64 "</td><td class=\"n\">%.2f</td>"
+                     "<td class=\"n\">%.1f%%</td><td class=\"n\">%" PRIu64 "</td><td class=\"n\">%" PRIu64 "</td>"
+                     "<td class=\"n\">%" PRIu64 "</td><td class=\"mono\">",
+                share, heat(t, rgb), ink(t), share * 100, f->cycles, f->instructions,
+                f->cycles > 0 ? (double)f->instructions / f->cycles : 0, f->seen ? 100.0 * f->crit / f->seen : 0,
+                f->l1_misses, f->ll_misses, f->mispredicts);
+        esc(out, f->module);
+        fputs("!", out);
+        esc(out, f->name ? f->name : "(no symbol)");
+        fputs("</td></tr>\n", out);
     }
     fputs("</tbody>\n</table>\n</section>\n", out);
 }
@@ -879,6 +933,7 @@ bool view_html(FILE *out, const struct result *r)
     heatmap(out, r, top);
     bounds(out, r);
     interactions(out, r, top);
+    functions(out, r);
     critical(out, r);
     bool ok = instructions(out, r);
     caches(out, r);

@@ -411,6 +411,46 @@ static void json_row(struct jw *out, const struct result *r, const struct result
     }
     jw_char(out, ']');
     jkey_num(out, "critical", row->critical, false);
+    jkey_num(out, "cycles", row->cycles, false);
+    jkey_u64(out, "l1_misses", row->l1_misses, false);
+    jkey_u64(out, "ll_misses", row->ll_misses, false);
+    jkey_u64(out, "mispredicts", row->mispredicts, false);
+    jkey_str(out, "module", row->module, false);
+    jkey_str(out, "function", row->function, false);
+    if (row->function) {
+        jkey_u64(out, "offset", row->fn_offset, false);
+    } else {
+        jkey(out, "offset", false);
+        jw_str(out, "null");
+    }
+    jkey_str(out, "file", row->file, false);
+    jkey(out, "line", false);
+    if (row->line)
+        jnum(out, row->line);
+    else
+        jw_str(out, "null");
+}
+
+static void json_functions(struct jw *out, const struct result *r)
+{
+    jkey(out, "functions", false);
+    jw_char(out, '[');
+    for (size_t i = 0; i < r->n_functions; i++) {
+        const struct result_function *f = &r->functions[i];
+        jw_str(out, i ? ",{" : "{");
+        jkey_str(out, "module", f->module, true);
+        jkey_str(out, "function", f->name, false);
+        jkey_u64(out, "pc", r->rows[f->first_row].pc, false);
+        jkey_u64(out, "instructions", f->instructions, false);
+        jkey_num(out, "cycles", f->cycles, false);
+        jkey_num(out, "share", r->cycles > 0 ? f->cycles / r->cycles : 0.0, false);
+        jkey_num(out, "critical", f->seen ? (double)f->crit / (double)f->seen : 0.0, false);
+        jkey_u64(out, "l1_misses", f->l1_misses, false);
+        jkey_u64(out, "ll_misses", f->ll_misses, false);
+        jkey_u64(out, "mispredicts", f->mispredicts, false);
+        jw_char(out, '}');
+    }
+    jw_char(out, ']');
 }
 
 static void json_table(struct jw *out, const struct result *r)
@@ -479,6 +519,7 @@ bool view_json(FILE *out, const struct result *r)
     json_topdown(w, r);
     json_critical(w, r);
     json_table(w, r);
+    json_functions(w, r);
     json_memory(w, r);
     jw_str(w, "}\n");
     jw_flush(w);

@@ -4,7 +4,19 @@
 #include <string.h>
 
 /* Rows a run's table shows: the most executed. */
-enum { RUN_ROWS = 20, CURVE_ROWS = 8, CRITICAL_ROWS = 10 };
+enum { RUN_ROWS = 20, CURVE_ROWS = 8, CRITICAL_ROWS = 10, FUNCTION_ROWS = 15 };
+
+/* "module!function+0x1c" (or "module+0x..." outside any symbol) into BUF. */
+static const char *location(const struct result_row *row, char *buf, size_t len)
+{
+    if (!row->module)
+        snprintf(buf, len, "%#llx", (unsigned long long)row->pc);
+    else if (!row->function)
+        snprintf(buf, len, "%s@%#llx", row->module, (unsigned long long)row->pc);
+    else
+        snprintf(buf, len, "%s!%s+%#llx", row->module, row->function, (unsigned long long)row->fn_offset);
+    return buf;
+}
 
 static void summary(FILE *out, const struct result *r)
 {
@@ -115,7 +127,38 @@ static void row_line(FILE *out, const struct result *r, const struct result_row 
         const struct result_use *u = &r->uses[row->use_first + k];
         fprintf(out, "%s%s %.2f (%.0f%%)", k ? ", " : "", result_resource_name(r, u->resource), u->cost, 100 * u->share);
     }
+    if (row->module) {
+        char at[256];
+        fprintf(out, "  [%s", location(row, at, sizeof at));
+        if (row->file)
+            fprintf(out, " %s:%u", row->file, row->line);
+        fputc(']', out);
+    }
     fputc('\n', out);
+}
+
+/* Like perf report: where the cycles went, by function (each instruction carries the cycles the
+ * baseline's retirement moved on when it retired). */
+static void functions(FILE *out, const struct result *r)
+{
+    if (!r->n_functions)
+        return;
+    fprintf(out, "\nHottest functions (cycles charged to the instruction that retires after them):\n"
+                 "  %8s %12s %12s %6s %8s %9s %9s %8s  %s\n",
+            "overhead", "cycles", "instructions", "IPC", "critical", "L1 misses", "LL misses", "mispred", "function");
+    for (size_t i = 0; i < r->n_functions && i < FUNCTION_ROWS; i++) {
+        const struct result_function *f = &r->functions[i];
+        char name[256];
+        if (f->name)
+            snprintf(name, sizeof name, "%s!%s", f->module, f->name);
+        else
+            snprintf(name, sizeof name, "%s (no symbol)", f->module);
+        fprintf(out, "  %7.1f%% %12.0f %12llu %6.2f %7.1f%% %9llu %9llu %8llu  %s\n",
+                r->cycles > 0 ? 100 * f->cycles / r->cycles : 0, f->cycles, (unsigned long long)f->instructions,
+                f->cycles > 0 ? (double)f->instructions / f->cycles : 0, f->seen ? 100.0 * f->crit / f->seen : 0,
+                (unsigned long long)f->l1_misses, (unsigned long long)f->ll_misses,
+                (unsigned long long)f->mispredicts, name);
+    }
 }
 
 static void table(FILE *out, const struct result *r)
@@ -181,6 +224,7 @@ bool view_text(FILE *out, const struct result *r)
     bottlenecks(out, r);
     curves(out, r);
     bounds(out, r);
+    functions(out, r);
     table(out, r);
     critical(out, r);
     memory(out, r);
