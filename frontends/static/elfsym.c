@@ -1,11 +1,15 @@
-/* Just enough ELF64 to find a function: the section headers, the symbol table and its strings,
- * and the section the function lives in. The whole file is read; programs analysed are small. */
+/* Just enough of a program to find a function, read with libelf: the ELF header, the symbol
+ * tables, and the section the function's bytes live in. */
 #include "elfsym.h"
 #include <elf.h>
 #include <errno.h>
+#include <fcntl.h>
+#include <gelf.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 bool elfsym_is_elf(const char *path)
 {
@@ -17,131 +21,140 @@ bool elfsym_is_elf(const char *path)
     return elf;
 }
 
-static unsigned char *slurp(const char *path, size_t *len, char *err, size_t errlen)
+/* An open file and libelf's view of it. */
+struct elfsym_file {
+    int fd;
+    Elf *elf;
+};
+
+static bool open_file(const char *path, struct elfsym_file *f, char *err, size_t errlen)
 {
-    FILE *fp = fopen(path, "rb");
-    if (!fp) {
+    struct stat st;
+    f->elf = NULL;
+    f->fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (f->fd < 0 || fstat(f->fd, &st) != 0) {
         snprintf(err, errlen, "cannot read '%s': %s", path, strerror(errno));
-        return NULL;
-    }
-    fseek(fp, 0, SEEK_END);
-    long n = ftell(fp);
-    rewind(fp);
-    unsigned char *buf = n > 0 ? malloc((size_t)n) : NULL;
-    if (!buf || fread(buf, 1, (size_t)n, fp) != (size_t)n) {
+    } else if (!S_ISREG(st.st_mode) || st.st_size == 0) {
         snprintf(err, errlen, "cannot read '%s'", path);
-        free(buf);
-        fclose(fp);
-        return NULL;
+    } else {
+        elf_version(EV_CURRENT);
+        f->elf = elf_begin(f->fd, ELF_C_READ_MMAP, NULL);
+        if (!f->elf)
+            snprintf(err, errlen, "cannot read '%s': %s", path, elf_errmsg(-1));
     }
-    fclose(fp);
-    *len = (size_t)n;
-    return buf;
+    if (!f->elf && f->fd >= 0)
+        close(f->fd);
+    return f->elf != NULL;
 }
 
-static bool in_file(size_t len, uint64_t off, uint64_t size) { return off <= len && size <= len - off; }
-
-static const Elf64_Shdr *section(const unsigned char *f, size_t len, const Elf64_Ehdr *eh, unsigned i)
+static void close_file(struct elfsym_file *f)
 {
-    uint64_t off = eh->e_shoff + (uint64_t)i * eh->e_shentsize;
-    return i < eh->e_shnum && in_file(len, off, sizeof(Elf64_Shdr)) ? (const Elf64_Shdr *)(f + off) : NULL;
+    elf_end(f->elf);
+    close(f->fd);
 }
 
-static const char *header_problem(const unsigned char *f, size_t len, enum mdl_isa isa)
+static const char *header_problem(Elf *e, enum mdl_isa isa)
 {
-    const Elf64_Ehdr *eh = (const Elf64_Ehdr *)f;
-    if (len < sizeof *eh || memcmp(f, ELFMAG, SELFMAG) != 0)
+    const char *ident = elf_kind(e) == ELF_K_ELF ? elf_getident(e, NULL) : NULL;
+    GElf_Ehdr eh;
+    if (!ident || !gelf_getehdr(e, &eh))
         return "not an ELF file";
-    if (f[EI_CLASS] != ELFCLASS64 || f[EI_DATA] != ELFDATA2LSB)
+    if (ident[EI_CLASS] != ELFCLASS64 || ident[EI_DATA] != ELFDATA2LSB)
         return "not a little-endian 64-bit ELF file";
     unsigned want = isa == MDL_ISA_AARCH64 ? EM_AARCH64 : EM_X86_64;
-    if (eh->e_machine != want)
+    if (eh.e_machine != want)
         return isa == MDL_ISA_AARCH64 ? "not an AArch64 program (the machine is aarch64)"
                                       : "not an x86-64 program (the machine is x86_64)";
-    if (eh->e_shentsize != sizeof(Elf64_Shdr))
+    if (eh.e_shentsize != sizeof(Elf64_Shdr))
         return "unexpected section header size";
     return NULL;
 }
 
-/* The symbol named NAME in the symbol table of section SYMTAB, or NULL. */
-static const Elf64_Sym *find_symbol(const unsigned char *f, size_t len, const Elf64_Ehdr *eh, const Elf64_Shdr *symtab,
-                                    const char *name)
+/* The symbol named NAME in symbol table section SCN (header SH). */
+static bool find_symbol(Elf *e, Elf_Scn *scn, const GElf_Shdr *sh, const char *name, GElf_Sym *out)
 {
-    const Elf64_Shdr *strtab = section(f, len, eh, symtab->sh_link);
-    if (!strtab || !in_file(len, symtab->sh_offset, symtab->sh_size) ||
-        !in_file(len, strtab->sh_offset, strtab->sh_size))
-        return NULL;
-    size_t n = symtab->sh_size / sizeof(Elf64_Sym);
-    const Elf64_Sym *syms = (const Elf64_Sym *)(f + symtab->sh_offset);
-    const char *strs = (const char *)(f + strtab->sh_offset);
-    for (size_t i = 0; i < n; i++)
-        if (syms[i].st_name < strtab->sh_size &&
-            strncmp(strs + syms[i].st_name, name, strtab->sh_size - syms[i].st_name) == 0 &&
-            strlen(name) < strtab->sh_size - syms[i].st_name)
-            return &syms[i];
-    return NULL;
+    Elf_Data *data = elf_getdata(scn, NULL);
+    size_t n = data ? data->d_size / gelf_fsize(e, ELF_T_SYM, 1, EV_CURRENT) : 0;
+    for (size_t i = 0; i < n; i++) {
+        const char *s = gelf_getsym(data, (int)i, out) ? elf_strptr(e, sh->sh_link, out->st_name) : NULL;
+        if (s && strcmp(s, name) == 0)
+            return true;
+    }
+    return false;
 }
 
-/* Searches the full symbol table, then the dynamic one; *SYMTAB tells whether the full one
- * exists (a stripped program keeps only the dynamic symbols). */
-static const Elf64_Sym *lookup(const unsigned char *f, size_t len, const Elf64_Ehdr *eh, const char *name, bool *symtab)
+/* Searches the symbol tables in section order (the dynamic one usually comes first); *SYMTAB
+ * tells whether the full one was seen (a stripped program keeps only the dynamic symbols). */
+static bool lookup(Elf *e, const char *name, GElf_Sym *sym, bool *symtab)
 {
-    const Elf64_Sym *sym = NULL;
     *symtab = false;
-    for (unsigned i = 0; i < eh->e_shnum && !sym; i++) {
-        const Elf64_Shdr *sh = section(f, len, eh, i);
-        if (sh && (sh->sh_type == SHT_SYMTAB || sh->sh_type == SHT_DYNSYM)) {
-            *symtab |= sh->sh_type == SHT_SYMTAB;
-            sym = find_symbol(f, len, eh, sh, name);
-        }
+    for (Elf_Scn *scn = elf_nextscn(e, NULL); scn; scn = elf_nextscn(e, scn)) {
+        GElf_Shdr sh;
+        if (!gelf_getshdr(scn, &sh) || (sh.sh_type != SHT_SYMTAB && sh.sh_type != SHT_DYNSYM))
+            continue;
+        *symtab |= sh.sh_type == SHT_SYMTAB;
+        if (find_symbol(e, scn, &sh, name, sym))
+            return true;
     }
-    return sym;
+    return false;
+}
+
+/* A copy of SYM's bytes from the section it is defined in, or NULL when it has none there. */
+static uint8_t *function_bytes(Elf *e, const GElf_Sym *sym)
+{
+    bool in_section = sym->st_shndx != SHN_UNDEF && sym->st_shndx < SHN_LORESERVE;
+    Elf_Scn *scn = in_section ? elf_getscn(e, sym->st_shndx) : NULL;
+    GElf_Shdr sh;
+    if (!sym->st_size || !scn || !gelf_getshdr(scn, &sh) || sh.sh_type != SHT_PROGBITS || sym->st_value < sh.sh_addr)
+        return NULL;
+    Elf_Data *data = elf_getdata(scn, NULL);
+    uint64_t off = sym->st_value - sh.sh_addr;
+    if (!data || !data->d_buf || off > data->d_size || sym->st_size > data->d_size - off)
+        return NULL;
+    uint8_t *bytes = malloc(sym->st_size);
+    memcpy(bytes, (const uint8_t *)data->d_buf + off, sym->st_size);
+    return bytes;
 }
 
 bool elfsym_function(const char *path, const char *symbol, enum mdl_isa isa, uint8_t **bytes, size_t *len,
                   uint64_t *addr, char *err, size_t errlen)
 {
-    size_t flen;
-    unsigned char *f = slurp(path, &flen, err, errlen);
-    if (!f)
+    struct elfsym_file f;
+    if (!open_file(path, &f, err, errlen))
         return false;
-    const Elf64_Ehdr *eh = (const Elf64_Ehdr *)f;
-    const char *problem = header_problem(f, flen, isa);
+    const char *problem = header_problem(f.elf, isa);
     bool tables = false;
-    const Elf64_Sym *sym = problem ? NULL : lookup(f, flen, eh, symbol, &tables);
-    const Elf64_Shdr *sh = sym ? section(f, flen, eh, sym->st_shndx) : NULL;
+    GElf_Sym sym;
+    bool found = !problem && lookup(f.elf, symbol, &sym, &tables);
+    uint8_t *code = found ? function_bytes(f.elf, &sym) : NULL;
     if (problem)
         snprintf(err, errlen, "'%s': %s", path, problem);
-    else if (!sym && !tables)
+    else if (!found && !tables)
         snprintf(err, errlen, "no symbol '%s' in '%s': the program is stripped (no symbol table)", symbol, path);
-    else if (!sym)
+    else if (!found)
         snprintf(err, errlen, "no symbol '%s' in '%s'", symbol, path);
-    else if (!sym->st_size || !sh || sh->sh_type != SHT_PROGBITS || sym->st_value < sh->sh_addr ||
-             !in_file(flen, sh->sh_offset + (sym->st_value - sh->sh_addr), sym->st_size))
+    else if (!code)
         snprintf(err, errlen, "'%s' in '%s' is not a function with code in the file", symbol, path);
     else {
-        *len = sym->st_size;
-        *bytes = malloc(*len);
-        memcpy(*bytes, f + sh->sh_offset + (sym->st_value - sh->sh_addr), *len);
-        *addr = sym->st_value;
-        free(f);
-        return true;
+        *bytes = code;
+        *len = sym.st_size;
+        *addr = sym.st_value;
     }
-    free(f);
-    return false;
+    close_file(&f);
+    return code != NULL;
 }
 
 bool elfsym_check(const char *path, enum mdl_isa isa, bool *pie, char *err, size_t errlen)
 {
-    size_t flen;
-    unsigned char *f = slurp(path, &flen, err, errlen);
-    if (!f)
+    struct elfsym_file f;
+    if (!open_file(path, &f, err, errlen))
         return false;
-    const char *problem = header_problem(f, flen, isa);
+    const char *problem = header_problem(f.elf, isa);
+    GElf_Ehdr eh;
     if (problem)
         snprintf(err, errlen, "'%s': %s", path, problem);
     else
-        *pie = ((const Elf64_Ehdr *)f)->e_type == ET_DYN;
-    free(f);
+        *pie = gelf_getehdr(f.elf, &eh) && eh.e_type == ET_DYN;
+    close_file(&f);
     return problem == NULL;
 }
