@@ -171,7 +171,7 @@ static bool same_name(const char *sym, const char *name)
     return strncmp(sym, name, n) == 0 && (sym[n] == 0 || sym[n] == '@');
 }
 
-static bool find_in(Dwfl_Module *dm, const char *name, uint64_t *lo, uint64_t *hi)
+static bool find_in(Dwfl_Module *dm, const char *name, uint64_t *lo, uint64_t *hi, bool *ifunc)
 {
     int n = dwfl_module_getsymtab(dm);
     for (int k = 1; k < n; k++) {
@@ -184,6 +184,7 @@ static bool find_in(Dwfl_Module *dm, const char *name, uint64_t *lo, uint64_t *h
             continue;
         *lo = addr;
         *hi = addr + (sym.st_size ? sym.st_size : 1);
+        *ifunc = type == STT_GNU_IFUNC;
         return true;
     }
     return false;
@@ -191,10 +192,18 @@ static bool find_in(Dwfl_Module *dm, const char *name, uint64_t *lo, uint64_t *h
 
 bool symbols_find(struct symbols *s, int module, const char *name, uint64_t *lo, uint64_t *hi)
 {
+    bool ifunc;
     for (int i = 0; i < s->n; i++)
-        if ((module < 0 || module == i) && find_in(s->mods[i].dm, name, lo, hi))
+        if ((module < 0 || module == i) && find_in(s->mods[i].dm, name, lo, hi, &ifunc))
             return true;
     return false;
+}
+
+bool symbols_is_ifunc(struct symbols *s, int module, const char *name)
+{
+    uint64_t lo, hi;
+    bool ifunc = false;
+    return module >= 0 && module < s->n && find_in(s->mods[module].dm, name, &lo, &hi, &ifunc) && ifunc;
 }
 
 const char *symbols_module_path(const struct symbols *s, int module)

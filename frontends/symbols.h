@@ -30,6 +30,9 @@ void symbols_lookup(struct symbols *s, uint64_t pc, struct symbols_at *out);
 /* The guest address range [*LO, *HI) of function NAME in module MODULE (-1: any module); false
  * when none has it. A versioned name (memcpy@@GLIBC_2.14) is found by its name. */
 bool symbols_find(struct symbols *s, int module, const char *name, uint64_t *lo, uint64_t *hi);
+/* Whether NAME in module MODULE is an indirect function (STT_GNU_IFUNC: glibc's memcpy, strlen):
+ * its symbol is the resolver that picks an implementation at load time, not the code calls run. */
+bool symbols_is_ifunc(struct symbols *s, int module, const char *name);
 /* Module MODULE's path. */
 const char *symbols_module_path(const struct symbols *s, int module);
 

@@ -416,11 +416,16 @@ static bool run_map(struct run *r, const char *path, uint64_t lo, uint64_t hi, u
         return true;    /* not an object symbols can be read from: its code stays unnamed */
     for (unsigned i = 0; i < r->o.n_roi; i++) {
         uint64_t flo, fhi;
-        if (symbols_find(r->sym, module, r->o.roi[i], &flo, &fhi) && !region_entry(r, flo) &&
-            r->n_entries < RUN_MAX_ENTRIES) {
-            r->entries[r->n_entries++] = flo;
-            r->roi_found[i] = true;
-        }
+        if (!symbols_find(r->sym, module, r->o.roi[i], &flo, &fhi) || region_entry(r, flo) ||
+            r->n_entries == RUN_MAX_ENTRIES)
+            continue;
+        r->entries[r->n_entries++] = flo;
+        r->roi_found[i] = true;
+        if (symbols_is_ifunc(r->sym, module, r->o.roi[i]))
+            fprintf(stderr, "mdlsim: warning: '%s' in %s is an indirect function (IFUNC): its symbol is the "
+                            "resolver run at load time, not the implementation calls reach; name the "
+                            "implementation instead (its symbol needs the library's debug symbols)\n",
+                    r->o.roi[i], path);
     }
     return true;
 }
