@@ -830,7 +830,7 @@ static int cmd_replay(int argc, char **argv)
     struct run_opts ro;
     if (!run_plan(&plan, &o, &ro))
         return 2;
-    if (o.program && !resolve_roi(&o, &plan, &ro, err, sizeof err)) {
+    if (!resolve_roi(&o, &plan, &ro, err, sizeof err)) {
         fprintf(stderr, "mdlsim: error: %s\n", err);
         return 1;
     }

@@ -955,3 +955,23 @@ Test(mdlsim_run, writes_a_callgrind_file_that_callgrind_annotate_reads)
     free(out);
     remove("/tmp/mdlsim.cg");
 }
+
+/* A trace names the files the guest mapped: a replay finds a PIE's region without the program. */
+Test(mdlsim_run, replays_a_region_of_a_pie_from_its_trace_alone)
+{
+    cr_assert_eq(mdlsim_into("run --machine skylake --no-sensitivity --record /tmp/mdlsim-pie.trace "
+                             "-- ../build/programs/exact.pie 100", "/dev/null"), 0);
+    struct run r = mdlsim_stderr("replay --machine icelake --no-sensitivity --roi kernel_exact "
+                                 "--json /tmp/mdlsim-pie-r.json /tmp/mdlsim-pie.trace");
+    cr_expect_eq(r.status, 0, "%s", r.out);
+    free(r.out);
+    json_error_t e;
+    json_t *o = json_load_file("/tmp/mdlsim-pie-r.json", 0, &e);
+    cr_assert(o, "%s", e.text);
+    cr_expect_eq(json_integer_value(json_object_get(o, "instructions")), 4 + 4 * 100);
+    json_decref(o);
+    expect_error("replay --machine icelake --roi no_such_function /tmp/mdlsim-pie.trace",
+                 "no function 'no_such_function' in '/tmp/mdlsim-pie.trace' or the libraries it loaded");
+    remove("/tmp/mdlsim-pie.trace");
+    remove("/tmp/mdlsim-pie-r.json");
+}
