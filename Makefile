@@ -19,12 +19,12 @@ PKGS_DEMO  := $(PKGS_BUILD) qemu-user
 
 MDL_SRC   := mdl/arena.c mdl/source.c mdl/diag.c mdl/ast.c mdl/map.c mdl/parse.c
 MDLC_SRC  := mdlc/driver.c mdlc/resolve.c mdlc/check.c mdlc/lower.c mdlc/emit_c.c mdlc/emit_json.c mdlc/emit_text.c \
-             mdlc/output.c
+             mdlc/output.c mdlc/qemu_cpu.c
 IMPORT_SRC := mdlc/import_uops.c
 RUNTIME_SRC := runtime/model.c runtime/taint.c runtime/shadow.c runtime/classify.c runtime/cache.c runtime/bp.c \
              $(wildcard runtime/policy/*.c) $(wildcard runtime/predictor/*.c)
 FRONT_SRC := frontends/decode.c frontends/static/block.c frontends/static/batch.c frontends/static/asm.c frontends/static/elfsym.c \
-             frontends/qemu/run.c frontends/qemu/feed.c frontends/qemu/transport.c \
+             frontends/qemu/run.c frontends/qemu/feed.c frontends/qemu/transport.c frontends/qemu/launch.c \
              frontends/analysis/result.c frontends/analysis/analysis.c \
              frontends/views/view_text.c frontends/views/view_json.c frontends/views/view_html.c \
              frontends/views/view_callgrind.c frontends/symbols.c

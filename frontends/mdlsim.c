@@ -19,6 +19,7 @@
 #include "batch.h"
 #include "block.h"
 #include "elfsym.h"
+#include "launch.h"
 #include "classify.h"
 #include "decode.h"
 #include "run.h"
@@ -57,9 +58,11 @@ static const char help_text[] =
     "or in a library it loads (--roi memcpy); --roi may be given several times. Every instruction\n"
     "is named module!function+offset, with file:line where the object has debug information, and\n"
     "the cycles are summed per function. --callgrind FILE writes valgrind's callgrind format\n"
-    "(KCachegrind, callgrind_annotate). The program keeps its input, output and exit\n"
-    "status. --record writes the event stream to FILE, which 'replay' analyses again on any\n"
-    "machine of the same ISA. Causality (the critical path) is sampled: a period follows twice\n"
+    "(KCachegrind, callgrind_annotate). PROGRAM is found through PATH as a shell finds a command,\n"
+    "and keeps its input, output and exit status. --record writes the event stream to FILE, which\n"
+    "'replay' analyses again on any machine of the same ISA. The directory of every report (--json,\n"
+    "--html, --callgrind, --record) is checked before the run: one that cannot be written fails at\n"
+    "once. Causality (the critical path) is sampled: a period follows twice\n"
     "the ROB's worth of instructions and counts them as they leave a window of that size; one\n"
     "period in N runs (--causality-sample N, default 8; 1: periods back to back).\n"
     "block: predicts the steady-state cycles per iteration of a basic block repeated back to back.\n"
@@ -402,6 +405,15 @@ static int common_option(int c, struct block_opts *o)
     }
 }
 
+/* `--json -- prog`: getopt takes the separator as the option's value; a file named '--' is
+ * never what was meant. NAME: the option's long name. */
+static int separator_as_value(const char *name)
+{
+    char opt[64];
+    snprintf(opt, sizeof opt, "--%s", name);
+    return usage_error("%s takes a value, and '--' is not one (the options go before '--')", opt);
+}
+
 static int parse_block_opts(int argc, char **argv, struct block_opts *o)
 {
     enum { O_HEX = O_FIRST_OWN, O_HEXFILE, O_ITER, O_JSON, O_FUNCTION, O_JOBS, O_HTML };
@@ -415,10 +427,12 @@ static int parse_block_opts(int argc, char **argv, struct block_opts *o)
         { "help", no_argument, NULL, 'h' }, { NULL, 0, NULL, 0 },
     };
     *o = (struct block_opts){ .iterations = 100, .jobs = 0, .sensitivity = true, .causality = true };
-    int c;
+    int c, idx = 0;
     optind = 1;
     opterr = 0;
-    while ((c = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, ":h", longopts, &idx)) != -1) {
+        if (optarg && strcmp(optarg, "--") == 0)
+            return separator_as_value(longopts[idx].name);
         int rc = common_option(c, o);
         if (rc > 0)
             return rc;
@@ -459,12 +473,33 @@ static int parse_block_opts(int argc, char **argv, struct block_opts *o)
     return -1;
 }
 
+/* A report is written beside PATH and renamed over it: a directory that cannot take a new file
+ * fails the command at once, not after a run of minutes. */
+static bool writable(const char *path)
+{
+    char dir[PATH_MAX];
+    struct stat st;
+    snprintf(dir, sizeof dir, "%s", path);
+    int e = 0;
+    if (!*path)
+        e = ENOENT;
+    else if (stat(path, &st) == 0 && S_ISDIR(st.st_mode))
+        e = EISDIR;
+    else if (access(dirname(dir), W_OK | X_OK) != 0)
+        e = errno;
+    if (e)
+        fprintf(stderr, "mdlsim: error: cannot write '%s': %s\n", path, strerror(e));
+    return !e;
+}
+
 static int cmd_block(int argc, char **argv)
 {
     struct block_opts o;
     int rc = parse_block_opts(argc, argv, &o);
     if (rc >= 0)
         return rc;
+    if (o.html && !writable(o.html))
+        return 1;
     char err[256];
     struct analysis_plan *plan = malloc(sizeof *plan);
     if (!plan || !analysis_plan_init(plan, o.m, o.weights, o.n_weights, o.sensitivity, err, sizeof err)) {
@@ -505,7 +540,8 @@ struct run_cli {
     unsigned n_roi;
     char roi_label[512];            /* the names, comma-separated */
     const char *json, *record, *html, *callgrind, *program, *trace;
-    char **argv;                    /* PROGRAM ARGS... */
+    char **argv;                    /* PROGRAM ARGS... as typed */
+    char found[PATH_MAX];           /* run: PROGRAM as found in PATH, which PROGRAM then names */
 };
 
 static int parse_run_opts(int argc, char **argv, struct run_cli *o, bool replay)
@@ -523,10 +559,12 @@ static int parse_run_opts(int argc, char **argv, struct run_cli *o, bool replay)
         { NULL, 0, NULL, 0 },
     };
     *o = (struct run_cli){ .b = { .iterations = 2, .sensitivity = true, .causality = true }, .sample = 8 };
-    int c;
+    int c, idx = 0;
     optind = 1;
     opterr = 0;
-    while ((c = getopt_long(argc, argv, replay ? ":h" : "+:h", longopts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, replay ? ":h" : "+:h", longopts, &idx)) != -1) {
+        if (optarg && strcmp(optarg, "--") == 0)
+            return separator_as_value(longopts[idx].name);
         int rc = common_option(c, &o->b);
         if (rc > 0)
             return rc;
@@ -568,6 +606,12 @@ static int parse_run_opts(int argc, char **argv, struct run_cli *o, bool replay)
     if (!o->b.n_weights)
         o->b.weights[o->b.n_weights++] = 1.15;
     return -1;
+}
+
+static bool reports_writable(const struct run_cli *o)
+{
+    return (!o->json || writable(o->json)) && (!o->html || writable(o->html)) && (!o->record || writable(o->record)) &&
+           (!o->callgrind || writable(o->callgrind));
 }
 
 /* The region's address range from the program's symbol table. */
@@ -663,9 +707,14 @@ static pid_t start_qemu(const struct run_cli *o, const struct transport *t, char
         args[k++] = "-cpu";
         args[k++] = (char *)o->b.m->qemu_cpu;
     }
+    if (strcmp(o->program, o->argv[0]) != 0) {
+        args[k++] = "-0";           /* found in PATH: the guest sees the name typed, as from a shell */
+        args[k++] = o->argv[0];
+    }
     args[k++] = "-plugin";
     args[k++] = popt;
-    for (size_t i = 0; i < n; i++)
+    args[k++] = (char *)o->program;
+    for (size_t i = 1; i < n; i++)
         args[k++] = o->argv[i];
     pid_t pid = fork();
     if (pid == 0) {
@@ -745,6 +794,13 @@ static int cmd_run(int argc, char **argv)
     if (rc >= 0)
         return rc;
     char err[1024];
+    if (!reports_writable(&o))
+        return 1;
+    if (!launch_find_program(o.argv[0], o.found, sizeof o.found)) {
+        fprintf(stderr, "mdlsim: error: cannot find '%s' in PATH\n", o.argv[0]);
+        return 1;
+    }
+    o.program = o.found;
     if (access(o.program, X_OK) != 0) {
         fprintf(stderr, "mdlsim: error: cannot execute '%s': %s\n", o.program, strerror(errno));
         return 1;
@@ -828,6 +884,8 @@ static int cmd_replay(int argc, char **argv)
     char err[1024];
     struct analysis_plan plan;
     struct run_opts ro;
+    if (!reports_writable(&o))
+        return 1;
     if (!run_plan(&plan, &o, &ro))
         return 2;
     if (!resolve_roi(&o, &plan, &ro, err, sizeof err)) {

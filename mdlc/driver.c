@@ -6,6 +6,7 @@
 #include "lower.h"
 #include "output.h"
 #include "parse.h"
+#include "qemu_cpu.h"
 #include "resolve.h"
 
 static int dump_ast(struct program *p, const struct mdlc_opts *o)
@@ -86,6 +87,8 @@ static int run_passes(struct program *p, const struct mdlc_opts *o)
     struct resolve_opts ro = { o->include_dirs, o->n_include_dirs };
     if (!resolve_program(p, o->input, &ro) || !check_program(p) || diag_failed(p->diag))
         return 1;
+    if (!o->no_warn_qemu_cpu)
+        check_qemu_cpu(p);
     struct mdl_machine *m = lower_program(p);
     if (!m || diag_failed(p->diag))
         return 1;

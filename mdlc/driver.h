@@ -16,6 +16,7 @@ struct mdlc_opts {
     const char *depfile, *deptarget;
     bool werror;
     bool warn_missing_source;       /* -Wmissing-source */
+    bool no_warn_qemu_cpu;          /* -Wno-qemu-cpu */
     FILE *out;                      /* dumps */
     FILE *err;                      /* diagnostics */
 };

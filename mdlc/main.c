@@ -22,19 +22,23 @@ static const char help[] =
     "  --deptarget NAME  the target of that rule (default: FILE.mdl)\n"
     "  -Wmissing-source  warn about every number written without a source (@NAME or @\"...\");\n"
     "                    -Wno-missing-source turns it off again (the default)\n"
+    "  -Wno-qemu-cpu     no warning when the installed QEMU lacks the machine's qemu_cpu model\n"
+    "                    (on by default: 'mdlsim run' would fail on that machine)\n"
     "  --Werror, -Werror treat warnings as errors\n"
     "  -h, --help        show this help\n"
     "\n"
     "Exit status: 0 success, 1 errors in the description, 2 usage errors.\n"
     "Outputs are rewritten only when their content changes; nothing is written on error.\n";
 
-/* -W NAME: the warnings that are off by default, and -Werror as compilers spell it. */
+/* -W NAME and -Wno-NAME: the warnings that can be turned on or off, and -Werror as compilers spell it. */
 static bool warning_option(struct mdlc_opts *o, const char *name)
 {
     bool on = strncmp(name, "no-", 3) != 0;
     const char *w = on ? name : name + 3;
     if (strcmp(w, "missing-source") == 0)
         o->warn_missing_source = on;
+    else if (strcmp(w, "qemu-cpu") == 0)
+        o->no_warn_qemu_cpu = !on;
     else if (strcmp(name, "error") == 0)
         o->werror = true;
     else

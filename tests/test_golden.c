@@ -232,18 +232,33 @@ Test(golden, the_command_line_prints_what_the_expected_file_holds)
     free(want);
 }
 
+/* The exit status of `PREFIX../build/mdlc --check OPTIONS FILE`, its output dropped. */
+static int check_status(const char *prefix, const char *options, const char *file)
+{
+    char cmd[512];
+    snprintf(cmd, sizeof cmd, "%s../build/mdlc --check %s %s >/dev/null 2>&1", prefix, options, file);
+    return shell_status(cmd);
+}
+
 Test(golden, the_command_line_takes_warning_options_as_a_compiler_does)
 {
     need_binary();
     const char *warn = "diag/values_without_a_source_are_warned_about_when_asked.mdl";
-    char cmd[256];
-    snprintf(cmd, sizeof cmd, "../build/mdlc --check %s >/dev/null 2>&1", warn);
-    cr_expect_eq(shell_status(cmd), 0, "warnings alone do not fail");
-    snprintf(cmd, sizeof cmd, "../build/mdlc --check -Wmissing-source -Werror %s >/dev/null 2>&1", warn);
-    cr_expect_eq(shell_status(cmd), 1, "-Werror makes the missing sources errors");
-    snprintf(cmd, sizeof cmd, "../build/mdlc --check -Wmissing-source -Wno-missing-source --Werror %s >/dev/null 2>&1",
-             warn);
-    cr_expect_eq(shell_status(cmd), 0, "the last of -Wmissing-source and -Wno-missing-source wins");
-    cr_expect_eq(shell_status("../build/mdlc --check -Wmissing-sources diag/empty_file.mdl 2>/dev/null"), 2,
+    cr_expect_eq(check_status("", "", warn), 0, "warnings alone do not fail");
+    cr_expect_eq(check_status("", "-Wmissing-source -Werror", warn), 1, "-Werror makes the missing sources errors");
+    cr_expect_eq(check_status("", "-Wmissing-source -Wno-missing-source --Werror", warn), 0,
+                 "the last of -Wmissing-source and -Wno-missing-source wins");
+    cr_expect_eq(check_status("", "-Wmissing-sources", "diag/empty_file.mdl"), 2,
                  "an unknown warning option is a usage error");
+}
+
+/* A description may be compiled where QEMU is not installed (or lacks the model on purpose):
+ * no warning then, and -Wno-qemu-cpu silences it where QEMU is. */
+Test(golden, warns_about_an_unknown_qemu_cpu_only_where_qemu_can_tell)
+{
+    need_binary();
+    const char *typo = "diag/qemu_cpu_model_unknown_to_qemu.mdl";
+    cr_expect_eq(check_status("", "--Werror", typo), 1, "QEMU lists no such model: with --Werror, an error");
+    cr_expect_eq(check_status("env PATH=/nonexistent ", "--Werror", typo), 0, "no QEMU in PATH: nothing to check");
+    cr_expect_eq(check_status("", "--Werror -Wno-qemu-cpu", typo), 0, "-Wno-qemu-cpu turns the warning off");
 }

@@ -1,6 +1,7 @@
 /* mdlsim end to end, through its command line: the verdicts the model must reach on kernels
  * whose answer is known by hand, and the JSON contract scripts rely on. Tests run in tests/. */
 #include <criterion/criterion.h>
+#include <errno.h>
 #include <jansson.h>
 #include <math.h>
 #include <stdio.h>
@@ -974,4 +975,101 @@ Test(mdlsim_run, replays_a_region_of_a_pie_from_its_trace_alone)
                  "no function 'no_such_function' in '/tmp/mdlsim-pie.trace' or the libraries it loaded");
     remove("/tmp/mdlsim-pie.trace");
     remove("/tmp/mdlsim-pie-r.json");
+}
+
+/* A whole run executes the C library's syscalls from many addresses: the text lists each form
+ * once, its executions summed over its addresses, and the JSON keeps one entry per address. */
+Test(views, lists_the_class_defaults_of_a_run_once_per_form_with_their_addresses)
+{
+    struct run r = mdlsim_stderr("run --machine skylake --no-sensitivity --json /tmp/mdlsim-defaults.json "
+                                 "-- ../build/programs/exact.x86 10");
+    cr_assert_eq(r.status, 0, "%s", r.out);
+    json_error_t e;
+    json_t *o = json_load_file("/tmp/mdlsim-defaults.json", 0, &e);
+    cr_assert(o, "%s", e.text);
+    remove("/tmp/mdlsim-defaults.json");
+    json_int_t count = 0, addresses = 0;
+    size_t i;
+    json_t *u;
+    json_array_foreach(json_object_get(o, "unknown"), i, u)
+        if (strcmp(json_string_value(json_object_get(u, "key")), "SYSCALL") == 0) {
+            count += json_integer_value(json_object_get(u, "count"));
+            addresses++;
+        }
+    json_decref(o);
+    cr_assert_gt(addresses, 1, "the JSON lists each address of a syscall");
+    const char *list = strstr(r.out, "Modelled by their class default");
+    cr_assert(list, "%s", r.out);
+    long long got_count = 0, got_addresses = 0, previous = -1;
+    unsigned syscall_lines = 0;
+    for (const char *line = strchr(list, '\n') + 1; *line == ' '; line = strchr(line, '\n') + 1) {
+        char key[64], mnemonic[64];
+        long long n, at;
+        cr_assert_eq(sscanf(line, " %63[^[][%63[^]]] %lld time%*[s ] at %lld address", key, mnemonic, &n, &at), 4,
+                     "%.80s", line);
+        cr_expect(previous < 0 || n <= previous, "most executed first: %s", list);
+        previous = n;
+        if (strcmp(mnemonic, "syscall") == 0) {
+            syscall_lines++;
+            got_count = n;
+            got_addresses = at;
+        }
+    }
+    cr_expect_eq(syscall_lines, 1, "one line for every syscall: %s", list);
+    cr_expect_eq(got_count, count, "%s", list);
+    cr_expect_eq(got_addresses, addresses, "%s", list);
+    free(r.out);
+}
+
+/* ---- the command line as a shell user types it --------------------------------------------------- */
+
+Test(mdlsim_run, finds_a_program_in_path_as_a_shell_does)
+{
+    json_t *o = run_json("--machine skylake --no-sensitivity --json /tmp/mdlsim-path.json -- true",
+                         "/tmp/mdlsim-path.json", "");
+    cr_expect_gt(json_integer_value(json_object_get(o, "instructions")), 1000);
+    json_decref(o);
+    /* the guest's argv[0] is the name typed, as a shell passes it */
+    struct run r = mdlsim("run --machine skylake --no-sensitivity -- sh -c 'echo $0'");
+    cr_expect_eq(r.status, 0);
+    cr_expect_str_eq(r.out, "sh\n");
+    free(r.out);
+    expect_error("run --machine skylake -- mdlsim-no-such-program", "cannot find 'mdlsim-no-such-program' in PATH");
+}
+
+Test(mdlsim_run, refuses_the_separator_as_the_value_of_an_option)
+{
+    static const char *const args[] = {
+        "run --machine skylake --json -- ../build/programs/exact.x86 10",
+        "run --machine skylake --roi kernel_exact --html -- ../build/programs/exact.x86 10",
+        "replay --machine skylake --record -- trace",
+        "block --machine skylake --html -- kernels/fig1-fma-chain.s",
+    };
+    for (size_t i = 0; i < sizeof args / sizeof *args; i++) {
+        struct run r = mdlsim_to(args[i], "2>&1");
+        cr_expect_eq(r.status, 2, "%s: a usage error, not a report named '--'", args[i]);
+        cr_expect(strstr(r.out, " takes a value, and '--' is not one"), "%s: %s", args[i], r.out);
+        cr_expect_null(strstr(r.out, "30\n"), "%s: the program did not run", args[i]);
+        free(r.out);
+    }
+    cr_expect_neq(access("--", F_OK), 0, "no file named '--'");
+}
+
+/* A report that cannot be written fails the command before the program runs, not after it. */
+Test(mdlsim_run, refuses_an_unwritable_report_path_before_the_program_runs)
+{
+    static const char *const options[] = { "--json", "--html", "--record" };
+    char args[256], message[128];
+    for (size_t i = 0; i < sizeof options / sizeof *options; i++) {
+        snprintf(args, sizeof args, "run --machine skylake %s /nonexistent/dir/report -- ../build/programs/exact.x86 10",
+                 options[i]);
+        expect_error(args, "cannot write '/nonexistent/dir/report': No such file or directory");
+        struct run r = mdlsim(args);
+        cr_expect_str_eq(r.out, "", "%s: the program did not run", args);
+        free(r.out);
+    }
+    snprintf(message, sizeof message, "cannot write '/tmp': %s", strerror(EISDIR));
+    expect_error("run --machine skylake --json /tmp -- ../build/programs/exact.x86 10", message);
+    expect_error("replay --machine skylake --html /nonexistent/dir/r.html no-such.trace",
+                 "cannot write '/nonexistent/dir/r.html': No such file or directory");
 }

@@ -1,6 +1,7 @@
 /* The text view of an analysis result: the summary, top-down, sensitivity, the per-instruction
  * table and, for runs, memory and branches; the verdict last, where a terminal leaves the eye. */
 #include "view_text.h"
+#include <stdlib.h>
 #include <string.h>
 
 /* Rows a run's table shows: the most executed. */
@@ -199,21 +200,92 @@ static void memory(FILE *out, const struct result *r)
                 r->branches ? 100.0 * (double)r->mispredicted / (double)r->branches : 0);
 }
 
+static const char defaults_heading[] = "\nModelled by their class default (no entry in the machine description):\n";
+
+/* A run's instructions without an entry, by form: one line per key with its executions summed
+ * over its addresses (the C library's syscalls are one line, not fifty), most executed first. */
+struct default_group {
+    const char *key, *disasm;       /* disasm: of its most executed address */
+    uint64_t executions, most;
+    size_t addresses;
+};
+
+static int row_by_key(const void *a, const void *b)
+{
+    return strcmp((*(const struct result_row *const *)a)->key, (*(const struct result_row *const *)b)->key);
+}
+
+static int group_by_count(const void *a, const void *b)
+{
+    const struct default_group *x = a, *y = b;
+    return x->executions != y->executions ? (x->executions < y->executions ? 1 : -1) : strcmp(x->key, y->key);
+}
+
+/* The groups of the class-default rows of R in OUT (room for n_rows); their number. */
+static size_t default_groups(const struct result *r, const struct result_row **rows, struct default_group *out)
+{
+    size_t n = 0, groups = 0;
+    for (size_t i = 0; i < r->n_rows; i++)
+        if (r->rows[i].class_default && r->rows[i].executions)
+            rows[n++] = &r->rows[i];
+    qsort(rows, n, sizeof *rows, row_by_key);
+    for (size_t i = 0; i < n; i++) {
+        if (i == 0 || strcmp(rows[i]->key, rows[i - 1]->key) != 0)
+            out[groups++] = (struct default_group){ .key = rows[i]->key };
+        struct default_group *g = &out[groups - 1];
+        g->executions += rows[i]->executions;
+        g->addresses++;
+        if (rows[i]->executions > g->most) {
+            g->most = rows[i]->executions;
+            g->disasm = rows[i]->disasm;
+        }
+    }
+    qsort(out, groups, sizeof *out, group_by_count);
+    return groups;
+}
+
+static void unknown_grouped(FILE *out, const struct result *r)
+{
+    const struct result_row **rows = malloc((r->n_rows + 1) * sizeof *rows);
+    struct default_group *g = malloc((r->n_rows + 1) * sizeof *g);
+    if (!rows || !g)
+        abort();
+    size_t n = default_groups(r, rows, g);
+    int kw = 0, mw = 0, cw = 0;             /* the columns' widths */
+    for (size_t i = 0; i < n; i++) {
+        int k = (int)strlen(g[i].key), m = (int)strcspn(g[i].disasm, " ");
+        int c = snprintf(NULL, 0, "%llu", (unsigned long long)g[i].executions);
+        kw = k > kw ? k : kw;
+        mw = m > mw ? m : mw;
+        cw = c > cw ? c : cw;
+    }
+    if (n)
+        fputs(defaults_heading, out);
+    for (size_t i = 0; i < n; i++) {
+        int m = (int)strcspn(g[i].disasm, " ");
+        fprintf(out, "  %-*s  [%.*s]%*s  %*llu time%s at %zu address%s\n", kw, g[i].key, m, g[i].disasm, mw - m, "", cw,
+                (unsigned long long)g[i].executions, g[i].executions == 1 ? " " : "s", g[i].addresses,
+                g[i].addresses == 1 ? "" : "es");
+    }
+    free(rows);
+    free(g);
+}
+
 static void unknown(FILE *out, const struct result *r)
 {
+    if (r->scope != RESULT_SCOPE_BLOCK) {
+        unknown_grouped(out, r);
+        return;
+    }
     bool any = false;
     for (size_t i = 0; i < r->n_rows; i++) {
         const struct result_row *row = &r->rows[i];
         if (!row->class_default || !row->executions)
             continue;
         if (!any)
-            fputs("\nModelled by their class default (no entry in the machine description):\n", out);
+            fputs(defaults_heading, out);
         any = true;
-        if (r->scope == RESULT_SCOPE_BLOCK)
-            fprintf(out, "  %u: %s  [%s]\n", row->index, row->disasm, row->key);
-        else
-            fprintf(out, "  %#llx: %s  [%s] (%llu times)\n", (unsigned long long)row->pc, row->disasm, row->key,
-                    (unsigned long long)row->executions);
+        fprintf(out, "  %u: %s  [%s]\n", row->index, row->disasm, row->key);
     }
 }
 
