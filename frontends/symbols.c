@@ -1,38 +1,85 @@
-/* Symbols and source lines of the guest's objects through libdwfl: each object is reported at the
- * bias the guest loaded it with, as it is mapped, and asked about once per static instruction. */
+/* The objects of one guest process as libdwfl sees them, each reported at the load bias of its
+ * mapping: a pc's function and source line, and a function's address range by name. */
 #include "symbols.h"
 #include <elfutils/libdwfl.h>
+#include <errno.h>
 #include <fcntl.h>
 #include <gelf.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
-struct module {
+/* A function of a module's symbol table at its guest addresses. libdwfl's own search for the
+ * symbol of an address reads the whole table each time (a millisecond in glibc's 10,000 symbols,
+ * for every pc no symbol covers); the table read once and sorted answers in a binary search. */
+struct symbols_fn {
+    uint64_t lo, hi;            /* LO first: first_above reads it */
+    uint64_t reach;             /* the highest end of this function and those sorted before it */
+    const char *name;           /* libdwfl's string, or NAME_COPY */
+    char *name_copy;            /* the name without a default version's "@@VERSION" */
+    int rank;                   /* among aliases, the better name sorts later */
+};
+
+struct symbols_module {
     char *path;
-    const char *base;           /* within path */
-    Dwfl_Module *dm;
+    const char *name;           /* the file name inside PATH */
+    char *error;                /* why PATH is no ELF object (an unnamed module), else NULL */
+    bool has_id;                /* the file exists: DEV and INO identify it */
+    dev_t dev;
+    ino_t ino;
+    Dwfl_Module *mod;           /* NULL for an unnamed module */
+    uint64_t bias;
+    struct symbols_fn *fns;     /* sorted by start, then rank */
+    size_t nfns;
+    bool fns_read;
+};
+
+/* Guest addresses [lo, hi) hold MODULE. */
+struct symbols_range {
+    uint64_t lo, hi;            /* LO first: first_above reads it */
+    int module;
 };
 
 struct symbols {
+    Dwfl_Callbacks callbacks;   /* libdwfl keeps a pointer to them */
+    char *debuginfo_path;       /* NULL: the standard places */
     Dwfl *dwfl;
-    struct module *mods;
-    int n, cap;
+    struct symbols_module *mods;
+    int nmods, modcap;
+    struct symbols_range *ranges; /* sorted, disjoint */
+    size_t nranges, rangecap;
 };
 
-static const Dwfl_Callbacks callbacks = {
-    .find_elf = dwfl_build_id_find_elf,
-    .find_debuginfo = dwfl_standard_find_debuginfo,
-    .section_address = dwfl_offline_section_address,
-};
+static void *grow(void *p, size_t *cap, size_t need, size_t size)
+{
+    if (need <= *cap)
+        return p;
+    *cap = need * 2;
+    p = realloc(p, *cap * size);
+    if (!p)
+        abort();
+    return p;
+}
 
 struct symbols *symbols_new(void)
 {
     struct symbols *s = calloc(1, sizeof *s);
     if (!s)
         return NULL;
-    if (!(s->dwfl = dwfl_begin(&callbacks))) {
+    /* Offline: objects are files reported where the guest mapped them (so find_elf is not
+     * called), and their separate debug files are found by build ID under /usr/lib/debug like gdb
+     * finds them, and only there: libdwfl's standard search goes on to the debuginfod servers
+     * DEBUGINFOD_URLS names, downloading (or timing out) for each object without a debug file. */
+    s->callbacks = (Dwfl_Callbacks){
+        .find_elf = dwfl_build_id_find_elf,
+        .find_debuginfo = dwfl_build_id_find_debuginfo,
+        .section_address = dwfl_offline_section_address,
+        .debuginfo_path = &s->debuginfo_path,
+    };
+    s->dwfl = dwfl_begin(&s->callbacks);
+    if (!s->dwfl) {
         free(s);
         return NULL;
     }
@@ -44,118 +91,255 @@ void symbols_free(struct symbols *s)
     if (!s)
         return;
     dwfl_end(s->dwfl);
-    for (int i = 0; i < s->n; i++)
-        free(s->mods[i].path);
+    for (int i = 0; i < s->nmods; i++) {
+        struct symbols_module *m = &s->mods[i];
+        for (size_t j = 0; j < m->nfns; j++)
+            free(m->fns[j].name_copy);
+        free(m->fns);
+        free(m->path);
+        free(m->error);
+    }
     free(s->mods);
+    free(s->ranges);
     free(s);
 }
 
-/* The load bias of the ELF object in FD mapped at ADDR from file offset OFFSET: where the PT_LOAD
- * holding OFFSET puts its first page, against where the guest put it. */
-static bool load_bias(int fd, uint64_t addr, uint64_t offset, uint64_t *bias, char *err, size_t errlen)
+/* ---- mapping --------------------------------------------------------------------------------- */
+
+/* The module PATH's file already is, or -1. */
+static int known_module(const struct symbols *s, const char *path)
 {
-    Elf *e = elf_begin(fd, ELF_C_READ, NULL);
+    struct stat st;
+    bool exists = stat(path, &st) == 0;
+    for (int i = 0; i < s->nmods; i++) {
+        const struct symbols_module *m = &s->mods[i];
+        if (exists && m->has_id ? m->dev == st.st_dev && m->ino == st.st_ino : strcmp(m->path, path) == 0)
+            return i;
+    }
+    return -1;
+}
+
+/* The PT_LOAD the mapping of LEN bytes at file offset OFFSET holds: the dynamic loader maps
+ * each segment from the page that holds its start, so the first segment starting inside the
+ * mapping; failing that (a mapping starting inside a segment), the segment holding OFFSET. */
+static bool mapped_segment(Elf *elf, uint64_t offset, uint64_t len, GElf_Phdr *out)
+{
     size_t n;
-    bool found = false;
-    if (!e || elf_kind(e) != ELF_K_ELF || elf_getphdrnum(e, &n) != 0) {
-        snprintf(err, errlen, "not an ELF object");
-        elf_end(e);
+    if (elf_getphdrnum(elf, &n) != 0)
         return false;
-    }
-    GElf_Ehdr eh;
-    bool exec = gelf_getehdr(e, &eh) && eh.e_type == ET_EXEC;
-    for (size_t i = 0; i < n && !found; i++) {
-        GElf_Phdr ph;
-        if (!gelf_getphdr(e, (int)i, &ph) || ph.p_type != PT_LOAD)
-            continue;
-        uint64_t align = ph.p_align > 1 ? ph.p_align : 0x1000, page = 0x1000;
-        (void)align;
-        if ((ph.p_offset & ~(page - 1)) <= offset && offset < ph.p_offset + (ph.p_filesz ? ph.p_filesz : 1)) {
-            *bias = exec ? 0 : addr - ((ph.p_vaddr & ~(page - 1)) + (offset - (ph.p_offset & ~(page - 1))));
-            found = true;
+    bool found = false;
+    for (size_t pass = 0; pass < 2 && !found; pass++)
+        for (size_t i = 0; i < n && !found; i++) {
+            GElf_Phdr ph;
+            if (!gelf_getphdr(elf, (int)i, &ph) || ph.p_type != PT_LOAD)
+                continue;
+            found = pass == 0 ? ph.p_offset >= offset && ph.p_offset - offset < len
+                              : ph.p_offset <= offset && offset - ph.p_offset < ph.p_filesz;
+            if (found)
+                *out = ph;
         }
-    }
-    elf_end(e);
-    if (!found)
-        snprintf(err, errlen, "no loadable segment at file offset %#llx", (unsigned long long)offset);
     return found;
 }
 
-static int known(const struct symbols *s, const char *path)
+/* The load bias of PATH mapped with its file offset OFFSET at ADDR, or a reason it has none. */
+static const char *load_bias(const char *path, uint64_t addr, uint64_t len, uint64_t offset, uint64_t *bias)
 {
-    for (int i = 0; i < s->n; i++)
-        if (strcmp(s->mods[i].path, path) == 0)
-            return i;
-    return -1;
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return strerror(errno);
+    elf_version(EV_CURRENT);
+    Elf *elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+    GElf_Phdr ph;
+    const char *problem = NULL;
+    if (!elf || elf_kind(elf) != ELF_K_ELF)
+        problem = "not an ELF object";
+    else if (!mapped_segment(elf, offset, len, &ph))
+        problem = "no loadable segment at the mapped file offset";  /* not what a loader maps */
+    else
+        *bias = addr + (ph.p_offset - offset) - ph.p_vaddr;
+    elf_end(elf);
+    close(fd);
+    return problem;
+}
+
+/* Reports PATH to libdwfl at BIAS (an executable that is not position independent is where its
+ * headers say: libdwfl ignores BIAS for it); the module, or NULL with libdwfl's reason. */
+static Dwfl_Module *report(Dwfl *dwfl, const char *path, uint64_t bias, const char **problem)
+{
+    dwfl_report_begin_add(dwfl);
+    Dwfl_Module *mod = dwfl_report_elf(dwfl, path, path, -1, bias, true);
+    if (dwfl_report_end(dwfl, NULL, NULL) != 0 || !mod) {
+        *problem = dwfl_errmsg(-1);
+        return NULL;
+    }
+    return mod;
+}
+
+static int add_module(struct symbols *s, const char *path, uint64_t addr, uint64_t len, uint64_t offset)
+{
+    size_t cap = (size_t)s->modcap;
+    s->mods = grow(s->mods, &cap, (size_t)s->nmods + 1, sizeof *s->mods);
+    s->modcap = (int)cap;
+    struct symbols_module *m = &s->mods[s->nmods];
+    struct stat st;
+    *m = (struct symbols_module){ .path = strdup(path), .has_id = stat(path, &st) == 0 };
+    if (!m->path)
+        abort();
+    m->dev = m->has_id ? st.st_dev : 0;
+    m->ino = m->has_id ? st.st_ino : 0;
+    const char *slash = strrchr(m->path, '/');
+    m->name = slash ? slash + 1 : m->path;
+    uint64_t bias = 0;
+    const char *problem = load_bias(path, addr, len, offset, &bias);
+    if (!problem)
+        m->mod = report(s->dwfl, path, bias, &problem);
+    Dwarf_Addr actual = bias;
+    if (m->mod && dwfl_module_getelf(m->mod, &actual))
+        m->bias = actual;
+    if (problem && asprintf(&m->error, "'%s': %s", path, problem) < 0)
+        abort();
+    return s->nmods++;
+}
+
+static int range_order(const void *a, const void *b)
+{
+    const struct symbols_range *x = a, *y = b;
+    return x->lo < y->lo ? -1 : x->lo > y->lo;
+}
+
+/* MODULE now holds [LO, HI): what other ranges had there is cut out of them. */
+static void paint(struct symbols *s, uint64_t lo, uint64_t hi, int module)
+{
+    s->ranges = grow(s->ranges, &s->rangecap, s->nranges + 2, sizeof *s->ranges);
+    size_t n = s->nranges;
+    for (size_t i = 0; i < n; i++) {
+        struct symbols_range r = s->ranges[i];
+        if (r.hi <= lo || r.lo >= hi)
+            continue;
+        s->ranges[i].hi = r.lo < lo ? lo : r.lo;            /* the part below, maybe empty */
+        if (r.hi > hi)
+            s->ranges[s->nranges++] = (struct symbols_range){ hi, r.hi, r.module };
+    }
+    size_t kept = 0;
+    for (size_t i = 0; i < s->nranges; i++)
+        if (s->ranges[i].lo < s->ranges[i].hi)
+            s->ranges[kept++] = s->ranges[i];
+    s->ranges[kept++] = (struct symbols_range){ lo, hi, module };
+    s->nranges = kept;
+    qsort(s->ranges, s->nranges, sizeof *s->ranges, range_order);
 }
 
 int symbols_map(struct symbols *s, const char *path, uint64_t addr, uint64_t len, uint64_t offset, char *err,
                 size_t errlen)
 {
-    (void)len;
-    int i = known(s, path);
-    if (i >= 0)
-        return i;
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    uint64_t bias = 0;
-    char why[128] = "cannot open";
-    if (fd < 0 || !load_bias(fd, addr, offset, &bias, why, sizeof why)) {
-        snprintf(err, errlen, "'%s': %s", path, why);
-        if (fd >= 0)
-            close(fd);
-        return -1;
-    }
-    dwfl_report_begin_add(s->dwfl);
-    const char *base = strrchr(path, '/');
-    Dwfl_Module *dm = dwfl_report_elf(s->dwfl, base ? base + 1 : path, path, fd, bias, false);
-    dwfl_report_end(s->dwfl, NULL, NULL);
-    if (!dm) {      /* libdwfl keeps the descriptor only when it reports the module */
-        close(fd);
-        snprintf(err, errlen, "'%s': %s", path, dwfl_errmsg(-1));
-        return -1;
-    }
-    if (s->n == s->cap) {
-        s->cap = s->cap ? 2 * s->cap : 16;
-        if (!(s->mods = realloc(s->mods, (size_t)s->cap * sizeof *s->mods)))
-            abort();
-    }
-    struct module *m = &s->mods[s->n];
-    if (!(m->path = strdup(path)))
-        abort();
-    base = strrchr(m->path, '/');
-    m->base = base ? base + 1 : m->path;
-    m->dm = dm;
-    return s->n++;
-}
-
-static int module_of(const struct symbols *s, const Dwfl_Module *dm)
-{
-    for (int i = 0; i < s->n; i++)
-        if (s->mods[i].dm == dm)
-            return i;
+    int m = known_module(s, path);
+    if (m < 0)
+        m = add_module(s, path, addr, len, offset);
+    if (len)
+        paint(s, addr, addr + len < addr ? UINT64_MAX : addr + len, m);
+    if (s->mods[m].mod)
+        return m;
+    snprintf(err, errlen, "%s", s->mods[m].error);
     return -1;
 }
 
-void symbols_lookup(struct symbols *s, uint64_t pc, struct symbols_at *out)
+/* ---- lookup ---------------------------------------------------------------------------------- */
+
+/* The index of the first of the N elements at ELEMS (SIZE bytes each, sorted by the address
+ * they start with) that starts above ADDR: ranges and functions alike. */
+static size_t first_above(const void *elems, size_t n, size_t size, uint64_t addr)
 {
-    memset(out, 0, sizeof *out);
-    out->module = -1;
-    Dwfl_Module *dm = dwfl_addrmodule(s->dwfl, pc);
-    int i = dm ? module_of(s, dm) : -1;
-    if (i < 0)
-        return;
-    out->module = i;
-    out->module_name = s->mods[i].base;
-    GElf_Off off;
-    GElf_Sym sym;
-    const char *name = dwfl_module_addrinfo(dm, pc, &off, &sym, NULL, NULL, NULL);
-    if (name) {
-        out->function = name;
-        out->offset = off;
-        out->fn_lo = pc - off;
-        out->fn_hi = out->fn_lo + (sym.st_size ? sym.st_size : 1);
+    size_t lo = 0, hi = n;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        uint64_t start;
+        memcpy(&start, (const char *)elems + mid * size, sizeof start);
+        if (start <= addr)
+            lo = mid + 1;
+        else
+            hi = mid;
     }
-    Dwfl_Line *line = dwfl_module_getsrc(dm, pc);
+    return lo;
+}
+
+static int module_at(const struct symbols *s, uint64_t pc)
+{
+    size_t i = first_above(s->ranges, s->nranges, sizeof *s->ranges, pc);
+    return i > 0 && pc < s->ranges[i - 1].hi ? s->ranges[i - 1].module : -1;
+}
+
+/* Code symbols with a size: functions, IFUNC resolvers, and assembly with .size but no .type. */
+static bool names_code(const GElf_Sym *sym)
+{
+    int type = GELF_ST_TYPE(sym->st_info);
+    return sym->st_size && sym->st_shndx != SHN_UNDEF &&
+           (type == STT_FUNC || type == STT_GNU_IFUNC || type == STT_NOTYPE);
+}
+
+/* libdwfl's preference among aliases: global, then weak ("fwrite"), then local. */
+static int binding_rank(const GElf_Sym *sym)
+{
+    int bind = GELF_ST_BIND(sym->st_info);
+    return bind == STB_GLOBAL ? 2 : bind == STB_WEAK;
+}
+
+static int fn_order(const void *a, const void *b)
+{
+    const struct symbols_fn *x = a, *y = b;
+    if (x->lo != y->lo)
+        return x->lo < y->lo ? -1 : 1;
+    return (x->rank > y->rank) - (x->rank < y->rank);
+}
+
+/* NAME without a default version's "@@VERSION" (a compatibility version's "@VERSION" stays: it
+ * is another function than the one the plain name calls), in *COPY when it had one. */
+static const char *display_name(const char *name, char **copy)
+{
+    const char *at = strstr(name, "@@");
+    *copy = at ? strndup(name, (size_t)(at - name)) : NULL;
+    if (at && !*copy)
+        abort();
+    return at ? *copy : name;
+}
+
+static void read_functions(struct symbols_module *m)
+{
+    int n = dwfl_module_getsymtab(m->mod);
+    size_t cap = 0;
+    m->fns_read = true;
+    for (int i = 1; i < n; i++) {
+        GElf_Sym sym;
+        GElf_Addr addr;
+        const char *name = dwfl_module_getsym_info(m->mod, i, &sym, &addr, NULL, NULL, NULL);
+        if (!name || !*name || !names_code(&sym))
+            continue;
+        m->fns = grow(m->fns, &cap, m->nfns + 1, sizeof *m->fns);
+        m->fns[m->nfns++] = (struct symbols_fn){ .lo = addr, .hi = addr + sym.st_size, .name = name,
+                                                 .rank = binding_rank(&sym) };
+    }
+    qsort(m->fns, m->nfns, sizeof *m->fns, fn_order);
+    for (size_t i = 0; i < m->nfns; i++) {
+        struct symbols_fn *f = &m->fns[i];
+        f->reach = i > 0 && m->fns[i - 1].reach > f->hi ? m->fns[i - 1].reach : f->hi;
+        f->name = display_name(f->name, &f->name_copy);
+    }
+}
+
+/* The function starting closest below PC among those covering it (a symbol nested in another
+ * one names its own range), the best-ranked alias at that start. */
+static const struct symbols_fn *function_at(struct symbols_module *m, uint64_t pc)
+{
+    if (!m->fns_read)
+        read_functions(m);
+    for (size_t i = first_above(m->fns, m->nfns, sizeof *m->fns, pc); i > 0 && m->fns[i - 1].reach > pc; i--)
+        if (pc < m->fns[i - 1].hi)
+            return &m->fns[i - 1];
+    return NULL;
+}
+
+static void source_line(Dwfl_Module *mod, uint64_t pc, struct symbols_at *out)
+{
+    Dwfl_Line *line = dwfl_module_getsrc(mod, pc);
     int lineno = 0;
     const char *file = line ? dwfl_lineinfo(line, NULL, &lineno, NULL, NULL, NULL) : NULL;
     if (file && lineno > 0) {
@@ -164,37 +348,96 @@ void symbols_lookup(struct symbols *s, uint64_t pc, struct symbols_at *out)
     }
 }
 
-/* NAME, or NAME@VERSION / NAME@@VERSION. */
-static bool same_name(const char *sym, const char *name)
+void symbols_lookup(struct symbols *s, uint64_t pc, struct symbols_at *out)
 {
-    size_t n = strlen(name);
-    return strncmp(sym, name, n) == 0 && (sym[n] == 0 || sym[n] == '@');
+    *out = (struct symbols_at){ .module = module_at(s, pc) };
+    if (out->module < 0)
+        return;
+    struct symbols_module *m = &s->mods[out->module];
+    out->module_name = m->name;
+    if (!m->mod)
+        return;
+    const struct symbols_fn *fn = function_at(m, pc);
+    if (fn) {
+        out->function = fn->name;
+        out->offset = pc - fn->lo;
+        out->fn_lo = fn->lo;
+        out->fn_hi = fn->hi;
+    }
+    source_line(m->mod, pc, out);
 }
 
-static bool find_in(Dwfl_Module *dm, const char *name, uint64_t *lo, uint64_t *hi, bool *ifunc)
+/* ---- functions by name ----------------------------------------------------------------------- */
+
+/* Whether the dynamic symbol table of ELF gives NAME at VALUE a hidden (compatibility) version:
+ * without a full symbol table the names carry no version ("memcpy" twice in glibc). */
+static bool compat_version(Elf *elf, const char *name, uint64_t value)
 {
-    int n = dwfl_module_getsymtab(dm);
-    for (int k = 1; k < n; k++) {
+    Elf_Data *syms = NULL, *versions = NULL;
+    size_t strtab = 0;
+    for (Elf_Scn *scn = elf_nextscn(elf, NULL); scn; scn = elf_nextscn(elf, scn)) {
+        GElf_Shdr sh;
+        if (gelf_getshdr(scn, &sh) && sh.sh_type == SHT_DYNSYM) {
+            syms = elf_getdata(scn, NULL);
+            strtab = sh.sh_link;
+        } else if (gelf_getshdr(scn, &sh) && sh.sh_type == SHT_GNU_versym)
+            versions = elf_getdata(scn, NULL);
+    }
+    bool both = syms && syms->d_buf && versions && versions->d_buf;  /* a debug file's are NOBITS */
+    size_t n = both ? syms->d_size / gelf_fsize(elf, ELF_T_SYM, 1, EV_CURRENT) : 0;
+    for (size_t i = 0; i < n; i++) {
         GElf_Sym sym;
-        GElf_Addr addr;
-        const char *sname = dwfl_module_getsym_info(dm, k, &sym, &addr, NULL, NULL, NULL);
-        int type = GELF_ST_TYPE(sym.st_info);
-        if (!sname || sym.st_shndx == SHN_UNDEF || (type != STT_FUNC && type != STT_GNU_IFUNC) ||
-            !same_name(sname, name))
-            continue;
-        *lo = addr;
-        *hi = addr + (sym.st_size ? sym.st_size : 1);
-        *ifunc = type == STT_GNU_IFUNC;
-        return true;
+        GElf_Versym v;
+        const char *s = gelf_getsym(syms, (int)i, &sym) ? elf_strptr(elf, strtab, sym.st_name) : NULL;
+        if (s && sym.st_value == value && strcmp(s, name) == 0 && gelf_getversym(versions, (int)i, &v))
+            return (v & 0x8000) != 0;  /* VER_NDX hidden bit: not the version a plain name binds to */
     }
     return false;
 }
 
+/* How well symbol SYM named SYMNAME (from ELF) answers a search for a function by its
+ * plain name: the default version, then a size, then global over weak over local. */
+static int find_rank(Elf *elf, const char *symname, const GElf_Sym *sym)
+{
+    const char *at = strchr(symname, '@');
+    bool compat = at ? at[1] != '@' : compat_version(elf, symname, sym->st_value);
+    return (compat ? 0 : 8) + (sym->st_size ? 4 : 0) + binding_rank(sym);
+}
+
+static bool names(const char *symname, const char *name)
+{
+    size_t n = strlen(name);
+    return strncmp(symname, name, n) == 0 && (symname[n] == '\0' || symname[n] == '@');
+}
+
+static bool find_in(struct symbols_module *m, const char *name, uint64_t *lo, uint64_t *hi, bool *ifunc)
+{
+    int n = dwfl_module_getsymtab(m->mod), best = -1;
+    for (int i = 1; i < n; i++) {
+        GElf_Sym sym;
+        GElf_Addr addr;
+        Elf *elf;
+        const char *symname = dwfl_module_getsym_info(m->mod, i, &sym, &addr, NULL, &elf, NULL);
+        int type = symname ? GELF_ST_TYPE(sym.st_info) : STT_NOTYPE;
+        if ((type != STT_FUNC && type != STT_GNU_IFUNC) || sym.st_shndx == SHN_UNDEF || !names(symname, name))
+            continue;
+        int rank = find_rank(elf, symname, &sym);
+        if (rank > best) {
+            best = rank;
+            *lo = addr;
+            *hi = addr + sym.st_size;
+            *ifunc = type == STT_GNU_IFUNC;
+        }
+    }
+    return best >= 0;
+}
+
 bool symbols_find(struct symbols *s, int module, const char *name, uint64_t *lo, uint64_t *hi)
 {
+    int first = module < 0 ? 0 : module, end = module < 0 ? s->nmods : module + 1;
     bool ifunc;
-    for (int i = 0; i < s->n; i++)
-        if ((module < 0 || module == i) && find_in(s->mods[i].dm, name, lo, hi, &ifunc))
+    for (int i = first; i < end && i < s->nmods; i++)
+        if (s->mods[i].mod && find_in(&s->mods[i], name, lo, hi, &ifunc))
             return true;
     return false;
 }
@@ -203,10 +446,33 @@ bool symbols_is_ifunc(struct symbols *s, int module, const char *name)
 {
     uint64_t lo, hi;
     bool ifunc = false;
-    return module >= 0 && module < s->n && find_in(s->mods[module].dm, name, &lo, &hi, &ifunc) && ifunc;
+    return module >= 0 && module < s->nmods && s->mods[module].mod &&
+           find_in(&s->mods[module], name, &lo, &hi, &ifunc) && ifunc;
 }
 
-const char *symbols_module_path(const struct symbols *s, int module)
+/* ---- modules --------------------------------------------------------------------------------- */
+
+static const struct symbols_module *module(const struct symbols *s, int i)
 {
-    return module >= 0 && module < s->n ? s->mods[module].path : NULL;
+    return i >= 0 && i < s->nmods ? &s->mods[i] : NULL;
+}
+
+const char *symbols_module_path(const struct symbols *s, int i)
+{
+    return module(s, i) ? module(s, i)->path : NULL;
+}
+
+uint64_t symbols_module_bias(const struct symbols *s, int i)
+{
+    return module(s, i) ? module(s, i)->bias : 0;
+}
+
+bool symbols_module_is_executable(const struct symbols *s, int i)
+{
+    return i == 0 && s->nmods > 0;
+}
+
+int symbols_modules(const struct symbols *s)
+{
+    return s->nmods;
 }

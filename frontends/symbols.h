@@ -9,12 +9,21 @@
 struct symbols;
 struct symbols *symbols_new(void);
 void symbols_free(struct symbols *s);
+
 /* The object PATH has the bytes at file offset OFFSET mapped at guest address ADDR (LEN bytes):
  * its load bias follows from its program headers (the PT_LOAD holding OFFSET). Returns the
  * module's index (a second mapping of an object already known returns its index), or -1 with ERR
- * when PATH cannot be read as an ELF object. */
-int symbols_map(struct symbols *s, const char *path, uint64_t addr, uint64_t len, uint64_t offset, char *err,
-                size_t errlen);
+ * when PATH cannot be read as an ELF object; the range is then kept as an unnamed module.
+ *
+ * An object is known by its file (device and inode), so another path to it is the same module; its
+ * bias is the one of its first mapping (a file page two segments share, in a small object, is
+ * taken for the first of them: loaders map the segment at file offset 0 first). A later mapping
+ * replaces what earlier ones had at the same addresses. An "unnamed" module has an index of its
+ * own that symbols_lookup gives (module_name is PATH's file name, no function, no line): its pcs
+ * are not outside every module. Debug information comes from the object or, found by its build ID,
+ * from a separate debug file (/usr/lib/debug/.build-id), never from a debuginfod server. */
+int symbols_map(struct symbols *s, const char *path, uint64_t addr, uint64_t len, uint64_t offset,
+                char *err, size_t errlen);
 
 struct symbols_at {
     int module;                 /* index, -1 when no mapped object holds the pc */
@@ -25,15 +34,35 @@ struct symbols_at {
     const char *file;           /* source file (as DWARF names it), NULL without line information */
     unsigned line;              /* 0 without line information */
 };
-/* What is at guest address PC. The strings live as long as S. */
+
+/* What is at guest address PC. The strings live as long as S.
+ *
+ * The function is the code symbol with a size covering the pc that starts nearest below it; among
+ * aliases, as libdwfl picks them, global before weak before local ("_IO_fwrite", not "fwrite"); a
+ * default version's "@@VERSION" is dropped ("memcpy", but "memcpy@GLIBC_2.2.5" for a compatibility
+ * version). A symbol without a size (an assembly label) names nothing. Each module's symbol table
+ * is read from libdwfl once, at its first lookup, and sorted: a lookup is two binary searches and
+ * libdw's line table search. */
 void symbols_lookup(struct symbols *s, uint64_t pc, struct symbols_at *out);
-/* The guest address range [*LO, *HI) of function NAME in module MODULE (-1: any module); false
- * when none has it. A versioned name (memcpy@@GLIBC_2.14) is found by its name. */
+
+/* The guest address range [*LO, *HI) of function NAME in module MODULE (-1: any module, the
+ * executable first); false when none has it.
+ *
+ * NAME matches a symbol of a function or an indirect function (IFUNC) of that name, versioned
+ * or not; the default version wins over a compatibility one, then a symbol with a size, then
+ * global over weak over local. For an IFUNC (glibc's memcpy, strlen) the range is its
+ * resolver's: which implementation it picks is only known when the guest runs. */
 bool symbols_find(struct symbols *s, int module, const char *name, uint64_t *lo, uint64_t *hi);
+
+/* Module MODULE's path, its load bias, and whether it is the executable (the first mapped).
+ * NULL, 0 and false for an index that names no module. */
+const char *symbols_module_path(const struct symbols *s, int module);
 /* Whether NAME in module MODULE is an indirect function (STT_GNU_IFUNC: glibc's memcpy, strlen):
  * its symbol is the resolver that picks an implementation at load time, not the code calls run. */
 bool symbols_is_ifunc(struct symbols *s, int module, const char *name);
-/* Module MODULE's path. */
-const char *symbols_module_path(const struct symbols *s, int module);
+uint64_t symbols_module_bias(const struct symbols *s, int module);
+bool symbols_module_is_executable(const struct symbols *s, int module);
+/* How many modules S holds (indices 0 to this minus one), unnamed ones included. */
+int symbols_modules(const struct symbols *s);
 
 #endif

@@ -352,6 +352,94 @@ static void hot_order(struct result *r)
         qsort_r(r->hot, r->n_rows, sizeof *r->hot, by_count, r->rows);
 }
 
+/* ---- calls: which function made each, which it reached, and the inclusive costs -------------- */
+
+/* The row at PC (rows are by address in a run), or SIZE_MAX. */
+static size_t row_at(const struct result *r, uint64_t pc)
+{
+    size_t lo = 0, hi = r->n_rows;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (r->rows[mid].pc < pc)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < r->n_rows && r->rows[lo].pc == pc ? lo : SIZE_MAX;
+}
+
+/* The function that ROW belongs to, or SIZE_MAX. */
+static size_t function_of_row(const struct result *r, size_t row)
+{
+    for (size_t f = 0; row != SIZE_MAX && f < r->n_functions; f++)
+        if (r->rows[r->functions[f].first_row].module == r->rows[row].module && r->rows[row].function &&
+            r->functions[f].name && r->functions[f].lo == r->rows[row].pc - r->rows[row].fn_offset)
+            return f;
+    return SIZE_MAX;
+}
+
+static size_t function_at(const struct result *r, uint64_t lo)
+{
+    for (size_t f = 0; f < r->n_functions; f++)
+        if (r->functions[f].name && r->functions[f].lo == lo)
+            return f;
+    return SIZE_MAX;
+}
+
+static void self_costs(const struct result_function *f, double *c)
+{
+    c[RESULT_EV_IR] = (double)f->instructions;
+    c[RESULT_EV_CYCLES] = f->cycles;
+    c[RESULT_EV_CRIT] = (double)f->crit;
+    c[RESULT_EV_L1M] = (double)f->l1_misses;
+    c[RESULT_EV_LLM] = (double)f->ll_misses;
+    c[RESULT_EV_BM] = (double)f->mispredicts;
+}
+
+/* Inclusive costs, callees first (a depth-first walk; STATE 1: on the path, 2: done): a callee's
+ * inclusive cost is shared among its callers in proportion to their calls; a call back into a
+ * function on the path (recursion) carries nothing. */
+static void inclusive(struct result *r, size_t f, unsigned char *state)
+{
+    state[f] = 1;
+    struct result_function *fn = &r->functions[f];
+    self_costs(fn, fn->incl);
+    for (size_t i = 0; i < r->n_calls; i++) {
+        struct result_call *c = &r->calls[i];
+        if (c->caller != f || c->callee == SIZE_MAX || c->callee == f || state[c->callee] == 1)
+            continue;
+        if (state[c->callee] == 0)
+            inclusive(r, c->callee, state);
+        const struct result_function *g = &r->functions[c->callee];
+        double share = g->calls_in ? (double)c->count / (double)g->calls_in : 0;
+        for (int e = 0; e < RESULT_EVENTS; e++) {
+            c->incl[e] = share * g->incl[e];
+            fn->incl[e] += c->incl[e];
+        }
+    }
+    state[f] = 2;
+}
+
+static void calls(struct result *r)
+{
+    for (size_t i = 0; i < r->n_calls; i++) {
+        struct result_call *c = &r->calls[i];
+        c->site_row = row_at(r, c->site);
+        c->caller = function_of_row(r, c->site_row);
+        c->callee = function_at(r, c->callee_lo);
+        memset(c->incl, 0, sizeof c->incl);
+        if (c->callee != SIZE_MAX)
+            r->functions[c->callee].calls_in += c->count;
+    }
+    unsigned char *state = calloc(r->n_functions + 1, 1);
+    if (!state)
+        abort();
+    for (size_t f = 0; f < r->n_functions; f++)
+        if (!state[f])
+            inclusive(r, f, state);
+    free(state);
+}
+
 /* Rows of one function are adjacent in a run's table (by address) or a block's (in order): a
  * function is a run of rows with the same module and function name. */
 static bool same_function(const struct result_row *a, const struct result_row *b)
@@ -385,7 +473,8 @@ static void functions(struct result *r)
                     abort();
             }
             f = &r->functions[r->n_functions++];
-            *f = (struct result_function){ .module = row->module, .name = row->function, .first_row = i };
+            *f = (struct result_function){ .module = row->module, .name = row->function, .first_row = i,
+                                           .lo = row->function ? row->pc - row->fn_offset : 0 };
         }
         f->instructions += row->executions;
         f->cycles += row->cycles;
@@ -396,6 +485,7 @@ static void functions(struct result *r)
         f->mispredicts += row->mispredicts;
     }
     qsort(r->functions, r->n_functions, sizeof *r->functions, by_cycles);
+    calls(r);
 }
 
 /* ---- the verdict ------------------------------------------------------------------------------ */

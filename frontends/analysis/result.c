@@ -36,6 +36,7 @@ void result_free(struct result *r)
     free(r->critical);
     free(r->hot);
     free(r->functions);
+    free(r->calls);
     free(r->busy);
     memset(r, 0, sizeof *r);
 }
@@ -77,6 +78,12 @@ void result_row_from_insn(struct result *r, struct result_row *row, const struct
     double serial = in->eliminated ? 0 : rt_serial_cost(m, t);
     if (serial > 0)
         result_add_use(r, row, m->n_resources, serial);
+}
+
+void result_add_call(struct result *r, uint64_t site, uint64_t callee, uint64_t count)
+{
+    r->calls = grow(r->calls, &r->cap_calls, r->n_calls + 1, sizeof *r->calls);
+    r->calls[r->n_calls++] = (struct result_call){ .site = site, .callee_lo = callee, .count = count };
 }
 
 const char *result_resource_name(const struct result *r, unsigned resource)

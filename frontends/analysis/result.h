@@ -56,12 +56,28 @@ struct result_row {
     unsigned line;
 };
 
-/* A function's totals over the scope: its rows summed (self: what its own instructions cost). */
+/* The costs a function or a call carries, as the callgrind view's events. */
+enum { RESULT_EV_IR, RESULT_EV_CYCLES, RESULT_EV_CRIT, RESULT_EV_L1M, RESULT_EV_LLM, RESULT_EV_BM, RESULT_EVENTS };
+
+/* A function's totals over the scope: its rows summed (self: what its own instructions cost), and
+ * inclusive of what its calls cost, shared out as gprof does: a callee's inclusive cost goes to its
+ * callers in proportion to the calls each made (calls closing a recursion carry nothing). */
 struct result_function {
     const char *module, *name;      /* name NULL: the module's code outside any symbol */
+    uint64_t lo;                    /* its start (named functions) */
     uint64_t instructions, crit, seen, l1_misses, ll_misses, mispredicts;
     double cycles;
+    double incl[RESULT_EVENTS];
+    uint64_t calls_in;              /* calls made to it in the scope */
     size_t first_row;               /* a row of it (for its address) */
+};
+
+/* The calls from one call site to one function, counted; CALLER, CALLEE index functions (SIZE_MAX:
+ * unknown) and INCL is the share of the callee's inclusive cost they carry (analysis_finish). */
+struct result_call {
+    uint64_t site, callee_lo, count;
+    size_t site_row, caller, callee;
+    double incl[RESULT_EVENTS];
 };
 
 /* The speed-up of one knob (alone) at each weight of the plan, weights ascending. */
@@ -133,17 +149,18 @@ struct result {
     unsigned n_caches;
     struct result_cache caches[RESULT_MAX_LEVELS];
     uint64_t branches, mispredicted;
-    size_t n_rows, n_uses, n_critical, n_functions;
+    size_t n_rows, n_uses, n_critical, n_functions, n_calls;
     /* ---- storage kept by result_reset */
     struct result_row *rows;        /* per static instruction */
     struct result_use *uses;
     size_t *critical;               /* rows on the critical path, most critical first (analysis_finish) */
     size_t *hot;                    /* [n_rows]: every row, most executed first (analysis_finish) */
     struct result_function *functions;  /* by cycles, largest first (analysis_finish) */
+    struct result_call *calls;
     double *busy;                   /* [n_resources + 1]: cycles each resource is in use over the scope (executions x
                                        cost, summed; costs are already divided by the width), as result.cycles:
                                        busy / cycles is its utilisation (analysis_finish) */
-    size_t cap_rows, cap_uses, cap_critical, cap_hot, cap_functions, n_busy;
+    size_t cap_rows, cap_uses, cap_critical, cap_hot, cap_functions, cap_calls, n_busy;
     /* ---- large, valid up to their counts */
     struct result_lane lanes[RT_MAX_LANES];
     unsigned single[RT_MAX_LANES], pairs[RT_MAX_LANES];
@@ -156,6 +173,8 @@ void result_free(struct result *r);
 /* A new row, zeroed but for its index; its uses follow with result_add_use. */
 struct result_row *result_add_row(struct result *r);
 void result_add_use(struct result *r, struct result_row *row, unsigned resource, double cost);
+/* The calls from SITE to the function starting at CALLEE, COUNT of them (a run's). */
+void result_add_call(struct result *r, uint64_t site, uint64_t callee, uint64_t count);
 /* The name of resource RESOURCE of a use: the machine's, or "serial" for the non-pipelined unit (dividers). */
 const char *result_resource_name(const struct result *r, unsigned resource);
 /* The row's instruction, decoded: pc, bytes, disassembly, form, latency, uops, class default,

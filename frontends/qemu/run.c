@@ -25,6 +25,7 @@ struct sinsn {
     uint64_t count;                 /* executions inside the region */
     uint64_t l1_misses, ll_misses, mispredicts;     /* inside the region */
     bool entry;                     /* the first instruction of a region's function */
+    uint64_t fn;                    /* the start of its function, 0 outside any symbol */
     bool reads_rsp;                 /* other than through the stack engine */
     /* What the model steps on, without and with the stack engine's sync uop: copies that never
      * change or move while the model thread may still read them. PAIR: with the instruction
@@ -81,6 +82,11 @@ struct run {
     uint64_t ret[256];
     unsigned depth;
     bool active;
+    /* calls made in the region: call site -> the function it reached (past PLT stubs, which have
+     * no symbol), counted; a call waits in CALL_SITE for the first instruction of a function */
+    struct run_call { uint64_t site, fn, count; } *edges;
+    size_t n_edges, cap_edges;
+    uint64_t call_site;
     /* the return addresses of the calls in progress (a ring: the deepest are forgotten) */
     uint64_t calls[256];
     unsigned n_calls;
@@ -184,6 +190,7 @@ void run_free(struct run *r)
     cls_free(r->ci);
     cache_free(r->caches);
     symbols_free(r->sym);
+    free(r->edges);
     bp_free(r->bp);
     feed_free(r->feed);
     feed_free(r->feed2);
@@ -370,6 +377,9 @@ static bool add_insn(struct run *r, struct reader *rd, uint64_t w0, char *err, s
         r->n_s = id + 1;
     s->reads_rsp = !s->in.stack && rt_insn_reads_rsp(&s->in);
     s->entry = region_entry(r, pc);
+    struct symbols_at at;
+    symbols_lookup(r->sym, pc, &at);
+    s->fn = at.function ? at.fn_lo : 0;
     if (!exec_copies(&s->in, s->exec))
         abort();
     fuse_with_previous(r, id);
@@ -430,6 +440,44 @@ static bool run_map(struct run *r, const char *path, uint64_t lo, uint64_t hi, u
     return true;
 }
 
+/* The edge SITE -> FN, counted once more: a small open-addressing table by both. */
+static void add_edge(struct run *r, uint64_t site, uint64_t fn)
+{
+    if (2 * (r->n_edges + 1) > r->cap_edges) {
+        size_t cap = r->cap_edges ? 2 * r->cap_edges : 256;
+        struct run_call *e = calloc(cap, sizeof *e);
+        if (!e)
+            abort();
+        for (size_t i = 0; i < r->cap_edges; i++)
+            if (r->edges[i].count) {
+                size_t k = (size_t)((r->edges[i].site * 31 + r->edges[i].fn) * 0x9e3779b97f4a7c15ull >> 40) & (cap - 1);
+                while (e[k].count)
+                    k = (k + 1) & (cap - 1);
+                e[k] = r->edges[i];
+            }
+        free(r->edges);
+        r->edges = e;
+        r->cap_edges = cap;
+    }
+    size_t k = (size_t)((site * 31 + fn) * 0x9e3779b97f4a7c15ull >> 40) & (r->cap_edges - 1);
+    while (r->edges[k].count && (r->edges[k].site != site || r->edges[k].fn != fn))
+        k = (k + 1) & (r->cap_edges - 1);
+    if (!r->edges[k].count)
+        r->edges[k] = (struct run_call){ site, fn, 0 }, r->n_edges++;
+    r->edges[k].count++;
+}
+
+/* A call inside the region is counted on the first instruction of a function it reaches. */
+static void count_call(struct run *r, const struct sinsn *s)
+{
+    if (r->call_site && s->fn) {
+        add_edge(r, r->call_site, s->fn);
+        r->call_site = 0;
+    }
+    if (s->in.branch == RT_BR_CALL)
+        r->call_site = s->in.pc;
+}
+
 /* ---- one execution ---------------------------------------------------------------------------- */
 
 static void step(struct run *r, const struct rt_insn *in, uint32_t sidx, const uint64_t *addr,
@@ -487,6 +535,8 @@ static void model_pending(struct run *r, uint64_t next_pc, bool known_next)
     } else if (inside) {
         step(r, s->exec[sync], (uint32_t)r->pend, addr, levels, miss);
     }
+    if (inside)
+        count_call(r, s);
     if (in->branch == RT_BR_CALL)
         r->calls[r->n_calls++ % 256] = in->pc + in->len;
     else if (in->branch == RT_BR_RET && r->n_calls)
@@ -715,6 +765,9 @@ void run_fill(const struct run *r, struct result *res, struct rt_topdown *td)
         res->caches[k].accesses = r->roi_accesses[k];
         res->caches[k].hits = r->roi_hits[k];
     }
+    for (size_t i = 0; i < r->cap_edges; i++)
+        if (r->edges[i].count)
+            result_add_call(res, r->edges[i].site, r->edges[i].fn, r->edges[i].count);
     res->has_branches = true;
     res->branches = r->roi_branches;
     res->mispredicted = r->roi_mispredicted;
