@@ -1073,3 +1073,31 @@ Test(mdlsim_run, refuses_an_unwritable_report_path_before_the_program_runs)
     expect_error("replay --machine skylake --html /nonexistent/dir/r.html no-such.trace",
                  "cannot write '/nonexistent/dir/r.html': No such file or directory");
 }
+
+/* The call graph: main calls kernel_gemm once, so main's inclusive costs hold all of kernel_gemm's;
+ * the callgrind file has the call for KCachegrind and callgrind_annotate --inclusive=yes. */
+Test(mdlsim_run, carries_a_callees_cost_to_its_caller_through_the_call_graph)
+{
+    json_t *o = run_json("--machine skylake --no-sensitivity --json /tmp/mdlsim-calls.json --callgrind /tmp/mdlsim-calls.cg "
+                         "-- ../build/programs/gemm.pie 16", "/tmp/mdlsim-calls.json", NULL);
+    json_t *fns = json_object_get(o, "functions"), *f, *gemm = NULL, *main_fn = NULL;
+    size_t i;
+    json_array_foreach(fns, i, f) {
+        const char *name = json_string_value(json_object_get(f, "function"));
+        const char *module = json_string_value(json_object_get(f, "module"));
+        if (name && module && !strcmp(module, "gemm.pie") && !strcmp(name, "kernel_gemm"))
+            gemm = f;
+        if (name && module && !strcmp(module, "gemm.pie") && !strcmp(name, "main"))
+            main_fn = f;
+    }
+    cr_assert(gemm && main_fn, "main and kernel_gemm among the functions");
+    cr_expect_eq(json_integer_value(json_object_get(gemm, "calls")), 1);
+    cr_expect_geq(num_of(main_fn, "inclusive_instructions"),
+                  num_of(main_fn, "instructions") + num_of(gemm, "instructions"), "main includes kernel_gemm");
+    cr_expect(fabs(num_of(gemm, "inclusive_cycles") - num_of(gemm, "cycles")) < 1e-6, "a leaf is its own");
+    json_decref(o);
+    char *cg = slurp("/tmp/mdlsim-calls.cg");
+    cr_expect(strstr(cg, "cfn=kernel_gemm\ncalls=1 "), "the call in the callgrind file");
+    free(cg);
+    remove("/tmp/mdlsim-calls.cg");
+}

@@ -1,9 +1,11 @@
 /* The callgrind view: one cost line per instruction row, grouped by object, file and function as
- * the format wants (fl= before fn=, names repeated only when they change). Events: executions,
+ * the format wants (fl= before fn=, names repeated only when they change), and after a call site's
+ * line the calls it made (cfn=, calls=) with the inclusive cost they carry. Events: executions,
  * the model's cycles (by retirement, rounded), critical-path instances, data accesses served
  * beyond the first level and by memory, mispredictions. */
 #include "view_callgrind.h"
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 static const char *or_unknown(const char *s) { return s ? s : "???"; }
@@ -55,9 +57,45 @@ static void header(FILE *out, const struct result *r)
             (unsigned long long)crit, (unsigned long long)l1, (unsigned long long)ll, (unsigned long long)bm);
 }
 
+static int by_site_row(const void *a, const void *b, void *ctx)
+{
+    const struct result_call *calls = ctx, *x = &calls[*(const size_t *)a], *y = &calls[*(const size_t *)b];
+    return x->site_row < y->site_row ? -1 : x->site_row > y->site_row;
+}
+
+/* The calls made from ROW: the function reached, how often, and the inclusive cost they carry. */
+static void call_lines(FILE *out, const struct result *r, const struct result_row *row, const size_t *order,
+                       size_t *next)
+{
+    size_t i = (size_t)(row - r->rows);
+    for (; *next < r->n_calls && r->calls[order[*next]].site_row == i; (*next)++) {
+        const struct result_call *c = &r->calls[order[*next]];
+        if (c->callee == SIZE_MAX || c->caller == SIZE_MAX)
+            continue;
+        const struct result_function *g = &r->functions[c->callee];
+        const struct result_row *entry = &r->rows[g->first_row];
+        if (!same(entry->module, row->module))
+            name(out, "cob=", or_unknown(entry->module));
+        name(out, "cfi=", or_unknown(entry->file));
+        name(out, "cfn=", or_unknown(g->name));
+        fprintf(out, "calls=%llu %u\n%u", (unsigned long long)c->count, entry->line, row->line);
+        for (int e = 0; e < RESULT_EVENTS; e++)
+            fprintf(out, " %.0f", round(c->incl[e]));
+        fputc('\n', out);
+    }
+}
+
 bool view_callgrind(FILE *out, const struct result *r)
 {
     header(out, r);
+    size_t *order = malloc((r->n_calls + 1) * sizeof *order), next = 0;
+    if (!order)
+        return false;
+    for (size_t i = 0; i < r->n_calls; i++)
+        order[i] = i;
+    qsort_r(order, r->n_calls, sizeof *order, by_site_row, r->calls);
+    while (next < r->n_calls && r->calls[order[next]].site_row == SIZE_MAX)
+        next++;
     const struct result_row *prev = NULL;
     for (size_t i = 0; i < r->n_rows; i++) {
         const struct result_row *row = &r->rows[i];
@@ -76,7 +114,11 @@ bool view_callgrind(FILE *out, const struct result *r)
         fprintf(out, "%u %llu %.0f %llu %llu %llu %llu\n", row->line, (unsigned long long)row->executions,
                 round(row->cycles), (unsigned long long)row->crit, (unsigned long long)row->l1_misses,
                 (unsigned long long)row->ll_misses, (unsigned long long)row->mispredicts);
+        while (next < r->n_calls && r->calls[order[next]].site_row < i)
+            next++;
+        call_lines(out, r, row, order, &next);
         prev = row;
     }
+    free(order);
     return !ferror(out);
 }

@@ -448,6 +448,22 @@ static void json_functions(struct jw *out, const struct result *r)
         jkey_u64(out, "l1_misses", f->l1_misses, false);
         jkey_u64(out, "ll_misses", f->ll_misses, false);
         jkey_u64(out, "mispredicts", f->mispredicts, false);
+        jkey_num(out, "inclusive_cycles", f->incl[RESULT_EV_CYCLES], false);
+        jkey_num(out, "inclusive_instructions", f->incl[RESULT_EV_IR], false);
+        jkey_u64(out, "calls", f->calls_in, false);
+        jw_char(out, '}');
+    }
+    jw_str(out, "],\"calls\":[");
+    for (size_t i = 0, k = 0; i < r->n_calls; i++) {
+        const struct result_call *c = &r->calls[i];
+        if (c->caller == SIZE_MAX || c->callee == SIZE_MAX)
+            continue;
+        jw_str(out, k++ ? ",{" : "{");
+        jkey_u64(out, "site", c->site, true);
+        jkey_num(out, "caller", (double)c->caller, false);
+        jkey_num(out, "callee", (double)c->callee, false);
+        jkey_u64(out, "count", c->count, false);
+        jkey_num(out, "inclusive_cycles", c->incl[RESULT_EV_CYCLES], false);
         jw_char(out, '}');
     }
     jw_char(out, ']');

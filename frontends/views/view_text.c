@@ -144,9 +144,11 @@ static void functions(FILE *out, const struct result *r)
 {
     if (!r->n_functions)
         return;
-    fprintf(out, "\nHottest functions (cycles charged to the instruction that retires after them):\n"
-                 "  %8s %12s %12s %6s %8s %9s %9s %8s  %s\n",
-            "overhead", "cycles", "instructions", "IPC", "critical", "L1 misses", "LL misses", "mispred", "function");
+    fprintf(out, "\nHottest functions (cycles charged to the instruction that retires after them; children: with\n"
+                 "what its calls cost, shared among callers by their calls):\n"
+                 "  %8s %8s %12s %12s %6s %8s %9s %9s %8s  %s\n",
+            "overhead", "children", "cycles", "instructions", "IPC", "critical", "L1 misses", "LL misses", "mispred",
+            "function");
     for (size_t i = 0; i < r->n_functions && i < FUNCTION_ROWS; i++) {
         const struct result_function *f = &r->functions[i];
         char name[256];
@@ -154,8 +156,10 @@ static void functions(FILE *out, const struct result *r)
             snprintf(name, sizeof name, "%s!%s", f->module, f->name);
         else
             snprintf(name, sizeof name, "%s (no symbol)", f->module);
-        fprintf(out, "  %7.1f%% %12.0f %12llu %6.2f %7.1f%% %9llu %9llu %8llu  %s\n",
-                r->cycles > 0 ? 100 * f->cycles / r->cycles : 0, f->cycles, (unsigned long long)f->instructions,
+        fprintf(out, "  %7.1f%% %7.1f%% %12.0f %12llu %6.2f %7.1f%% %9llu %9llu %8llu  %s\n",
+                r->cycles > 0 ? 100 * f->cycles / r->cycles : 0,
+                r->cycles > 0 ? 100 * f->incl[RESULT_EV_CYCLES] / r->cycles : 0, f->cycles,
+                (unsigned long long)f->instructions,
                 f->cycles > 0 ? (double)f->instructions / f->cycles : 0, f->seen ? 100.0 * f->crit / f->seen : 0,
                 (unsigned long long)f->l1_misses, (unsigned long long)f->ll_misses,
                 (unsigned long long)f->mispredicts, name);
