@@ -155,7 +155,8 @@ static void functions(FILE *out, const struct result *r)
         if (f->name)
             snprintf(name, sizeof name, "%s!%s", f->module, f->name);
         else
-            snprintf(name, sizeof name, "%s (no symbol)", f->module);
+            snprintf(name, sizeof name, "%s@%#llx (no symbol)", f->module,
+                     (unsigned long long)r->rows[f->first_row].pc);
         fprintf(out, "  %7.1f%% %7.1f%% %12.0f %12llu %6.2f %7.1f%% %9llu %9llu %8llu  %s\n",
                 r->cycles > 0 ? 100 * f->cycles / r->cycles : 0,
                 r->cycles > 0 ? 100 * f->incl[RESULT_EV_CYCLES] / r->cycles : 0, f->cycles,
