@@ -25,6 +25,7 @@ RUNTIME_SRC := runtime/model.c runtime/taint.c runtime/shadow.c runtime/classify
              $(wildcard runtime/policy/*.c) $(wildcard runtime/predictor/*.c)
 FRONT_SRC := frontends/decode.c frontends/static/block.c frontends/static/batch.c frontends/static/asm.c frontends/static/elfsym.c \
              frontends/qemu/run.c frontends/qemu/feed.c frontends/qemu/transport.c frontends/qemu/launch.c \
+             frontends/qemu/console.c \
              frontends/analysis/result.c frontends/analysis/analysis.c \
              frontends/views/view_text.c frontends/views/view_json.c frontends/views/view_html.c \
              frontends/views/view_callgrind.c frontends/symbols.c

@@ -19,6 +19,7 @@
 #include "batch.h"
 #include "block.h"
 #include "elfsym.h"
+#include "console.h"
 #include "launch.h"
 #include "classify.h"
 #include "decode.h"
@@ -35,9 +36,9 @@ extern const struct mdl_machine *const mdl_machines[];
 static const char usage_text[] =
     "usage: mdlsim machines\n"
     "       mdlsim run --machine M [--roi SYMBOL]... [LANES] [--json FILE] [--html FILE] [--callgrind FILE]\n"
-    "                  [--record FILE] [--causality-sample N] -- PROGRAM [ARGS...]\n"
+    "                  [--record FILE] [--sysroot DIR] [--quiet] [--causality-sample N] -- PROGRAM [ARGS...]\n"
     "       mdlsim replay --machine M [--roi SYMBOL]... [--program PROGRAM] [LANES] [--json FILE] [--html FILE]\n"
-    "                  [--callgrind FILE] TRACE\n"
+    "                  [--callgrind FILE] [--quiet] TRACE\n"
     "       mdlsim block --machine M (FILE.s | --function NAME PROGRAM | --hex HEX | --hex-file FILE)\n"
     "                    [LANES] [--iterations N] [--json] [--html FILE] [--jobs N]\n"
     "       LANES: [--weight PERCENT]... [--weights P1,P2,...] [--no-sensitivity] [--no-causality]\n";
@@ -53,18 +54,23 @@ static const char help_text[] =
     "instructions on the critical path (causality) and a per-instruction resource table.\n"
     "\n"
     "run: runs PROGRAM under QEMU user mode (qemu-x86_64 or qemu-aarch64, with the CPU model the\n"
-    "machine names) and models every instruction it executes, or those of every call of the\n"
-    "function SYMBOL (callees included) with --roi: in the program (position independent or not)\n"
-    "or in a library it loads (--roi memcpy); --roi may be given several times. Every instruction\n"
-    "is named module!function+offset, with file:line where the object has debug information, and\n"
-    "the cycles are summed per function. --callgrind FILE writes valgrind's callgrind format\n"
-    "(KCachegrind, callgrind_annotate). PROGRAM is found through PATH as a shell finds a command,\n"
-    "and keeps its input, output and exit status. --record writes the event stream to FILE, which\n"
-    "'replay' analyses again on any machine of the same ISA. The directory of every report (--json,\n"
-    "--html, --callgrind, --record) is checked before the run: one that cannot be written fails at\n"
-    "once. Causality (the critical path) is sampled: a period follows twice\n"
-    "the ROB's worth of instructions and counts them as they leave a window of that size; one\n"
-    "period in N runs (--causality-sample N, default 8; 1: periods back to back).\n"
+    "machine names) and models every instruction it executes. PROGRAM is found through PATH as a\n"
+    "shell finds a command, and keeps its input, output (its stderr passes through mdlsim) and exit\n"
+    "status. Every instruction is named module!function+offset, with file:line where the object\n"
+    "has debug information, and the cycles are summed per function.\n"
+    "replay: analyses a trace written by 'run --record' on any machine of the same ISA.\n"
+    "  --roi SYMBOL       only the calls of function SYMBOL (callees included), in the program\n"
+    "                     (position independent or not) or a library it loads; repeatable\n"
+    "  --json FILE        the report as JSON; --html FILE: as a page\n"
+    "  --callgrind FILE   valgrind's callgrind format (KCachegrind, callgrind_annotate)\n"
+    "  --record FILE      (run) the event stream, for replay\n"
+    "                     The directory of every report is checked before the run: one that\n"
+    "                     cannot be written fails at once.\n"
+    "  --quiet            no progress line (on a terminal, once the run has taken a second:\n"
+    "                     instructions modelled, MIPS and the time, on stderr)\n"
+    "  --causality-sample N  causality (the critical path) follows one period in N (default 8;\n"
+    "                     1: periods back to back); a period is twice the ROB's worth of\n"
+    "                     instructions, counted as they leave a window of that size\n"
     "block: predicts the steady-state cycles per iteration of a basic block repeated back to back.\n"
     "  --machine M        a machine listed by 'mdlsim machines'\n"
     "  FILE.s             assembly (AT&T by default; '.intel_syntax noprefix' switches)\n"
@@ -540,13 +546,14 @@ struct run_cli {
     unsigned n_roi;
     char roi_label[512];            /* the names, comma-separated */
     const char *json, *record, *html, *callgrind, *program, *trace;
+    bool quiet;                     /* no progress line */
     char **argv;                    /* PROGRAM ARGS... as typed */
     char found[PATH_MAX];           /* run: PROGRAM as found in PATH, which PROGRAM then names */
 };
 
 static int parse_run_opts(int argc, char **argv, struct run_cli *o, bool replay)
 {
-    enum { O_ROI = O_FIRST_OWN, O_JSON, O_HTML, O_RECORD, O_PROGRAM, O_SAMPLE, O_CALLGRIND };
+    enum { O_ROI = O_FIRST_OWN, O_JSON, O_HTML, O_RECORD, O_PROGRAM, O_SAMPLE, O_CALLGRIND, O_QUIET };
     static const struct option longopts[] = {
         { "machine", required_argument, NULL, O_MACHINE }, { "roi", required_argument, NULL, O_ROI },
         { "weight", required_argument, NULL, O_WEIGHT }, { "no-sensitivity", no_argument, NULL, O_NOSENS },
@@ -555,7 +562,7 @@ static int parse_run_opts(int argc, char **argv, struct run_cli *o, bool replay)
         { "html", required_argument, NULL, O_HTML }, { "record", required_argument, NULL, O_RECORD },
         { "program", required_argument, NULL, O_PROGRAM }, { "help", no_argument, NULL, 'h' },
         { "causality-sample", required_argument, NULL, O_SAMPLE },
-        { "callgrind", required_argument, NULL, O_CALLGRIND },
+        { "callgrind", required_argument, NULL, O_CALLGRIND }, { "quiet", no_argument, NULL, O_QUIET },
         { NULL, 0, NULL, 0 },
     };
     *o = (struct run_cli){ .b = { .iterations = 2, .sensitivity = true, .causality = true }, .sample = 8 };
@@ -580,6 +587,7 @@ static int parse_run_opts(int argc, char **argv, struct run_cli *o, bool replay)
         case O_CALLGRIND: o->callgrind = optarg; break;
         case O_RECORD: o->record = optarg; break;
         case O_PROGRAM: o->program = optarg; break;
+        case O_QUIET: o->quiet = true; break;
         case O_SAMPLE:
             if (!parse_uint(optarg, 1, 1000000, &o->sample))
                 return usage_error("--causality-sample needs a whole number from 1 to 1000000, got '%s'", optarg);
@@ -686,8 +694,9 @@ static bool plugin_path(char *out, size_t len)
     return access(out, R_OK) == 0;
 }
 
-/* Starts QEMU with the plugin writing to T; returns its pid or -1. */
-static pid_t start_qemu(const struct run_cli *o, const struct transport *t, char *err, size_t errlen)
+/* Starts QEMU with the plugin writing to T and its stderr on STDERR_FD (-1: mdlsim's); returns
+ * its pid or -1. */
+static pid_t start_qemu(const struct run_cli *o, const struct transport *t, int stderr_fd, char *err, size_t errlen)
 {
     char plugin[PATH_MAX + 32], popt[PATH_MAX + 96];
     if (!plugin_path(plugin, sizeof plugin)) {
@@ -700,7 +709,7 @@ static pid_t start_qemu(const struct run_cli *o, const struct transport *t, char
     size_t n = 0;
     while (o->argv[n])
         n++;
-    char **args = calloc(n + 8, sizeof *args);
+    char **args = calloc(n + 10, sizeof *args);
     size_t k = 0;
     args[k++] = (char *)qemu;
     if (*o->b.m->qemu_cpu) {
@@ -718,8 +727,13 @@ static pid_t start_qemu(const struct run_cli *o, const struct transport *t, char
         args[k++] = o->argv[i];
     pid_t pid = fork();
     if (pid == 0) {
+        /* mdlsim's own complaint goes to mdlsim's stderr, not among QEMU's */
+        int own = fcntl(STDERR_FILENO, F_DUPFD_CLOEXEC, 3);
+        if (stderr_fd >= 0)
+            dup2(stderr_fd, STDERR_FILENO);
         execvp(qemu, args);
-        fprintf(stderr, "mdlsim: error: cannot run %s: %s (install qemu-user)\n", qemu, strerror(errno));
+        dprintf(own >= 0 ? own : STDERR_FILENO, "mdlsim: error: cannot run %s: %s (install qemu-user)\n", qemu,
+                strerror(errno));
         _exit(127);
     }
     free(args);
@@ -787,6 +801,55 @@ static bool run_plan(struct analysis_plan *plan, const struct run_cli *o, struct
     return true;
 }
 
+/* How far the stream has come: the first instructions mean the guest has started (QEMU's
+ * stderr is its own from then on), and the progress line follows. */
+static void on_progress(void *console, uint64_t executed, uint64_t modelled)
+{
+    if (executed)
+        console_started(console);
+    console_progress(console, executed, modelled);
+}
+
+struct guest {
+    pid_t pid;                      /* QEMU's; -1: it could not be started */
+    int status;                     /* its wait status */
+    bool read;                      /* its stream was read to the end */
+};
+
+/* Runs the guest under QEMU, its stream into R and its stderr through CON; ERR says why when the
+ * stream could not be read to its end. */
+static void run_guest(const struct run_cli *o, struct run *r, struct console *con, struct guest *g, char *err,
+                      size_t errlen)
+{
+    struct transport t;
+    bool opened = transport_open(&t, err, errlen);
+    if (opened) {
+        int qemu_stderr = console_relay(con);
+        g->pid = start_qemu(o, &t, qemu_stderr, err, errlen);
+        transport_close_child(&t);
+        if (qemu_stderr >= 0)
+            close(qemu_stderr);
+    }
+    g->read = g->pid > 0 && run_consume(r, &t.src, err, errlen);
+    if (g->pid > 0 && !g->read)
+        kill(g->pid, SIGKILL);
+    if (opened)
+        transport_free(&t);
+    if (g->pid > 0)
+        while (waitpid(g->pid, &g->status, 0) < 0 && errno == EINTR)
+            ;
+}
+
+/* Whether QEMU ran the program to its exit; else why not in ERR. */
+static bool guest_exited(int status, char *err, size_t errlen)
+{
+    if (WIFSIGNALED(status)) {
+        snprintf(err, errlen, "the guest was killed by signal %d (%s)", WTERMSIG(status), strsignal(WTERMSIG(status)));
+        return false;
+    }
+    return true;
+}
+
 static int cmd_run(int argc, char **argv)
 {
     struct run_cli o;
@@ -817,33 +880,19 @@ static int cmd_run(int argc, char **argv)
         fprintf(stderr, "mdlsim: error: cannot write '%s': %s\n", o.record, strerror(errno));
         return 1;
     }
+    struct console *con = console_new(!o.quiet && isatty(STDERR_FILENO));
+    ro.progress = on_progress;
+    ro.progress_ctx = con;
     struct run *r = run_new(&ro, err, sizeof err);
-    struct transport t;
-    pid_t pid = -1;
-    bool opened = r && transport_open(&t, err, sizeof err);
-    if (opened) {
-        pid = start_qemu(&o, &t, err, sizeof err);
-        transport_close_child(&t);
-    }
-    bool ok = pid > 0 && run_consume(r, &t.src, err, sizeof err) && regions_found(r, o.program, err, sizeof err);
-    if (pid > 0 && !ok)
-        kill(pid, SIGKILL);
-    if (opened)
-        transport_free(&t);
-    int status = 0;
-    if (pid > 0)
-        while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
-            ;
-    if (ro.record && fclose(ro.record) != 0)
-        ok = false;
-    if (ok && WIFSIGNALED(status)) {
-        snprintf(err, sizeof err, "the guest was killed by signal %d (%s)", WTERMSIG(status),
-                 strsignal(WTERMSIG(status)));
-        ok = false;
-    } else if (ok && WIFEXITED(status) && WEXITSTATUS(status) == 127 && run_exit_code(r) < 0) {
-        snprintf(err, sizeof err, "QEMU could not run '%s'", o.program);
-        ok = false;
-    }
+    struct guest g = { .pid = -1 };
+    if (r)
+        run_guest(&o, r, con, &g, err, sizeof err);
+    bool ok = g.read && regions_found(r, o.program, err, sizeof err);
+    console_free(con);
+    if (ro.record && fclose(ro.record) != 0 && ok)
+        ok = snprintf(err, sizeof err, "cannot write '%s': %s", o.record, strerror(errno)) < 0;
+    if (ok)
+        ok = guest_exited(g.status, err, sizeof err);
     if (!ok) {
         fprintf(stderr, "mdlsim: error: %s\n", err);
         if (o.record)
@@ -853,7 +902,7 @@ static int cmd_run(int argc, char **argv)
     }
     rc = finish_report(r, &o, &plan, "run");
     run_free(r);
-    return rc ? rc : (WIFEXITED(status) ? WEXITSTATUS(status) : 1);
+    return rc ? rc : (WIFEXITED(g.status) ? WEXITSTATUS(g.status) : 1);
 }
 
 /* A regular trace file is read in place; a pipe or a file that cannot be mapped is read. */
@@ -892,6 +941,9 @@ static int cmd_replay(int argc, char **argv)
         fprintf(stderr, "mdlsim: error: %s\n", err);
         return 1;
     }
+    struct console *con = console_new(!o.quiet && isatty(STDERR_FILENO));
+    ro.progress = on_progress;
+    ro.progress_ctx = con;
     int fd = open(o.trace, O_RDONLY);
     struct run *r = NULL;
     struct trace_map map = { NULL, 0 };
@@ -912,6 +964,7 @@ static int cmd_replay(int argc, char **argv)
         munmap(map.base, map.len);
     if (fd >= 0)
         close(fd);
+    console_free(con);
     if (!ok) {
         fprintf(stderr, "mdlsim: error: %s\n", err);
         run_free(r);

@@ -49,8 +49,9 @@ static char *cpu_help(const char *qemu_bin)
     return text;
 }
 
-/* Whether TEXT, a -cpu help listing, names MODEL (LEN bytes). The models are the first word of each line from "Available CPUs:" to the first empty one
- * (x86's lines start with "x86 "; x86 then lists its CPUID flags, which are not models). */
+/* Whether TEXT, a -cpu help listing, names MODEL (LEN bytes). The models are the first word of
+ * each line from "Available CPUs:" to the first empty one (x86's lines start with "x86 "; x86
+ * then lists its CPUID flags, which are not models). */
 static bool listed(const char *text, const char *model, size_t len)
 {
     const char *line = strstr(text, "Available CPUs:\n");

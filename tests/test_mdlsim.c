@@ -1061,8 +1061,8 @@ Test(mdlsim_run, refuses_an_unwritable_report_path_before_the_program_runs)
     static const char *const options[] = { "--json", "--html", "--record" };
     char args[256], message[128];
     for (size_t i = 0; i < sizeof options / sizeof *options; i++) {
-        snprintf(args, sizeof args, "run --machine skylake %s /nonexistent/dir/report -- ../build/programs/exact.x86 10",
-                 options[i]);
+        snprintf(args, sizeof args, "run --machine skylake %s /nonexistent/dir/report "
+                 "-- ../build/programs/exact.x86 10", options[i]);
         expect_error(args, "cannot write '/nonexistent/dir/report': No such file or directory");
         struct run r = mdlsim(args);
         cr_expect_str_eq(r.out, "", "%s: the program did not run", args);
@@ -1100,4 +1100,51 @@ Test(mdlsim_run, carries_a_callees_cost_to_its_caller_through_the_call_graph)
     cr_expect(strstr(cg, "cfn=kernel_gemm\ncalls=1 "), "the call in the callgrind file");
     free(cg);
     remove("/tmp/mdlsim-calls.cg");
+}
+
+/* ---- programs as users run them: their stderr, long runs ------------------------------------------- */
+
+/* The guest's stderr passes through mdlsim, as it comes and before the report. */
+Test(mdlsim_run, passes_the_programs_stderr_through_before_the_report)
+{
+    struct run r = mdlsim_stderr("run --machine skylake --no-sensitivity -- sh -c 'echo from-the-guest >&2'");
+    cr_assert_eq(r.status, 0, "%s", r.out);
+    const char *want = "from-the-guest\n\n== mdlsim run: ";
+    cr_expect_eq(strncmp(r.out, want, strlen(want)), 0, "%.200s", r.out);
+    free(r.out);
+}
+
+/* Progress on a terminal only: the same long run under a pseudo-terminal (script(1)), under one
+ * with --quiet, and with stderr in a file, side by side. */
+Test(mdlsim_run, shows_progress_on_a_terminal_and_erases_it_before_the_report, .timeout = 120)
+{
+    const char *run = "../build/mdlsim run --machine skylake --no-sensitivity --no-causality --roi kernel_gemm";
+    char cmd[1024];
+    snprintf(cmd, sizeof cmd,
+             "script -qc '%s -- ../build/programs/gemm.x86 160' /dev/null > /tmp/mdlsim-tty.out & "
+             "script -qc '%s --quiet -- ../build/programs/gemm.x86 160' /dev/null > /tmp/mdlsim-tty-quiet.out & "
+             "%s -- ../build/programs/gemm.x86 160 2> /tmp/mdlsim-file.out >/dev/null; wait",
+             run, run, run);
+    cr_assert_eq(system(cmd), 0);
+    char *tty = slurp("/tmp/mdlsim-tty.out"), *quiet = slurp("/tmp/mdlsim-tty-quiet.out");
+    char *file = slurp("/tmp/mdlsim-file.out");
+    const char *line = strstr(tty, "\rmdlsim: ");
+    cr_assert(line, "no progress line on the terminal: %.300s", tty);
+    cr_expect(strstr(line, " instructions modelled of ") && strstr(line, " executed, ") && strstr(line, " MIPS, 0:0"),
+              "%.120s", line);
+    /* the last line drawn is erased (spaces, back to its start) before the report */
+    const char *report = strstr(tty, "== mdlsim run"), *last = line;
+    cr_assert(report);
+    for (const char *p = line; (p = strstr(p + 1, "\rmdlsim: ")) && p < report;)
+        last = p;
+    const char *erase = strstr(last + 1, "\r   ");
+    cr_expect(erase && erase < report && erase[1 + strspn(erase + 1, " ")] == '\r', "%.200s", last);
+    cr_expect_null(strstr(report, "MIPS"), "no progress after the report begins");
+    cr_expect_null(strstr(quiet, "MIPS"), "--quiet: %.200s", quiet);
+    cr_expect_null(strstr(file, "MIPS"), "stderr a file: %.200s", file);
+    cr_expect(strstr(quiet, "== mdlsim run") && strstr(file, "== mdlsim run"));
+    free(tty);
+    free(quiet);
+    free(file);
+    cr_expect_eq(system("rm -f /tmp/mdlsim-tty.out /tmp/mdlsim-tty-quiet.out /tmp/mdlsim-file.out"), 0);
 }

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <time.h>
 #include <unistd.h>
 #include "bp.h"
 #include "cache.h"
@@ -35,6 +36,8 @@ struct sinsn {
 
 struct reader {
     struct run_source src;
+    const struct run *run;          /* whose progress is told between buffers */
+    uint64_t told_ms, told_executed;
     FILE *copy;
     const uint64_t *w;              /* buf, or the shared chunk being read */
     size_t n, pos;
@@ -217,6 +220,7 @@ const char *run_missing_roi(const struct run *r)
             return r->o.roi[i];
     return NULL;
 }
+uint64_t run_executed(const struct run *r) { return r->total; }
 
 /* ---- reading words ------------------------------------------------------------------------ */
 
@@ -264,9 +268,43 @@ static bool next_chunk(struct reader *rd)
     return true;
 }
 
+static uint64_t now_ms(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (uint64_t)t.tv_sec * 1000 + (uint64_t)t.tv_nsec / 1000000;
+}
+
+/* Between two buffers: the clock is read once per buffer, not per event. */
+static void tell_progress(struct reader *rd)
+{
+    const struct run *r = rd->run;
+    if (!r->o.progress)
+        return;
+    uint64_t ms = now_ms();
+    if (ms < rd->told_ms + RUN_PROGRESS_MS && (rd->told_executed || !r->total))
+        return;
+    rd->told_ms = ms;
+    rd->told_executed = r->total;
+    r->o.progress(r->o.progress_ctx, r->total, r->in_roi);
+}
+
+/* A mapped trace is read in slices of a buffer's size, so that progress is told between them. */
+static bool next_slice(struct reader *rd)
+{
+    size_t done = (size_t)(rd->w - rd->src.words) + rd->n, left = rd->src.n_words - done;
+    rd->w = rd->src.words + done;
+    rd->n = left < sizeof rd->buf / sizeof *rd->buf ? left : sizeof rd->buf / sizeof *rd->buf;
+    rd->pos = 0;
+    return rd->n > 0;
+}
+
 /* The next buffer's worth of words; false at the end of the stream. */
 static bool refill(struct reader *rd)
 {
+    tell_progress(rd);
+    if (rd->src.words)
+        return next_slice(rd);
     if (rd->eof)
         return false;
     if (rd->src.shm) {
@@ -604,13 +642,10 @@ bool run_consume(struct run *r, const struct run_source *src, char *err, size_t 
         return false;
     }
     rd->src = *src;
+    rd->run = r;
     rd->held = -1;
     rd->copy = r->o.record;
-    if (src->words) {
-        rd->w = src->words;
-        rd->n = src->n_words;
-        rd->eof = true;
-    }
+    rd->w = src->words;
     uint64_t w;
     bool ok = next_word(rd, &w) && w == WIRE_MAGIC;
     if (!ok && src->trace)

@@ -9,6 +9,10 @@
 #include "mdl_machine.h"
 #include "model.h"
 
+/* How far the stream has come: EXECUTED instructions read, MODELLED of them in the region. */
+typedef void run_progress_fn(void *ctx, uint64_t executed, uint64_t modelled);
+enum { RUN_PROGRESS_MS = 250 };
+
 struct run_opts {
     const struct mdl_machine *m;
     const char *const *roi;         /* the regions' function names (every function of that name in the
@@ -20,6 +24,10 @@ struct run_opts {
     bool causality;
     unsigned causality_sample;      /* causality on one period in this many (1: always) */
     FILE *record;                   /* copy of the stream (with its header), or NULL */
+    /* Told between buffers of the stream, never per event: at most every RUN_PROGRESS_MS, and
+     * at once when the first instructions have been read (the program has started). */
+    run_progress_fn *progress;
+    void *progress_ctx;
 };
 
 enum { RUN_MAX_ROI = 16 };
@@ -49,6 +57,8 @@ bool run_consume(struct run *r, const struct run_source *src, char *err, size_t 
 const char *run_missing_roi(const struct run *r);
 /* The guest's exit code, or -1 if the stream ended without one. */
 int run_exit_code(const struct run *r);
+/* The instructions the stream has shown executing (0: the program never started). */
+uint64_t run_executed(const struct run *r);
 
 /* The run as the views' result: counts, the lanes' cycles, one row per executed address, caches
  * and branches; TD: the baseline's issue slots. RES must have been given the lanes (analysis_start); analysis_finish comes after.
