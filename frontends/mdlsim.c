@@ -57,7 +57,8 @@ static const char help_text[] =
     "machine names) and models every instruction it executes. PROGRAM is found through PATH as a\n"
     "shell finds a command, and keeps its input, output (its stderr passes through mdlsim) and exit\n"
     "status. Every instruction is named module!function+offset, with file:line where the object\n"
-    "has debug information, and the cycles are summed per function.\n"
+    "has debug information, and the cycles are summed per function. When QEMU cannot start the\n"
+    "program, mdlsim says why in QEMU's words, exits 1 and writes no report.\n"
     "replay: analyses a trace written by 'run --record' on any machine of the same ISA.\n"
     "  --roi SYMBOL       only the calls of function SYMBOL (callees included), in the program\n"
     "                     (position independent or not) or a library it loads; repeatable\n"
@@ -66,6 +67,9 @@ static const char help_text[] =
     "  --record FILE      (run) the event stream, for replay\n"
     "                     The directory of every report is checked before the run: one that\n"
     "                     cannot be written fails at once.\n"
+    "  --sysroot DIR      (run) where QEMU finds a dynamically linked program's interpreter and\n"
+    "                     libraries (its -L); for AArch64, " LAUNCH_AARCH64_SYSROOT " by default\n"
+    "                     (gcc-aarch64-linux-gnu's), unless QEMU_LD_PREFIX names one\n"
     "  --quiet            no progress line (on a terminal, once the run has taken a second:\n"
     "                     instructions modelled, MIPS and the time, on stderr)\n"
     "  --causality-sample N  causality (the critical path) follows one period in N (default 8;\n"
@@ -546,6 +550,7 @@ struct run_cli {
     unsigned n_roi;
     char roi_label[512];            /* the names, comma-separated */
     const char *json, *record, *html, *callgrind, *program, *trace;
+    const char *sysroot;            /* run: QEMU's -L, given or found (NULL: none) */
     bool quiet;                     /* no progress line */
     char **argv;                    /* PROGRAM ARGS... as typed */
     char found[PATH_MAX];           /* run: PROGRAM as found in PATH, which PROGRAM then names */
@@ -553,7 +558,7 @@ struct run_cli {
 
 static int parse_run_opts(int argc, char **argv, struct run_cli *o, bool replay)
 {
-    enum { O_ROI = O_FIRST_OWN, O_JSON, O_HTML, O_RECORD, O_PROGRAM, O_SAMPLE, O_CALLGRIND, O_QUIET };
+    enum { O_ROI = O_FIRST_OWN, O_JSON, O_HTML, O_RECORD, O_PROGRAM, O_SAMPLE, O_CALLGRIND, O_SYSROOT, O_QUIET };
     static const struct option longopts[] = {
         { "machine", required_argument, NULL, O_MACHINE }, { "roi", required_argument, NULL, O_ROI },
         { "weight", required_argument, NULL, O_WEIGHT }, { "no-sensitivity", no_argument, NULL, O_NOSENS },
@@ -562,7 +567,8 @@ static int parse_run_opts(int argc, char **argv, struct run_cli *o, bool replay)
         { "html", required_argument, NULL, O_HTML }, { "record", required_argument, NULL, O_RECORD },
         { "program", required_argument, NULL, O_PROGRAM }, { "help", no_argument, NULL, 'h' },
         { "causality-sample", required_argument, NULL, O_SAMPLE },
-        { "callgrind", required_argument, NULL, O_CALLGRIND }, { "quiet", no_argument, NULL, O_QUIET },
+        { "callgrind", required_argument, NULL, O_CALLGRIND }, { "sysroot", required_argument, NULL, O_SYSROOT },
+        { "quiet", no_argument, NULL, O_QUIET },
         { NULL, 0, NULL, 0 },
     };
     *o = (struct run_cli){ .b = { .iterations = 2, .sensitivity = true, .causality = true }, .sample = 8 };
@@ -587,6 +593,7 @@ static int parse_run_opts(int argc, char **argv, struct run_cli *o, bool replay)
         case O_CALLGRIND: o->callgrind = optarg; break;
         case O_RECORD: o->record = optarg; break;
         case O_PROGRAM: o->program = optarg; break;
+        case O_SYSROOT: o->sysroot = optarg; break;
         case O_QUIET: o->quiet = true; break;
         case O_SAMPLE:
             if (!parse_uint(optarg, 1, 1000000, &o->sample))
@@ -603,8 +610,8 @@ static int parse_run_opts(int argc, char **argv, struct run_cli *o, bool replay)
         if (optind != argc - 1)
             return usage_error("%s", "replay takes exactly one TRACE file");
         o->trace = argv[optind];
-        if (o->record)
-            return usage_error("%s", "--record is for 'run'");
+        if (o->record || o->sysroot)
+            return usage_error("%s", o->record ? "--record is for 'run'" : "--sysroot is for 'run'");
     } else {
         if (optind >= argc)
             return usage_error("%s", "no PROGRAM to run (mdlsim run --machine M -- PROGRAM [ARGS...])");
@@ -709,12 +716,16 @@ static pid_t start_qemu(const struct run_cli *o, const struct transport *t, int 
     size_t n = 0;
     while (o->argv[n])
         n++;
-    char **args = calloc(n + 10, sizeof *args);
+    char **args = calloc(n + 12, sizeof *args);
     size_t k = 0;
     args[k++] = (char *)qemu;
     if (*o->b.m->qemu_cpu) {
         args[k++] = "-cpu";
         args[k++] = (char *)o->b.m->qemu_cpu;
+    }
+    if (o->sysroot) {
+        args[k++] = "-L";
+        args[k++] = (char *)o->sysroot;
     }
     if (strcmp(o->program, o->argv[0]) != 0) {
         args[k++] = "-0";           /* found in PATH: the guest sees the name typed, as from a shell */
@@ -727,13 +738,11 @@ static pid_t start_qemu(const struct run_cli *o, const struct transport *t, int 
         args[k++] = o->argv[i];
     pid_t pid = fork();
     if (pid == 0) {
-        /* mdlsim's own complaint goes to mdlsim's stderr, not among QEMU's */
-        int own = fcntl(STDERR_FILENO, F_DUPFD_CLOEXEC, 3);
         if (stderr_fd >= 0)
             dup2(stderr_fd, STDERR_FILENO);
         execvp(qemu, args);
-        dprintf(own >= 0 ? own : STDERR_FILENO, "mdlsim: error: cannot run %s: %s (install qemu-user)\n", qemu,
-                strerror(errno));
+        /* among QEMU's words: the reason the program did not start */
+        fprintf(stderr, "cannot run %s: %s (install qemu-user)\n", qemu, strerror(errno));
         _exit(127);
     }
     free(args);
@@ -850,6 +859,24 @@ static bool guest_exited(int status, char *err, size_t errlen)
     return true;
 }
 
+/* QEMU exited before the program's first instruction: what QEMU SAID is why (its lines but the
+ * last go out as they are, the last in ERR). Always false. */
+static bool never_started(const struct run_cli *o, int status, char *said, char *err, size_t errlen)
+{
+    size_t n = strlen(said);
+    while (n && said[n - 1] == '\n')
+        said[--n] = '\0';
+    char *last = strrchr(said, '\n');
+    if (last)
+        fwrite(said, 1, (size_t)(++last - said), stderr);
+    if (n)
+        snprintf(err, errlen, "cannot start '%s' under QEMU: %s", o->program, last ? last : said);
+    else if (guest_exited(status, err, errlen))
+        snprintf(err, errlen, "cannot start '%s' under QEMU: it exited with status %d before the program's "
+                 "first instruction", o->program, WEXITSTATUS(status));
+    return false;
+}
+
 static int cmd_run(int argc, char **argv)
 {
     struct run_cli o;
@@ -868,6 +895,7 @@ static int cmd_run(int argc, char **argv)
         fprintf(stderr, "mdlsim: error: cannot execute '%s': %s\n", o.program, strerror(errno));
         return 1;
     }
+    o.sysroot = launch_sysroot(o.sysroot, o.b.m->isa == MDL_ISA_AARCH64, o.program);
     struct analysis_plan plan;
     struct run_opts ro;
     if (!run_plan(&plan, &o, &ro))
@@ -888,10 +916,15 @@ static int cmd_run(int argc, char **argv)
     if (r)
         run_guest(&o, r, con, &g, err, sizeof err);
     bool ok = g.read && regions_found(r, o.program, err, sizeof err);
+    /* what QEMU said before the program ran is the error's; once it ran, its stderr's */
+    char said[2048] = "";
+    console_end_relay(con, r && run_executed(r) == 0 ? said : NULL, sizeof said);
     console_free(con);
     if (ro.record && fclose(ro.record) != 0 && ok)
         ok = snprintf(err, sizeof err, "cannot write '%s': %s", o.record, strerror(errno)) < 0;
-    if (ok)
+    if (g.pid > 0 && run_executed(r) == 0)
+        ok = never_started(&o, g.status, said, err, sizeof err);
+    else if (ok)
         ok = guest_exited(g.status, err, sizeof err);
     if (!ok) {
         fprintf(stderr, "mdlsim: error: %s\n", err);

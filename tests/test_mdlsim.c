@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 #include "view_json.h"
@@ -40,10 +41,10 @@ static struct run mdlsim_to(const char *args, const char *redirect) { return mdl
 static struct run mdlsim(const char *args) { return mdlsim_to(args, "2>/dev/null"); }
 static struct run mdlsim_stderr(const char *args) { return mdlsim_to(args, "2>&1 >/dev/null"); }
 
-/* Runs mdlsim ARGS and expects exit status 1 and MESSAGE as the last line on stderr. */
-static void expect_error(const char *args, const char *message)
+/* Runs mdlsim ARGS (by PREFIX) and expects exit status 1 and MESSAGE as the last line on stderr. */
+static void expect_error_by(const char *prefix, const char *args, const char *message)
 {
-    struct run r = mdlsim_stderr(args);
+    struct run r = mdlsim_by(prefix, args, "2>&1 >/dev/null");
     cr_expect_eq(r.status, 1, "mdlsim %s: status %d", args, r.status);
     const char *last = r.out;
     for (const char *p = r.out; *p; p++)
@@ -54,6 +55,8 @@ static void expect_error(const char *args, const char *message)
     cr_expect_str_eq(last, want, "mdlsim %s", args);
     free(r.out);
 }
+
+static void expect_error(const char *args, const char *message) { expect_error_by("", args, message); }
 
 static json_t *block_json(const char *args)
 {
@@ -1102,7 +1105,50 @@ Test(mdlsim_run, carries_a_callees_cost_to_its_caller_through_the_call_graph)
     remove("/tmp/mdlsim-calls.cg");
 }
 
-/* ---- programs as users run them: their stderr, long runs ------------------------------------------- */
+/* ---- programs as users build them: dynamically linked, failing to start, running long ------------ */
+
+Test(mdlsim_run, analyses_a_dynamically_linked_aarch64_program_with_or_without_sysroot)
+{
+    /* the cross toolchain's sysroot found by itself, then named */
+    json_t *found = run_json("--machine cortex-a72 --no-sensitivity --json /tmp/mdlsim-dyn-found.json "
+                             "-- ../build/programs/exact.a64dyn 250", "/tmp/mdlsim-dyn-found.json", "750\n");
+    json_t *given = run_json("--machine cortex-a72 --no-sensitivity --sysroot /usr/aarch64-linux-gnu --json "
+                             "/tmp/mdlsim-dyn-given.json -- ../build/programs/exact.a64dyn 250",
+                             "/tmp/mdlsim-dyn-given.json", "750\n");
+    json_int_t n = json_integer_value(json_object_get(found, "instructions"));
+    cr_expect_gt(n, 4 + 4 * 250, "the dynamic loader and the kernel ran: %lld", (long long)n);
+    cr_expect_eq(json_integer_value(json_object_get(given, "instructions")), n);
+    json_decref(found);
+    json_decref(given);
+}
+
+/* QEMU's own message, before the program's first instruction, is the error; no report is left. */
+Test(mdlsim_run, says_in_qemus_words_why_a_program_could_not_start_and_writes_no_report)
+{
+    remove("/tmp/mdlsim-nostart.json");
+    expect_error("run --machine cortex-a72 --sysroot /nonexistent --json /tmp/mdlsim-nostart.json "
+                 "--record /tmp/mdlsim-nostart.trace -- ../build/programs/exact.a64dyn 10",
+                 "cannot start '../build/programs/exact.a64dyn' under QEMU: qemu-aarch64: Could not open "
+                 "'/lib/ld-linux-aarch64.so.1': No such file or directory");
+    cr_expect_neq(access("/tmp/mdlsim-nostart.json", F_OK), 0, "no report");
+    cr_expect_neq(access("/tmp/mdlsim-nostart.trace", F_OK), 0, "no trace");
+    struct run r = mdlsim_stderr("replay --machine cortex-a72 --sysroot /usr/aarch64-linux-gnu trace");
+    cr_expect_eq(r.status, 2, "--sysroot is for run: %s", r.out);
+    free(r.out);
+    /* a CPU model QEMU does not have: a qemu-x86_64 first in PATH that swaps the machine's for one */
+    mkdir("/tmp/mdlsim-fakeqemu", 0755);
+    FILE *fp = fopen("/tmp/mdlsim-fakeqemu/qemu-x86_64", "w");
+    cr_assert(fp);
+    fputs("#!/bin/bash\nargs=()\nwhile [ $# -gt 0 ]; do\n"
+          "  if [ \"$1\" = -cpu ]; then args+=(-cpu NoSuchCPU); shift; else args+=(\"$1\"); fi; shift\n"
+          "done\nexec /usr/bin/qemu-x86_64 \"${args[@]}\"\n", fp);
+    fclose(fp);
+    cr_assert_eq(chmod("/tmp/mdlsim-fakeqemu/qemu-x86_64", 0755), 0);
+    expect_error_by("PATH=/tmp/mdlsim-fakeqemu:$PATH ", "run --machine skylake -- ../build/programs/exact.x86 10",
+                    "cannot start '../build/programs/exact.x86' under QEMU: qemu-x86_64: unable to find CPU model "
+                    "'NoSuchCPU'");
+    cr_expect_eq(system("rm -r /tmp/mdlsim-fakeqemu"), 0);
+}
 
 /* The guest's stderr passes through mdlsim, as it comes and before the report. */
 Test(mdlsim_run, passes_the_programs_stderr_through_before_the_report)

@@ -1,5 +1,6 @@
 /* Starting a program under QEMU user mode as a shell would start it natively. */
 #include "launch.h"
+#include <elf.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,4 +27,32 @@ bool launch_find_program(const char *name, char *path, size_t len)
         if (!*end)
             return false;
     }
+}
+
+/* Whether the 64-bit ELF file at PATH names a program interpreter (PT_INTERP). */
+static bool has_interpreter(const char *path)
+{
+    FILE *fp = fopen(path, "rb");
+    Elf64_Ehdr eh;
+    bool elf = fp && fread(&eh, sizeof eh, 1, fp) == 1 && memcmp(eh.e_ident, ELFMAG, SELFMAG) == 0 &&
+               eh.e_ident[EI_CLASS] == ELFCLASS64 && eh.e_phentsize == sizeof(Elf64_Phdr);
+    bool interp = false;
+    for (unsigned i = 0; elf && !interp && i < eh.e_phnum; i++) {
+        Elf64_Phdr ph;
+        interp = fseek(fp, (long)(eh.e_phoff + i * sizeof ph), SEEK_SET) == 0 && fread(&ph, sizeof ph, 1, fp) == 1 &&
+                 ph.p_type == PT_INTERP;
+    }
+    if (fp)
+        fclose(fp);
+    return interp;
+}
+
+const char *launch_sysroot(const char *given, bool aarch64, const char *program)
+{
+    struct stat st;
+    if (given)
+        return given;
+    if (!aarch64 || getenv("QEMU_LD_PREFIX") || !has_interpreter(program))
+        return NULL;
+    return stat(LAUNCH_AARCH64_SYSROOT, &st) == 0 && S_ISDIR(st.st_mode) ? LAUNCH_AARCH64_SYSROOT : NULL;
 }

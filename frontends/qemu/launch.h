@@ -8,4 +8,13 @@
  * the first executable regular file of that name in a directory of $PATH. False when none. */
 bool launch_find_program(const char *name, char *path, size_t len);
 
+/* Where Debian's cross toolchain (gcc-aarch64-linux-gnu) puts the AArch64 C library. */
+#define LAUNCH_AARCH64_SYSROOT "/usr/aarch64-linux-gnu"
+
+/* The root QEMU looks for a guest's interpreter and libraries under (its -L): GIVEN (--sysroot)
+ * when there is one; else, for a dynamically linked AArch64 program (an ELF interpreter), the
+ * cross toolchain's when it is installed and QEMU_LD_PREFIX does not name one; else NULL (x86-64
+ * guests use the host's libraries). */
+const char *launch_sysroot(const char *given, bool aarch64, const char *program);
+
 #endif
