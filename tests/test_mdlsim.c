@@ -882,6 +882,8 @@ Test(mdlsim_run, counts_exactly_the_instructions_of_a_region_in_a_pie_and_in_a_s
     static const char *const cases[][2] = {
         { "skylake", "--roi kernel_exact -- ../build/programs/exact.pie 1000" },
         { "skylake", "--roi lib_kernel_exact -- ../build/programs/uselib.x86dyn 1000" },
+        { "cortex-a72", "--roi kernel_exact -- ../build/programs/exact.a64dyn 1000" },
+        { "cortex-a72", "--roi lib_kernel_exact -- ../build/programs/uselib.lib64dyn 1000" },
     };
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
         char args[512];
