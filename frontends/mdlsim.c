@@ -655,9 +655,22 @@ static void roi_pairs(struct analysis_plan *plan, struct run_opts *ro, const uin
 static bool regions_found(const struct run *r, const char *program, char *err, size_t errlen)
 {
     const char *missing = run_missing_roi(r);
-    if (missing)
-        snprintf(err, errlen, "no function '%s' in '%s' or the libraries it loaded", missing, program);
-    return !missing;
+    if (!missing)
+        return true;
+    snprintf(err, errlen, "no function '%s' in '%s' or the libraries it loaded", missing, program);
+    /* a packaged program keeps only its exported symbols: say so, and what would help */
+    uint8_t *bytes = NULL;
+    size_t len;
+    uint64_t addr;
+    char why[512];
+    if (program && elfsym_is_elf(program) &&
+        !elfsym_function(program, missing, (enum mdl_isa)run_machine(r)->isa, &bytes, &len, &addr, why, sizeof why) &&
+        strstr(why, "stripped"))
+        snprintf(err, errlen, "no function '%s' in '%s' or the libraries it loaded: the program is stripped (install "
+                              "its debug symbols, e.g. the -dbgsym package, or name a function it exports)",
+                 missing, program);
+    free(bytes);
+    return false;
 }
 
 /* The program is checked, and the regions' names are kept for the run: a region's function is

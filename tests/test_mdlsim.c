@@ -1196,3 +1196,25 @@ Test(mdlsim_run, shows_progress_on_a_terminal_and_erases_it_before_the_report, .
     free(file);
     cr_expect_eq(system("rm -f /tmp/mdlsim-tty.out /tmp/mdlsim-tty-quiet.out /tmp/mdlsim-file.out"), 0);
 }
+
+/* A packaged program keeps only its exported symbols: a region in it says so and what would help. */
+Test(mdlsim_run, says_a_region_cannot_be_found_in_a_stripped_program_and_why)
+{
+    cr_assert_eq(system("strip -o /tmp/mdlsim-stripped ../build/programs/exact.pie"), 0);
+    expect_error("run --machine skylake --roi kernel_exact -- /tmp/mdlsim-stripped 10",
+                 "no function 'kernel_exact' in '/tmp/mdlsim-stripped' or the libraries it loaded: the program is "
+                 "stripped (install its debug symbols, e.g. the -dbgsym package, or name a function it exports)");
+    remove("/tmp/mdlsim-stripped");
+}
+
+/* The page of a -g program names its functions and source lines too. */
+Test(mdlsim_run, names_functions_and_source_lines_on_the_page_of_a_debug_build)
+{
+    cr_assert_eq(mdlsim_into("run --machine skylake --no-sensitivity --roi kernel_gemm --html /tmp/mdlsim-sym.html "
+                             "-- ../build/programs/gemm.pie 8", "/dev/null"), 0);
+    char *page = slurp("/tmp/mdlsim-sym.html");
+    cr_expect(strstr(page, "id=\"functions\"") && strstr(page, "gemm.pie!kernel_gemm") && strstr(page, "gemm.c:"),
+              "functions and lines on the page");
+    free(page);
+    remove("/tmp/mdlsim-sym.html");
+}

@@ -213,6 +213,8 @@ void run_free(struct run *r)
 
 int run_exit_code(const struct run *r) { return r->exit_code; }
 
+const struct mdl_machine *run_machine(const struct run *r) { return r->o.m; }
+
 const char *run_missing_roi(const struct run *r)
 {
     for (unsigned i = 0; i < r->o.n_roi; i++)

@@ -53,6 +53,8 @@ struct run_source {
  * malformed, cannot be decoded, or the guest started a second thread, and for a trace file,
  * when it ends before the program's exit (mdlsim run keeps a trace only when the guest exited). */
 bool run_consume(struct run *r, const struct run_source *src, char *err, size_t errlen);
+/* The machine the run models. */
+const struct mdl_machine *run_machine(const struct run *r);
 /* The first region whose function no mapped object had, or NULL. */
 const char *run_missing_roi(const struct run *r);
 /* The guest's exit code, or -1 if the stream ended without one. */
