@@ -920,6 +920,14 @@ Test(mdlsim_run, names_the_functions_and_source_lines_of_a_debug_build)
         lines += file && strstr(file, "gemm.c") && json_integer_value(json_object_get(row, "line")) > 0;
     }
     cr_expect_gt(lines, 5, "rows with gemm.c:LINE");
+    /* per source line: the inner loop's lines first, all of them gemm.c's */
+    json_t *l0 = json_array_get(json_object_get(o, "lines"), 0);
+    cr_assert(l0, "a per-line table");
+    cr_expect(strstr(json_string_value(json_object_get(l0, "file")), "gemm.c"));
+    double sum = 0;
+    json_array_foreach(json_object_get(o, "lines"), i, row)
+        sum += num_of(row, "cycles");
+    cr_expect(sum <= num_of(o, "cycles") + 1e-6 && sum > 0.9 * num_of(o, "cycles"), "lines hold the region's cycles");
     json_decref(o);
     struct run r = mdlsim_stderr("run --machine skylake --roi kernel_gemm -- ../build/programs/gemm.pie 16");
     cr_expect(strstr(r.out, "Hottest functions") && strstr(r.out, "gemm.pie!kernel_gemm"), "%s", r.out);

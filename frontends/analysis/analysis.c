@@ -488,6 +488,58 @@ static void functions(struct result *r)
     calls(r);
 }
 
+static int by_line_cycles(const void *a, const void *b)
+{
+    const struct result_line *x = a, *y = b;
+    if (x->cycles != y->cycles)
+        return x->cycles < y->cycles ? 1 : -1;
+    return x->instructions < y->instructions ? 1 : x->instructions > y->instructions ? -1 : 0;
+}
+
+static int by_place(const void *a, const void *b)
+{
+    const struct result_line *x = a, *y = b;
+    int c = strcmp(x->module, y->module);
+    if (!c)
+        c = strcmp(x->file, y->file);
+    return c ? c : (x->line > y->line) - (x->line < y->line);
+}
+
+/* Per source line: the rows with line information summed (a line's code may be in several places:
+ * inlined, unrolled), largest cycles first. */
+static void lines(struct result *r)
+{
+    r->n_lines = 0;
+    for (size_t i = 0; i < r->n_rows; i++) {
+        const struct result_row *row = &r->rows[i];
+        if (!row->file || !row->line || !row->module || !row->executions)
+            continue;
+        if (r->n_lines == r->cap_lines) {
+            r->cap_lines = r->cap_lines ? 2 * r->cap_lines : 64;
+            if (!(r->lines = realloc(r->lines, r->cap_lines * sizeof *r->lines)))
+                abort();
+        }
+        r->lines[r->n_lines++] = (struct result_line){ row->module, row->file, row->line, row->executions, row->crit,
+                                                       row->seen, row->l1_misses, row->ll_misses, row->mispredicts,
+                                                       row->cycles };
+    }
+    qsort(r->lines, r->n_lines, sizeof *r->lines, by_place);
+    size_t n = 0;
+    for (size_t i = 0; i < r->n_lines; i++) {
+        struct result_line *l = &r->lines[i];
+        if (n && !by_place(&r->lines[n - 1], l)) {
+            struct result_line *to = &r->lines[n - 1];
+            to->instructions += l->instructions, to->crit += l->crit, to->seen += l->seen;
+            to->l1_misses += l->l1_misses, to->ll_misses += l->ll_misses, to->mispredicts += l->mispredicts;
+            to->cycles += l->cycles;
+        } else {
+            r->lines[n++] = *l;
+        }
+    }
+    r->n_lines = n;
+    qsort(r->lines, r->n_lines, sizeof *r->lines, by_line_cycles);
+}
+
 /* ---- the verdict ------------------------------------------------------------------------------ */
 
 static void name_add(struct result_verdict *v, const char *name)
@@ -613,6 +665,7 @@ void analysis_finish(struct result *r, const struct rt_topdown *td)
     critical_order(r);
     hot_order(r);
     functions(r);
+    lines(r);
     verdict(r);
     topdown(r, td);
 }

@@ -37,6 +37,7 @@ void result_free(struct result *r)
     free(r->hot);
     free(r->functions);
     free(r->calls);
+    free(r->lines);
     free(r->busy);
     memset(r, 0, sizeof *r);
 }

@@ -72,6 +72,14 @@ struct result_function {
     size_t first_row;               /* a row of it (for its address) */
 };
 
+/* A source line's totals over the scope: its rows summed (self). */
+struct result_line {
+    const char *module, *file;
+    unsigned line;
+    uint64_t instructions, crit, seen, l1_misses, ll_misses, mispredicts;
+    double cycles;
+};
+
 /* The calls from one call site to one function, counted; CALLER, CALLEE index functions (SIZE_MAX:
  * unknown) and INCL is the share of the callee's inclusive cost they carry (analysis_finish). */
 struct result_call {
@@ -149,7 +157,7 @@ struct result {
     unsigned n_caches;
     struct result_cache caches[RESULT_MAX_LEVELS];
     uint64_t branches, mispredicted;
-    size_t n_rows, n_uses, n_critical, n_functions, n_calls;
+    size_t n_rows, n_uses, n_critical, n_functions, n_calls, n_lines;
     /* ---- storage kept by result_reset */
     struct result_row *rows;        /* per static instruction */
     struct result_use *uses;
@@ -157,10 +165,11 @@ struct result {
     size_t *hot;                    /* [n_rows]: every row, most executed first (analysis_finish) */
     struct result_function *functions;  /* by cycles, largest first (analysis_finish) */
     struct result_call *calls;
+    struct result_line *lines;      /* by cycles, largest first (analysis_finish) */
     double *busy;                   /* [n_resources + 1]: cycles each resource is in use over the scope (executions x
                                        cost, summed; costs are already divided by the width), as result.cycles:
                                        busy / cycles is its utilisation (analysis_finish) */
-    size_t cap_rows, cap_uses, cap_critical, cap_hot, cap_functions, cap_calls, n_busy;
+    size_t cap_rows, cap_uses, cap_critical, cap_hot, cap_functions, cap_calls, cap_lines, n_busy;
     /* ---- large, valid up to their counts */
     struct result_lane lanes[RT_MAX_LANES];
     unsigned single[RT_MAX_LANES], pairs[RT_MAX_LANES];

@@ -453,6 +453,21 @@ static void json_functions(struct jw *out, const struct result *r)
         jkey_u64(out, "calls", f->calls_in, false);
         jw_char(out, '}');
     }
+    jw_str(out, "],\"lines\":[");
+    for (size_t i = 0; i < r->n_lines; i++) {
+        const struct result_line *l = &r->lines[i];
+        jw_str(out, i ? ",{" : "{");
+        jkey_str(out, "module", l->module, true);
+        jkey_str(out, "file", l->file, false);
+        jkey_num(out, "line", l->line, false);
+        jkey_u64(out, "instructions", l->instructions, false);
+        jkey_num(out, "cycles", l->cycles, false);
+        jkey_num(out, "critical", l->seen ? (double)l->crit / (double)l->seen : 0.0, false);
+        jkey_u64(out, "l1_misses", l->l1_misses, false);
+        jkey_u64(out, "ll_misses", l->ll_misses, false);
+        jkey_u64(out, "mispredicts", l->mispredicts, false);
+        jw_char(out, '}');
+    }
     jw_str(out, "],\"calls\":[");
     for (size_t i = 0, k = 0; i < r->n_calls; i++) {
         const struct result_call *c = &r->calls[i];

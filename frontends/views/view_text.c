@@ -179,6 +179,21 @@ static void table(FILE *out, const struct result *r)
         row_line(out, r, &r->rows[r->hot ? r->hot[i] : i], block);
 }
 
+/* Where the cycles went, by source line (a -g program's). */
+static void source_lines(FILE *out, const struct result *r)
+{
+    if (!r->n_lines)
+        return;
+    fprintf(out, "\nHottest source lines:\n  %8s %12s %12s %8s  %s\n", "overhead", "cycles", "instructions",
+            "critical", "line");
+    for (size_t i = 0; i < r->n_lines && i < FUNCTION_ROWS; i++) {
+        const struct result_line *l = &r->lines[i];
+        fprintf(out, "  %7.1f%% %12.0f %12llu %7.1f%%  %s:%u (%s)\n", r->cycles > 0 ? 100 * l->cycles / r->cycles : 0,
+                l->cycles, (unsigned long long)l->instructions, l->seen ? 100.0 * l->crit / l->seen : 0, l->file,
+                l->line, l->module);
+    }
+}
+
 /* A run's table shows its hottest rows; the critical path may run through others. */
 static void critical(FILE *out, const struct result *r)
 {
@@ -187,7 +202,9 @@ static void critical(FILE *out, const struct result *r)
     fputs("\nCritical path (share of the instruction's executions on it, most critical first):\n", out);
     for (size_t i = 0; i < r->n_critical && i < CRITICAL_ROWS; i++) {
         const struct result_row *row = &r->rows[r->critical[i]];
-        fprintf(out, "  %#12llx  %-40s %5.1f%%\n", (unsigned long long)row->pc, row->disasm, 100 * row->critical);
+        char at[256];
+        fprintf(out, "  %#12llx  %-40s %5.1f%%  %s\n", (unsigned long long)row->pc, row->disasm, 100 * row->critical,
+                row->module ? location(row, at, sizeof at) : "");
     }
 }
 
@@ -302,6 +319,7 @@ bool view_text(FILE *out, const struct result *r)
     curves(out, r);
     bounds(out, r);
     functions(out, r);
+    source_lines(out, r);
     table(out, r);
     critical(out, r);
     memory(out, r);
