@@ -965,6 +965,7 @@ Test(mdlsim_run, writes_a_callgrind_file_that_callgrind_annotate_reads)
     }
     grouped[k] = 0;
     cr_expect(strstr(out, "kernel_gemm") && strstr(out, "gemm.c"), "%s", out);
+    cr_expect_null(strstr(out, "WARNING"), "callgrind_annotate reads every line:\n%s", out);
     cr_expect(strstr(out, grouped), "the total %s in:\n%s", grouped, out);
     free(out);
     remove("/tmp/mdlsim.cg");

@@ -49,10 +49,10 @@ static void header(FILE *out, const struct result *r)
     fprintf(out, "cmd: mdlsim %s --machine %s", r->command, r->m->name);
     if (r->scope_name)
         fprintf(out, " --roi %s", r->scope_name);
-    fputs("\npositions: line\nevents: Ir Cycles Crit L1m LLm Bm\n"
-          "event: Ir : Instructions executed\nevent: Cycles : Predicted cycles (by retirement)\n"
-          "event: Crit : Instances on the critical path\nevent: L1m : Data accesses beyond the first level\n"
-          "event: LLm : Data accesses served by memory\nevent: Bm : Mispredicted branches\n", out);
+    /* callgrind_annotate (3.19) takes "event:" long names for malformed lines: they are comments */
+    fputs("\n# Ir: instructions executed; Cycles: predicted cycles (by retirement); Crit: instances on the\n"
+          "# critical path; L1m: data accesses beyond the first level; LLm: served by memory; Bm: mispredicted\n"
+          "positions: line\nevents: Ir Cycles Crit L1m LLm Bm\n", out);
     fprintf(out, "summary: %llu %.0f %llu %llu %llu %llu\n\n", (unsigned long long)ir, cycles,
             (unsigned long long)crit, (unsigned long long)l1, (unsigned long long)ll, (unsigned long long)bm);
 }
