@@ -1227,3 +1227,11 @@ Test(mdlsim_run, names_functions_and_source_lines_on_the_page_of_a_debug_build)
     free(page);
     remove("/tmp/mdlsim-sym.html");
 }
+
+/* A trace (or a guest forging the stream) naming an instruction id far beyond the ones it has
+ * announced is refused before anything is allocated for it (it aborted mdlsim, out of memory). */
+Test(mdlsim_run, refuses_a_trace_whose_instruction_id_is_out_of_sequence)
+{
+    expect_error("replay --machine skylake traces/forged-instruction-id.trace",
+                 "corrupt event stream (instruction id 4294967280 after 0 instructions; at most 67108864)");
+}

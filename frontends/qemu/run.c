@@ -20,6 +20,9 @@
 
 #define TRACE_MAGIC 0x31454341525444ull     /* "DTRACE1" */
 enum { RUN_MAX_ENTRIES = 64 };
+/* Static instructions one run may have: far beyond any program's code (a browser has some tens of
+ * millions of bytes of it), and a bound on what a forged id can make mdlsim allocate. */
+#define RUN_MAX_STATIC (1u << 26)
 
 struct sinsn {
     struct rt_insn in;
@@ -388,6 +391,12 @@ static bool add_insn(struct run *r, struct reader *rd, uint64_t w0, char *err, s
             snprintf(err, errlen, "stream ends inside an instruction record");
             return false;
         }
+    /* the plugin numbers instructions in the order they first run: a new id is the next one */
+    if (id > r->n_s || id >= RUN_MAX_STATIC) {
+        snprintf(err, errlen, "corrupt event stream (instruction id %llu after %zu instructions; at most %u)",
+                 (unsigned long long)id, r->n_s, (unsigned)RUN_MAX_STATIC);
+        return false;
+    }
     if (id >= r->cap_s) {
         size_t cap = r->cap_s ? r->cap_s : 1024;
         while (cap <= id)
