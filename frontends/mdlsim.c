@@ -11,6 +11,7 @@
 #include <limits.h>
 #include <signal.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -96,7 +97,8 @@ static const char help_text[] =
     "  --no-sensitivity   baseline only\n"
     "  --no-causality     no critical-path analysis\n"
     "Exit status: 0 success, 1 when a block, file or program could not be analysed, 2 usage errors;\n"
-    "run: otherwise the program's own exit status.\n";
+    "run: otherwise the program's own exit status. SIGINT, SIGTERM or SIGHUP end QEMU too, remove the\n"
+    "files being written (trace, reports) and exit 128 + the signal; QEMU never outlives mdlsim.\n";
 
 static int usage_error(const char *fmt, const char *arg)
 {
@@ -716,6 +718,37 @@ static bool plugin_path(char *out, size_t len)
 
 /* Starts QEMU with the plugin writing to T and its stderr on STDERR_FD (-1: mdlsim's); returns
  * its pid or -1. */
+/* ---- signals: what a SIGINT, SIGTERM or SIGHUP must clean up -------------------------------------
+ * The guest's QEMU and the files being written (a trace, a report's temporary file). A signal
+ * handler can find them nowhere else than here; the run sets them, the handler only reads them. */
+enum { DOOMED_PATHS = 4 };
+static volatile sig_atomic_t doomed_pid;
+static const char *volatile doomed_path[DOOMED_PATHS];
+
+static void on_fatal_signal(int sig)
+{
+    if (doomed_pid > 0)
+        kill((pid_t)doomed_pid, SIGKILL);
+    for (int i = 0; i < DOOMED_PATHS; i++)
+        if (doomed_path[i])
+            unlink(doomed_path[i]);
+    _exit(128 + sig);
+}
+
+static void doom_path(int slot, const char *path) { doomed_path[slot] = path; }
+
+static void catch_fatal_signals(void)
+{
+    struct sigaction sa = { .sa_handler = on_fatal_signal };
+    sigemptyset(&sa.sa_mask);
+    sigaddset(&sa.sa_mask, SIGINT);
+    sigaddset(&sa.sa_mask, SIGTERM);
+    sigaddset(&sa.sa_mask, SIGHUP);
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
+    sigaction(SIGHUP, &sa, NULL);
+}
+
 static pid_t start_qemu(const struct run_cli *o, const struct transport *t, int stderr_fd, char *err, size_t errlen)
 {
     char plugin[PATH_MAX + 32], popt[PATH_MAX + 96];
@@ -749,8 +782,11 @@ static pid_t start_qemu(const struct run_cli *o, const struct transport *t, int 
     args[k++] = (char *)o->program;
     for (size_t i = 1; i < n; i++)
         args[k++] = o->argv[i];
-    pid_t pid = fork();
+    pid_t parent = getpid(), pid = fork();
     if (pid == 0) {
+        /* QEMU does not outlive mdlsim, whatever ends it (SIGKILL included) */
+        if (prctl(PR_SET_PDEATHSIG, SIGKILL) != 0 || getppid() != parent)
+            _exit(127);
         if (stderr_fd >= 0)
             dup2(stderr_fd, STDERR_FILENO);
         execvp(qemu, args);
@@ -771,9 +807,11 @@ static bool write_report(const char *path, const struct result *res, bool (*view
 {
     char tmp[PATH_MAX + 32];
     snprintf(tmp, sizeof tmp, "%s.tmp%ld", path, (long)getpid());
+    doom_path(1, tmp);
     FILE *out = fopen(tmp, "w");
     bool ok = out && view(out, res);
     ok = out && fclose(out) == 0 && ok && rename(tmp, path) == 0;
+    doom_path(1, NULL);
     if (!ok) {
         snprintf(err, errlen, "cannot write '%s': %s", path, strerror(errno));
         unlink(tmp);
@@ -848,6 +886,7 @@ static void run_guest(const struct run_cli *o, struct run *r, struct console *co
     if (opened) {
         int qemu_stderr = console_relay(con);
         g->pid = start_qemu(o, &t, qemu_stderr, err, errlen);
+        doomed_pid = g->pid;
         transport_close_child(&t);
         if (qemu_stderr >= 0)
             close(qemu_stderr);
@@ -860,6 +899,7 @@ static void run_guest(const struct run_cli *o, struct run *r, struct console *co
     if (g->pid > 0)
         while (waitpid(g->pid, &g->status, 0) < 0 && errno == EINTR)
             ;
+    doomed_pid = 0;
 }
 
 /* Whether QEMU ran the program to its exit; else why not in ERR. */
@@ -917,6 +957,8 @@ static int cmd_run(int argc, char **argv)
         fprintf(stderr, "mdlsim: error: %s\n", err);
         return 1;
     }
+    catch_fatal_signals();
+    doom_path(0, o.record);
     if (o.record && (!(ro.record = fopen(o.record, "wb")) || !run_write_trace_header(ro.record, o.b.m->isa))) {
         fprintf(stderr, "mdlsim: error: cannot write '%s': %s\n", o.record, strerror(errno));
         return 1;
@@ -935,6 +977,8 @@ static int cmd_run(int argc, char **argv)
     console_free(con);
     if (ro.record && fclose(ro.record) != 0 && ok)
         ok = snprintf(err, sizeof err, "cannot write '%s': %s", o.record, strerror(errno)) < 0;
+    if (ok)
+        doom_path(0, NULL);     /* a whole trace is kept, whatever comes after */
     if (g.pid > 0 && run_executed(r) == 0)
         ok = never_started(&o, g.status, said, err, sizeof err);
     else if (ok)
@@ -981,6 +1025,7 @@ static int cmd_replay(int argc, char **argv)
     struct run_opts ro;
     if (!reports_writable(&o))
         return 1;
+    catch_fatal_signals();
     if (!run_plan(&plan, &o, &ro))
         return 2;
     if (!resolve_roi(&o, &plan, &ro, err, sizeof err)) {

@@ -7,6 +7,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
+#include <signal.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -1234,4 +1236,37 @@ Test(mdlsim_run, refuses_a_trace_whose_instruction_id_is_out_of_sequence)
 {
     expect_error("replay --machine skylake traces/forged-instruction-id.trace",
                  "corrupt event stream (instruction id 4294967280 after 0 instructions; at most 67108864)");
+}
+
+/* A SIGTERM to mdlsim during a run ends QEMU too, removes the partial trace and report, and exits
+ * 128 + 15. */
+Test(mdlsim_run, ends_qemu_and_removes_partial_files_on_sigterm, .timeout = 60)
+{
+    remove("/tmp/mdlsim-sig.trace");
+    remove("/tmp/mdlsim-sig.json");
+    pid_t pid = fork();
+    cr_assert(pid >= 0);
+    if (pid == 0) {
+        int null = open("/dev/null", O_WRONLY);
+        dup2(null, STDOUT_FILENO);
+        dup2(null, STDERR_FILENO);
+        execl("../build/mdlsim", "mdlsim", "run", "--machine", "skylake", "--quiet", "--record", "/tmp/mdlsim-sig.trace",
+              "--json", "/tmp/mdlsim-sig.json", "--", "../build/programs/chase.x86", "8000003", (char *)NULL);
+        _exit(127);
+    }
+    /* until the trace has grown: the program runs */
+    struct stat st;
+    for (int i = 0; i < 200 && (stat("/tmp/mdlsim-sig.trace", &st) != 0 || st.st_size < (1 << 20)); i++)
+        usleep(50000);
+    cr_assert_eq(kill(pid, SIGTERM), 0);
+    int status;
+    cr_assert_eq(waitpid(pid, &status, 0), pid);
+    cr_expect(WIFEXITED(status) && WEXITSTATUS(status) == 128 + SIGTERM, "status %d", status);
+    /* (the bracket keeps pgrep from finding the shell that runs it) */
+    int alive = 0;
+    for (int i = 0; i < 20 && (alive = system("pgrep -f 'chase[.]x86 8000003' >/dev/null") == 0); i++)
+        usleep(100000);
+    cr_expect_not(alive, "no QEMU left");
+    cr_expect_neq(access("/tmp/mdlsim-sig.trace", F_OK), 0, "no partial trace");
+    cr_expect_neq(access("/tmp/mdlsim-sig.json", F_OK), 0, "no report");
 }
