@@ -17,7 +17,7 @@ PKGS_TEST  := $(PKGS_BUILD) libcriterion-dev qemu-user gcc-aarch64-linux-gnu pyt
 PKGS_BENCH := $(PKGS_BUILD) llvm-19 python3 qemu-user
 PKGS_DEMO  := $(PKGS_BUILD) qemu-user
 
-MDL_SRC   := mdl/arena.c mdl/source.c mdl/diag.c mdl/ast.c mdl/map.c mdl/parse.c
+MDL_SRC   := mdl/arena.c mdl/source.c mdl/diag.c mdl/ast.c mdl/map.c mdl/parse.c mdl/safefile.c
 MDLC_SRC  := mdlc/driver.c mdlc/resolve.c mdlc/check.c mdlc/lower.c mdlc/emit_c.c mdlc/emit_json.c mdlc/emit_text.c \
              mdlc/output.c mdlc/qemu_cpu.c
 IMPORT_SRC := mdlc/import_uops.c
@@ -123,7 +123,7 @@ $(B)/gen/registry.c: Makefile $(MACHINES) | $(B)
 $(B)/gen/registry.o: $(B)/gen/registry.c runtime/mdl_machine.h
 	$(CC) $(CPPFLAGS_ALL) $(CFLAGS_ALL) -c -o $@ $<
 
-$(B)/mdlsim: $(O)/frontends/mdlsim.o $(SIM_OBJ) $(GEN_OBJ) $(B)/gen/registry.o
+$(B)/mdlsim: $(O)/frontends/mdlsim.o $(SIM_OBJ) $(O)/mdl/safefile.o $(GEN_OBJ) $(B)/gen/registry.o
 	$(CC) $(CFLAGS_ALL) -pthread -o $@ $^ -lcapstone -ljansson -ldw -lelf -lm
 
 # The QEMU plugin is loaded by qemu-user, so it is a shared object beside mdlsim.

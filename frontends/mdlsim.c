@@ -17,6 +17,7 @@
 #include <unistd.h>
 #include "analysis.h"
 #include "asm.h"
+#include "safefile.h"
 #include "batch.h"
 #include "block.h"
 #include "elfsym.h"
@@ -487,21 +488,16 @@ static int parse_block_opts(int argc, char **argv, struct block_opts *o)
 
 /* A report is written beside PATH and renamed over it: a directory that cannot take a new file
  * fails the command at once, not after a run of minutes. */
+/* PATH can take a report (safefile_check), said on stderr when not. */
 static bool writable(const char *path)
 {
-    char dir[PATH_MAX];
-    struct stat st;
-    snprintf(dir, sizeof dir, "%s", path);
-    int e = 0;
+    char err[PATH_MAX + 128];
     if (!*path)
-        e = ENOENT;
-    else if (stat(path, &st) == 0 && S_ISDIR(st.st_mode))
-        e = EISDIR;
-    else if (access(dirname(dir), W_OK | X_OK) != 0)
-        e = errno;
-    if (e)
-        fprintf(stderr, "mdlsim: error: cannot write '%s': %s\n", path, strerror(e));
-    return !e;
+        return fprintf(stderr, "mdlsim: error: cannot write '': %s\n", strerror(ENOENT)) < 0;
+    if (safefile_check(path, err, sizeof err))
+        return true;
+    fprintf(stderr, "mdlsim: error: %s\n", err);
+    return false;
 }
 
 static int cmd_block(int argc, char **argv)
@@ -805,17 +801,17 @@ static pid_t start_qemu(const struct run_cli *o, const struct transport *t, int 
 static bool write_report(const char *path, const struct result *res, bool (*view)(FILE *, const struct result *),
                          char *err, size_t errlen)
 {
-    char tmp[PATH_MAX + 32];
-    snprintf(tmp, sizeof tmp, "%s.tmp%ld", path, (long)getpid());
-    doom_path(1, tmp);
-    FILE *out = fopen(tmp, "w");
-    bool ok = out && view(out, res);
-    ok = out && fclose(out) == 0 && ok && rename(tmp, path) == 0;
+    struct safefile f;
+    if (!safefile_open(&f, path, err, errlen))
+        return false;
+    doom_path(1, f.tmp);
+    bool viewed = view(f.fp, res);
+    int e = errno;
+    bool ok = safefile_close(&f, err, errlen) && (viewed || snprintf(err, errlen, "cannot write '%s': %s", path,
+                                                                      strerror(e ? e : EIO)) < 0);
+    ok = ok && safefile_publish(&f, err, errlen);
     doom_path(1, NULL);
-    if (!ok) {
-        snprintf(err, errlen, "cannot write '%s': %s", path, strerror(errno));
-        unlink(tmp);
-    }
+    safefile_discard(&f);
     return ok;
 }
 
@@ -958,11 +954,15 @@ static int cmd_run(int argc, char **argv)
         return 1;
     }
     catch_fatal_signals();
-    doom_path(0, o.record);
-    if (o.record && (!(ro.record = fopen(o.record, "wb")) || !run_write_trace_header(ro.record, o.b.m->isa))) {
-        fprintf(stderr, "mdlsim: error: cannot write '%s': %s\n", o.record, strerror(errno));
+    struct safefile trace = { 0 };
+    if (o.record && (!safefile_open(&trace, o.record, err, sizeof err) ||
+                     !run_write_trace_header(trace.fp, o.b.m->isa))) {
+        fprintf(stderr, "mdlsim: error: %s\n", trace.fp ? "cannot write the trace's header" : err);
+        safefile_discard(&trace);
         return 1;
     }
+    ro.record = trace.fp;
+    doom_path(0, trace.tmp);
     struct console *con = console_new(!o.quiet && isatty(STDERR_FILENO));
     ro.progress = on_progress;
     ro.progress_ctx = con;
@@ -975,18 +975,17 @@ static int cmd_run(int argc, char **argv)
     char said[2048] = "";
     console_end_relay(con, r && run_executed(r) == 0 ? said : NULL, sizeof said);
     console_free(con);
-    if (ro.record && fclose(ro.record) != 0 && ok)
-        ok = snprintf(err, sizeof err, "cannot write '%s': %s", o.record, strerror(errno)) < 0;
-    if (ok)
-        doom_path(0, NULL);     /* a whole trace is kept, whatever comes after */
     if (g.pid > 0 && run_executed(r) == 0)
         ok = never_started(&o, g.status, said, err, sizeof err);
     else if (ok)
         ok = guest_exited(g.status, err, sizeof err);
+    /* the trace takes its name once whole: a failed run leaves what the path held */
+    if (o.record && ok)
+        ok = safefile_close(&trace, err, sizeof err) && safefile_publish(&trace, err, sizeof err);
+    doom_path(0, NULL);
+    safefile_discard(&trace);
     if (!ok) {
         fprintf(stderr, "mdlsim: error: %s\n", err);
-        if (o.record)
-            unlink(o.record);
         run_free(r);
         return 1;
     }

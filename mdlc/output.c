@@ -17,10 +17,7 @@ void output_discard(struct output *o)
 {
     if (o->fp)
         fclose(o->fp);
-    if (o->tmp) {
-        unlink(o->tmp);
-        free(o->tmp);
-    }
+    safefile_discard(&o->staged);
     free(o->buf);
     memset(o, 0, sizeof *o);
 }
@@ -46,34 +43,20 @@ bool output_stage(struct output *o, const char *path, char *err, size_t errlen)
     fclose(o->fp);
     o->fp = NULL;
     o->path = path;
-    struct stat st;
-    if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
-        snprintf(err, errlen, "'%s' exists and is not a regular file", path);
+    if (!safefile_check(path, err, errlen))
         return false;
-    }
     if (same_content(path, o->buf, o->len))
         return true;
-    size_t n = strlen(path) + 32;
-    o->tmp = malloc(n);
-    snprintf(o->tmp, n, "%s.tmp%ld", path, (long)getpid());
-    FILE *fp = fopen(o->tmp, "wb");
-    bool ok = fp && fwrite(o->buf, 1, o->len, fp) == o->len;
-    if (fp && fclose(fp) != 0)
-        ok = false;
-    if (!ok)
-        snprintf(err, errlen, "cannot write '%s': %s", path, strerror(errno));
-    return ok;
+    if (!safefile_open(&o->staged, path, err, errlen))
+        return false;
+    bool wrote = fwrite(o->buf, 1, o->len, o->staged.fp) == o->len;
+    return safefile_close(&o->staged, err, errlen) && (wrote || snprintf(err, errlen, "cannot write '%s': %s", path,
+                                                                           strerror(errno)) < 0);
 }
 
 bool output_publish(struct output *o, char *err, size_t errlen)
 {
-    if (o->tmp && rename(o->tmp, o->path) != 0) {
-        snprintf(err, errlen, "cannot write '%s': %s", o->path, strerror(errno));
-        return false;
-    }
-    free(o->tmp);
-    o->tmp = NULL;
-    return true;
+    return !o->staged.tmp || safefile_publish(&o->staged, err, errlen);
 }
 
 bool output_commit(struct output *o, const char *path, char *err, size_t errlen)

@@ -5,13 +5,14 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
+#include "safefile.h"
 
 struct output {
     FILE *fp;                   /* writes go to memory until staged */
     char *buf;
     size_t len;
     const char *path;
-    char *tmp;                  /* staged content beside PATH; NULL when PATH already holds it */
+    struct safefile staged;     /* the content beside PATH; none when PATH already holds it */
 };
 
 bool output_open(struct output *o);

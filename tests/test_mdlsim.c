@@ -1139,6 +1139,7 @@ Test(mdlsim_run, analyses_a_dynamically_linked_aarch64_program_with_or_without_s
 Test(mdlsim_run, says_in_qemus_words_why_a_program_could_not_start_and_writes_no_report)
 {
     remove("/tmp/mdlsim-nostart.json");
+    remove("/tmp/mdlsim-nostart.trace");
     expect_error("run --machine cortex-a72 --sysroot /nonexistent --json /tmp/mdlsim-nostart.json "
                  "--record /tmp/mdlsim-nostart.trace -- ../build/programs/exact.a64dyn 10",
                  "cannot start '../build/programs/exact.a64dyn' under QEMU: qemu-aarch64: Could not open "
@@ -1269,4 +1270,32 @@ Test(mdlsim_run, ends_qemu_and_removes_partial_files_on_sigterm, .timeout = 60)
     cr_expect_not(alive, "no QEMU left");
     cr_expect_neq(access("/tmp/mdlsim-sig.trace", F_OK), 0, "no partial trace");
     cr_expect_neq(access("/tmp/mdlsim-sig.json", F_OK), 0, "no report");
+}
+
+/* Reports are written beside their target and renamed onto it: a symbolic link or a device node
+ * named as the target is refused and left as it was; a failed run leaves an existing trace intact. */
+Test(mdlsim_run, refuses_to_write_a_report_onto_a_link_or_a_device_and_leaves_them_as_they_were)
+{
+    remove("/tmp/mdlsim-link.json");
+    cr_assert_eq(symlink("/tmp/mdlsim-link-target", "/tmp/mdlsim-link.json"), 0);
+    expect_error("run --machine skylake --json /tmp/mdlsim-link.json -- ../build/programs/exact.x86 10",
+                 "cannot write '/tmp/mdlsim-link.json': it is a symbolic link (give the file it points to)");
+    struct stat st;
+    cr_expect(lstat("/tmp/mdlsim-link.json", &st) == 0 && S_ISLNK(st.st_mode), "the link is still a link");
+    cr_expect_neq(access("/tmp/mdlsim-link-target", F_OK), 0, "nothing written where it points");
+    remove("/tmp/mdlsim-link.json");
+    expect_error("block --machine skylake --hex 90 --html /dev/null",
+                 "cannot write '/dev/null': it is not a regular file");
+    cr_expect(stat("/dev/null", &st) == 0 && S_ISCHR(st.st_mode), "/dev/null is still a device");
+    /* a trace that exists stays as it was when the run fails */
+    FILE *fp = fopen("/tmp/mdlsim-keep.trace", "w");
+    fputs("kept", fp);
+    fclose(fp);
+    expect_error("run --machine skylake --roi no_such_function --record /tmp/mdlsim-keep.trace "
+                 "-- ../build/programs/exact.x86 10",
+                 "no function 'no_such_function' in '../build/programs/exact.x86' or the libraries it loaded");
+    char *kept = slurp("/tmp/mdlsim-keep.trace");
+    cr_expect_str_eq(kept, "kept");
+    free(kept);
+    remove("/tmp/mdlsim-keep.trace");
 }

@@ -1,0 +1,107 @@
+/* Temporary file beside the target (mkstemp: exclusive, unpredictable), checked, renamed. */
+#include "safefile.h"
+#include <errno.h>
+#include <fcntl.h>
+#include <libgen.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+static bool fail(const char *path, int e, char *err, size_t errlen)
+{
+    snprintf(err, errlen, "cannot write '%s': %s", path, strerror(e));
+    return false;
+}
+
+bool safefile_check(const char *path, char *err, size_t errlen)
+{
+    struct stat st;
+    if (lstat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
+        snprintf(err, errlen, "cannot write '%s': %s", path,
+                 S_ISLNK(st.st_mode) ? "it is a symbolic link (give the file it points to)"
+                 : S_ISDIR(st.st_mode) ? strerror(EISDIR) : "it is not a regular file");
+        return false;
+    }
+    char *copy = strdup(path);
+    if (!copy)
+        return fail(path, ENOMEM, err, errlen);
+    const char *dir = dirname(copy);
+    bool ok = access(dir, W_OK | X_OK) == 0;
+    int e = errno;
+    free(copy);
+    return ok || fail(path, e, err, errlen);
+}
+
+bool safefile_open(struct safefile *f, const char *path, char *err, size_t errlen)
+{
+    memset(f, 0, sizeof *f);
+    if (!safefile_check(path, err, errlen))
+        return false;
+    char *copy = strdup(path), *base = copy ? strdup(basename(copy)) : NULL;
+    char *dir = copy ? dirname(copy) : NULL;
+    size_t n = (dir ? strlen(dir) : 0) + (base ? strlen(base) : 0) + 16;
+    f->path = strdup(path);
+    f->tmp = malloc(n);
+    if (!copy || !base || !f->path || !f->tmp) {
+        free(copy), free(base);
+        safefile_discard(f);
+        return fail(path, ENOMEM, err, errlen);
+    }
+    snprintf(f->tmp, n, "%s/.%s.XXXXXX", dir, base);
+    free(copy), free(base);
+    int fd = mkstemp(f->tmp);
+    if (fd < 0) {
+        int e = errno;
+        free(f->tmp);
+        f->tmp = NULL;
+        safefile_discard(f);
+        return fail(path, e, err, errlen);
+    }
+    mode_t mask = umask(0);
+    umask(mask);
+    fchmod(fd, 0666 & ~mask);       /* mkstemp makes 0600; a report is as any file the user writes */
+    if (!(f->fp = fdopen(fd, "w"))) {
+        int e = errno;
+        close(fd);
+        safefile_discard(f);
+        return fail(path, e, err, errlen);
+    }
+    return true;
+}
+
+bool safefile_close(struct safefile *f, char *err, size_t errlen)
+{
+    if (!f->fp)
+        return true;
+    bool ok = fflush(f->fp) == 0 && !ferror(f->fp);
+    int e = errno;
+    if (fclose(f->fp) != 0 && ok)
+        ok = false, e = errno;
+    f->fp = NULL;
+    return ok || fail(f->path, e ? e : EIO, err, errlen);
+}
+
+bool safefile_publish(struct safefile *f, char *err, size_t errlen)
+{
+    /* checked again: the target may have become a link meanwhile (a long run) */
+    if (!safefile_check(f->path, err, errlen))
+        return false;
+    if (rename(f->tmp, f->path) != 0)
+        return fail(f->path, errno, err, errlen);
+    free(f->tmp);
+    f->tmp = NULL;
+    return true;
+}
+
+void safefile_discard(struct safefile *f)
+{
+    if (f->fp)
+        fclose(f->fp);
+    if (f->tmp) {
+        unlink(f->tmp);
+        free(f->tmp);
+    }
+    free(f->path);
+    memset(f, 0, sizeof *f);
+}

@@ -1,0 +1,27 @@
+/* Output files written whole or not at all, for mdlc and mdlsim alike: a temporary file created
+ * exclusively beside the target, renamed onto it once every write and the close succeeded. */
+#ifndef SAFEFILE_H
+#define SAFEFILE_H
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+
+struct safefile {
+    FILE *fp;                   /* the temporary file, while open */
+    char *tmp;                  /* its name: TARGET's directory, an unpredictable name */
+    char *path;                 /* the target */
+};
+
+/* Whether PATH may be written: absent or a regular file (a symlink, a device, a directory are
+ * refused and left as they are), in a directory that exists. False with ERR naming PATH. */
+bool safefile_check(const char *path, char *err, size_t errlen);
+/* Creates F's temporary file for PATH (O_EXCL, mode 0666 less the umask). */
+bool safefile_open(struct safefile *f, const char *path, char *err, size_t errlen);
+/* Flushes and closes the temporary file; false with ERR when a write or the close failed. */
+bool safefile_close(struct safefile *f, char *err, size_t errlen);
+/* Renames the closed temporary file onto the target. */
+bool safefile_publish(struct safefile *f, char *err, size_t errlen);
+/* Closes and removes what was not published; frees F. Safe on a zeroed F. */
+void safefile_discard(struct safefile *f);
+
+#endif
