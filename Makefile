@@ -42,7 +42,7 @@ STAMPS    := $(MACHINE_NAMES:%=$(B)/gen/%.stamp)
 GEN_OBJ   := $(MACHINE_NAMES:%=$(B)/gen/%.o)
 UOPS_CSV  := $(wildcard machines/uops/*.csv)
 
-.PHONY: all deps deps-test test check-generated demo bench crosscheck coverage import help clean
+.PHONY: all deps deps-test test check-generated demo bench crosscheck coverage import help clean sanitize
 .DEFAULT_GOAL := all
 
 all: $(B)/.deps-build $(B)/mdlc $(B)/uops2mdl $(GEN_OBJ) $(B)/mdlsim $(B)/libmdlplugin.so $(B)/wiredump
@@ -56,7 +56,8 @@ help:
 	@echo "                  and cortex-a72 vs its data set (the numbers of machines/VALIDATION.md)"
 	@echo "make coverage     forms per machine; share of instructions falling to a class default"
 	@echo "make import       regenerate machines/uops/*.mdl from the uops.info tables"
-	@echo "make clean        remove build/ (generated/ is kept: it is part of the sources)"
+	@echo "make sanitize     make test, then the whole suite again under ASan+UBSan (build-san/)"
+	@echo "make clean        remove build/ and build-san/ (generated/ is kept: it is part of the sources)"
 
 # Package checks run once per build tree; the stamp is refreshed when the lists change.
 $(B)/.deps-build: Makefile | $(B)
@@ -182,6 +183,19 @@ test: $(B)/.deps-test all $(B)/tests/run $(PROGRAM_BINS) $(LIB_BINS) check-gener
 	@tail -n 1 $(B)/plugin-test.log
 	@cd tests && ../$(B)/tests/run --jobs 2
 
+# The tools and the whole suite under AddressSanitizer and UndefinedBehaviorSanitizer, LTO off, in
+# build-san/. The QEMU plugin is the plain build's: QEMU cannot load a sanitized shared object.
+# (-Wno-format-truncation: GCC 12 takes arena_printf's vsnprintf(NULL, 0) for a null format under
+# the sanitizers' instrumentation.)
+SAN := build-san
+SAN_CFLAGS := -O1 -g -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer \
+              -Wno-format-truncation
+sanitize: test
+	$(MAKE) --no-print-directory B=$(SAN) O=$(SAN)/obj CFLAGS="$(SAN_CFLAGS)" $(SAN)/mdlc $(SAN)/mdlsim \
+	    $(SAN)/wiredump $(SAN)/tests/run $(subst $(B)/,$(SAN)/,$(PROGRAM_BINS) $(LIB_BINS))
+	cp $(B)/libmdlplugin.so $(SAN)/libmdlplugin.so
+	@tests/sanitize.sh $(SAN)
+
 $(B)/.deps-demo: Makefile | $(B)
 	@.ci/ensure-deps $(PKGS_DEMO)
 	@touch $@
@@ -205,4 +219,4 @@ coverage: all $(B)/.deps-bench $(B)/.deps-test $(PROGRAM_BINS)
 	@python3 tests/coverage.py $(B)
 
 clean:
-	rm -rf $(B)
+	rm -rf $(B) $(SAN)

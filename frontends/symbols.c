@@ -317,7 +317,8 @@ static void read_functions(struct symbols_module *m)
         m->fns[m->nfns++] = (struct symbols_fn){ .lo = addr, .hi = addr + sym.st_size, .name = name,
                                                  .rank = binding_rank(&sym) };
     }
-    qsort(m->fns, m->nfns, sizeof *m->fns, fn_order);
+    if (m->nfns)        /* (qsort's array must not be NULL, even empty) */
+        qsort(m->fns, m->nfns, sizeof *m->fns, fn_order);
     for (size_t i = 0; i < m->nfns; i++) {
         struct symbols_fn *f = &m->fns[i];
         f->reach = i > 0 && m->fns[i - 1].reach > f->hi ? m->fns[i - 1].reach : f->hi;

@@ -1,6 +1,7 @@
 /* Unit tests of the lexer (mdl/lexer.l): tokens and their byte spans, the values it attaches,
  * and the lexical errors it reports, through the lexer itself and through parse_file. */
 #include <criterion/criterion.h>
+#include "fixture.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,8 +24,15 @@ static char *errbuf;
 static size_t errlen;
 static FILE *errf;
 
+/* What the last load built, released before the next (a test may load several texts). */
+static bool loaded;
+
+static void release(void) { fixture_release(&ar, &sm, &errf, &errbuf, &loaded); }
+
 static uint32_t load(const char *text, size_t len)
 {
+    release();
+    loaded = true;
     arena_init(&ar);
     src_init(&sm);
     errf = open_memstream(&errbuf, &errlen);

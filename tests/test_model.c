@@ -28,8 +28,14 @@ static const char machine_head[] =
 
 /* Compiles MACHINE_HEAD plus EXTRA (a window block, ...) into tables; the front end issues 4
  * uops a cycle unless EXTRA has a frontend block. */
+static void teardown(void);
+static bool built;      /* a machine is held in ar and sm */
+
 static const struct mdl_machine *machine(const char *extra)
 {
+    if (built)
+        teardown();     /* a test may build several: each replaces the last */
+    built = true;
     arena_init(&ar);
     src_init(&sm);
     FILE *err = fmemopen(errbuf, sizeof errbuf, "w");
@@ -54,6 +60,7 @@ static void teardown(void)
 {
     src_free(&sm);
     arena_free(&ar);
+    built = false;
 }
 
 static uint32_t tmpl(const struct mdl_machine *m, const char *name)

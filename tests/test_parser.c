@@ -1,6 +1,7 @@
 /* Unit tests of the parser (mdl/parser.y): the syntax tree of each kind of declaration, with
  * spans as byte offsets, the syntax errors reported and the recovery that goes on after them. */
 #include <criterion/criterion.h>
+#include "fixture.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,8 +18,15 @@ static char *errbuf;
 static size_t errlen;
 static FILE *errf;
 
+/* What the last parse built, released before the next (a test may parse several times). */
+static bool parsed;
+
+static void release(void) { fixture_release(&ar, &sm, &errf, &errbuf, &parsed); }
+
 static struct ast_file *parse_bytes(const char *text, size_t len)
 {
+    release();
+    parsed = true;
     arena_init(&ar);
     src_init(&sm);
     errf = open_memstream(&errbuf, &errlen);

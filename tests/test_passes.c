@@ -4,6 +4,7 @@
  * safe, files are written only when they change and never on error), and garbage input.
  * Descriptions are written to a fresh temporary directory, removed after each test. */
 #include <criterion/criterion.h>
+#include "fixture.h"
 #include <errno.h>
 #include <fcntl.h>
 #include <ftw.h>
@@ -120,9 +121,16 @@ static const char *diags(void)
     return errbuf ? errbuf : "";
 }
 
+/* What the last resolve_and_check built, released before the next. */
+static bool resolved;
+
+static void release(void) { fixture_release(&ar, &sm, &errf, &errbuf, &resolved); }
+
 /* Resolves and checks tmpdir/REL; returns whether both passes succeeded. */
 static bool resolve_and_check(const char *rel, const char *const *dirs, size_t ndirs)
 {
+    release();
+    resolved = true;
     arena_init(&ar);
     src_init(&sm);
     errf = open_memstream(&errbuf, &errlen);
@@ -376,6 +384,7 @@ Test(resolve, lists_every_file_read_in_the_depfile)
              tmp_path("a.mdl"));
     cr_expect_str_eq(out, want);
     free(out);
+    free(r.err);
 }
 
 Test(resolve, escapes_spaces_of_paths_in_the_depfile)
@@ -390,6 +399,7 @@ Test(resolve, escapes_spaces_of_paths_in_the_depfile)
     cr_expect(strstr(out, "/my\\ dir/m.mdl"), "the space is not escaped:\n%s", out);
     cr_expect_null(strstr(out, "/my dir/"), "an unescaped space splits the path:\n%s", out);
     free(out);
+    free(r.err);
 }
 
 Test(resolve, checks_that_an_extended_file_declares_the_machine_named)
@@ -785,6 +795,7 @@ Test(emit, writes_c_that_compiles_with_warnings_as_errors)
     char *c = read_file(tmp_path("out/full.c"), NULL);
     cr_expect(strstr(c, "const struct mdl_machine mdl_machine_full = {"), "the machine object is missing");
     free(c);
+    free(r.err);
 }
 
 Test(emit, turns_a_hyphenated_machine_name_into_a_c_identifier)
@@ -807,6 +818,7 @@ Test(emit, turns_a_hyphenated_machine_name_into_a_c_identifier)
     cr_expect_str_eq(emit_c_ident(&a, "cortex-a72.r1"), "cortex_a72_r1");
     cr_expect_str_eq(emit_c_ident(&a, "skylake"), "skylake");
     arena_free(&a);
+    free(r.err);
 }
 
 /* Compiles the machine with a program printing STRING_FIELD and returns what it printed. */
@@ -847,6 +859,7 @@ Test(emit, escapes_strings_so_that_they_cannot_inject_c)
     char *c = read_file(tmp_path("out/esc.c"), NULL);
     cr_expect_null(strstr(c, "?\?"), "a trigraph survived into the C file");
     free(c);
+    free(r.err);
 }
 
 Test(emit, keeps_a_comment_end_in_the_input_path_out_of_the_c)
@@ -858,6 +871,7 @@ Test(emit, keeps_a_comment_end_in_the_input_path_out_of_the_c)
     cr_assert_eq(r.status, 0, "%s", r.err);
     cr_expect_eq(cc_compile(tmp_path("out/inj.c"), tmp_path("out"), tmp_path("inj.o")), 0,
                  "an input path containing '*/' breaks the emitted C:\n%s", cc_log());
+    free(r.err);
 }
 
 static struct timespec mtime_of(const char *path)
@@ -881,10 +895,12 @@ Test(emit, leaves_unchanged_outputs_untouched)
     cr_assert_eq(r.status, 0, "%s", r.err);
     set_old_mtime(tmp_path("out/full.c"));
     set_old_mtime(tmp_path("out/full.h"));
+    free(r.err);
     r = emit_to(tmp_path("full.mdl"), tmp_path("out"));
     cr_assert_eq(r.status, 0, "%s", r.err);
     cr_expect_eq(mtime_of(tmp_path("out/full.c")).tv_sec, 1000000000, "full.c was rewritten with the same content");
     cr_expect_eq(mtime_of(tmp_path("out/full.h")).tv_sec, 1000000000, "full.h was rewritten with the same content");
+    free(r.err);
 }
 
 Test(emit, rewrites_only_the_output_whose_content_changed)
@@ -899,6 +915,7 @@ Test(emit, rewrites_only_the_output_whose_content_changed)
     memcpy(strstr(text, "a test machine"), "A test machine", 14);
     write_file("full.mdl", text);
     free(text);
+    free(r.err);
     r = emit_to(tmp_path("full.mdl"), tmp_path("out"));
     cr_assert_eq(r.status, 0, "%s", r.err);
     cr_expect_neq(mtime_of(tmp_path("out/full.c")).tv_sec, 1000000000, "the new description was not written");
@@ -906,6 +923,7 @@ Test(emit, rewrites_only_the_output_whose_content_changed)
     char *c = read_file(tmp_path("out/full.c"), NULL);
     cr_expect(strstr(c, "A test machine"));
     free(c);
+    free(r.err);
 }
 
 Test(emit, writes_nothing_when_the_description_has_errors)
@@ -923,6 +941,7 @@ Test(emit, writes_nothing_when_the_description_has_errors)
     memcpy(strstr(text, "a test machine"), "A test machine", 14);
     write_file("full.mdl", text);
     free(text);
+    free(r.err);
     r = emit_to(tmp_path("full.mdl"), tmp_path("out"));
     cr_expect_eq(r.status, 1);
     size_t after_len = 0;
@@ -932,6 +951,8 @@ Test(emit, writes_nothing_when_the_description_has_errors)
     free(before);
     free(after);
 
+    free(r.err);
+
     r = emit_to(tmp_path("full.mdl"), tmp_path("fresh"));
     cr_expect_eq(r.status, 1);
     cr_expect_not(exists(tmp_path("fresh/full.c")), "an output was written for a description with errors");
@@ -939,6 +960,7 @@ Test(emit, writes_nothing_when_the_description_has_errors)
     char cmd[PATH_MAX + 32];
     snprintf(cmd, sizeof cmd, "test -z \"$(ls -A '%s')\"", tmp_path("fresh"));
     cr_expect_eq(system(cmd), 0, "files were left in the output directory");
+    free(r.err);
 }
 
 Test(emit, leaves_no_temporary_file_behind)
@@ -950,6 +972,7 @@ Test(emit, leaves_no_temporary_file_behind)
     char cmd[PATH_MAX + 64];
     snprintf(cmd, sizeof cmd, "test \"$(ls -A '%s' | tr '\\n' ' ')\" = 'full.c full.h '", tmp_path("out"));
     cr_expect_eq(system(cmd), 0, "the output directory holds more than full.c and full.h");
+    free(r.err);
 }
 
 /* ======================================== garbage ========================================== */

@@ -484,7 +484,8 @@ static void functions(struct result *r)
         f->ll_misses += row->ll_misses;
         f->mispredicts += row->mispredicts;
     }
-    qsort(r->functions, r->n_functions, sizeof *r->functions, by_cycles);
+    if (r->n_functions)
+        qsort(r->functions, r->n_functions, sizeof *r->functions, by_cycles);
     calls(r);
 }
 
@@ -523,7 +524,8 @@ static void lines(struct result *r)
                                                        row->seen, row->l1_misses, row->ll_misses, row->mispredicts,
                                                        row->cycles };
     }
-    qsort(r->lines, r->n_lines, sizeof *r->lines, by_place);
+    if (r->n_lines)     /* (qsort's array must not be NULL, even empty) */
+        qsort(r->lines, r->n_lines, sizeof *r->lines, by_place);
     size_t n = 0;
     for (size_t i = 0; i < r->n_lines; i++) {
         struct result_line *l = &r->lines[i];
@@ -537,7 +539,8 @@ static void lines(struct result *r)
         }
     }
     r->n_lines = n;
-    qsort(r->lines, r->n_lines, sizeof *r->lines, by_line_cycles);
+    if (r->n_lines)
+        qsort(r->lines, r->n_lines, sizeof *r->lines, by_line_cycles);
 }
 
 /* ---- the verdict ------------------------------------------------------------------------------ */
