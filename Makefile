@@ -42,7 +42,7 @@ STAMPS    := $(MACHINE_NAMES:%=$(B)/gen/%.stamp)
 GEN_OBJ   := $(MACHINE_NAMES:%=$(B)/gen/%.o)
 UOPS_CSV  := $(wildcard machines/uops/*.csv)
 
-.PHONY: all deps deps-test test check-generated demo bench crosscheck coverage import help clean sanitize
+.PHONY: all deps deps-test test check-generated demo bench crosscheck coverage import help clean sanitize fuzz
 .DEFAULT_GOAL := all
 
 all: $(B)/.deps-build $(B)/mdlc $(B)/uops2mdl $(GEN_OBJ) $(B)/mdlsim $(B)/libmdlplugin.so $(B)/wiredump
@@ -57,7 +57,8 @@ help:
 	@echo "make coverage     forms per machine; share of instructions falling to a class default"
 	@echo "make import       regenerate machines/uops/*.mdl from the uops.info tables"
 	@echo "make sanitize     make test, then the whole suite again under ASan+UBSan (build-san/)"
-	@echo "make clean        remove build/ and build-san/ (generated/ is kept: it is part of the sources)"
+	@echo "make fuzz         the libFuzzer harnesses, FUZZ_SECONDS each (default 60), in build-fuzz/"
+	@echo "make clean        remove build/, build-san/, build-fuzz/ (generated/ is kept: it is part of the sources)"
 
 # Package checks run once per build tree; the stamp is refreshed when the lists change.
 $(B)/.deps-build: Makefile | $(B)
@@ -68,7 +69,7 @@ $(B)/.deps-test: Makefile | $(B)
 	@touch $@
 
 $(B):
-	@mkdir -p $(O)/mdl $(O)/mdlc $(O)/tests $(O)/runtime/policy $(O)/runtime/predictor $(O)/frontends/static \
+	@mkdir -p $(O)/mdl $(O)/mdlc $(O)/tests/fuzz $(O)/runtime/policy $(O)/runtime/predictor $(O)/frontends/static \
 	          $(O)/frontends/qemu $(B)/gen $(B)/deps $(B)/tests
 
 # ---- the language library ----------------------------------------------------------------
@@ -196,6 +197,25 @@ sanitize: test
 	cp $(B)/libmdlplugin.so $(SAN)/libmdlplugin.so
 	@tests/sanitize.sh $(SAN)
 
+# libFuzzer harnesses (Debian's clang): a description through every pass of mdlc, a block through
+# decoding and analysis on every machine. Built with clang in build-fuzz/ (warnings are gcc's to
+# stop on), run for FUZZ_SECONDS each; CI runs them briefly.
+FUZZ := build-fuzz
+FUZZ_SECONDS ?= 60
+FUZZ_CFLAGS := -O1 -g -fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=undefined
+PKGS_FUZZ := $(PKGS_BUILD) clang xxd
+$(B)/fuzz_mdl: $(O)/tests/fuzz/fuzz_mdl.o $(MDLC_OBJ) $(MDL_OBJ)
+	$(CC) $(CFLAGS_ALL) -fsanitize=fuzzer -o $@ $^ -ljansson -lm
+$(B)/fuzz_block: $(O)/tests/fuzz/fuzz_block.o $(SIM_OBJ) $(O)/mdl/safefile.o $(GEN_OBJ) $(B)/gen/registry.o
+	$(CC) $(CFLAGS_ALL) -fsanitize=fuzzer -pthread -o $@ $^ -lcapstone -ljansson -ldw -lelf -lm
+$(B)/.deps-fuzz: Makefile | $(B)
+	@.ci/ensure-deps $(PKGS_FUZZ)
+	@touch $@
+fuzz: all $(B)/.deps-fuzz
+	$(MAKE) --no-print-directory B=$(FUZZ) O=$(FUZZ)/obj CC=clang WARN="-Wall -Wextra -Wno-unused-command-line-argument" \
+	    CFLAGS="$(FUZZ_CFLAGS)" $(FUZZ)/fuzz_mdl $(FUZZ)/fuzz_block
+	@tests/fuzz/run.sh $(FUZZ) $(FUZZ_SECONDS)
+
 $(B)/.deps-demo: Makefile | $(B)
 	@.ci/ensure-deps $(PKGS_DEMO)
 	@touch $@
@@ -219,4 +239,4 @@ coverage: all $(B)/.deps-bench $(B)/.deps-test $(PROGRAM_BINS)
 	@python3 tests/coverage.py $(B)
 
 clean:
-	rm -rf $(B) $(SAN)
+	rm -rf $(B) $(SAN) $(FUZZ)

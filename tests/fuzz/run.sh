@@ -1,0 +1,28 @@
+#!/bin/sh
+# make fuzz: each libFuzzer harness for SECONDS, from seeds (the bundled and test descriptions; the
+# test kernels and, when ../shared is beside the checkout, BHive dev blocks). A crash stops with its
+# input in DIR/crashes/. Usage: tests/fuzz/run.sh DIR SECONDS
+set -eu
+F=$1
+T=$2
+mkdir -p "$F/corpus/mdl" "$F/corpus/block" "$F/seeds/mdl" "$F/seeds/block" "$F/crashes"
+cp machines/*.mdl machines/include/*.mdl tests/diag/*.mdl "$F/seeds/mdl/" 2>/dev/null || true
+# a block seed: a machine byte, then the block's bytes
+i=0
+for hex in 4801d84801c3 488b00 c4e2f5b8c1 f20f51c4f20f51cc 6681c03412 20cc224e 4883c1014839d175f6; do
+    printf '%02x%s' $((i % 4)) "$hex" | xxd -r -p > "$F/seeds/block/k$i"
+    i=$((i + 1))
+done
+if [ -r ../shared/data/bhive/blocks-dev.txt ]; then
+    head -200 ../shared/data/bhive/blocks-dev.txt | cut -d, -f1 | while read -r hex; do
+        printf '00%s' "$hex" | xxd -r -p > "$F/seeds/block/b$i"
+        i=$((i + 1))
+    done
+fi
+for h in mdl block; do
+    echo "fuzz_$h: $T s"
+    "$F/fuzz_$h" -max_total_time="$T" -rss_limit_mb=4096 -timeout=20 -print_final_stats=1 \
+        -artifact_prefix="$F/crashes/$h-" "$F/corpus/$h" "$F/seeds/$h" 2>"$F/fuzz_$h.log" ||
+        { tail -n 40 "$F/fuzz_$h.log"; echo "fuzz_$h: a crash, kept in $F/crashes/" >&2; exit 1; }
+    grep -E '^stat::number_of_executed_units|^stat::new_units_added' "$F/fuzz_$h.log" || true
+done
