@@ -5,6 +5,7 @@
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include "parse.h"
 
@@ -13,6 +14,7 @@ enum { RESOLVE_MAX_DEPTH = 64 };
 struct resolver {
     struct program *p;
     const struct resolve_opts *opts;
+    const char *root;               /* the described machine's directory: its tree, with the -I ones */
     const char *stack[RESOLVE_MAX_DEPTH];   /* canonical paths being read: include/extends chain */
     size_t depth;
 };
@@ -54,25 +56,71 @@ const char *resolve_suggest(const char *word, const char *const *candidates, siz
     return best;
 }
 
-/* DIR/NAME if it exists; NAME relative to the including file first, then the -I dirs. */
-static char *resolve_find(struct resolver *r, const char *from_path, const char *name)
+/* What looking for a file gave: a file to read, nothing, or one that may not be read. */
+enum found { FOUND, NOT_FOUND, OUTSIDE, NOT_REGULAR };
+
+/* Whether REAL (a resolved path) lies below directory DIR. */
+static bool below(const char *real, const char *dir)
+{
+    char root[PATH_MAX];
+    if (!realpath(dir, root))
+        return false;
+    size_t n = strlen(root);
+    return strncmp(real, root, n) == 0 && (real[n] == '/' || (n == 1 && root[0] == '/'));
+}
+
+/* CANDIDATE, if it exists: taken when it is a regular file below the described machine's directory
+ * or an -I directory (a description reads only its own tree: not /proc, not a FIFO, not
+ * ../../elsewhere). */
+static enum found resolve_try(const struct resolver *r, const char *candidate)
+{
+    char real[PATH_MAX];
+    struct stat st;
+    if (access(candidate, F_OK) != 0 || !realpath(candidate, real))
+        return NOT_FOUND;
+    bool inside = below(real, r->root);
+    for (size_t i = 0; !inside && i < r->opts->n_include_dirs; i++)
+        inside = below(real, r->opts->include_dirs[i]);
+    if (!inside)
+        return OUTSIDE;
+    return stat(real, &st) == 0 && S_ISREG(st.st_mode) ? FOUND : NOT_REGULAR;
+}
+
+/* NAME relative to the including file first, then the -I dirs (*PATH: the first taken); OUTSIDE or
+ * NOT_REGULAR when it exists only where it may not be read. */
+static enum found resolve_find(struct resolver *r, const char *from_path, const char *name, char **path)
 {
     char buf[PATH_MAX];
-    if (name[0] == '/')
-        return access(name, F_OK) == 0 ? arena_strdup(r->p->ar, name) : NULL;
     char *dir = dirname(arena_strdup(r->p->ar, from_path));
-    if (strcmp(dir, ".") == 0)
-        snprintf(buf, sizeof buf, "%s", name);
-    else
-        snprintf(buf, sizeof buf, "%s/%s", dir, name);
-    if (access(buf, F_OK) == 0)
-        return arena_strdup(r->p->ar, buf);
-    for (size_t i = 0; i < r->opts->n_include_dirs; i++) {
-        snprintf(buf, sizeof buf, "%s/%s", r->opts->include_dirs[i], name);
-        if (access(buf, F_OK) == 0)
-            return arena_strdup(r->p->ar, buf);
+    enum found why = NOT_FOUND;
+    for (size_t i = 0; i <= r->opts->n_include_dirs; i++) {
+        if (name[0] == '/')
+            snprintf(buf, sizeof buf, "%s", name);
+        else if (i == 0)
+            snprintf(buf, sizeof buf, "%s/%s", dir, name);
+        else
+            snprintf(buf, sizeof buf, "%s/%s", r->opts->include_dirs[i - 1], name);
+        enum found f = resolve_try(r, buf);
+        if (f == FOUND) {
+            *path = arena_strdup(r->p->ar, strcmp(dir, ".") == 0 && i == 0 && name[0] != '/' ? name : buf);
+            return FOUND;
+        }
+        if (f != NOT_FOUND && why == NOT_FOUND)
+            why = f;
+        if (name[0] == '/')
+            break;
     }
-    return NULL;
+    return why;
+}
+
+/* The error for a file that was not taken, at AT: WHAT names it ("included file", ...). */
+static void not_taken(struct resolver *r, enum found why, struct span at, const char *what, const char *name)
+{
+    if (why == OUTSIDE)
+        diag_error(r->p->diag, at, "%s '%s' is outside the description's tree (the directory of the machine "
+                   "described and the -I directories)", what, name);
+    else
+        diag_error(r->p->diag, at, "%s '%s' is not a regular file", what, name);
 }
 
 static int resolve_on_stack(const struct resolver *r, const char *real)
@@ -105,9 +153,14 @@ static void resolve_file(struct resolver *r, const struct ast_file *f, struct pr
 static void resolve_include(struct resolver *r, const struct ast_decl *d, const char *from,
                             struct prog_layer *layer)
 {
-    char *path = resolve_find(r, from, d->text);
-    if (!path) {
+    char *path = NULL;
+    enum found why = resolve_find(r, from, d->text, &path);
+    if (why == NOT_FOUND) {
         diag_error(r->p->diag, d->text_span, "included file '%s' not found", d->text);
+        return;
+    }
+    if (why != FOUND) {
+        not_taken(r, why, d->text_span, "included file", d->text);
         return;
     }
     char real[PATH_MAX];
@@ -163,9 +216,14 @@ static bool resolve_layer(struct resolver *r, const char *path, const struct spa
 static void resolve_parent(struct resolver *r, const struct ast_decl *m, const char *from)
 {
     const char *name = m->parent_is_path ? m->parent.name : arena_printf(r->p->ar, "%s.mdl", m->parent.name);
-    char *path = resolve_find(r, from, name);
-    if (!path) {
+    char *path = NULL;
+    enum found why = resolve_find(r, from, name, &path);
+    if (why == NOT_FOUND) {
         diag_error(r->p->diag, m->parent.span, "machine '%s' not found (looked for '%s')", m->parent.name, name);
+        return;
+    }
+    if (why != FOUND) {
+        not_taken(r, why, m->parent.span, "parent description", name);
         return;
     }
     char real[PATH_MAX];
@@ -372,7 +430,7 @@ static void collect_effective(struct program *p)
 
 bool resolve_program(struct program *p, const char *path, const struct resolve_opts *opts)
 {
-    struct resolver r = { .p = p, .opts = opts };
+    struct resolver r = { .p = p, .opts = opts, .root = dirname(arena_strdup(p->ar, path)) };
     map_init(&p->source_map, p->ar);
     map_init(&p->form_map, p->ar);
     map_init(&p->class_map, p->ar);

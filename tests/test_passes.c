@@ -1148,7 +1148,29 @@ Test(garbage, an_include_of_a_directory_is_an_error)
     mkdir(tmp_path("dir"), 0777);
     struct run r = check_bytes(HEAD "include \"dir\";\n", strlen(HEAD "include \"dir\";\n"));
     cr_expect_eq(r.status, 1);
-    cr_expect(strstr(r.err, "g.mdl:4:9: error: cannot read included file"), "%s", r.err);
-    cr_expect(strstr(r.err, "is a directory"), "%s", r.err);
+    cr_expect(strstr(r.err, "g.mdl:4:9: error: included file 'dir' is not a regular file\n"), "%s", r.err);
+    free(r.err);
+}
+
+/* A description reads its own tree only: not /etc or /proc, not a file beside its directory, not
+ * a FIFO (which hung mdlc), and never echoes their lines. */
+Test(garbage, reads_only_regular_files_of_the_descriptions_tree)
+{
+    static const char *const outside[] = { "/etc/passwd", "/proc/self/environ", "../outside.mdl" };
+    write_file("../outside.mdl", "insn A latency 1;\n");
+    for (size_t i = 0; i < sizeof outside / sizeof *outside; i++) {
+        char text[256], want[256];
+        snprintf(text, sizeof text, HEAD "include \"%s\";\n", outside[i]);
+        struct run r = check_bytes(text, strlen(text));
+        cr_expect_eq(r.status, 1);
+        snprintf(want, sizeof want, "error: included file '%s' is outside the description's tree (the directory of the "
+                 "machine described and the -I directories)\n", outside[i]);
+        cr_expect(strstr(r.err, want), "%s", r.err);
+        cr_expect_null(strstr(r.err, "root:"), "no line of the file echoed");
+        free(r.err);
+    }
+    cr_assert_eq(mkfifo(tmp_path("fifo.mdl"), 0600), 0);
+    struct run r = check_bytes(HEAD "include \"fifo.mdl\";\n", strlen(HEAD "include \"fifo.mdl\";\n"));
+    cr_expect(strstr(r.err, "error: included file 'fifo.mdl' is not a regular file\n"), "%s", r.err);
     free(r.err);
 }
