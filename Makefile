@@ -56,7 +56,7 @@ help:
 	@echo "                  and cortex-a72 vs its data set (the numbers of machines/VALIDATION.md)"
 	@echo "make coverage     forms per machine; share of instructions falling to a class default"
 	@echo "make import       regenerate machines/uops/*.mdl from the uops.info tables"
-	@echo "make sanitize     make test, then the whole suite again under ASan+UBSan (build-san/)"
+	@echo "make sanitize     the whole suite under ASan+UBSan (build-san/)"
 	@echo "make fuzz         the libFuzzer harnesses, FUZZ_SECONDS each (default 60), in build-fuzz/"
 	@echo "make clean        remove build/, build-san/, build-fuzz/ (generated/ is kept: it is part of the sources)"
 
@@ -191,7 +191,7 @@ test: $(B)/.deps-test all $(B)/tests/run $(PROGRAM_BINS) $(LIB_BINS) check-gener
 SAN := build-san
 SAN_CFLAGS := -O1 -g -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer \
               -Wno-format-truncation
-sanitize: test
+sanitize: all $(B)/.deps-test
 	$(MAKE) --no-print-directory B=$(SAN) O=$(SAN)/obj CFLAGS="$(SAN_CFLAGS)" $(SAN)/mdlc $(SAN)/mdlsim \
 	    $(SAN)/wiredump $(SAN)/tests/run $(subst $(B)/,$(SAN)/,$(PROGRAM_BINS) $(LIB_BINS))
 	cp $(B)/libmdlplugin.so $(SAN)/libmdlplugin.so
