@@ -368,22 +368,51 @@ static size_t row_at(const struct result *r, uint64_t pc)
     return lo < r->n_rows && r->rows[lo].pc == pc ? lo : SIZE_MAX;
 }
 
-/* The function that ROW belongs to, or SIZE_MAX. */
-static size_t function_of_row(const struct result *r, size_t row)
+/* The named functions' indices by start address, for finding one by an address. */
+struct by_addr {
+    size_t *f;
+    size_t n;
+};
+
+static int lo_order(const void *a, const void *b, void *ctx)
 {
-    for (size_t f = 0; row != SIZE_MAX && f < r->n_functions; f++)
-        if (r->rows[r->functions[f].first_row].module == r->rows[row].module && r->rows[row].function &&
-            r->functions[f].name && r->functions[f].lo == r->rows[row].pc - r->rows[row].fn_offset)
-            return f;
-    return SIZE_MAX;
+    const struct result_function *fns = ctx;
+    uint64_t x = fns[*(const size_t *)a].lo, y = fns[*(const size_t *)b].lo;
+    return x < y ? -1 : x > y;
 }
 
-static size_t function_at(const struct result *r, uint64_t lo)
+static void index_functions(const struct result *r, struct by_addr *ix)
 {
+    if (!(ix->f = malloc((r->n_functions + 1) * sizeof *ix->f)))
+        abort();
+    ix->n = 0;
     for (size_t f = 0; f < r->n_functions; f++)
-        if (r->functions[f].name && r->functions[f].lo == lo)
-            return f;
-    return SIZE_MAX;
+        if (r->functions[f].name)
+            ix->f[ix->n++] = f;
+    if (ix->n)
+        qsort_r(ix->f, ix->n, sizeof *ix->f, lo_order, r->functions);
+}
+
+/* The named function starting at LO, or SIZE_MAX. */
+static size_t function_at(const struct result *r, const struct by_addr *ix, uint64_t lo)
+{
+    size_t a = 0, b = ix->n;
+    while (a < b) {
+        size_t mid = a + (b - a) / 2;
+        if (r->functions[ix->f[mid]].lo < lo)
+            a = mid + 1;
+        else
+            b = mid;
+    }
+    return a < ix->n && r->functions[ix->f[a]].lo == lo ? ix->f[a] : SIZE_MAX;
+}
+
+/* The named function that ROW belongs to, or SIZE_MAX. */
+static size_t function_of_row(const struct result *r, const struct by_addr *ix, size_t row)
+{
+    if (row == SIZE_MAX || !r->rows[row].function)
+        return SIZE_MAX;
+    return function_at(r, ix, r->rows[row].pc - r->rows[row].fn_offset);
 }
 
 static void self_costs(const struct result_function *f, double *c)
@@ -399,17 +428,17 @@ static void self_costs(const struct result_function *f, double *c)
 /* Inclusive costs, callees first (a depth-first walk; STATE 1: on the path, 2: done): a callee's
  * inclusive cost is shared among its callers in proportion to their calls; a call back into a
  * function on the path (recursion) carries nothing. */
-static void inclusive(struct result *r, size_t f, unsigned char *state)
+static void inclusive(struct result *r, size_t f, const size_t *first, unsigned char *state)
 {
     state[f] = 1;
     struct result_function *fn = &r->functions[f];
     self_costs(fn, fn->incl);
-    for (size_t i = 0; i < r->n_calls; i++) {
+    for (size_t i = first[f]; i < first[f + 1]; i++) {
         struct result_call *c = &r->calls[i];
-        if (c->caller != f || c->callee == SIZE_MAX || c->callee == f || state[c->callee] == 1)
+        if (c->callee == SIZE_MAX || c->callee == f || state[c->callee] == 1)
             continue;
         if (state[c->callee] == 0)
-            inclusive(r, c->callee, state);
+            inclusive(r, c->callee, first, state);
         const struct result_function *g = &r->functions[c->callee];
         double share = g->calls_in ? (double)c->count / (double)g->calls_in : 0;
         for (int e = 0; e < RESULT_EVENTS; e++) {
@@ -420,23 +449,45 @@ static void inclusive(struct result *r, size_t f, unsigned char *state)
     state[f] = 2;
 }
 
+static int by_caller(const void *a, const void *b)
+{
+    const struct result_call *x = a, *y = b;
+    if (x->caller != y->caller)
+        return x->caller < y->caller ? -1 : 1;
+    return x->site < y->site ? -1 : x->site > y->site ? 1 : (x->callee_lo > y->callee_lo) - (x->callee_lo < y->callee_lo);
+}
+
+/* Each call's caller and callee; the calls by caller (FIRST[f]: where function F's begin, calls
+ * of no known caller last), so that a function's inclusive costs walk its own calls only. */
 static void calls(struct result *r)
 {
+    struct by_addr ix;
+    index_functions(r, &ix);
     for (size_t i = 0; i < r->n_calls; i++) {
         struct result_call *c = &r->calls[i];
         c->site_row = row_at(r, c->site);
-        c->caller = function_of_row(r, c->site_row);
-        c->callee = function_at(r, c->callee_lo);
+        c->caller = function_of_row(r, &ix, c->site_row);
+        c->callee = function_at(r, &ix, c->callee_lo);
         memset(c->incl, 0, sizeof c->incl);
         if (c->callee != SIZE_MAX)
             r->functions[c->callee].calls_in += c->count;
     }
+    free(ix.f);
+    if (r->n_calls)
+        qsort(r->calls, r->n_calls, sizeof *r->calls, by_caller);
+    size_t *first = malloc((r->n_functions + 2) * sizeof *first);
     unsigned char *state = calloc(r->n_functions + 1, 1);
-    if (!state)
+    if (!first || !state)
         abort();
+    for (size_t f = 0, i = 0; f <= r->n_functions; f++) {
+        while (i < r->n_calls && r->calls[i].caller < f)
+            i++;
+        first[f] = i;
+    }
     for (size_t f = 0; f < r->n_functions; f++)
         if (!state[f])
-            inclusive(r, f, state);
+            inclusive(r, f, first, state);
+    free(first);
     free(state);
 }
 

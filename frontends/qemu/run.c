@@ -489,7 +489,17 @@ static bool run_map(struct run *r, const char *path, uint64_t lo, uint64_t hi, u
     return true;
 }
 
-/* The edge SITE -> FN, counted once more: a small open-addressing table by both. */
+/* The slot of edge SITE -> FN in a table of CAP (a power of two) slots: its own, or the empty one
+ * where it goes (open addressing by both). */
+static size_t edge_slot(const struct run_call *e, size_t cap, uint64_t site, uint64_t fn)
+{
+    size_t k = (size_t)((site * 31 + fn) * 0x9e3779b97f4a7c15ull >> 40) & (cap - 1);
+    while (e[k].count && (e[k].site != site || e[k].fn != fn))
+        k = (k + 1) & (cap - 1);
+    return k;
+}
+
+/* The edge SITE -> FN, counted once more. */
 static void add_edge(struct run *r, uint64_t site, uint64_t fn)
 {
     if (2 * (r->n_edges + 1) > r->cap_edges) {
@@ -498,22 +508,18 @@ static void add_edge(struct run *r, uint64_t site, uint64_t fn)
         if (!e)
             abort();
         for (size_t i = 0; i < r->cap_edges; i++)
-            if (r->edges[i].count) {
-                size_t k = (size_t)((r->edges[i].site * 31 + r->edges[i].fn) * 0x9e3779b97f4a7c15ull >> 40) & (cap - 1);
-                while (e[k].count)
-                    k = (k + 1) & (cap - 1);
-                e[k] = r->edges[i];
-            }
+            if (r->edges[i].count)
+                e[edge_slot(e, cap, r->edges[i].site, r->edges[i].fn)] = r->edges[i];
         free(r->edges);
         r->edges = e;
         r->cap_edges = cap;
     }
-    size_t k = (size_t)((site * 31 + fn) * 0x9e3779b97f4a7c15ull >> 40) & (r->cap_edges - 1);
-    while (r->edges[k].count && (r->edges[k].site != site || r->edges[k].fn != fn))
-        k = (k + 1) & (r->cap_edges - 1);
-    if (!r->edges[k].count)
-        r->edges[k] = (struct run_call){ site, fn, 0 }, r->n_edges++;
-    r->edges[k].count++;
+    struct run_call *c = &r->edges[edge_slot(r->edges, r->cap_edges, site, fn)];
+    if (!c->count) {
+        *c = (struct run_call){ site, fn, 0 };
+        r->n_edges++;
+    }
+    c->count++;
 }
 
 /* A call inside the region is counted on the first instruction of a function it reaches. */
