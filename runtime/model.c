@@ -133,16 +133,6 @@ enum rt_knob_kind rt_knob_kind(enum rt_knob k)
     return (unsigned)k < RT_KNOB_COUNT ? kinds[k] : RT_KNOB_KIND_BASE;
 }
 
-const char *rt_knob_doc(enum rt_knob k)
-{
-    static const char *const docs[] = {
-#define X(e, s, arg, kind, doc) doc,
-#include "knob.def"
-#undef X
-    };
-    return (unsigned)k < RT_KNOB_COUNT ? docs[k] : "";
-}
-
 /* Zeroed, on a cache line: a vector load of lanes from the start of a row then never spans two
  * lines (the rows of lane arrays are whole vectors long, see padded). */
 static void *xcalloc(size_t n, size_t size)

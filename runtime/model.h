@@ -116,6 +116,5 @@ double rt_serial_cost(const struct mdl_machine *m, const struct mdl_template *t)
 /* What the knob's lane argument names, and how the lane plan uses it (knob.def). */
 enum rt_knob_arg rt_knob_arg(enum rt_knob k);
 enum rt_knob_kind rt_knob_kind(enum rt_knob k);
-const char *rt_knob_doc(enum rt_knob k);
 
 #endif

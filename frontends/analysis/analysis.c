@@ -131,7 +131,8 @@ static size_t copy_label(char *dst, size_t len, const char *src)
     return n;
 }
 
-const char *analysis_knob_label(const struct mdl_machine *m, enum rt_knob k, int arg, char *buf, size_t len)
+/* The knob's label in a lane: the resource's or cache's name, else the knob's. */
+static const char *analysis_knob_label(const struct mdl_machine *m, enum rt_knob k, int arg, char *buf, size_t len)
 {
     if (rt_knob_arg(k) == RT_KNOB_ARG_RESOURCE) {
         copy_label(buf, len, m->resources[arg].name);

@@ -36,7 +36,4 @@ void analysis_start(struct result *r, const struct analysis_plan *p);
  * from the slot counts TD (NULL: none). */
 void analysis_finish(struct result *r, const struct rt_topdown *td);
 
-/* The knob's label in a lane: the resource's or cache's name, else the knob's. */
-const char *analysis_knob_label(const struct mdl_machine *m, enum rt_knob k, int arg, char *buf, size_t len);
-
 #endif
