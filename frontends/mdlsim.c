@@ -27,6 +27,7 @@
 #include "decode.h"
 #include "run.h"
 #include "transport.h"
+#include "mdlfile.h"
 #include "result.h"
 #include "view_callgrind.h"
 #include "view_html.h"
@@ -37,12 +38,13 @@ extern const struct mdl_machine *const mdl_machines[];
 
 static const char usage_text[] =
     "usage: mdlsim machines\n"
-    "       mdlsim run --machine M [--roi SYMBOL]... [LANES] [--json FILE] [--html FILE] [--callgrind FILE]\n"
+    "       mdlsim run MACHINE [--roi SYMBOL]... [LANES] [--json FILE] [--html FILE] [--callgrind FILE]\n"
     "                  [--record FILE] [--sysroot DIR] [--quiet] [--causality-sample N] -- PROGRAM [ARGS...]\n"
-    "       mdlsim replay --machine M [--roi SYMBOL]... [--program PROGRAM] [LANES] [--json FILE] [--html FILE]\n"
+    "       mdlsim replay MACHINE [--roi SYMBOL]... [--program PROGRAM] [LANES] [--json FILE] [--html FILE]\n"
     "                  [--callgrind FILE] [--quiet] TRACE\n"
-    "       mdlsim block --machine M (FILE.s | --function NAME PROGRAM | --hex HEX | --hex-file FILE)\n"
+    "       mdlsim block MACHINE (FILE.s | --function NAME PROGRAM | --hex HEX | --hex-file FILE)\n"
     "                    [LANES] [--iterations N] [--json] [--html FILE] [--jobs N]\n"
+    "       MACHINE: --machine NAME | --mdl FILE.mdl [-I DIR]...\n"
     "       LANES: [--weight PERCENT]... [--weights P1,P2,...] [--no-sensitivity] [--no-causality]\n";
 
 static const char help_text[] =
@@ -78,7 +80,6 @@ static const char help_text[] =
     "                     1: periods back to back); a period is twice the ROB's worth of\n"
     "                     instructions, counted as they leave a window of that size\n"
     "block: predicts the steady-state cycles per iteration of a basic block repeated back to back.\n"
-    "  --machine M        a machine listed by 'mdlsim machines'\n"
     "  FILE.s             assembly (AT&T by default; '.intel_syntax noprefix' switches)\n"
     "  --function NAME PROGRAM  the code of function NAME of the ELF program PROGRAM\n"
     "  --hex HEX          the block's bytes in hex\n"
@@ -90,6 +91,15 @@ static const char help_text[] =
     "                     repeats, else the second half is measured; causality may run longer\n"
     "  --json             one JSON object per block, on stdout\n"
     "  --html FILE        the block's page (not with --hex-file)\n"
+    "Machines (all subcommands):\n"
+    "  --machine NAME     a machine compiled into mdlsim (see 'mdlsim machines')\n"
+    "  --mdl FILE         a machine description anywhere (spec.md): compiled with mdlc and the C\n"
+    "                     compiler ($CC, else cc) on first use, cached in $XDG_CACHE_HOME/mdlsim\n"
+    "                     (else ~/.cache/mdlsim) under the content of every file it reads, and\n"
+    "                     reused while none of them changes; errors in it are mdlc's, exit 1\n"
+    "  -I DIR             where FILE's includes and parent machines are looked for, after FILE's\n"
+    "                     own directory (repeatable); the bundled machines/ is searched last, so\n"
+    "                     'extends skylake' works from anywhere\n"
     "Lanes (all subcommands):\n"
     "  --weight PERCENT   acceleration of each resource in the sensitivity lanes (default 15;\n"
     "                     repeatable, at most 8 weights in all)\n"
@@ -109,6 +119,18 @@ static int usage_error(const char *fmt, const char *arg)
     return 2;
 }
 
+/* The directory mdlsim runs from: its plugin and mdlc are there. */
+static bool self_dir(char *out, size_t len)
+{
+    char exe[PATH_MAX];
+    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    if (n <= 0)
+        return false;
+    exe[n] = '\0';
+    snprintf(out, len, "%s", dirname(exe));
+    return true;
+}
+
 static const struct mdl_machine *find_machine(const char *name)
 {
     for (size_t i = 0; mdl_machines[i]; i++)
@@ -124,8 +146,13 @@ static int cmd_machines(void)
     return 0;
 }
 
+enum { MAX_INCLUDE_DIRS = 16 };
+
 struct block_opts {
     const struct mdl_machine *m;
+    const char *machine, *mdl;      /* --machine NAME, --mdl FILE: M is found after the options */
+    const char *dirs[MAX_INCLUDE_DIRS];     /* -I: where --mdl's includes and parents are */
+    unsigned n_dirs;
     const char *file, *hex, *hex_file, *function, *html;
     unsigned iterations, jobs;
     double weights[RESULT_MAX_WEIGHTS];
@@ -391,7 +418,7 @@ static bool parse_weights(const char *list, struct block_opts *o)
 }
 
 /* Options of both `block` and `run`/`replay`. */
-enum { O_MACHINE = 256, O_WEIGHT, O_WEIGHTS, O_NOSENS, O_NOCAUS, O_FIRST_OWN };
+enum { O_MACHINE = 256, O_MDL, O_WEIGHT, O_WEIGHTS, O_NOSENS, O_NOCAUS, O_FIRST_OWN };
 
 /* Handles an option common to every analysis: -1 when handled, 2 on a usage error, 0 when C
  * is not one of them. */
@@ -399,8 +426,16 @@ static int common_option(int c, struct block_opts *o)
 {
     switch (c) {
     case O_MACHINE:
-        if (!(o->m = find_machine(optarg)))
-            return usage_error("unknown machine '%s' (see 'mdlsim machines')", optarg);
+        if (!mdlfile_is_path(optarg) && !find_machine(optarg))
+            return usage_error("unknown machine '%s' (see 'mdlsim machines', or give a description FILE.mdl)",
+                               optarg);
+        *(mdlfile_is_path(optarg) ? &o->mdl : &o->machine) = optarg;
+        return -1;
+    case O_MDL: o->mdl = optarg; return -1;
+    case 'I':
+        if (o->n_dirs == MAX_INCLUDE_DIRS)
+            return usage_error("at most 16 -I, got another: '%s'", optarg);
+        o->dirs[o->n_dirs++] = optarg;
         return -1;
     case O_WEIGHT:
         if (o->n_weights == RESULT_MAX_WEIGHTS || !parse_weight(optarg, &o->weights[o->n_weights++]))
@@ -418,6 +453,34 @@ static int common_option(int c, struct block_opts *o)
     }
 }
 
+/* The machine of --machine NAME or --mdl FILE, compiled and cached for a FILE: -1 when found,
+ * 1 when the description could not be built, 2 on a usage error. */
+static int find_options_machine(struct block_opts *o)
+{
+    if (o->machine && o->mdl)
+        return usage_error("%s", "give --machine NAME or --mdl FILE, not both");
+    if (!o->machine && !o->mdl)
+        return usage_error("%s", "--machine (or --mdl) is required");
+    if (o->machine) {
+        o->m = find_machine(o->machine);
+        return -1;
+    }
+    char tools[PATH_MAX], err[2 * PATH_MAX];
+    if (!self_dir(tools, sizeof tools)) {
+        fprintf(stderr, "mdlsim: error: cannot find mdlsim's own directory (/proc/self/exe)\n");
+        return 1;
+    }
+    struct mdlfile_opts mo = { .path = o->mdl, .dirs = o->dirs, .n_dirs = o->n_dirs, .tools = tools };
+    o->m = mdlfile_load(&mo, err, sizeof err);
+    if (o->m)
+        return -1;
+    if (*err)
+        fprintf(stderr, "mdlsim: error: %s\n", err);
+    else
+        fprintf(stderr, "mdlsim: error: the machine description '%s' has errors (mdlc's diagnostics above)\n", o->mdl);
+    return 1;
+}
+
 /* `--json -- prog`: getopt takes the separator as the option's value; a file named '--' is
  * never what was meant. NAME: the option's long name. */
 static int separator_as_value(const char *name)
@@ -431,7 +494,8 @@ static int parse_block_opts(int argc, char **argv, struct block_opts *o)
 {
     enum { O_HEX = O_FIRST_OWN, O_HEXFILE, O_ITER, O_JSON, O_FUNCTION, O_JOBS, O_HTML };
     static const struct option longopts[] = {
-        { "machine", required_argument, NULL, O_MACHINE }, { "hex", required_argument, NULL, O_HEX },
+        { "machine", required_argument, NULL, O_MACHINE }, { "mdl", required_argument, NULL, O_MDL },
+        { "hex", required_argument, NULL, O_HEX },
         { "hex-file", required_argument, NULL, O_HEXFILE }, { "iterations", required_argument, NULL, O_ITER },
         { "weight", required_argument, NULL, O_WEIGHT }, { "no-sensitivity", no_argument, NULL, O_NOSENS },
         { "weights", required_argument, NULL, O_WEIGHTS }, { "html", required_argument, NULL, O_HTML },
@@ -443,7 +507,7 @@ static int parse_block_opts(int argc, char **argv, struct block_opts *o)
     int c, idx = 0;
     optind = 1;
     opterr = 0;
-    while ((c = getopt_long(argc, argv, ":h", longopts, &idx)) != -1) {
+    while ((c = getopt_long(argc, argv, ":hI:", longopts, &idx)) != -1) {
         if (optarg && strcmp(optarg, "--") == 0)
             return separator_as_value(longopts[idx].name);
         int rc = common_option(c, o);
@@ -473,8 +537,6 @@ static int parse_block_opts(int argc, char **argv, struct block_opts *o)
         o->file = argv[optind++];
     if (optind < argc)
         return usage_error("unexpected argument '%s'", argv[optind]);
-    if (!o->m)
-        return usage_error("%s", "--machine is required");
     if (!!o->file + !!o->hex + !!o->hex_file != 1)
         return usage_error("%s", "give exactly one of FILE.s, --function NAME PROGRAM, --hex or --hex-file");
     if (o->function && !o->file)
@@ -483,7 +545,7 @@ static int parse_block_opts(int argc, char **argv, struct block_opts *o)
         return usage_error("%s", "--html writes one block's page: not with --hex-file");
     if (!o->n_weights)
         o->weights[o->n_weights++] = 1.15;
-    return -1;
+    return find_options_machine(o);
 }
 
 /* A report is written beside PATH and renamed over it: a directory that cannot take a new file
@@ -558,7 +620,8 @@ static int parse_run_opts(int argc, char **argv, struct run_cli *o, bool replay)
 {
     enum { O_ROI = O_FIRST_OWN, O_JSON, O_HTML, O_RECORD, O_PROGRAM, O_SAMPLE, O_CALLGRIND, O_SYSROOT, O_QUIET };
     static const struct option longopts[] = {
-        { "machine", required_argument, NULL, O_MACHINE }, { "roi", required_argument, NULL, O_ROI },
+        { "machine", required_argument, NULL, O_MACHINE }, { "mdl", required_argument, NULL, O_MDL },
+        { "roi", required_argument, NULL, O_ROI },
         { "weight", required_argument, NULL, O_WEIGHT }, { "no-sensitivity", no_argument, NULL, O_NOSENS },
         { "weights", required_argument, NULL, O_WEIGHTS },
         { "no-causality", no_argument, NULL, O_NOCAUS }, { "json", required_argument, NULL, O_JSON },
@@ -573,7 +636,7 @@ static int parse_run_opts(int argc, char **argv, struct run_cli *o, bool replay)
     int c, idx = 0;
     optind = 1;
     opterr = 0;
-    while ((c = getopt_long(argc, argv, replay ? ":h" : "+:h", longopts, &idx)) != -1) {
+    while ((c = getopt_long(argc, argv, replay ? ":hI:" : "+:hI:", longopts, &idx)) != -1) {
         if (optarg && strcmp(optarg, "--") == 0)
             return separator_as_value(longopts[idx].name);
         int rc = common_option(c, &o->b);
@@ -602,8 +665,6 @@ static int parse_run_opts(int argc, char **argv, struct run_cli *o, bool replay)
         default: return usage_error("unknown option '%s'", argv[optind - 1]);
         }
     }
-    if (!o->b.m)
-        return usage_error("%s", "--machine is required");
     if (replay) {
         if (optind != argc - 1)
             return usage_error("%s", "replay takes exactly one TRACE file");
@@ -618,7 +679,7 @@ static int parse_run_opts(int argc, char **argv, struct run_cli *o, bool replay)
     }
     if (!o->b.n_weights)
         o->b.weights[o->b.n_weights++] = 1.15;
-    return -1;
+    return find_options_machine(&o->b);
 }
 
 static bool reports_writable(const struct run_cli *o)
@@ -703,12 +764,10 @@ static bool resolve_roi(struct run_cli *o, struct analysis_plan *plan, struct ru
 
 static bool plugin_path(char *out, size_t len)
 {
-    char exe[PATH_MAX];
-    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
-    if (n <= 0)
+    char dir[PATH_MAX];
+    if (!self_dir(dir, sizeof dir))
         return false;
-    exe[n] = '\0';
-    snprintf(out, len, "%s/libmdlplugin.so", dirname(exe));
+    snprintf(out, len, "%s/libmdlplugin.so", dir);
     return access(out, R_OK) == 0;
 }
 

@@ -22,10 +22,12 @@ static int dump_ast(struct program *p, const struct mdlc_opts *o)
     return diag_failed(p->diag) ? 1 : 0;
 }
 
-/* Builds OUTDIR/<machine>.{c,h} in memory, then replaces each file only if it changed. */
+/* Builds OUTDIR/<machine>.{c,h} (or --basename's) in memory, then replaces each file only if it
+ * changed. */
 static bool write_outputs(struct program *p, const struct mdl_machine *m, const struct mdlc_opts *o)
 {
-    struct emit_info info = { o->input, emit_c_ident(p->ar, m->name), arena_printf(p->ar, "%s.h", m->name) };
+    const char *base = o->basename ? o->basename : m->name;
+    struct emit_info info = { o->input, emit_c_ident(p->ar, m->name), arena_printf(p->ar, "%s.h", base) };
     struct output c, h;
     if (!output_open(&c) || !output_open(&h)) {
         diag_plain(p->diag, DIAG_ERROR, "out of memory");
@@ -33,8 +35,8 @@ static bool write_outputs(struct program *p, const struct mdl_machine *m, const 
     }
     emit_c_source(c.fp, m, &info);
     emit_c_header(h.fp, m, &info);
-    const char *cpath = arena_printf(p->ar, "%s/%s.c", o->outdir, m->name);
-    const char *hpath = arena_printf(p->ar, "%s/%s.h", o->outdir, m->name);
+    const char *cpath = arena_printf(p->ar, "%s/%s.c", o->outdir, base);
+    const char *hpath = arena_printf(p->ar, "%s/%s.h", o->outdir, base);
     char err[512] = "";
     bool ok = output_stage(&c, cpath, err, sizeof err) && output_stage(&h, hpath, err, sizeof err) &&
               output_publish(&c, err, sizeof err) && output_publish(&h, err, sizeof err);

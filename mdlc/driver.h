@@ -11,6 +11,7 @@ struct mdlc_opts {
     enum mdlc_action action;
     const char *input;
     const char *outdir;             /* for MDLC_EMIT */
+    const char *basename;           /* OUTDIR/BASENAME.{c,h}; NULL: the machine's name */
     const char *const *include_dirs;
     size_t n_include_dirs;
     const char *depfile, *deptarget;

@@ -7,13 +7,14 @@
 #include "driver.h"
 
 static const char usage[] =
-    "usage: mdlc [-I DIR]... [-o OUTDIR] [--check | --summary | --dump-ast | --dump-json] [-W...] FILE.mdl\n";
+    "usage: mdlc [-I DIR]... [-o OUTDIR [--basename NAME]] [--check | --summary | --dump-ast | --dump-json] [-W...] FILE.mdl\n";
 
 static const char help[] =
     "Compiles a machine description (spec.md) into OUTDIR/<machine>.c and .h.\n"
     "\n"
     "  -I DIR            search DIR for included files and extended machines (repeatable)\n"
     "  -o OUTDIR         where to write <machine>.c and <machine>.h (default: .)\n"
+    "  --basename NAME   name them NAME.c and NAME.h instead (a build naming outputs after files)\n"
     "  --check           run every check, write nothing\n"
     "  --summary         print what the machine holds (widths, caches, resources), write nothing\n"
     "  --dump-ast        print the syntax tree of FILE (its includes are not read)\n"
@@ -57,12 +58,13 @@ static int usage_error(const char *fmt, const char *arg)
 
 int main(int argc, char **argv)
 {
-    enum { OPT_CHECK = 256, OPT_SUMMARY, OPT_AST, OPT_JSON, OPT_DEPFILE, OPT_DEPTARGET, OPT_WERROR };
+    enum { OPT_CHECK = 256, OPT_SUMMARY, OPT_AST, OPT_JSON, OPT_DEPFILE, OPT_DEPTARGET, OPT_WERROR, OPT_BASENAME };
     static const struct option longopts[] = {
         { "check", no_argument, NULL, OPT_CHECK }, { "summary", no_argument, NULL, OPT_SUMMARY }, { "dump-ast", no_argument, NULL, OPT_AST },
         { "dump-json", no_argument, NULL, OPT_JSON }, { "depfile", required_argument, NULL, OPT_DEPFILE },
         { "deptarget", required_argument, NULL, OPT_DEPTARGET }, { "Werror", no_argument, NULL, OPT_WERROR },
-        { "help", no_argument, NULL, 'h' }, { NULL, 0, NULL, 0 },
+        { "basename", required_argument, NULL, OPT_BASENAME }, { "help", no_argument, NULL, 'h' },
+        { NULL, 0, NULL, 0 },
     };
     const char **dirs = calloc((size_t)argc + 1, sizeof *dirs);
     struct mdlc_opts o = { .action = MDLC_EMIT, .outdir = ".", .include_dirs = dirs, .out = stdout, .err = stderr };
@@ -79,6 +81,7 @@ int main(int argc, char **argv)
         case OPT_DEPFILE: o.depfile = optarg; break;
         case OPT_DEPTARGET: o.deptarget = optarg; break;
         case OPT_WERROR: o.werror = true; break;
+        case OPT_BASENAME: o.basename = optarg; break;
         case 'W':
             if (!warning_option(&o, optarg)) {
                 free(dirs);
@@ -94,6 +97,8 @@ int main(int argc, char **argv)
     struct stat st;
     if (actions > 1)
         rc = usage_error("%s", "--check, --summary, --dump-ast and --dump-json exclude each other");
+    else if (o.basename && (!*o.basename || strchr(o.basename, '/')))
+        rc = usage_error("--basename takes a file name without a directory, got '%s'", o.basename);
     else if (optind != argc - 1)
         rc = usage_error("%s", optind == argc ? "no input file" : "more than one input file");
     else if (o.action == MDLC_EMIT && (stat(o.outdir, &st) != 0 || !S_ISDIR(st.st_mode)))

@@ -9,7 +9,7 @@ status=0
 mkdir -p "$tmp/generated" "$tmp/uops"
 for m in machines/*.mdl; do
     [ -e "$m" ] || continue
-    "$B/mdlc" -I machines -o "$tmp/generated" "$m" || { echo "check-generated: mdlc failed on $m" >&2; status=1; }
+    "$B/mdlc" -I machines -o "$tmp/generated" --basename "$(basename "$m" .mdl)" "$m" || { echo "check-generated: mdlc failed on $m" >&2; status=1; }
 done
 for f in generated/*.c generated/*.h "$tmp"/generated/*.c "$tmp"/generated/*.h; do
     [ -e "$f" ] || continue

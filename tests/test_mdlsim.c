@@ -12,31 +12,15 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#include "capture.h"
 #include "view_json.h"
-
-struct run {
-    char *out;
-    int status;
-};
 
 /* mdlsim's output, as REDIRECT sends it to the pipe; run by PREFIX ("env -i ..."). */
 static struct run mdlsim_by(const char *prefix, const char *args, const char *redirect)
 {
     char cmd[1024];
     snprintf(cmd, sizeof cmd, "%s../build/mdlsim %s %s", prefix, args, redirect);
-    FILE *p = popen(cmd, "r");
-    cr_assert(p, "cannot run %s", cmd);
-    struct run r = { NULL, 0 };
-    size_t len = 0;
-    FILE *mem = open_memstream(&r.out, &len);
-    char buf[4096];
-    size_t n;
-    while ((n = fread(buf, 1, sizeof buf, p)) > 0)
-        fwrite(buf, 1, n, mem);
-    fclose(mem);
-    int st = pclose(p);
-    r.status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-    return r;
+    return capture(cmd);
 }
 
 static struct run mdlsim_to(const char *args, const char *redirect) { return mdlsim_by("", args, redirect); }
