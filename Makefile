@@ -25,6 +25,7 @@ RUNTIME_SRC := runtime/model.c runtime/taint.c runtime/shadow.c runtime/classify
              $(wildcard runtime/policy/*.c) $(wildcard runtime/predictor/*.c)
 FRONT_SRC := frontends/decode.c frontends/static/block.c frontends/static/batch.c frontends/static/asm.c frontends/static/elfsym.c \
              frontends/qemu/run.c frontends/qemu/feed.c frontends/qemu/transport.c frontends/qemu/launch.c \
+             frontends/qemu/trace.c \
              frontends/qemu/console.c \
              frontends/analysis/result.c frontends/analysis/analysis.c \
              frontends/views/view_text.c frontends/views/view_json.c frontends/views/view_html.c \
@@ -142,9 +143,9 @@ $(B)/gen/registry.o: $(B)/gen/registry.c runtime/mdl_machine.h
 # the headers that result is compiled against are inside mdlsim (mdlfile_abi.S).
 $(O)/frontends/mdlfile_abi.o: frontends/mdlfile_abi.S runtime/mdl_machine.h mdl/class.def | $(B)
 	$(CC) -c -o $@ $<
-MDLFILE_OBJ := $(O)/frontends/mdlfile.o $(O)/frontends/mdlfile_abi.o $(O)/mdl/sha256.o
+MDLFILE_OBJ := $(O)/frontends/mdlfile.o $(O)/frontends/mdlfile_abi.o
 
-$(B)/mdlsim: $(O)/frontends/mdlsim.o $(SIM_OBJ) $(O)/mdl/safefile.o $(MDLFILE_OBJ) $(GEN_OBJ) $(B)/gen/registry.o
+$(B)/mdlsim: $(O)/frontends/mdlsim.o $(SIM_OBJ) $(O)/mdl/safefile.o $(O)/mdl/sha256.o $(MDLFILE_OBJ) $(GEN_OBJ) $(B)/gen/registry.o
 	$(CC) $(CFLAGS_ALL) -pthread -o $@ $^ -lcapstone -ljansson -ldw -lelf -lm
 
 # The QEMU plugin is loaded by qemu-user, so it is a shared object beside mdlsim.
@@ -226,14 +227,18 @@ FUZZ_CFLAGS := -O1 -g -fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-
 PKGS_FUZZ := $(PKGS_BUILD) clang xxd
 $(B)/fuzz_mdl: $(O)/tests/fuzz/fuzz_mdl.o $(MDLC_OBJ) $(MDL_OBJ)
 	$(CC) $(CFLAGS_ALL) -fsanitize=fuzzer -o $@ $^ -ljansson -lm
-$(B)/fuzz_block: $(O)/tests/fuzz/fuzz_block.o $(SIM_OBJ) $(O)/mdl/safefile.o $(GEN_OBJ) $(B)/gen/registry.o
+$(B)/fuzz_block: $(O)/tests/fuzz/fuzz_block.o $(SIM_OBJ) $(O)/mdl/safefile.o $(O)/mdl/sha256.o $(GEN_OBJ) $(B)/gen/registry.o
 	$(CC) $(CFLAGS_ALL) -fsanitize=fuzzer -pthread -o $@ $^ -lcapstone -ljansson -ldw -lelf -lm
+$(B)/fuzz_trace: $(O)/tests/fuzz/fuzz_trace.o $(SIM_OBJ) $(O)/mdl/safefile.o $(O)/mdl/sha256.o $(GEN_OBJ)
+	$(CC) $(CFLAGS_ALL) -fsanitize=fuzzer -pthread -o $@ $^ -lcapstone -ljansson -ldw -lelf -lm
+$(B)/fuzz_elf: $(O)/tests/fuzz/fuzz_elf.o $(O)/frontends/static/elfsym.o $(O)/frontends/symbols.o
+	$(CC) $(CFLAGS_ALL) -fsanitize=fuzzer -o $@ $^ -ldw -lelf
 $(B)/.deps-fuzz: Makefile | $(B)
 	@.ci/ensure-deps $(PKGS_FUZZ)
 	@touch $@
 fuzz: all $(B)/.deps-fuzz
 	$(MAKE) --no-print-directory B=$(FUZZ) O=$(FUZZ)/obj CC=clang WARN="-Wall -Wextra -Wno-unused-command-line-argument" \
-	    CFLAGS="$(FUZZ_CFLAGS)" $(FUZZ)/fuzz_mdl $(FUZZ)/fuzz_block
+	    CFLAGS="$(FUZZ_CFLAGS)" $(FUZZ)/fuzz_mdl $(FUZZ)/fuzz_block $(FUZZ)/fuzz_trace $(FUZZ)/fuzz_elf
 	@tests/fuzz/run.sh $(FUZZ) $(FUZZ_SECONDS)
 
 $(B)/.deps-demo: Makefile | $(B)

@@ -107,9 +107,20 @@ static const char help_text[] =
     "                     weight in the same pass, giving each resource's curve (the heat map)\n"
     "  --no-sensitivity   baseline only\n"
     "  --no-causality     no critical-path analysis\n"
-    "Exit status: 0 success, 1 when a block, file or program could not be analysed, 2 usage errors;\n"
-    "run: otherwise the program's own exit status. SIGINT, SIGTERM or SIGHUP end QEMU too, remove the\n"
-    "files being written (trace, reports) and exit 128 + the signal; QEMU never outlives mdlsim.\n";
+    "Exit status: block and replay: 0 success, 1 when a block or file could not be analysed, 2 usage\n"
+    "errors. run: the program's own exit status; 128 + N when signal N killed it (as a shell says it:\n"
+    "the report of what ran before is still written, and says so); 125 when mdlsim could not run or\n"
+    "analyse it (the error says why), 126 when PROGRAM cannot be executed, 127 when it is not found,\n"
+    "2 usage errors. A program that a fault kills (not raise or abort) may lose its last few\n"
+    "thousand instructions: QEMU ends without a word to the plugin. SIGINT, SIGTERM or SIGHUP to\n"
+    "mdlsim end QEMU too, remove the files being written (trace, reports) and exit 128 + the signal;\n"
+    "QEMU never outlives mdlsim.\n"
+    "Traces: frames of the event stream, each checked by a checksum; a truncated or damaged trace\n"
+    "is refused with the byte where the damage is, and one of another program (--program) too.\n";
+
+/* run's exit status when mdlsim itself fails, as env(1), nice(1) and timeout(1) do, so that it
+ * differs from the program's own; 126 and 127 as a shell says them. */
+enum { RUN_FAILED = 125, RUN_CANNOT_EXECUTE = 126, RUN_NOT_FOUND = 127 };
 
 static int usage_error(const char *fmt, const char *arg)
 {
@@ -876,7 +887,9 @@ static bool write_report(const char *path, const struct result *res, bool (*view
 
 /* The run's result, its views: the files first, since a reader of stderr that stops early
  * (| head) must not cost them. */
-static int finish_report(struct run *r, const struct run_cli *o, const struct analysis_plan *plan, const char *command)
+/* The report of R, which ended with EXIT_CODE or was killed by signal KILLED_BY (-1: not). */
+static int finish_report(struct run *r, const struct run_cli *o, const struct analysis_plan *plan, const char *command,
+                         int exit_code, int killed_by)
 {
     char err[512];
     struct result *res = calloc(1, sizeof *res);
@@ -886,6 +899,8 @@ static int finish_report(struct run *r, const struct run_cli *o, const struct an
     }
     result_reset(res, o->b.m);
     res->command = command;
+    res->exit_code = exit_code;
+    res->killed_by = killed_by;
     analysis_start(res, plan);
     struct rt_topdown td;
     run_fill(r, res, &td);
@@ -985,23 +1000,27 @@ static bool never_started(const struct run_cli *o, int status, char *said, char 
     return false;
 }
 
+/* The program exited (with its status) or was killed (128 + the signal, as a shell says it). */
+static int guest_status(int status) { return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status); }
+
 static int cmd_run(int argc, char **argv)
 {
     struct run_cli o;
     int rc = parse_run_opts(argc, argv, &o, false);
     if (rc >= 0)
-        return rc;
+        return rc == 1 ? RUN_FAILED : rc;
     char err[1024];
     if (!reports_writable(&o))
-        return 1;
+        return RUN_FAILED;
     if (!launch_find_program(o.argv[0], o.found, sizeof o.found)) {
         fprintf(stderr, "mdlsim: error: cannot find '%s' in PATH\n", o.argv[0]);
-        return 1;
+        return RUN_NOT_FOUND;
     }
     o.program = o.found;
     if (access(o.program, X_OK) != 0) {
-        fprintf(stderr, "mdlsim: error: cannot execute '%s': %s\n", o.program, strerror(errno));
-        return 1;
+        int e = errno;
+        fprintf(stderr, "mdlsim: error: cannot execute '%s': %s\n", o.program, strerror(e));
+        return e == ENOENT ? RUN_NOT_FOUND : RUN_CANNOT_EXECUTE;
     }
     o.sysroot = launch_sysroot(o.sysroot, o.b.m->isa == MDL_ISA_AARCH64, o.program);
     struct analysis_plan plan;
@@ -1010,17 +1029,18 @@ static int cmd_run(int argc, char **argv)
         return 2;
     if (!resolve_roi(&o, &plan, &ro, err, sizeof err)) {
         fprintf(stderr, "mdlsim: error: %s\n", err);
-        return 1;
+        return RUN_FAILED;
     }
     catch_fatal_signals();
     struct safefile trace = { 0 };
+    struct trace_writer tw;
     if (o.record && (!safefile_open(&trace, o.record, err, sizeof err) ||
-                     !run_write_trace_header(trace.fp, o.b.m->isa))) {
-        fprintf(stderr, "mdlsim: error: %s\n", trace.fp ? "cannot write the trace's header" : err);
+                     !trace_write_start(&tw, trace.fp, (enum mdl_isa)o.b.m->isa, o.program, err, sizeof err))) {
+        fprintf(stderr, "mdlsim: error: %s\n", err);
         safefile_discard(&trace);
-        return 1;
+        return RUN_FAILED;
     }
-    ro.record = trace.fp;
+    ro.record = o.record ? &tw : NULL;
     doom_path(0, trace.tmp);
     struct console *con = console_new(!o.quiet && isatty(STDERR_FILENO));
     ro.progress = on_progress;
@@ -1036,9 +1056,10 @@ static int cmd_run(int argc, char **argv)
     console_free(con);
     if (g.pid > 0 && run_executed(r) == 0)
         ok = never_started(&o, g.status, said, err, sizeof err);
-    else if (ok)
-        ok = guest_exited(g.status, err, sizeof err);
-    /* the trace takes its name once whole: a failed run leaves what the path held */
+    /* the trace takes its name once whole (a program killed is whole: its end says so); a failed
+     * run leaves what the path held */
+    if (o.record && ok && !trace_write_end(&tw, g.status))
+        ok = false, snprintf(err, sizeof err, "cannot write the trace: %s", strerror(errno));
     if (o.record && ok)
         ok = safefile_close(&trace, err, sizeof err) && safefile_publish(&trace, err, sizeof err);
     doom_path(0, NULL);
@@ -1046,30 +1067,32 @@ static int cmd_run(int argc, char **argv)
     if (!ok) {
         fprintf(stderr, "mdlsim: error: %s\n", err);
         run_free(r);
-        return 1;
+        return RUN_FAILED;
     }
-    rc = finish_report(r, &o, &plan, "run");
+    bool killed = WIFSIGNALED(g.status);
+    rc = finish_report(r, &o, &plan, "run", killed ? -1 : WEXITSTATUS(g.status), killed ? WTERMSIG(g.status) : -1);
     run_free(r);
-    return rc ? rc : (WIFEXITED(g.status) ? WEXITSTATUS(g.status) : 1);
+    return rc ? RUN_FAILED : guest_status(g.status);
 }
 
-/* A regular trace file is read in place; a pipe or a file that cannot be mapped is read. */
-struct trace_map {
-    void *base;
-    size_t len;
-};
-
-static bool trace_map(int fd, struct trace_map *m)
+/* The trace's program is the one --program names (or it is read from where it was recorded). */
+static bool same_program(const struct run_cli *o, const struct trace_reader *t, char *err, size_t errlen)
 {
-    struct stat st;
-    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || (size_t)st.st_size <= 2 * sizeof(uint64_t))
+    struct sha256 s;
+    char hex[SHA256_HEX];
+    if (!o->program)
+        return true;
+    sha256_init(&s);
+    if (!sha256_file(&s, o->program)) {
+        snprintf(err, errlen, "cannot read '%s': %s", o->program, strerror(errno));
         return false;
-    void *p = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
-    if (p == MAP_FAILED)
-        return false;
-    madvise(p, (size_t)st.st_size, MADV_SEQUENTIAL);
-    *m = (struct trace_map){ p, (size_t)st.st_size };
-    return true;
+    }
+    sha256_hex(&s, hex);
+    if (strcmp(hex, t->program_sha) == 0)
+        return true;
+    snprintf(err, errlen, "'%s' is not the program '%s' was recorded from ('%.512s', whose content differs)", o->program,
+             o->trace, t->program);
+    return false;
 }
 
 static int cmd_replay(int argc, char **argv)
@@ -1086,40 +1109,36 @@ static int cmd_replay(int argc, char **argv)
     catch_fatal_signals();
     if (!run_plan(&plan, &o, &ro))
         return 2;
-    if (!resolve_roi(&o, &plan, &ro, err, sizeof err)) {
+    struct trace_reader t;
+    if (!trace_open(&t, o.trace, err, sizeof err) || !same_program(&o, &t, err, sizeof err)) {
         fprintf(stderr, "mdlsim: error: %s\n", err);
+        if (t.fd >= 0)
+            trace_close(&t);
+        return 1;
+    }
+    if (t.isa != (enum mdl_isa)o.b.m->isa) {
+        fprintf(stderr, "mdlsim: error: the trace was recorded for %s, the machine is %s\n",
+                t.isa == MDL_ISA_AARCH64 ? "aarch64" : "x86_64", o.b.m->isa == MDL_ISA_AARCH64 ? "aarch64" : "x86_64");
+        trace_close(&t);
         return 1;
     }
     struct console *con = console_new(!o.quiet && isatty(STDERR_FILENO));
     ro.progress = on_progress;
     ro.progress_ctx = con;
-    int fd = open(o.trace, O_RDONLY);
     struct run *r = NULL;
-    struct trace_map map = { NULL, 0 };
-    bool ok = fd >= 0 && run_read_trace_header(fd, (enum mdl_isa)o.b.m->isa, err, sizeof err) &&
-              (r = run_new(&ro, err, sizeof err));
-    if (ok) {
-        struct run_source src = { .fd = fd, .free_fd = -1, .trace = o.trace };
-        if (trace_map(fd, &map)) {
-            src.words = (const uint64_t *)map.base + 2;     /* after the header */
-            src.n_words = (map.len - 2 * sizeof(uint64_t)) / sizeof(uint64_t);
-        }
-        ok = run_consume(r, &src, err, sizeof err) && regions_found(r, o.program ? o.program : o.trace, err,
+    struct run_source src = { .fd = -1, .free_fd = -1, .trace = &t };
+    bool ok = resolve_roi(&o, &plan, &ro, err, sizeof err) && (r = run_new(&ro, err, sizeof err)) &&
+              run_consume(r, &src, err, sizeof err) && regions_found(r, o.program ? o.program : t.program, err,
                                                                      sizeof err);
-    }
-    if (fd < 0)
-        snprintf(err, sizeof err, "cannot read '%s': %s", o.trace, strerror(errno));
-    if (map.base)
-        munmap(map.base, map.len);
-    if (fd >= 0)
-        close(fd);
+    trace_close(&t);
     console_free(con);
     if (!ok) {
         fprintf(stderr, "mdlsim: error: %s\n", err);
         run_free(r);
         return 1;
     }
-    rc = finish_report(r, &o, &plan, "replay");
+    bool killed = t.end == TRACE_KILLED;
+    rc = finish_report(r, &o, &plan, "replay", killed ? -1 : t.end_value, killed ? t.end_value : -1);
     run_free(r);
     return rc;
 }

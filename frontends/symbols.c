@@ -144,9 +144,15 @@ static bool mapped_segment(Elf *elf, uint64_t offset, uint64_t len, GElf_Phdr *o
 /* The load bias of PATH mapped with its file offset OFFSET at ADDR, or a reason it has none. */
 static const char *load_bias(const char *path, uint64_t addr, uint64_t len, uint64_t offset, uint64_t *bias)
 {
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    /* a trace names its files: a FIFO or a device there must not block or be read */
+    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+    struct stat st;
     if (fd < 0)
         return strerror(errno);
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+        close(fd);
+        return "not a regular file";
+    }
     elf_version(EV_CURRENT);
     Elf *elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
     GElf_Phdr ph;

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <signal.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -27,22 +28,52 @@ static struct run mdlsim_to(const char *args, const char *redirect) { return mdl
 static struct run mdlsim(const char *args) { return mdlsim_to(args, "2>/dev/null"); }
 static struct run mdlsim_stderr(const char *args) { return mdlsim_to(args, "2>&1 >/dev/null"); }
 
-/* Runs mdlsim ARGS (by PREFIX) and expects exit status 1 and MESSAGE as the last line on stderr. */
-static void expect_error_by(const char *prefix, const char *args, const char *message)
+/* The last line of S (without its newline), in BUF. */
+static const char *last_line(const char *s, char *buf, size_t len)
+{
+    size_t n = strlen(s);
+    while (n > 0 && s[n - 1] == '\n')
+        n--;
+    size_t start = n;
+    while (start > 0 && s[start - 1] != '\n')
+        start--;
+    snprintf(buf, len, "%.*s", (int)(n - start), s + start);
+    return buf;
+}
+
+/* Runs mdlsim ARGS (by PREFIX) and expects exit status STATUS and MESSAGE as the last line on stderr. */
+static void expect_status_by(const char *prefix, const char *args, int status, const char *message)
 {
     struct run r = mdlsim_by(prefix, args, "2>&1 >/dev/null");
-    cr_expect_eq(r.status, 1, "mdlsim %s: status %d", args, r.status);
-    const char *last = r.out;
-    for (const char *p = r.out; *p; p++)
-        if (*p == '\n' && p[1])
-            last = p + 1;
-    char want[512];
-    snprintf(want, sizeof want, "mdlsim: error: %s\n", message);
-    cr_expect_str_eq(last, want, "mdlsim %s", args);
+    cr_expect_eq(r.status, status, "mdlsim %s: status %d", args, r.status);
+    char want[512], line[1024];
+    snprintf(want, sizeof want, "mdlsim: error: %s", message);
+    cr_expect_str_eq(last_line(r.out, line, sizeof line), want, "mdlsim %s", args);
     free(r.out);
 }
 
+/* The status of mdlsim's own failure: 1, or 125 for run (whose other statuses are the program's). */
+static void expect_error_by(const char *prefix, const char *args, const char *message)
+{
+    expect_status_by(prefix, args, strncmp(args, "run ", 4) == 0 ? 125 : 1, message);
+}
+
 static void expect_error(const char *args, const char *message) { expect_error_by("", args, message); }
+
+/* Runs mdlsim ARGS and expects exit status STATUS and a last line on stderr that begins with
+ * "mdlsim: error: " HEAD and ends with TAIL (what lies between depends on the checkout's path). */
+static void expect_error_around(const char *args, int status, const char *head, const char *tail)
+{
+    struct run r = mdlsim_stderr(args);
+    cr_expect_eq(r.status, status, "mdlsim %s: status %d", args, r.status);
+    char want[512], last[1024];
+    snprintf(want, sizeof want, "mdlsim: error: %s", head);
+    last_line(r.out, last, sizeof last);
+    size_t n = strlen(last), t = strlen(tail);
+    cr_expect(strncmp(last, want, strlen(want)) == 0 && n >= t && strcmp(last + n - t, tail) == 0,
+              "mdlsim %s:\n%s", args, last);
+    free(r.out);
+}
 
 static json_t *block_json(const char *args)
 {
@@ -411,20 +442,20 @@ Test(mdlsim_run, replays_a_recorded_run_on_another_machine_of_the_same_isa)
     free(r.out);
     remove("/tmp/mdlsim-rarroam.json");
     cr_assert_eq(truncate("/tmp/mdlsim-test.trace", 4096), 0);
-    expect_error("replay --machine skylake --json /tmp/mdlsim-rarroam.json /tmp/mdlsim-test.trace",
-                 "'/tmp/mdlsim-test.trace' ends before the program's exit: the trace is truncated");
+    expect_error_around("replay --machine skylake --json /tmp/mdlsim-rarroam.json /tmp/mdlsim-test.trace", 1,
+                        "'/tmp/mdlsim-test.trace' ends inside the frame at byte ", ": the trace is truncated");
     cr_expect_neq(access("/tmp/mdlsim-rarroam.json", F_OK), 0, "no report from a truncated trace");
     cr_assert_eq(truncate("/tmp/mdlsim-test.trace", 16), 0);
     expect_error("replay --machine skylake /tmp/mdlsim-test.trace",
-                 "'/tmp/mdlsim-test.trace' holds no events: the trace is truncated");
+                 "'/tmp/mdlsim-test.trace' ends at byte 16, before its end frame: the trace is truncated");
     remove("/tmp/mdlsim-test.trace");
     remove("/tmp/mdlsim-rarroam.json");
 }
 
 Test(mdlsim_run, refuses_missing_foreign_and_multithreaded_programs_with_a_message)
 {
-    expect_error("run --machine skylake -- ../build/programs/no-such-program",
-                 "cannot execute '../build/programs/no-such-program': No such file or directory");
+    expect_status_by("", "run --machine skylake -- ../build/programs/no-such-program", 127,
+                     "cannot execute '../build/programs/no-such-program': No such file or directory");
     expect_error("run --machine cortex-a72 -- ../build/programs/exact.x86",
                  "'../build/programs/exact.x86': not an AArch64 program (the machine is aarch64)");
     expect_error("run --machine skylake --roi no_such_function -- ../build/programs/exact.x86",
@@ -530,19 +561,6 @@ Test(views, writes_json_that_the_schema_validates_for_block_run_and_replay)
     cr_expect_eq(system("sed 's/\"verdict\":/\"verdikt\":/' /tmp/mdlsim-schema-b1.json > /tmp/mdlsim-schema-bad.json"), 0);
     cr_expect_eq(validate("/tmp/mdlsim-schema-bad.json", true), 1);
     cr_expect_eq(system("rm -f /tmp/mdlsim-schema-*"), 0);
-}
-
-/* The last line of S (without its newline), in BUF. */
-static const char *last_line(const char *s, char *buf, size_t len)
-{
-    size_t n = strlen(s);
-    while (n > 0 && s[n - 1] == '\n')
-        n--;
-    size_t start = n;
-    while (start > 0 && s[start - 1] != '\n')
-        start--;
-    snprintf(buf, len, "%.*s", (int)(n - start), s + start);
-    return buf;
 }
 
 /* Runs PROGRAM's region ROI on MACHINE and checks that the text report ends with a verdict
@@ -971,8 +989,10 @@ Test(mdlsim_run, replays_a_region_of_a_pie_from_its_trace_alone)
     cr_assert(o, "%s", e.text);
     cr_expect_eq(json_integer_value(json_object_get(o, "instructions")), 4 + 4 * 100);
     json_decref(o);
-    expect_error("replay --machine icelake --roi no_such_function /tmp/mdlsim-pie.trace",
-                 "no function 'no_such_function' in '/tmp/mdlsim-pie.trace' or the libraries it loaded");
+    char abs[PATH_MAX], msg[PATH_MAX + 128];
+    cr_assert(realpath("../build/programs/exact.pie", abs));
+    snprintf(msg, sizeof msg, "no function 'no_such_function' in '%s' or the libraries it loaded", abs);
+    expect_error("replay --machine icelake --roi no_such_function /tmp/mdlsim-pie.trace", msg);
     remove("/tmp/mdlsim-pie.trace");
     remove("/tmp/mdlsim-pie-r.json");
 }
@@ -1034,7 +1054,8 @@ Test(mdlsim_run, finds_a_program_in_path_as_a_shell_does)
     cr_expect_eq(r.status, 0);
     cr_expect_str_eq(r.out, "sh\n");
     free(r.out);
-    expect_error("run --machine skylake -- mdlsim-no-such-program", "cannot find 'mdlsim-no-such-program' in PATH");
+    expect_status_by("", "run --machine skylake -- mdlsim-no-such-program", 127,
+                     "cannot find 'mdlsim-no-such-program' in PATH");
 }
 
 Test(mdlsim_run, refuses_the_separator_as_the_value_of_an_option)
@@ -1282,4 +1303,78 @@ Test(mdlsim_run, refuses_to_write_a_report_onto_a_link_or_a_device_and_leaves_th
     cr_expect_str_eq(kept, "kept");
     free(kept);
     remove("/tmp/mdlsim-keep.trace");
+}
+
+/* A program killed by a signal keeps the report of what ran, marked as such in every view, and
+ * mdlsim exits 128 + the signal as a shell would; the trace says so to its replay. */
+Test(mdlsim_run, reports_what_ran_before_a_signal_killed_the_program, .timeout = 60)
+{
+    struct run r = mdlsim_stderr("run --machine skylake --no-sensitivity --roi kernel_crash --json /tmp/mdlsim-kill.json "
+                                 "--record /tmp/mdlsim-kill.trace -- ../build/programs/crash.x86 1000");
+    cr_expect_eq(r.status, 128 + 11, "a SIGSEGV is status 139, as a shell says it");
+    cr_expect(strstr(r.out, "Program:            killed by signal 11 (Segmentation fault) after "), "%s", r.out);
+    free(r.out);
+    json_t *o = json_load_file("/tmp/mdlsim-kill.json", 0, NULL);
+    cr_assert(o, "no report of a killed program");
+    json_t *end = json_object_get(o, "program_end");
+    cr_expect_str_eq(json_string_value(json_object_get(end, "how")), "killed");
+    cr_expect_eq(json_integer_value(json_object_get(end, "signal")), 11);
+    cr_expect_str_eq(json_string_value(json_object_get(end, "signal_name")), "SIGSEGV");
+    cr_expect_eq(json_integer_value(json_object_get(o, "instructions")) > 1000 * 4, 1, "the region ran");
+    json_decref(o);
+    r = mdlsim_stderr("run --machine skylake --no-sensitivity -- ../build/programs/crash.x86 10 9");
+    cr_expect_eq(r.status, 128 + 9, "SIGKILL");
+    cr_expect(strstr(r.out, "killed by signal 9 (Killed)"), "%s", r.out);
+    free(r.out);
+    r = mdlsim_stderr("replay --machine icelake --no-sensitivity --json /tmp/mdlsim-kill.json /tmp/mdlsim-kill.trace");
+    cr_expect_eq(r.status, 0, "the replay of a killed program's trace is an analysis like any other");
+    cr_expect(strstr(r.out, "killed by signal 11 (Segmentation fault)"), "%s", r.out);
+    free(r.out);
+    o = json_load_file("/tmp/mdlsim-kill.json", 0, NULL);
+    cr_expect_str_eq(json_string_value(json_object_get(json_object_get(o, "program_end"), "how")), "killed");
+    json_decref(o);
+    remove("/tmp/mdlsim-kill.json");
+    remove("/tmp/mdlsim-kill.trace");
+}
+
+/* Copies FROM to TO with the byte at OFFSET xor-ed with MASK. */
+static void copy_flipped(const char *from, const char *to, long offset, unsigned mask)
+{
+    FILE *in = fopen(from, "rb"), *out = fopen(to, "wb");
+    cr_assert(in && out);
+    int c;
+    for (long i = 0; (c = fgetc(in)) != EOF; i++)
+        fputc(i == offset ? c ^ (int)mask : c, out);
+    fclose(in);
+    cr_assert_eq(fclose(out), 0);
+}
+
+/* Every kind of damage to a trace is named with where it is; nothing is reported from it. */
+Test(mdlsim_run, names_the_damage_of_a_corrupt_trace_and_where_it_is, .timeout = 60)
+{
+    const char *t = "/tmp/mdlsim-dmg.trace", *bad = "/tmp/mdlsim-dmg-bad.trace";
+    cr_assert_eq(mdlsim_into("run --machine skylake --no-sensitivity --record /tmp/mdlsim-dmg.trace -- "
+                             "../build/programs/exact.x86 100", "/dev/null"), 0);
+    copy_flipped(t, bad, 3000, 0x10);
+    expect_error_around("replay --machine skylake --json /tmp/mdlsim-dmg.json /tmp/mdlsim-dmg-bad.trace", 1,
+                        "'/tmp/mdlsim-dmg-bad.trace' is corrupt: the frame at bytes ", " does not match its checksum");
+    cr_expect_neq(access("/tmp/mdlsim-dmg.json", F_OK), 0, "no report from a corrupt trace");
+    copy_flipped(t, bad, 6, 0x03);
+    expect_error("replay --machine skylake /tmp/mdlsim-dmg-bad.trace",
+                 "'/tmp/mdlsim-dmg-bad.trace' is a trace of format 1; this mdlsim reads format 2 (record it again "
+                 "with this mdlsim)");
+    copy_flipped(t, bad, 8, 0x07);
+    expect_error("replay --machine skylake /tmp/mdlsim-dmg-bad.trace",
+                 "'/tmp/mdlsim-dmg-bad.trace' is corrupt at byte 8: ISA 7 is neither x86_64 (0) nor aarch64 (1)");
+    copy_flipped(t, bad, 0, 0x01);
+    expect_error("replay --machine skylake /tmp/mdlsim-dmg-bad.trace",
+                 "'/tmp/mdlsim-dmg-bad.trace' is not an mdlsim trace (no header)");
+    char abs[PATH_MAX], msg[2 * PATH_MAX];
+    cr_assert(realpath("../build/programs/exact.x86", abs));
+    snprintf(msg, sizeof msg, "'../build/programs/fused.x86' is not the program '%s' was recorded from ('%s', whose "
+             "content differs)", t, abs);
+    expect_error("replay --machine skylake --program ../build/programs/fused.x86 /tmp/mdlsim-dmg.trace", msg);
+    expect_error("replay --machine skylake /tmp", "cannot read '/tmp': Is a directory");
+    remove(t);
+    remove(bad);
 }

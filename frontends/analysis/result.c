@@ -27,6 +27,7 @@ void result_reset(struct result *r, const struct mdl_machine *m)
     memset(r, 0, offsetof(struct result, rows));
     r->m = m;
     r->iterations = 1;
+    r->exit_code = r->killed_by = -1;
 }
 
 void result_free(struct result *r)

@@ -139,6 +139,9 @@ struct result {
     unsigned iterations;            /* block: iterations simulated; run: 1 */
     uint64_t instructions;          /* block: per iteration; run: in the scope */
     uint64_t executed;              /* run: in the whole run; block: = instructions */
+    /* run, replay: how the program ended: its exit code, or the signal that killed it (then the
+     * result covers what ran before); both -1 when unknown (a block) */
+    int exit_code, killed_by;
     uint64_t macro_fused;           /* fused pairs (block: per iteration) */
     double cycles;                  /* block: per iteration (steady state); run: in the scope */
     double ipc;

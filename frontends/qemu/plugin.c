@@ -154,6 +154,9 @@ static atomic_bool vcpu0_thread_known;
 
 static qemu_plugin_id_t plugin_id;
 static int64_t nr_exit = -1, nr_exit_group = -1;
+/* kill, tkill, tgkill: how a program sends itself a signal (raise, abort). QEMU 7.2 runs no exit
+ * callback when a signal kills the guest, so vCPU 0 flushes its buffer before one may. */
+static int64_t nr_kill[3] = { -1, -1, -1 };
 
 /* Instructions by vaddr: open addressing, linear probing, at most half full. Translation may run
  * on any vCPU's thread, hence the lock. */
@@ -691,6 +694,8 @@ static void on_syscall(qemu_plugin_id_t id, unsigned int vcpu, int64_t num, uint
         atomic_store(&vcpu0_in_syscall, true);
     if (num == nr_exit || num == nr_exit_group)
         atomic_store(&exit_code, (unsigned)(a1 & 0xff));   /* the status a parent sees */
+    if (vcpu == 0 && S.recording && S.n && (num == nr_kill[0] || num == nr_kill[1] || num == nr_kill[2]))
+        flush_main();
 }
 
 static void on_syscall_ret(qemu_plugin_id_t id, unsigned int vcpu, int64_t num, int64_t ret)
@@ -752,15 +757,18 @@ static void set_exit_syscalls(const char *target)
 {
     static const struct {
         const char *target;
-        int64_t exit, exit_group;
+        int64_t exit, exit_group, kill[3];
     } tab[] = {
-        { "x86_64", 60, 231 }, { "i386", 1, 252 },     { "arm", 1, 248 },          { "aarch64", 93, 94 },
-        { "riscv64", 93, 94 }, { "riscv32", 93, 94 }, { "loongarch64", 93, 94 },
+        { "x86_64", 60, 231, { 62, 200, 234 } },     { "i386", 1, 252, { 37, 238, 270 } },
+        { "arm", 1, 248, { 37, 238, 268 } },         { "aarch64", 93, 94, { 129, 130, 131 } },
+        { "riscv64", 93, 94, { 129, 130, 131 } },    { "riscv32", 93, 94, { 129, 130, 131 } },
+        { "loongarch64", 93, 94, { 129, 130, 131 } },
     };
     for (size_t i = 0; target && i < sizeof tab / sizeof tab[0]; i++)
         if (strcmp(target, tab[i].target) == 0) {
             nr_exit = tab[i].exit;
             nr_exit_group = tab[i].exit_group;
+            memcpy(nr_kill, tab[i].kill, sizeof nr_kill);
         }
 }
 

@@ -18,7 +18,6 @@
 #include "symbols.h"
 #include "wire.h"
 
-#define TRACE_MAGIC 0x31454341525444ull     /* "DTRACE1" */
 enum { RUN_MAX_ENTRIES = 64 };
 /* Static instructions one run may have: far beyond any program's code (a browser has some tens of
  * millions of bytes of it), and a bound on what a forged id can make mdlsim allocate. */
@@ -41,8 +40,9 @@ struct reader {
     struct run_source src;
     const struct run *run;          /* whose progress is told between buffers */
     uint64_t told_ms, told_executed;
-    FILE *copy;
-    const uint64_t *w;              /* buf, or the shared chunk being read */
+    struct trace_writer *copy;
+    char why[512];                  /* why a trace file could not be read to its end */
+    const uint64_t *w;              /* buf, a frame of a trace file, or the shared chunk being read */
     size_t n, pos;
     int64_t held;                   /* the shared chunk to give back before the next; -1: none */
     bool eof, corrupt;
@@ -269,7 +269,7 @@ static bool next_chunk(struct reader *rd)
     rd->n = n;
     rd->pos = 0;
     if (rd->copy && n)
-        fwrite(rd->w, sizeof *rd->w, n, rd->copy);
+        trace_write_events(rd->copy, rd->w, n);
     return true;
 }
 
@@ -294,22 +294,25 @@ static void tell_progress(struct reader *rd)
     r->o.progress(r->o.progress_ctx, r->total, r->in_roi);
 }
 
-/* A mapped trace is read in slices of a buffer's size, so that progress is told between them. */
-static bool next_slice(struct reader *rd)
+/* A trace file is read frame by frame, each checked before its words are. */
+static bool next_frame(struct reader *rd)
 {
-    size_t done = (size_t)(rd->w - rd->src.words) + rd->n, left = rd->src.n_words - done;
-    rd->w = rd->src.words + done;
-    rd->n = left < sizeof rd->buf / sizeof *rd->buf ? left : sizeof rd->buf / sizeof *rd->buf;
-    rd->pos = 0;
-    return rd->n > 0;
+    size_t n;
+    while (trace_next(rd->src.trace, &rd->w, &n, rd->why, sizeof rd->why))
+        if (n) {
+            rd->n = n;
+            rd->pos = 0;
+            return true;
+        }
+    return false;
 }
 
 /* The next buffer's worth of words; false at the end of the stream. */
 static bool refill(struct reader *rd)
 {
     tell_progress(rd);
-    if (rd->src.words)
-        return next_slice(rd);
+    if (rd->src.trace)
+        return next_frame(rd);
     if (rd->eof)
         return false;
     if (rd->src.shm) {
@@ -322,7 +325,7 @@ static bool refill(struct reader *rd)
     size_t have = read_words(rd->src.fd, (char *)rd->buf, sizeof rd->buf);
     rd->eof = have == 0 || have % 8 != 0;
     if (rd->copy && have)
-        fwrite(rd->buf, 1, have, rd->copy);
+        trace_write_events(rd->copy, rd->buf, have / 8);
     rd->w = rd->buf;
     rd->n = have / 8;
     rd->pos = 0;
@@ -662,11 +665,12 @@ bool run_consume(struct run *r, const struct run_source *src, char *err, size_t 
     rd->run = r;
     rd->held = -1;
     rd->copy = r->o.record;
-    rd->w = src->words;
     uint64_t w;
     bool ok = next_word(rd, &w) && w == WIRE_MAGIC;
-    if (!ok && src->trace)
-        snprintf(err, errlen, "'%s' holds no events: the trace is truncated", src->trace);
+    if (!ok && rd->why[0])
+        snprintf(err, errlen, "%s", rd->why);
+    else if (!ok && src->trace)
+        snprintf(err, errlen, "'%s' holds no events of this mdlsim's plugin", src->trace->path);
     else if (!ok)
         snprintf(err, errlen, "no event stream (did the program start under QEMU?)");
     while (ok && next_word(rd, &w)) {
@@ -690,8 +694,8 @@ bool run_consume(struct run *r, const struct run_source *src, char *err, size_t 
         snprintf(err, errlen, "corrupt event stream (a chunk token out of range)");
         ok = false;
     }
-    if (ok && src->trace && r->exit_code < 0) {
-        snprintf(err, errlen, "'%s' ends before the program's exit: the trace is truncated", src->trace);
+    if (ok && rd->why[0]) {
+        snprintf(err, errlen, "%s", rd->why);
         ok = false;
     }
     if (ok && r->pend >= 0)
@@ -701,29 +705,6 @@ bool run_consume(struct run *r, const struct run_source *src, char *err, size_t 
         feed_finish(r->feed2);
     free(rd);
     return ok;
-}
-
-/* ---- trace files ------------------------------------------------------------------------------- */
-
-bool run_write_trace_header(FILE *fp, enum mdl_isa isa)
-{
-    uint64_t h[2] = { TRACE_MAGIC, (uint64_t)isa };
-    return fwrite(h, sizeof h, 1, fp) == 1;
-}
-
-bool run_read_trace_header(int fd, enum mdl_isa isa, char *err, size_t errlen)
-{
-    uint64_t h[2];
-    if (read(fd, h, sizeof h) != (ssize_t)sizeof h || h[0] != TRACE_MAGIC) {
-        snprintf(err, errlen, "not an mdlsim trace (no header)");
-        return false;
-    }
-    if (h[1] != (uint64_t)isa) {
-        snprintf(err, errlen, "the trace was recorded for %s, the machine is %s", h[1] ? "aarch64" : "x86_64",
-                 isa ? "aarch64" : "x86_64");
-        return false;
-    }
-    return true;
 }
 
 /* ---- the result ------------------------------------------------------------------------------- */

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include "mdl_machine.h"
 #include "model.h"
+#include "trace.h"
 
 /* How far the stream has come: EXECUTED instructions read, MODELLED of them in the region. */
 typedef void run_progress_fn(void *ctx, uint64_t executed, uint64_t modelled);
@@ -23,7 +24,7 @@ struct run_opts {
     unsigned n_lanes;
     bool causality;
     unsigned causality_sample;      /* causality on one period in this many (1: always) */
-    FILE *record;                   /* copy of the stream (with its header), or NULL */
+    struct trace_writer *record;    /* where the stream is recorded, or NULL */
     /* Told between buffers of the stream, never per event: at most every RUN_PROGRESS_MS, and
      * at once when the first instructions have been read (the program has started). */
     run_progress_fn *progress;
@@ -44,14 +45,12 @@ struct run_source {
     const uint64_t *shm;
     size_t chunks;
     int free_fd;
-    const uint64_t *words;
-    size_t n_words;
-    const char *trace;              /* the trace file's name; NULL for a live stream */
+    struct trace_reader *trace;     /* a trace file, opened; NULL for a live stream */
 };
 
 /* Consumes the stream until its exit record or its end. False with ERR when the stream is
  * malformed, cannot be decoded, or the guest started a second thread, and for a trace file,
- * when it ends before the program's exit (mdlsim run keeps a trace only when the guest exited). */
+ * when it is truncated or corrupt (ERR names the byte). */
 bool run_consume(struct run *r, const struct run_source *src, char *err, size_t errlen);
 /* The machine the run models. */
 const struct mdl_machine *run_machine(const struct run *r);
@@ -67,10 +66,5 @@ uint64_t run_executed(const struct run *r);
  * R must outlive RES's use. */
 struct result;
 void run_fill(const struct run *r, struct result *res, struct rt_topdown *td);
-
-/* Trace files: an 8-byte magic, the ISA, then the stream as the plugin wrote it. */
-bool run_write_trace_header(FILE *fp, enum mdl_isa isa);
-/* Checks the header on FD; false with ERR when it is not a trace or of another ISA. */
-bool run_read_trace_header(int fd, enum mdl_isa isa, char *err, size_t errlen);
 
 #endif

@@ -202,6 +202,13 @@ static void title(FILE *out, const struct result *r)
         stat_box(out, v, "macro-fused pairs");
     }
     fputs("</div>\n</header>\n<main>\n", out);
+    if (r->killed_by > 0) {
+        const char *descr = sigdescr_np(r->killed_by);
+        fprintf(out, "<p class=\"note\" data-killed-by=\"%d\">The program was killed by signal %d (", r->killed_by,
+                r->killed_by);
+        esc(out, descr ? descr : "unknown signal");
+        fprintf(out, ") after %" PRIu64 " instructions: this page covers what ran before.</p>\n", r->executed);
+    }
 }
 
 static const char *verdict_kind(enum result_verdict_kind k)

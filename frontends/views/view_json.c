@@ -207,6 +207,24 @@ static const char *verdict_kind(enum result_verdict_kind k)
     return names[k];
 }
 
+/* How the program of a run ended: an exit, or a signal (the result covers what ran before). */
+static void program_end(struct jw *out, const struct result *r)
+{
+    jkey(out, "program_end", false);
+    jw_char(out, '{');
+    jkey_str(out, "how", r->killed_by > 0 ? "killed" : "exited", true);
+    if (r->killed_by > 0) {
+        char name[32];
+        const char *abbrev = sigabbrev_np(r->killed_by);
+        snprintf(name, sizeof name, "SIG%s", abbrev ? abbrev : "UNKNOWN");
+        jkey_u64(out, "signal", (uint64_t)r->killed_by, false);
+        jkey_str(out, "signal_name", name, false);
+    } else {
+        jkey_u64(out, "exit_code", (uint64_t)r->exit_code, false);
+    }
+    jw_char(out, '}');
+}
+
 static void json_head(struct jw *out, const struct result *r)
 {
     jw_str(out, "{\"schema_version\":");
@@ -222,6 +240,8 @@ static void json_head(struct jw *out, const struct result *r)
     jkey_u64(out, "iterations", r->iterations, false);
     jkey_u64(out, "instructions", r->instructions, false);
     jkey_u64(out, "executed", r->executed, false);
+    if (r->killed_by > 0 || r->exit_code >= 0)
+        program_end(out, r);
     jkey_num(out, "cycles", r->cycles, false);
     if (r->scope == RESULT_SCOPE_BLOCK)
         jkey_num(out, "cycles_per_iteration", r->cycles, false);

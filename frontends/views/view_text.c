@@ -19,6 +19,14 @@ static const char *location(const struct result_row *row, char *buf, size_t len)
     return buf;
 }
 
+/* A run whose program a signal ended: said first, so that no one takes the report for a whole run. */
+static void program_killed(FILE *out, const struct result *r)
+{
+    const char *descr = sigdescr_np(r->killed_by);
+    fprintf(out, "Program:            killed by signal %d (%s) after %llu instructions: this report covers what "
+                 "ran before\n", r->killed_by, descr ? descr : "unknown signal", (unsigned long long)r->executed);
+}
+
 static void summary(FILE *out, const struct result *r)
 {
     bool block = r->scope == RESULT_SCOPE_BLOCK;
@@ -33,6 +41,8 @@ static void summary(FILE *out, const struct result *r)
         fprintf(out, "Instructions:       %llu per iteration\n", (unsigned long long)r->instructions);
         fprintf(out, "Cycles/iteration:   %.2f\n", r->cycles);
     } else {
+        if (r->killed_by > 0)
+            program_killed(out, r);
         fprintf(out, "Instructions:       %llu (of %llu executed)\n", (unsigned long long)r->instructions,
                 (unsigned long long)r->executed);
         fprintf(out, "Cycles:             %.0f\n", r->cycles);

@@ -1,11 +1,12 @@
 #!/bin/sh
 # make fuzz: each libFuzzer harness for SECONDS, from seeds (the bundled and test descriptions; the
-# test kernels and, when ../shared is beside the checkout, BHive dev blocks). A crash stops with its
+# test kernels and, when ../shared is beside the checkout, BHive dev blocks; traces; ELF objects). A crash stops with its
 # input in DIR/crashes/. Usage: tests/fuzz/run.sh DIR SECONDS
 set -eu
 F=$1
 T=$2
-mkdir -p "$F/corpus/mdl" "$F/corpus/block" "$F/seeds/mdl" "$F/seeds/block" "$F/crashes"
+for h in mdl block trace elf; do mkdir -p "$F/corpus/$h" "$F/seeds/$h"; done
+mkdir -p "$F/crashes"
 cp machines/*.mdl machines/include/*.mdl tests/diag/*.mdl "$F/seeds/mdl/" 2>/dev/null || true
 # a block seed: a machine byte, then the block's bytes
 i=0
@@ -19,7 +20,20 @@ if [ -r ../shared/data/bhive/blocks-dev.txt ]; then
         i=$((i + 1))
     done
 fi
-for h in mdl block; do
+# trace seeds: the regression traces, a small hand-made one (an instruction, executions, a load,
+# a mapping), and recorded runs of small programs when they are built
+cp tests/traces/*.trace "$F/seeds/trace/"
+python3 tests/traces/mktrace.py "$F/seeds/trace/small.trace" 0 4d444c5349570001 \
+    0000000000000401 401000 90909090 2 2 0000000100080003 7fff0000 4
+for p in build/programs/exact.x86 build/programs/crash.x86; do
+    [ -x "$p" ] && build/mdlsim run --machine skylake --no-sensitivity --quiet --record "$F/seeds/trace/$(basename "$p")" \
+        -- "$p" 3 >/dev/null 2>&1 || true
+done
+# ELF seeds: the test programs (static, dynamic, PIE, AArch64) and a shared library
+for p in build/programs/exact.x86 build/programs/exact.pie build/programs/exact.a64dyn build/programs/libkexact-x86.so; do
+    [ -r "$p" ] && cp "$p" "$F/seeds/elf/" || true
+done
+for h in mdl block trace elf; do
     echo "fuzz_$h: $T s"
     "$F/fuzz_$h" -max_total_time="$T" -rss_limit_mb=4096 -timeout=20 -print_final_stats=1 \
         -artifact_prefix="$F/crashes/$h-" "$F/corpus/$h" "$F/seeds/$h" 2>"$F/fuzz_$h.log" ||
