@@ -293,9 +293,12 @@ static bool read_hex_lines(const char *path, struct hex_lines *h)
         h->label[h->n++] = strdup(label);
     }
     free(line);
+    bool ok = !ferror(fp);
+    if (!ok)
+        fprintf(stderr, "mdlsim: error: cannot read '%s': %s\n", path, strerror(errno));
     if (fp != stdin)
         fclose(fp);
-    return true;
+    return ok;
 }
 
 /* One thread per processor online, no more than there are blocks. */
@@ -1143,7 +1146,7 @@ static int cmd_replay(int argc, char **argv)
     return rc;
 }
 
-int main(int argc, char **argv)
+static int command(int argc, char **argv)
 {
     if (argc < 2)
         return usage_error("%s", "no command");
@@ -1160,4 +1163,16 @@ int main(int argc, char **argv)
         return 0;
     }
     return usage_error("unknown command '%s'", argv[1]);
+}
+
+/* A result that could not be written whole (a full disk, a closed pipe) is a failure. */
+int main(int argc, char **argv)
+{
+    int rc = command(argc, argv);
+    char err[256];
+    if (!safefile_stdout(err, sizeof err)) {
+        fprintf(stderr, "mdlsim: error: %s\n", err);
+        rc = rc ? rc : argc > 1 && strcmp(argv[1], "run") == 0 ? RUN_FAILED : 1;
+    }
+    return rc;
 }

@@ -105,3 +105,11 @@ void safefile_discard(struct safefile *f)
     free(f->path);
     memset(f, 0, sizeof *f);
 }
+
+bool safefile_stdout(char *err, size_t errlen)
+{
+    if (fflush(stdout) == 0 && !ferror(stdout))
+        return true;
+    snprintf(err, errlen, "cannot write standard output: %s", strerror(errno ? errno : EIO));
+    return false;
+}

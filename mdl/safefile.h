@@ -24,4 +24,8 @@ bool safefile_publish(struct safefile *f, char *err, size_t errlen);
 /* Closes and removes what was not published; frees F. Safe on a zeroed F. */
 void safefile_discard(struct safefile *f);
 
+/* Flushes standard output: false with ERR when a write to it failed (a full disk, a closed
+ * pipe), so that a truncated result never ends with exit status 0. */
+bool safefile_stdout(char *err, size_t errlen);
+
 #endif

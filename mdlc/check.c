@@ -149,6 +149,8 @@ static uint64_t check_unit_ref(const struct program *p, const struct ast_ident *
         return 0;
     }
     uint64_t set = check_unit_set(p, id->name);
+    if (!set && u)
+        return 0;   /* declared with a count that was refused: reported there, once */
     if (!set) {
         size_t n;
         const char *const *names = unit_names(p, &n);

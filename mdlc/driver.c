@@ -8,6 +8,7 @@
 #include "parse.h"
 #include "qemu_cpu.h"
 #include "resolve.h"
+#include "safefile.h"
 
 static int dump_ast(struct program *p, const struct mdlc_opts *o)
 {
@@ -87,6 +88,12 @@ static bool write_depfile(struct program *p, const struct mdlc_opts *o)
 static int run_passes(struct program *p, const struct mdlc_opts *o)
 {
     struct resolve_opts ro = { o->include_dirs, o->n_include_dirs };
+    char err[512];
+    /* the depfile comes last: a directory that cannot take it fails before any output is written */
+    if (o->depfile && !safefile_check(o->depfile, err, sizeof err)) {
+        diag_plain(p->diag, DIAG_ERROR, "%s", err);
+        return 1;
+    }
     if (!resolve_program(p, o->input, &ro) || !check_program(p) || diag_failed(p->diag))
         return 1;
     if (!o->no_warn_qemu_cpu)

@@ -5,6 +5,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include "driver.h"
+#include "safefile.h"
 
 static const char usage[] =
     "usage: mdlc [-I DIR]... [-o OUTDIR [--basename NAME]] [--check | --summary | --dump-ast | --dump-json] [-W...] FILE.mdl\n";
@@ -106,6 +107,11 @@ int main(int argc, char **argv)
     else {
         o.input = argv[optind];
         rc = mdlc_run(&o);
+    }
+    char err[256];
+    if (!safefile_stdout(err, sizeof err)) {
+        fprintf(stderr, "mdlc: error: %s\n", err);
+        rc = rc ? rc : 1;
     }
     free(dirs);
     return rc;

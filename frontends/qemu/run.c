@@ -665,10 +665,13 @@ bool run_consume(struct run *r, const struct run_source *src, char *err, size_t 
     rd->run = r;
     rd->held = -1;
     rd->copy = r->o.record;
-    uint64_t w;
+    uint64_t w = 0;
     bool ok = next_word(rd, &w) && w == WIRE_MAGIC;
     if (!ok && rd->why[0])
         snprintf(err, errlen, "%s", rd->why);
+    else if (!ok && w >> 16 == WIRE_MAGIC >> 16)
+        snprintf(err, errlen, "the events are of wire version %u; this mdlsim reads version %u (the plugin and "
+                 "mdlsim come from different builds: run make)", (unsigned)(w & 0xffff), (unsigned)(WIRE_MAGIC & 0xffff));
     else if (!ok && src->trace)
         snprintf(err, errlen, "'%s' holds no events of this mdlsim's plugin", src->trace->path);
     else if (!ok)

@@ -19,16 +19,28 @@ void block_free(struct block *b)
     memset(b, 0, sizeof *b);
 }
 
+/* C as the message shows it: itself when printable, else its code ('\x1b'). */
+static void show_char(char *buf, size_t len, unsigned char c)
+{
+    snprintf(buf, len, isprint(c) ? "%c" : "\\x%02x", c);
+}
+
 bool block_parse_hex(const char *hex, uint8_t **bytes, size_t *len, char *err, size_t errlen)
 {
     size_t n = 0, cap = strlen(hex) / 2 + 1;
+    if (cap > BLOCK_MAX_BYTES + 1) {
+        snprintf(err, errlen, "a block of %zu bytes: at most %d", cap - 1, BLOCK_MAX_BYTES);
+        return false;
+    }
     uint8_t *out = malloc(cap);
     int hi = -1;
     for (const char *c = hex; *c; c++) {
         if (isspace((unsigned char)*c))
             continue;
         if (!isxdigit((unsigned char)*c)) {
-            snprintf(err, errlen, "invalid hex digit '%c' at offset %zu", *c, (size_t)(c - hex));
+            char shown[8];
+            show_char(shown, sizeof shown, (unsigned char)*c);
+            snprintf(err, errlen, "invalid hex digit '%s' at offset %zu", shown, (size_t)(c - hex));
             free(out);
             return false;
         }
@@ -172,6 +184,10 @@ bool block_decode(struct block *b, struct dec *dec, const struct cls_index *ci, 
                   size_t errlen)
 {
     block_free(b);
+    if (len > BLOCK_MAX_BYTES) {
+        snprintf(err, errlen, "a block of %zu bytes: at most %d", len, BLOCK_MAX_BYTES);
+        return false;
+    }
     size_t cap = len + 1;
     b->insns = calloc(cap, sizeof *b->insns);
     b->orig = calloc(cap, sizeof *b->orig);

@@ -27,6 +27,9 @@ void block_cache_free(struct block_cache *c);
 /* Decodes BYTES, at address PC, into B (freeing what B held), through CACHE when not NULL. False
  * with ERR naming the offending bytes. */
 enum { BLOCK_PC = 0x400000 };       /* the address of a block that has none of its own */
+/* The longest block (or function) analysed: far beyond any loop body, and a bound on what a
+ * line of hex can make mdlsim allocate (an instruction's model per byte). */
+enum { BLOCK_MAX_BYTES = 256 * 1024 };
 bool block_decode(struct block *b, struct dec *dec, const struct cls_index *ci, const struct mdl_machine *m,
                   struct block_cache *cache, const uint8_t *bytes, size_t len, uint64_t pc, char *err,
                   size_t errlen);

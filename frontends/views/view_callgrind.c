@@ -12,12 +12,13 @@ static const char *or_unknown(const char *s) { return s ? s : "???"; }
 
 static bool same(const char *a, const char *b) { return a == b || (a && b && strcmp(a, b) == 0); }
 
-/* A name on one line: the format has no escapes, so line breaks become spaces. */
+/* A name on one line: the format has no escapes, so line breaks (and every control byte) become
+ * spaces. */
 static void name(FILE *out, const char *key, const char *s)
 {
     fputs(key, out);
     for (; *s; s++)
-        fputc(*s == '\n' || *s == '\r' ? ' ' : *s, out);
+        fputc((unsigned char)*s < 0x20 || *s == 0x7f ? ' ' : *s, out);
     fputc('\n', out);
 }
 

@@ -7,6 +7,16 @@
 /* Rows a run's table shows: the most executed. */
 enum { RUN_ROWS = 20, CURVE_ROWS = 8, CRITICAL_ROWS = 10, FUNCTION_ROWS = 15 };
 
+/* BUF with its control bytes as '?': names come from the guest's objects, and a terminal must
+ * print them, never obey them. */
+static char *printable(char *buf)
+{
+    for (char *c = buf; *c; c++)
+        if ((unsigned char)*c < 0x20 || *c == 0x7f)
+            *c = '?';
+    return buf;
+}
+
 /* "module!function+0x1c" (or "module+0x..." outside any symbol) into BUF. */
 static const char *location(const struct result_row *row, char *buf, size_t len)
 {
@@ -16,7 +26,17 @@ static const char *location(const struct result_row *row, char *buf, size_t len)
         snprintf(buf, len, "%s@%#llx", row->module, (unsigned long long)row->pc);
     else
         snprintf(buf, len, "%s!%s+%#llx", row->module, row->function, (unsigned long long)row->fn_offset);
-    return buf;
+    return printable(buf);
+}
+
+/* "file:line (module)" or "file:line" into BUF, printable. */
+static const char *source_line(const char *file, unsigned line, const char *module, char *buf, size_t len)
+{
+    if (module)
+        snprintf(buf, len, "%s:%u (%s)", file, line, module);
+    else
+        snprintf(buf, len, "%s:%u", file, line);
+    return printable(buf);
 }
 
 /* A run whose program a signal ended: said first, so that no one takes the report for a whole run. */
@@ -30,10 +50,12 @@ static void program_killed(FILE *out, const struct result *r)
 static void summary(FILE *out, const struct result *r)
 {
     bool block = r->scope == RESULT_SCOPE_BLOCK;
+    char scope[256];
+    snprintf(scope, sizeof scope, "%s", r->scope_name ? r->scope_name : block ? "" : "whole run");
     if (block)
-        fprintf(out, "Block:              %s\n", r->scope_name ? r->scope_name : "");
+        fprintf(out, "Block:              %s\n", printable(scope));
     else
-        fprintf(out, "\n== mdlsim %s: %s, %s\n", r->command, r->m->name, r->scope_name ? r->scope_name : "whole run");
+        fprintf(out, "\n== mdlsim %s: %s, %s\n", r->command, r->m->name, printable(scope));
     fprintf(out, "Machine:            %s\n", r->m->name);
     if (block) {
         fprintf(out, "Iterations:         %u simulated (the state repeats or the critical-path window is full)\n",
@@ -142,7 +164,7 @@ static void row_line(FILE *out, const struct result *r, const struct result_row 
         char at[256];
         fprintf(out, "  [%s", location(row, at, sizeof at));
         if (row->file)
-            fprintf(out, " %s:%u", row->file, row->line);
+            fprintf(out, " %s", source_line(row->file, row->line, NULL, at, sizeof at));
         fputc(']', out);
     }
     fputc('\n', out);
@@ -167,6 +189,7 @@ static void functions(FILE *out, const struct result *r)
         else
             snprintf(name, sizeof name, "%s@%#llx (no symbol)", f->module,
                      (unsigned long long)r->rows[f->first_row].pc);
+        printable(name);
         fprintf(out, "  %7.1f%% %7.1f%% %12.0f %12llu %6.2f %7.1f%% %9llu %9llu %8llu  %s\n",
                 r->cycles > 0 ? 100 * f->cycles / r->cycles : 0,
                 r->cycles > 0 ? 100 * f->incl[RESULT_EV_CYCLES] / r->cycles : 0, f->cycles,
@@ -198,9 +221,10 @@ static void source_lines(FILE *out, const struct result *r)
             "critical", "line");
     for (size_t i = 0; i < r->n_lines && i < FUNCTION_ROWS; i++) {
         const struct result_line *l = &r->lines[i];
-        fprintf(out, "  %7.1f%% %12.0f %12llu %7.1f%%  %s:%u (%s)\n", r->cycles > 0 ? 100 * l->cycles / r->cycles : 0,
-                l->cycles, (unsigned long long)l->instructions, l->seen ? 100.0 * l->crit / l->seen : 0, l->file,
-                l->line, l->module);
+        char at[512];
+        fprintf(out, "  %7.1f%% %12.0f %12llu %7.1f%%  %s\n", r->cycles > 0 ? 100 * l->cycles / r->cycles : 0,
+                l->cycles, (unsigned long long)l->instructions, l->seen ? 100.0 * l->crit / l->seen : 0,
+                source_line(l->file, l->line, l->module, at, sizeof at));
     }
 }
 

@@ -1,6 +1,5 @@
 /* libFuzzer harness: an ELF file as mdlsim reads a program or a mapped object: the checks and
  * function lookup of block --function (elfsym), and libdwfl's symbols and DWARF lines (symbols). */
-#define _GNU_SOURCE
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>

@@ -1,6 +1,5 @@
 /* libFuzzer harness: a trace file (as 'mdlsim replay' reads it) through the frame checks, the
  * stream's records, decoding, caches, predictor and the model on Skylake, then the JSON view. */
-#define _GNU_SOURCE
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>

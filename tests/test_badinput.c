@@ -1,0 +1,110 @@
+/* The bad-input catalogue: each hostile or mistaken input gets its precise message and a non-zero
+ * status, and leaves no partial output behind. Tests run in tests/. */
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "capture.h"
+
+/* CMD's standard error (its standard output goes where CMD sends it) and its status. */
+static struct run stderr_of(const char *cmd)
+{
+    char full[1024];
+    snprintf(full, sizeof full, "{ %s; } 2>&1", cmd);
+    return capture(full);
+}
+
+static void expect_failure(const char *cmd, int status, const char *message)
+{
+    struct run r = stderr_of(cmd);
+    cr_expect_eq(r.status, status, "%s: status %d", cmd, r.status);
+    cr_expect(strstr(r.out, message), "%s:\n%s\nhas no '%s'", cmd, r.out, message);
+    free(r.out);
+}
+
+Test(badinput, fails_when_standard_output_is_a_full_disk)
+{
+    expect_failure("../build/mdlc -I ../machines --dump-json ../machines/skylake.mdl >/dev/full", 1,
+                   "mdlc: error: cannot write standard output: No space left on device");
+    expect_failure("../build/mdlc -I ../machines --summary ../machines/skylake.mdl >/dev/full", 1,
+                   "mdlc: error: cannot write standard output: No space left on device");
+    expect_failure("../build/mdlc --dump-ast ../machines/skylake.mdl >/dev/full", 1,
+                   "mdlc: error: cannot write standard output: No space left on device");
+    expect_failure("../build/mdlsim block --machine skylake --hex 4801d8 >/dev/full", 1,
+                   "mdlsim: error: cannot write standard output: No space left on device");
+    expect_failure("../build/mdlsim machines >/dev/full", 1,
+                   "mdlsim: error: cannot write standard output: No space left on device");
+}
+
+Test(badinput, checks_the_depfile_directory_before_writing_any_output)
+{
+    char dir[] = "/tmp/mdlc-dep.XXXXXX", cmd[512], c_file[256];
+    cr_assert(mkdtemp(dir));
+    snprintf(cmd, sizeof cmd, "../build/mdlc -I ../machines -o %s --depfile /nonexistent/dir/x.d ../machines/skylake.mdl",
+             dir);
+    expect_failure(cmd, 1, "mdlc: error: cannot write '/nonexistent/dir/x.d': No such file or directory");
+    snprintf(c_file, sizeof c_file, "%s/skylake.c", dir);
+    cr_expect_neq(access(c_file, F_OK), 0, "the .c was written before the depfile failed");
+    rmdir(dir);
+}
+
+Test(badinput, refuses_a_directory_as_a_hex_file)
+{
+    expect_failure("../build/mdlsim block --machine skylake --hex-file /tmp", 1,
+                   "mdlsim: error: cannot read '/tmp': Is a directory");
+}
+
+Test(badinput, shows_a_control_byte_of_a_hex_block_by_its_code)
+{
+    expect_failure("../build/mdlsim block --machine skylake --hex \"$(printf '48\\0330')\"", 1,
+                   "mdlsim: error: --hex: invalid hex digit '\\x1b' at offset 2");
+}
+
+Test(badinput, refuses_a_block_longer_than_its_limit_before_decoding_it)
+{
+    FILE *fp = fopen("/tmp/mdlsim-long.hex", "w");
+    cr_assert(fp);
+    for (int i = 0; i < 262145; i++)
+        fputs("90", fp);
+    fputc('\n', fp);
+    fclose(fp);
+    expect_failure("../build/mdlsim block --machine skylake --hex-file /tmp/mdlsim-long.hex", 1,
+                   "mdlsim: error: /tmp/mdlsim-long.hex:1: a block of 262145 bytes: at most 262144");
+    remove("/tmp/mdlsim-long.hex");
+}
+
+/* A function name holding terminal escapes (a crafted object) is printed with '?' for each
+ * control byte in the text report, and with spaces in the callgrind file. */
+Test(badinput, prints_the_control_bytes_of_a_guest_symbol_as_question_marks, .timeout = 60)
+{
+    const char *build =
+        "printf '#include <stdio.h>\\n__attribute__((noinline)) long spin_evil_name_x(long n) { long s = 0; "
+        "for (long i = 0; i < n; i++) s += i * i; return s; }\\nint main(void) { printf(\"%%ld\\\\n\", "
+        "spin_evil_name_x(1000)); return 0; }\\n' > /tmp/mdlsim-evil.c && gcc -O1 -o /tmp/mdlsim-evil /tmp/mdlsim-evil.c "
+        "&& python3 -c \"import sys; p='/tmp/mdlsim-evil'; d=open(p,'rb').read(); "
+        "open(p,'wb').write(d.replace(b'_evil_name_', bytes([27])+b'[2J'+bytes([27])+b'[31m!!'))\"";
+    cr_assert_eq(system(build), 0);
+    struct run r = stderr_of("../build/mdlsim run --machine skylake --no-sensitivity --callgrind /tmp/mdlsim-evil.cg "
+                             "-- /tmp/mdlsim-evil >/dev/null");
+    cr_expect_eq(r.status, 0, "%s", r.out);
+    cr_expect(strstr(r.out, "mdlsim-evil!spin?[2J?[31m!!x"), "%s", r.out);
+    cr_expect_null(strchr(r.out, 27), "an escape reached the terminal");
+    free(r.out);
+    r = capture("grep -c '^fn=spin \\[2J \\[31m!!x' /tmp/mdlsim-evil.cg");
+    cr_expect_str_eq(r.out, "1\n");
+    free(r.out);
+    remove("/tmp/mdlsim-evil.c");
+    remove("/tmp/mdlsim-evil");
+    remove("/tmp/mdlsim-evil.cg");
+}
+
+/* Events of another wire version (a plugin of another build) are named as such. */
+Test(badinput, names_the_wire_version_of_events_from_another_build)
+{
+    expect_failure("python3 traces/mktrace.py /tmp/mdlsim-wire.trace 0 4d444c5349570002 4 && "
+                   "../build/mdlsim replay --machine skylake /tmp/mdlsim-wire.trace", 1,
+                   "mdlsim: error: the events are of wire version 2; this mdlsim reads version 1 (the plugin and "
+                   "mdlsim come from different builds: run make)");
+    remove("/tmp/mdlsim-wire.trace");
+}
