@@ -497,13 +497,34 @@ static bool reads_data(const struct rt_insn *in)
     return false;
 }
 
+/* An integer divider whose range spans more than a factor two (Skylake's DIV r64, 5..89) finishes
+ * early on easy operands (spec.md §10.3): the range runs from the fast path to 128-bit dividends,
+ * and measured code (BHive's blocks; uiCA takes uops.info's per-pair minimum) sees the fast end.
+ * A narrower range is one of operand pairs and keeps its upper bound. The result cannot come
+ * before the serial unit has held the instruction for its measured occupancy (SERIAL, 0 when it
+ * holds none). */
+static bool data_dependent(uint8_t cls, const struct mdl_template *t)
+{
+    return cls == MDL_CLASS_INT_DIV && t->latency_max > 2 * t->latency_min;
+}
+
+static void prep_divider(const struct rt_model *md, const struct mdl_template *t, double serial, struct prep *s)
+{
+    s->op_lat = t->latency_min > serial ? t->latency_min : serial;
+    s->load_lat = 0;
+    if (s->loads)   /* a load before it, as any load-operation form's: a first-level hit plus one */
+        s->load_lat = md->n_data ? md->m->caches[md->data[0]].latency + 1 : t->latency_max - t->latency_min;
+}
+
 /* A load form's latency range spans its load: uops.info's [1;6] for `add r64, m64` is 1 from
  * the register operand and 6 from the address. A pure load or store has no operation after it. */
 static void prep_latencies(const struct rt_model *md, const struct rt_insn *in, const struct mdl_template *t,
                            struct prep *s)
 {
     bool data_regs = reads_data(in);
-    if (in->eliminated) {
+    if (!in->eliminated && data_dependent(s->cls, t) && !s->stores) {
+        prep_divider(md, t, s->serial, s);
+    } else if (in->eliminated) {
         s->op_lat = s->load_lat = 0;
     } else if (s->loads && s->stores && md->n_data) {
         /* Read-modify-write: uops.info's latencies run through its store (memory to memory
@@ -1278,9 +1299,9 @@ static const struct prep *prepared(struct rt_model *md, const struct rt_insn *in
         p->loads |= in->mem[i].load;
         p->stores |= in->mem[i].store;
     }
-    prep_latencies(md, in, t, p);
     p->serial = rt_serial_cost(m, t);
     p->cls = insn_class(in, t);
+    prep_latencies(md, in, t, p);
     p->ready = true;
     return p;
 }

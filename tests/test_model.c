@@ -429,6 +429,19 @@ Test(model, chains_a_read_modify_write_through_memory_at_forwarding_plus_its_reg
     rt_model_free(md);
 }
 
+Test(model, takes_the_fast_end_of_a_wide_integer_divider_range_and_the_upper_end_of_a_narrow_one)
+{
+    /* DIV r64's [5;89] spans operand values: a chain of them runs at the fast end, no faster than
+     * the divider's occupancy (tp 21); DIV r32's [23;28] spans operand pairs and keeps 28 */
+    const struct mdl_machine *m = machine("insn DIVQ latency 5..89 class int_div ports 1*p0 tp 21;\n"
+                                          "insn DIVL latency 23..28 class int_div ports 1*p0 tp 6;\n"
+                                          "insn IDIVQ latency 38..96 class int_div ports 1*p0 tp 24;");
+    struct rt_insn divq = insn(m, "DIVQ", 1, 1), divl = insn(m, "DIVL", 1, 1), idivq = insn(m, "IDIVQ", 1, 1);
+    cr_expect_float_eq(run(m, &divq, 1, 100, NULL, 0, 0, NULL), 21.0, 1e-9);
+    cr_expect_float_eq(run(m, &idivq, 1, 100, NULL, 0, 0, NULL), 38.0, 1e-9);
+    cr_expect_float_eq(run(m, &divl, 1, 100, NULL, 0, 0, NULL), 28.0, 1e-9);
+}
+
 /* A machine for the lane tests, with the parameters a lane of weight 2 changes: ROB and load
  * buffer sizes, the first level's bandwidth, the mispredict penalty, and the latencies; its
  * front end has legacy decoders. */
