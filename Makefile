@@ -69,9 +69,10 @@ $(B)/.deps-test: Makefile | $(B)
 	@.ci/ensure-deps $(PKGS_TEST)
 	@touch $@
 
+BUILD_DIRS := $(O)/mdl $(O)/mdlc $(O)/tests/fuzz $(O)/runtime/policy $(O)/runtime/predictor $(O)/frontends/static \
+              $(O)/frontends/qemu $(B)/gen $(B)/deps $(B)/tests
 $(B):
-	@mkdir -p $(O)/mdl $(O)/mdlc $(O)/tests/fuzz $(O)/runtime/policy $(O)/runtime/predictor $(O)/frontends/static \
-	          $(O)/frontends/qemu $(B)/gen $(B)/deps $(B)/tests
+	@mkdir -p $(BUILD_DIRS)
 
 # ---- the language library ----------------------------------------------------------------
 $(B)/parser.c $(B)/parser.h &: mdl/parser.y $(B)/.deps-build
@@ -124,7 +125,8 @@ $(B)/gen/%.o: $(B)/gen/%.stamp runtime/mdl_machine.h mdl/class.def
 # declare (a machine's name need not be its file's). Two files declaring one machine are refused.
 # machines.list changes (and only then) when a description is added or removed.
 MACHINE_LIST := $(B)/gen/machines.list
-$(shell mkdir -p $(B)/gen && { echo '$(MACHINE_NAMES)' | cmp -s - $(MACHINE_LIST) || echo '$(MACHINE_NAMES)' > $(MACHINE_LIST); })
+# (the whole tree: $(B) then exists before make looks at it, and its rule never runs)
+$(shell mkdir -p $(BUILD_DIRS) && { echo '$(MACHINE_NAMES)' | cmp -s - $(MACHINE_LIST) || echo '$(MACHINE_NAMES)' > $(MACHINE_LIST); })
 $(B)/gen/registry.c: Makefile $(MACHINE_LIST) $(STAMPS) | $(B)
 	@syms=$$(sed -n 's/^extern const struct mdl_machine \(mdl_machine_[A-Za-z0-9_]*\);$$/\1/p' \
 	        $(MACHINE_NAMES:%=generated/%.h)); \

@@ -1324,6 +1324,7 @@ const struct mdl_machine mdl_machine_cortex_a72 = {
     .n_caches = 3,
     .memory_latency = 200.0f,
     .memory_bandwidth = 8.0f,
+    .store_forward_fail = 11.0f,
     .predictor = 2,
     .indirect = 2,
     .history_bits = 0,

@@ -6235,6 +6235,7 @@ const struct mdl_machine mdl_machine_skylake = {
     .n_caches = 4,
     .memory_latency = 250.0f,
     .memory_bandwidth = 8.0f,
+    .store_forward_fail = 16.0f,
     .predictor = 3,
     .indirect = 2,
     .history_bits = 0,

@@ -485,6 +485,7 @@ static void lower_params(struct lowering *lw)
     m->indirect = (uint8_t)ENUMV("block:branch", P_BRANCH_indirect, MDL_INDIRECT_BTB);
     m->memory_latency = (float)NUM("block:memory", P_MEMORY_latency);
     m->memory_bandwidth = (float)NUM("block:memory", P_MEMORY_bandwidth);
+    m->store_forward_fail = (float)NUM("block:memory", P_MEMORY_store_forward_fail);
     lower_caches(lw);
 }
 

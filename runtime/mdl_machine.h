@@ -97,6 +97,7 @@ struct mdl_machine {
     const struct mdl_cache *caches;     /* ordered by level */
     uint16_t n_caches;
     float memory_latency, memory_bandwidth;
+    float store_forward_fail;           /* a load's value after the stores it cannot forward from (0: not modelled) */
     /* branch prediction */
     uint8_t predictor, indirect;
     uint32_t history_bits, table_entries, btb_entries, btb_ways, ras_entries;

@@ -472,8 +472,12 @@ struct step {
     const uint64_t *addr;
     const uint8_t *levels;          /* serving cache level of each access; NULL: the first */
     double src_bypass[RT_MAX_SRC];  /* relative bypass latency of each data source */
-    int8_t mem_bypass;              /* absolute store-to-load latency applies (1) or not (0) */
-    float mem_bypass_val;
+    /* the stores its loads read, each with the cycles (before the latency scale) its value takes
+     * beyond the store's data on top of the load's own latency; the stores it writes */
+    unsigned n_reads, n_writes;
+    uint32_t read_st[RT_MAX_MEM * SHADOW_MAX_READ];
+    double read_extra[RT_MAX_MEM * SHADOW_MAX_READ];
+    uint32_t write_st[RT_MAX_MEM];
     double extra_lat;               /* load-to-use beyond the first level */
     unsigned n_cross;               /* the cache levels its accesses cross, with their cycles */
     struct { unsigned k; double cost; } cross[RT_MAX_MEM * 8];
@@ -497,13 +501,34 @@ static bool reads_data(const struct rt_insn *in)
     return false;
 }
 
+/* An integer divider whose range spans more than a factor two (Skylake's DIV r64, 5..89) finishes
+ * early on easy operands (spec.md §10.3): the range runs over operand values, not only pairs,
+ * and measured code (BHive's blocks; uiCA takes uops.info's per-pair minimum) sees the fast end.
+ * A narrower range is one of operand pairs and keeps its upper bound. The result cannot come
+ * before the serial unit has held the instruction for its measured occupancy (SERIAL, 0 when it
+ * holds none). */
+static bool data_dependent(uint8_t cls, const struct mdl_template *t)
+{
+    return cls == MDL_CLASS_INT_DIV && t->latency_max > 2 * t->latency_min;
+}
+
+static void prep_divider(const struct rt_model *md, const struct mdl_template *t, double serial, struct prep *s)
+{
+    s->op_lat = t->latency_min > serial ? t->latency_min : serial;
+    s->load_lat = 0;
+    if (s->loads)   /* a load before it, as any load-operation form's: a first-level hit plus one */
+        s->load_lat = md->n_data ? md->m->caches[md->data[0]].latency + 1 : t->latency_max - t->latency_min;
+}
+
 /* A load form's latency range spans its load: uops.info's [1;6] for `add r64, m64` is 1 from
  * the register operand and 6 from the address. A pure load or store has no operation after it. */
 static void prep_latencies(const struct rt_model *md, const struct rt_insn *in, const struct mdl_template *t,
                            struct prep *s)
 {
     bool data_regs = reads_data(in);
-    if (in->eliminated) {
+    if (!in->eliminated && data_dependent(s->cls, t) && !s->stores) {
+        prep_divider(md, t, s->serial, s);
+    } else if (in->eliminated) {
         s->op_lat = s->load_lat = 0;
     } else if (s->loads && s->stores && md->n_data) {
         /* Read-modify-write: uops.info's latencies run through its store (memory to memory
@@ -524,23 +549,48 @@ static void prep_latencies(const struct rt_model *md, const struct rt_insn *in, 
     }
 }
 
-/* Bypass latencies this execution sees: from each source register's producer class (register
- * rules are relative: a domain crossing adds cycles) and from the store its load reads. */
+/* Bypass latencies this execution sees from each source register's producer class (register
+ * rules are relative: a domain crossing adds cycles). */
 static void step_bypasses(struct rt_model *md, struct step *s)
 {
     for (unsigned k = 0; k < s->in->n_src; k++) {
         uint8_t p = md->reg_cls[s->in->src[k]];
         s->src_bypass[k] = md->byp_kind[0][p][s->cls] == 1 ? md->byp_val[0][p][s->cls] : 0;
     }
-    s->mem_bypass = 0;
+}
+
+/* What one load reads (R): a store that holds every byte forwards its data, in the bypass rule's
+ * latency when one matches (§14); else forwarding fails and the load has its value the machine's
+ * store_forward_fail cycles after the last of the stores' data (§12.4). Either replaces the
+ * load's own latency; without a rule or a failure latency the load takes its own. */
+static void step_read(struct rt_model *md, struct step *s, const struct shadow_read *r)
+{
+    double fail = md->m->store_forward_fail > 0 ? md->m->store_forward_fail - s->load_lat : 0;
+    for (unsigned k = 0; k < r->n; k++) {
+        uint8_t p = shadow_class(&md->mem, r->st[k]);
+        double extra = fail;
+        if (r->forwarded)
+            extra = md->byp_kind[1][p][s->cls] == 2 ? md->byp_val[1][p][s->cls] - s->load_lat : 0;
+        s->read_st[s->n_reads] = r->st[k];
+        s->read_extra[s->n_reads++] = extra;
+    }
+}
+
+/* The stores the loads read, then the new ones (program order: an instruction's load reads what
+ * came before it). The writer is known while causality follows instructions. */
+static void step_memory(struct rt_model *md, struct step *s)
+{
+    struct shadow_read r;
+    s->n_reads = s->n_writes = 0;
     for (unsigned i = 0; i < s->in->n_mem && s->loads; i++)
         if (s->in->mem[i].load) {
-            uint8_t p = shadow_class(&md->mem, s->addr[i]);
-            if (p != 0xff && md->byp_kind[1][p][s->cls] == 2) {
-                s->mem_bypass = 1;
-                s->mem_bypass_val = md->byp_val[1][p][s->cls];
-            }
+            shadow_read(&md->mem, s->addr[i], s->in->mem[i].size, &r);
+            step_read(md, s, &r);
         }
+    uint64_t seq = md->tn ? taint_seq(md->tn) : 0;
+    for (unsigned i = 0; i < s->in->n_mem && s->stores; i++)
+        if (s->in->mem[i].store)
+            s->write_st[s->n_writes++] = shadow_write(&md->mem, s->addr[i], s->in->mem[i].size, seq, s->cls);
 }
 
 /* An x86 scalar SIMD operation writes the low element of its destination and merges the rest
@@ -804,14 +854,10 @@ static inline_always void lane_memory(struct rt_model *md, const struct step *s,
         taint_copy(tn, TN_LOAD, TN_DISPATCH);
     lane_cache(md, s, l, tn, TN_LOAD, disp, &ld);
     lane_regs(md, s->in->addr, s->in->n_addr, l, tn, TN_LOAD, &ld);
-    for (unsigned i = 0; i < s->in->n_mem; i++) {
-        if (!s->in->mem[i].load)
-            continue;
-        double st = shadow_load(&md->mem, s->addr[i], s->in->mem[i].size, l);
-        if (s->mem_bypass && st > 0)    /* forwarded: the rule's latency replaces the load's */
-            st += (s->mem_bypass_val - s->load_lat) * md->lat_scale[l];
+    for (unsigned k = 0; k < s->n_reads; k++) {
+        double st = shadow_times(&md->mem, s->read_st[k])[l] + s->read_extra[k] * md->lat_scale[l];
         if (tn)
-            taint_constrain_seq(tn, TN_LOAD, &ld, st, shadow_producer(&md->mem, s->addr[i], s->in->mem[i].size));
+            taint_constrain_seq(tn, TN_LOAD, &ld, st, shadow_seq(&md->mem, s->read_st[k]));
         else if (st > ld)
             ld = st;
     }
@@ -858,9 +904,8 @@ static inline_always void lane_writes(struct rt_model *md, const struct step *s,
         if (tn)
             taint_copy(tn, taint_reg(tn, s->in->dst[k]), TN_INSN);
     }
-    for (unsigned i = 0; i < s->in->n_mem; i++)
-        if (s->in->mem[i].store)
-            shadow_store(&md->mem, s->addr[i], s->in->mem[i].size, l, t_end, tn ? taint_seq(tn) : 0);
+    for (unsigned k = 0; k < s->n_writes; k++)
+        shadow_times(&md->mem, s->write_st[k])[l] = t_end;
 }
 
 /* Retirement in order, retire_width uops per cycle; a window entry frees at retirement. The
@@ -948,13 +993,11 @@ unsigned rt_lane_group(void)
 static inline double dmax(double x, double y) { return x > y ? x : y; }
 
 /* What the passes need from outside: when the front end delivers the instruction in each lane,
- * and the lane arrays of the memory words it loads and stores. */
-enum { MAX_WORDS = RT_MAX_MEM * 33 };   /* an access of up to 255 bytes spans 33 words */
+ * and the lane arrays of the stores it reads and writes. */
 struct plain_in {
     const double *fe;
-    const double *load[MAX_WORDS];  /* those written before only */
-    double *store[MAX_WORDS];
-    unsigned n_load, n_store;
+    const double *load[RT_MAX_MEM * SHADOW_MAX_READ];
+    double *store[RT_MAX_MEM];
 };
 
 /* T waits for R, or for R plus BYPASS cycles scaled by each lane's latency scale (LAT). */
@@ -1086,14 +1129,12 @@ static inline_always void plain_regs(const struct rt_model *md, const uint8_t *r
         pass_after(t, &md->reg_t[(size_t)regs[k] * md->L], a, b);
 }
 
-/* A load waits for the store it reads; forwarded, the rule's latency replaces the load's. */
+/* A load waits for a store it reads, EXTRA cycles (scaled) beyond its data. */
 static inline_always void pass_forward(double *restrict ld, const double *restrict st, const double *restrict lat,
                                        double extra, unsigned a, unsigned b)
 {
-    for (unsigned l = a; l < b; l++) {
-        double x = st[l] > 0 ? st[l] + extra * lat[l] : st[l];
-        ld[l] = dmax(x, ld[l]);
-    }
+    for (unsigned l = a; l < b; l++)
+        ld[l] = dmax(st[l] + extra * lat[l], ld[l]);
 }
 
 /* The operation starts after its load: the load-to-use latency and that of the hierarchy. */
@@ -1112,9 +1153,9 @@ static inline_always void plain_load(struct rt_model *md, const struct step *s, 
     pass_copy(ld, d, a, b);
     plain_cache(md, s, a, b, d, ld);
     plain_regs(md, s->in->addr, s->in->n_addr, a, b, ld);
-    for (unsigned k = 0; k < in->n_load; k++) {
-        if (s->mem_bypass)
-            pass_forward(ld, in->load[k], md->lat_scale, s->mem_bypass_val - s->load_lat, a, b);
+    for (unsigned k = 0; k < s->n_reads; k++) {
+        if (s->read_extra[k] != 0)
+            pass_forward(ld, in->load[k], md->lat_scale, s->read_extra[k], a, b);
         else
             pass_after(ld, in->load[k], a, b);
     }
@@ -1145,7 +1186,7 @@ static inline_always void plain_writes(struct rt_model *md, const struct step *s
 {
     for (unsigned k = 0; k < s->in->n_dst; k++)
         pass_copy(&md->reg_t[(size_t)s->in->dst[k] * md->L], end, a, b);
-    for (unsigned k = 0; k < in->n_store; k++)
+    for (unsigned k = 0; k < s->n_writes; k++)
         pass_copy(in->store[k], end, a, b);
 }
 
@@ -1173,8 +1214,8 @@ static lane_clones void step_lanes_plain(struct rt_model *md, const struct step 
 
 
 /* The passes' inputs for lanes [a, b): the legacy decoders' delivery times (FE_READY, one per
- * lane), and the memory words. The stored ones are created first, with room made beforehand so
- * that none moves the others; a new word both stored and loaded reads zero, as one never written. */
+ * lane), and the lane arrays of the stores read and written (step_memory made the new ones: no
+ * store moves any more in this step). */
 static void plain_inputs(struct rt_model *md, const struct step *s, unsigned a, unsigned b, double *fe_ready,
                          struct plain_in *in)
 {
@@ -1184,19 +1225,10 @@ static void plain_inputs(struct rt_model *md, const struct step *s, unsigned a, 
             fe_ready[l] = fe_avail(md, s, l);
         in->fe = fe_ready;
     }
-    in->n_load = in->n_store = 0;
-    shadow_reserve(&md->mem, MAX_WORDS);
-    for (unsigned i = 0; i < s->in->n_mem; i++) {
-        uint64_t last = shadow_last_word(s->addr[i], s->in->mem[i].size);
-        for (uint64_t w = s->addr[i] >> 3; s->in->mem[i].store && w <= last; w++)
-            in->store[in->n_store++] = shadow_word_slot(&md->mem, w);
-    }
-    for (unsigned i = 0; i < s->in->n_mem; i++) {
-        uint64_t last = shadow_last_word(s->addr[i], s->in->mem[i].size);
-        for (uint64_t w = s->addr[i] >> 3; s->in->mem[i].load && w <= last; w++)
-            if ((in->load[in->n_load] = shadow_word(&md->mem, w)))
-                in->n_load++;
-    }
+    for (unsigned k = 0; k < s->n_reads; k++)
+        in->load[k] = shadow_times(&md->mem, s->read_st[k]);
+    for (unsigned k = 0; k < s->n_writes; k++)
+        in->store[k] = shadow_times(&md->mem, s->write_st[k]);
 }
 
 void rt_model_follow(struct rt_model *md, uint32_t n)
@@ -1278,9 +1310,9 @@ static const struct prep *prepared(struct rt_model *md, const struct rt_insn *in
         p->loads |= in->mem[i].load;
         p->stores |= in->mem[i].store;
     }
-    prep_latencies(md, in, t, p);
     p->serial = rt_serial_cost(m, t);
     p->cls = insn_class(in, t);
+    prep_latencies(md, in, t, p);
     p->ready = true;
     return p;
 }
@@ -1536,6 +1568,7 @@ void rt_model_step(struct rt_model *md, const struct rt_insn *in, uint32_t sidx,
     if (md->tn)
         causality_enter(md, sidx);
     shadow_tick(&md->mem);
+    step_memory(md, &s);
     _Alignas(64) double retire[RT_MAX_LANES];
     /* The stack engine's synchronisation uop makes rsp one cycle later for this reader. */
     if (in->sync)
@@ -1566,9 +1599,6 @@ void rt_model_step(struct rt_model *md, const struct rt_insn *in, uint32_t sidx,
             taint_copy(md->tn_on, taint_rob(md->tn_on, md->rob_ring.pos + k), TN_RETIRED);
     for (unsigned k = 0; k < in->n_dst; k++)
         md->reg_cls[in->dst[k]] = s.cls;
-    for (unsigned i = 0; i < in->n_mem; i++)
-        if (in->mem[i].store)
-            shadow_set_class(&md->mem, addr[i], in->mem[i].size, s.cls);
     ring_push(&md->rob_ring, s.uops, retire, md->L, md->active);
     if (s.loads) {
         if (md->tn_on)

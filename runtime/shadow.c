@@ -1,4 +1,5 @@
-/* Open-addressing hash of word addresses to lane-contiguous time entries. */
+/* Byte-exact shadow memory: an open-addressing hash of 8-byte words to the store that wrote each
+ * byte last, and a pool of stores with their lane-contiguous times. */
 #include "shadow.h"
 #include <stdlib.h>
 #include <string.h>
@@ -11,6 +12,14 @@ static void *xrealloc(void *p, size_t n)
     return p;
 }
 
+static void *xcalloc(size_t n, size_t size)
+{
+    void *p = calloc(n, size);
+    if (!p)
+        abort();
+    return p;
+}
+
 void shadow_init(struct shadow *sh, unsigned lanes, uint64_t horizon)
 {
     memset(sh, 0, sizeof *sh);
@@ -18,10 +27,9 @@ void shadow_init(struct shadow *sh, unsigned lanes, uint64_t horizon)
     sh->horizon = horizon ? horizon : 1;
     sh->cap = 1024;
     sh->last_w = UINT64_MAX;        /* no word: addresses are below 2^64, words below 2^61 */
-    sh->keys = calloc(sh->cap, sizeof *sh->keys);
-    sh->index = calloc(sh->cap, sizeof *sh->index);
-    if (!sh->keys || !sh->index)
-        abort();
+    sh->free_st = sh->freed = SHADOW_NONE;
+    sh->keys = xcalloc(sh->cap, sizeof *sh->keys);
+    sh->index = xcalloc(sh->cap, sizeof *sh->index);
 }
 
 void shadow_clear(struct shadow *sh)
@@ -32,6 +40,8 @@ void shadow_clear(struct shadow *sh)
     else
         memset(sh->keys, 0, sh->cap * sizeof *sh->keys);
     sh->n = 0;
+    sh->n_st = 0;
+    sh->free_st = sh->freed = SHADOW_NONE;
     sh->clock = sh->next_purge = 0;
     sh->last_w = UINT64_MAX;
 }
@@ -40,13 +50,17 @@ void shadow_free(struct shadow *sh)
 {
     free(sh->keys);
     free(sh->index);
+    free(sh->owner);
+    free(sh->slot);
     free(sh->times);
     free(sh->seq);
     free(sh->cls);
     free(sh->written);
-    free(sh->slot);
+    free(sh->bytes);
     memset(sh, 0, sizeof *sh);
 }
+
+/* ---- words ------------------------------------------------------------------------------ */
 
 static uint32_t hash_word(uint64_t w, uint32_t cap)
 {
@@ -56,8 +70,8 @@ static uint32_t hash_word(uint64_t w, uint32_t cap)
     return (uint32_t)w & (cap - 1);
 }
 
-/* Entry of word W, or UINT32_MAX. An access looks its words up several times (time, writer,
- * class, then the store): the last answer is kept. */
+/* Entry of word W, or UINT32_MAX. An access spans one word mostly, and a load and a store of
+ * one instruction the same: the last answer is kept. */
 static uint32_t find(struct shadow *sh, uint64_t w)
 {
     if (w == sh->last_w)
@@ -86,47 +100,22 @@ static void place(struct shadow *sh, uint64_t w, uint32_t e)
     sh->slot[e] = i;
 }
 
-static void grow(struct shadow *sh)
+/* The table is rehashed with CAP slots, keeping the entries of KEEP (all when NULL, else those
+ * with keep[e]) renumbered in order. */
+static void rehash(struct shadow *sh, uint32_t cap, const bool *keep)
 {
     uint64_t *keys = sh->keys;
-    uint32_t *index = sh->index, cap = sh->cap;
-    sh->cap *= 2;
-    sh->keys = calloc(sh->cap, sizeof *sh->keys);
-    sh->index = calloc(sh->cap, sizeof *sh->index);
-    if (!sh->keys || !sh->index)
-        abort();
-    for (uint32_t i = 0; i < cap; i++)
-        if (keys[i])
-            place(sh, keys[i] - 1, index[i]);
-    free(keys);
-    free(index);
-}
-
-/* Keeps the words written since OLDEST, renumbered in order; the table is rebuilt. */
-static void purge(struct shadow *sh, uint64_t oldest)
-{
-    uint32_t *remap = malloc((sh->n ? sh->n : 1) * sizeof *remap), kept = 0;
-    if (!remap)
-        abort();
+    uint32_t *index = sh->index, old_cap = sh->cap, kept = 0;
+    uint32_t *remap = xcalloc(sh->n ? sh->n : 1, sizeof *remap);
     for (uint32_t e = 0; e < sh->n; e++) {
-        remap[e] = UINT32_MAX;
-        if (sh->written[e] < oldest)
-            continue;
-        memmove(&sh->times[(size_t)kept * sh->lanes], &sh->times[(size_t)e * sh->lanes],
-                sh->lanes * sizeof *sh->times);
-        sh->seq[kept] = sh->seq[e];
-        sh->cls[kept] = sh->cls[e];
-        sh->written[kept] = sh->written[e];
-        remap[e] = kept++;
+        remap[e] = keep && !keep[e] ? UINT32_MAX : kept;
+        if (remap[e] != UINT32_MAX)
+            memmove(sh->owner[kept++], sh->owner[e], sizeof *sh->owner);
     }
-    uint64_t *keys = malloc(sh->cap * sizeof *keys);
-    uint32_t *index = malloc(sh->cap * sizeof *index);
-    if (!keys || !index)
-        abort();
-    memcpy(keys, sh->keys, sh->cap * sizeof *keys);
-    memcpy(index, sh->index, sh->cap * sizeof *index);
-    memset(sh->keys, 0, sh->cap * sizeof *sh->keys);
-    for (uint32_t i = 0; i < sh->cap; i++)
+    sh->cap = cap;
+    sh->keys = xcalloc(cap, sizeof *sh->keys);
+    sh->index = xcalloc(cap, sizeof *sh->index);
+    for (uint32_t i = 0; i < old_cap; i++)
         if (keys[i] && remap[index[i]] != UINT32_MAX)
             place(sh, keys[i] - 1, remap[index[i]]);
     sh->n = kept;
@@ -136,109 +125,149 @@ static void purge(struct shadow *sh, uint64_t oldest)
     free(remap);
 }
 
-void shadow_tick_slow_(struct shadow *sh)
-{
-    if (sh->clock >= 2 * sh->horizon)
-        purge(sh, sh->clock - sh->horizon);
-    sh->next_purge = sh->clock + sh->horizon;
-}
-
-void shadow_reserve(struct shadow *sh, unsigned n)
-{
-    if (sh->n + n <= sh->entries_cap)
-        return;
-    while (sh->n + n > sh->entries_cap)
-        sh->entries_cap = sh->entries_cap ? 2 * sh->entries_cap : 256;
-    /* on a cache line, as the model's lane arrays: rows of a multiple of four lanes stay aligned */
-    size_t bytes = ((size_t)sh->entries_cap * sh->lanes * sizeof *sh->times + 63) / 64 * 64;
-    double *times = aligned_alloc(64, bytes);
-    if (!times)
-        abort();
-    if (sh->times)
-        memcpy(times, sh->times, (size_t)sh->n * sh->lanes * sizeof *sh->times);
-    free(sh->times);
-    sh->times = times;
-    sh->seq = xrealloc(sh->seq, (size_t)sh->entries_cap * sizeof *sh->seq);
-    sh->cls = xrealloc(sh->cls, (size_t)sh->entries_cap * sizeof *sh->cls);
-    sh->written = xrealloc(sh->written, (size_t)sh->entries_cap * sizeof *sh->written);
-    sh->slot = xrealloc(sh->slot, (size_t)sh->entries_cap * sizeof *sh->slot);
-}
-
-/* The entry of word W, created if needed, for a write. */
+/* The entry of word W, created (no byte written) if needed. */
 static uint32_t insert(struct shadow *sh, uint64_t w)
 {
     uint32_t e = find(sh, w);
-    if (e != UINT32_MAX) {
-        sh->written[e] = sh->clock;
+    if (e != UINT32_MAX)
         return e;
-    }
     if (2 * (sh->n + 1) > sh->cap)
-        grow(sh);
-    shadow_reserve(sh, 1);
+        rehash(sh, 2 * sh->cap, NULL);
+    if (sh->n == sh->words_cap) {
+        sh->words_cap = sh->words_cap ? 2 * sh->words_cap : 256;
+        sh->owner = xrealloc(sh->owner, (size_t)sh->words_cap * sizeof *sh->owner);
+        sh->slot = xrealloc(sh->slot, (size_t)sh->words_cap * sizeof *sh->slot);
+    }
     e = sh->n++;
-    sh->written[e] = sh->clock;
-    memset(&sh->times[(size_t)e * sh->lanes], 0, sh->lanes * sizeof *sh->times);
-    sh->seq[e] = 0;
-    sh->cls[e] = 0xff;
+    for (unsigned b = 0; b < 8; b++)
+        sh->owner[e][b] = SHADOW_NONE;
     place(sh, w, e);
     sh->last_w = w;
     sh->last_e = e;
     return e;
 }
 
+/* ---- stores ----------------------------------------------------------------------------- */
 
-double shadow_load(struct shadow *sh, uint64_t addr, unsigned size, unsigned lane)
+/* A free store is marked by this clock: no purge takes it for an old one. */
+#define FREE_CLOCK UINT64_MAX
+
+static void grow_stores(struct shadow *sh)
 {
-    double t = 0;
-    for (uint64_t w = addr >> 3; w <= shadow_last_word(addr, size); w++) {
-        uint32_t e = find(sh, w);
-        if (e != UINT32_MAX && sh->times[(size_t)e * sh->lanes + lane] > t)
-            t = sh->times[(size_t)e * sh->lanes + lane];
+    sh->st_cap = sh->st_cap ? 2 * sh->st_cap : 64;
+    /* on a cache line, as the model's lane arrays: rows of a multiple of four lanes stay aligned */
+    size_t bytes = ((size_t)sh->st_cap * sh->lanes * sizeof *sh->times + 63) / 64 * 64;
+    double *times = aligned_alloc(64, bytes);
+    if (!times)
+        abort();
+    if (sh->times)
+        memcpy(times, sh->times, (size_t)sh->n_st * sh->lanes * sizeof *sh->times);
+    free(sh->times);
+    sh->times = times;
+    sh->seq = xrealloc(sh->seq, (size_t)sh->st_cap * sizeof *sh->seq);
+    sh->cls = xrealloc(sh->cls, (size_t)sh->st_cap * sizeof *sh->cls);
+    sh->written = xrealloc(sh->written, (size_t)sh->st_cap * sizeof *sh->written);
+    sh->bytes = xrealloc(sh->bytes, (size_t)sh->st_cap * sizeof *sh->bytes);
+}
+
+/* ST is the newest writer of no byte: it joins LIST (the free stores, or those freed now). */
+static void release(struct shadow *sh, uint32_t st, uint32_t *list)
+{
+    sh->written[st] = FREE_CLOCK;
+    sh->bytes[st] = *list;
+    *list = st;
+}
+
+void shadow_settle_(struct shadow *sh)
+{
+    while (sh->freed != SHADOW_NONE) {
+        uint32_t st = sh->freed;
+        sh->freed = sh->bytes[st];
+        release(sh, st, &sh->free_st);
     }
-    return t;
 }
 
-uint64_t shadow_producer(struct shadow *sh, uint64_t addr, unsigned size)
+static uint32_t new_store(struct shadow *sh)
 {
-    uint64_t seq = 0;
-    for (uint64_t w = addr >> 3; w <= shadow_last_word(addr, size); w++) {
-        uint32_t e = find(sh, w);
-        if (e != UINT32_MAX && sh->seq[e] > seq)
-            seq = sh->seq[e];
+    uint32_t st = sh->free_st;
+    if (st != SHADOW_NONE) {
+        sh->free_st = sh->bytes[st];
+        return st;
     }
-    return seq;
+    if (sh->n_st == sh->st_cap)
+        grow_stores(sh);
+    return sh->n_st++;
 }
 
-void shadow_store(struct shadow *sh, uint64_t addr, unsigned size, unsigned lane, double t, uint64_t seq)
+/* Byte B of word entry E now reads from ST; the store it read from before loses it. */
+static void own(struct shadow *sh, uint32_t e, unsigned b, uint32_t st)
 {
-    for (uint64_t w = addr >> 3; w <= shadow_last_word(addr, size); w++) {
-        uint32_t e = insert(sh, w);
-        sh->times[(size_t)e * sh->lanes + lane] = t;
-        if (seq)
-            sh->seq[e] = seq;
+    uint32_t old = sh->owner[e][b];
+    if (old != SHADOW_NONE && --sh->bytes[old] == 0)
+        release(sh, old, &sh->freed);
+    sh->owner[e][b] = st;
+}
+
+uint32_t shadow_write(struct shadow *sh, uint64_t addr, unsigned size, uint64_t seq, uint8_t cls)
+{
+    uint32_t st = new_store(sh), e = 0;
+    uint64_t end = addr + (size ? size : 1);
+    sh->seq[st] = seq;
+    sh->cls[st] = cls;
+    sh->written[st] = sh->clock;
+    sh->bytes[st] = (uint32_t)(end - addr);
+    for (uint64_t a = addr; a < end; a++) {
+        if (a == addr || (a & 7) == 0)
+            e = insert(sh, a >> 3);
+        own(sh, e, a & 7, st);
     }
+    return st;
 }
 
-const double *shadow_word(struct shadow *sh, uint64_t w)
+void shadow_read(struct shadow *sh, uint64_t addr, unsigned size, struct shadow_read *out)
 {
-    uint32_t e = find(sh, w);
-    return e == UINT32_MAX ? NULL : &sh->times[(size_t)e * sh->lanes];
+    uint64_t end = addr + (size ? size : 1);
+    uint32_t e = UINT32_MAX;
+    bool unwritten = false;
+    out->n = 0;
+    for (uint64_t a = addr; a < end; a++) {
+        if (a == addr || (a & 7) == 0)
+            e = find(sh, a >> 3);
+        uint32_t st = e == UINT32_MAX ? SHADOW_NONE : sh->owner[e][a & 7];
+        unsigned k = 0;
+        while (k < out->n && out->st[k] != st)
+            k++;
+        if (st == SHADOW_NONE)
+            unwritten = true;
+        else if (k == out->n)       /* at most SIZE of them: below SHADOW_MAX_READ */
+            out->st[out->n++] = st;
+    }
+    out->forwarded = out->n == 1 && !unwritten;
 }
 
-double *shadow_word_slot(struct shadow *sh, uint64_t w)
+/* ---- forgetting ------------------------------------------------------------------------- */
+
+/* Keeps the stores written since OLDEST and the words they are the newest writers of. */
+static void purge(struct shadow *sh, uint64_t oldest)
 {
-    uint32_t e = insert(sh, w);     /* may move the times array: index it afterwards */
-    return &sh->times[(size_t)e * sh->lanes];
+    for (uint32_t st = 0; st < sh->n_st; st++)
+        if (sh->written[st] < oldest)
+            release(sh, st, &sh->free_st);
+    bool *keep = xcalloc(sh->n ? sh->n : 1, sizeof *keep);
+    for (uint32_t e = 0; e < sh->n; e++)
+        for (unsigned b = 0; b < 8; b++) {
+            uint32_t st = sh->owner[e][b];
+            if (st != SHADOW_NONE && sh->written[st] == FREE_CLOCK)
+                sh->owner[e][b] = st = SHADOW_NONE;
+            keep[e] |= st != SHADOW_NONE;
+        }
+    rehash(sh, sh->cap, keep);
+    free(keep);
 }
 
-uint8_t shadow_class(struct shadow *sh, uint64_t addr)
+void shadow_tick_slow_(struct shadow *sh)
 {
-    uint32_t e = find(sh, addr >> 3);
-    return e == UINT32_MAX ? 0xff : sh->cls[e];
-}
-
-void shadow_set_class(struct shadow *sh, uint64_t addr, unsigned size, uint8_t cls)
-{
-    for (uint64_t w = addr >> 3; w <= shadow_last_word(addr, size); w++)
-        sh->cls[insert(sh, w)] = cls;
+    if (sh->clock >= 2 * sh->horizon)
+        purge(sh, sh->clock - sh->horizon);
+    sh->next_purge = sh->clock + sh->horizon;
 }

@@ -277,6 +277,18 @@ Test(mdlsim, fuses_a_compare_and_branch_into_one_uop)
     json_decref(o);
 }
 
+Test(mdlsim, keeps_a_read_modify_write_chain_through_memory_when_a_store_writes_the_next_bytes)
+{
+    /* add dword ptr [rsp+0x10], 1 chains through store forwarding (6 cycles); a store to
+     * [rsp+0x14], the other half of the 8-byte word, is no part of that chain */
+    json_t *alone = block_json("block --machine skylake --json --no-sensitivity --hex 8344241001");
+    json_t *beside = block_json("block --machine skylake --json --no-sensitivity --hex 8344241001c744241400000000");
+    cr_expect_float_eq(num(alone, "cycles_per_iteration"), 6.0, 0.1);
+    cr_expect_float_eq(num(beside, "cycles_per_iteration"), 6.0, 0.1);
+    json_decref(alone);
+    json_decref(beside);
+}
+
 /* Compiles a tiny program with a known function, for the ELF input. */
 static const char *build_program(void)
 {

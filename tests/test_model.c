@@ -170,21 +170,29 @@ Test(model, bounds_throughput_by_asynchronous_resources_without_delaying_one_ins
     rt_model_free(md);
 }
 
-/* Cycles per pair of ST storing to one slot and LD loading it back, 100 times. */
-static double memory_chain(const struct mdl_machine *m, struct rt_insn st, struct rt_insn ld)
+/* Cycles per pair of ST storing ST_SIZE bytes at 0x1000 and LD loading LD_SIZE bytes at
+ * 0x1000 + LD_OFF, 100 times. */
+static double memory_chain_of(const struct mdl_machine *m, struct rt_insn st, struct rt_insn ld, uint8_t st_size,
+                              uint8_t ld_size, uint64_t ld_off)
 {
-    st.mem[st.n_mem++] = (struct rt_mem){ .size = 8, .store = true };
-    ld.mem[ld.n_mem++] = (struct rt_mem){ .size = 8, .load = true };
+    st.mem[st.n_mem++] = (struct rt_mem){ .size = st_size, .store = true };
+    ld.mem[ld.n_mem++] = (struct rt_mem){ .size = ld_size, .load = true };
     char err[128];
     struct rt_model *md = rt_model_new(m, &baseline, 1, false, 2, err, sizeof err);
-    uint64_t a = 0x1000;
+    uint64_t a = 0x1000, b = a + ld_off;
     for (int i = 0; i < 100; i++) {
         rt_model_step(md, &st, 0, &a, NULL, false);
-        rt_model_step(md, &ld, 1, &a, NULL, false);
+        rt_model_step(md, &ld, 1, &b, NULL, false);
     }
     double c = rt_model_time(md, 0) / 100;
     rt_model_free(md);
     return c;
+}
+
+/* Cycles per pair of ST storing to one 8-byte slot and LD loading it back. */
+static double memory_chain(const struct mdl_machine *m, struct rt_insn st, struct rt_insn ld)
+{
+    return memory_chain_of(m, st, ld, 8, 8, 0);
 }
 
 Test(model, forwards_a_store_to_a_load_of_the_same_address)
@@ -193,6 +201,46 @@ Test(model, forwards_a_store_to_a_load_of_the_same_address)
     /* a chain through memory: store r1 to [a], load [a] into r1 */
     cr_expect_float_eq(memory_chain(m, insn(m, "ST", 1, 0), insn(m, "LD", 0, 1)), 5.0, 0.1,
                        "each load waits for the store before it");
+}
+
+static const char forwarding_machine[] = "insn LD latency 5 ports 1*p0;\ninsn ST latency 1 ports 1*p1;\n"
+                                         "memory { store_forward_fail 16 cycles; }";
+
+Test(model, waits_for_a_narrower_store_under_a_wider_load_at_the_failed_forwarding_latency)
+{
+    const struct mdl_machine *m = machine(forwarding_machine);
+    struct rt_insn st = insn(m, "ST", 1, 0), ld = insn(m, "LD", 0, 1);
+    double forwarded = memory_chain_of(m, st, ld, 8, 8, 0), failed = memory_chain_of(m, st, ld, 4, 8, 0);
+    cr_expect_float_eq(forwarded, 5.0, 0.1);
+    cr_expect_float_eq(failed, 16.0, 0.1, "4-byte store, 8-byte load: the store cannot forward it");
+    cr_expect_gt(failed, forwarded);
+    cr_expect_float_eq(memory_chain_of(m, st, ld, 4, 4, 2), 16.0, 0.1, "a load partly over the store");
+}
+
+Test(model, forwards_an_eight_byte_store_to_a_four_byte_load_inside_it)
+{
+    const struct mdl_machine *m = machine(forwarding_machine);
+    struct rt_insn st = insn(m, "ST", 1, 0), ld = insn(m, "LD", 0, 1);
+    cr_expect_float_eq(memory_chain_of(m, st, ld, 8, 4, 4), 5.0, 0.1);
+    cr_expect_float_eq(memory_chain_of(m, st, ld, 8, 4, 0), 5.0, 0.1);
+}
+
+Test(model, does_not_chain_independent_stores_to_adjacent_bytes)
+{
+    /* two chains through memory, byte [a] and byte [a+1], each a load and a store of 5 cycles:
+     * they run side by side, one iteration every 5 cycles, not one after the other (10) */
+    const struct mdl_machine *m = machine(forwarding_machine);
+    struct rt_insn body[4] = { insn(m, "LD", 0, 1), insn(m, "ST", 1, 0), insn(m, "LD", 0, 2), insn(m, "ST", 2, 0) };
+    for (unsigned k = 0; k < 4; k++)
+        body[k].mem[body[k].n_mem++] = (struct rt_mem){ .size = 1, .load = k % 2 == 0, .store = k % 2 == 1 };
+    char err[128];
+    struct rt_model *md = rt_model_new(m, &baseline, 1, false, 4, err, sizeof err);
+    const uint64_t addr[4] = { 0x1000, 0x1000, 0x1001, 0x1001 };
+    for (int i = 0; i < 100; i++)
+        for (unsigned k = 0; k < 4; k++)
+            rt_model_step(md, &body[k], k, &addr[k], NULL, false);
+    cr_expect_float_eq(rt_model_time(md, 0) / 100, 5.0, 0.1);
+    rt_model_free(md);
 }
 
 Test(model, takes_a_pop_for_a_pure_load_though_it_reads_rsp)
@@ -429,12 +477,26 @@ Test(model, chains_a_read_modify_write_through_memory_at_forwarding_plus_its_reg
     rt_model_free(md);
 }
 
+Test(model, takes_the_fast_end_of_a_wide_integer_divider_range_and_the_upper_end_of_a_narrow_one)
+{
+    /* DIV r64's [5;89] spans operand values: a chain of them runs at the fast end, no faster than
+     * the divider's occupancy (tp 21); DIV r32's [23;28] spans operand pairs and keeps 28 */
+    const struct mdl_machine *m = machine("insn DIVQ latency 5..89 class int_div ports 1*p0 tp 21;\n"
+                                          "insn DIVL latency 23..28 class int_div ports 1*p0 tp 6;\n"
+                                          "insn IDIVQ latency 38..96 class int_div ports 1*p0 tp 24;");
+    struct rt_insn divq = insn(m, "DIVQ", 1, 1), divl = insn(m, "DIVL", 1, 1), idivq = insn(m, "IDIVQ", 1, 1);
+    cr_expect_float_eq(run(m, &divq, 1, 100, NULL, 0, 0, NULL), 21.0, 1e-9);
+    cr_expect_float_eq(run(m, &idivq, 1, 100, NULL, 0, 0, NULL), 38.0, 1e-9);
+    cr_expect_float_eq(run(m, &divl, 1, 100, NULL, 0, 0, NULL), 28.0, 1e-9);
+}
+
 /* A machine for the lane tests, with the parameters a lane of weight 2 changes: ROB and load
  * buffer sizes, the first level's bandwidth, the mispredict penalty, and the latencies; its
  * front end has legacy decoders. */
 struct lane_params {
     int rob, lb;
     double bandwidth, penalty, lat;
+    double fail;                    /* store_forward_fail (0: not modelled) */
 };
 
 static const struct mdl_machine *lane_machine(struct lane_params p)
@@ -449,9 +511,10 @@ static const struct mdl_machine *lane_machine(struct lane_params p)
              "cache L2 { level 2; type unified; size 256 KiB; ways 4; line 64 B; latency 12 cycles; "
              "bandwidth 32 B/cycle; }\n"
              "branch { predictor static; mispredict_penalty %g cycles; }\n"
+             "memory { store_forward_fail %g cycles; }\n"
              "insn LD latency %g ports 1*p0;\ninsn ST latency %g ports 1*p1;\n"
              "insn LONG latency %g ports 1*p1;\ninsn SHORT latency %g ports 1*p01;\n",
-             p.rob, p.lb, p.bandwidth, p.penalty, 5 * p.lat, 1 * p.lat, 20 * p.lat, 1 * p.lat);
+             p.rob, p.lb, p.bandwidth, p.penalty, p.fail, 5 * p.lat, 1 * p.lat, 20 * p.lat, 1 * p.lat);
     return machine(extra);
 }
 
@@ -502,7 +565,7 @@ Test(model, gives_each_lane_the_times_of_a_machine_with_its_parameter_changed)
     struct rt_lane_cfg lanes[N] = { baseline };
     for (unsigned l = 1; l < N; l++)
         lanes[l] = (struct rt_lane_cfg){ { knobs[l], RT_KNOB_NONE }, { 0, 0 }, 2 };
-    const struct lane_params bases[3] = { { 16, 12, 16, 16, 1 }, { 64, 3, 16, 16, 1 }, { 64, 12, 4, 16, 1 } };
+    const struct lane_params bases[3] = { { 16, 12, 16, 16, 1, 0 }, { 64, 3, 16, 16, 1, 0 }, { 64, 12, 4, 16, 1, 0 } };
     bool faster[N] = { true };
     for (unsigned c = 0; c < 3; c++) {
         double with_taints[N], without[N];
@@ -531,7 +594,7 @@ Test(model, gives_each_lane_the_times_of_a_machine_with_its_parameter_changed)
 /* How sensitivity is shared between two threads: the second model has no baseline lane. */
 Test(model, times_lanes_without_a_baseline_beside_them_as_with_it)
 {
-    const struct mdl_machine *m = lane_machine((struct lane_params){ 16, 3, 16, 16, 1 });
+    const struct mdl_machine *m = lane_machine((struct lane_params){ 16, 3, 16, 16, 1, 0 });
     const enum rt_knob knobs[5] = { RT_KNOB_NONE, RT_KNOB_LOAD_BUFFER, RT_KNOB_ROB, RT_KNOB_LATENCY,
                                     RT_KNOB_MISPREDICT };
     struct rt_lane_cfg lanes[5];
@@ -549,7 +612,7 @@ Test(model, times_lanes_without_a_baseline_beside_them_as_with_it)
 
 Test(model, times_as_a_new_model_once_reset_after_another_run)
 {
-    const struct mdl_machine *m = lane_machine((struct lane_params){ 16, 6, 16, 16, 1 });
+    const struct mdl_machine *m = lane_machine((struct lane_params){ 16, 6, 16, 16, 1, 0 });
     struct rt_lane_cfg lanes[3] = { baseline, { { RT_KNOB_ROB, RT_KNOB_NONE }, { 0, 0 }, 2 },
                                     { { RT_KNOB_LATENCY, RT_KNOB_NONE }, { 0, 0 }, 2 } };
     char err[128];
@@ -863,7 +926,7 @@ Test(topdown, counts_the_same_slots_whether_lane_0_takes_the_scalar_path_or_the_
     /* The scalar step (alone; with taints while causality follows a period) and the passes over
      * all lanes (several lanes, no causality) time lane 0 alike: its slots must agree to the bit,
      * the baseline-only phase (the scalar step after the passes) included. */
-    const struct mdl_machine *m = lane_machine((struct lane_params){ 16, 6, 16, 16, 1 });
+    const struct mdl_machine *m = lane_machine((struct lane_params){ 16, 6, 16, 16, 1, 0 });
     struct rt_lane_cfg lanes[5] = { baseline, { { RT_KNOB_ROB, RT_KNOB_NONE }, { 0, 0 }, 2 },
                                     { { RT_KNOB_LATENCY, RT_KNOB_NONE }, { 0, 0 }, 2 },
                                     { { RT_KNOB_MISPREDICT, RT_KNOB_NONE }, { 0, 0 }, 2 },
@@ -897,7 +960,7 @@ Test(topdown, counts_the_same_slots_whether_lane_0_takes_the_scalar_path_or_the_
 
 Test(topdown, starts_again_from_nothing_once_the_model_is_reset)
 {
-    const struct mdl_machine *m = lane_machine((struct lane_params){ 16, 6, 16, 16, 1 });
+    const struct mdl_machine *m = lane_machine((struct lane_params){ 16, 6, 16, 16, 1, 0 });
     struct rt_lane_cfg lanes[2] = { baseline, { { RT_KNOB_ROB, RT_KNOB_NONE }, { 0, 0 }, 2 } };
     enum { N = 16 };
     struct rt_insn pool[N];
@@ -948,4 +1011,87 @@ Test(topdown, counts_nothing_on_a_machine_without_an_issue_width)
     rt_model_topdown(md, true, &t);
     cr_expect_eq(td_total(&t), 0);
     rt_model_free(md);
+}
+
+/* ---- memory dependencies of every width, both step paths -------------------------------- */
+
+/* N static instructions: loads, stores and read-modify-writes of 1 to 32 bytes between short and
+ * long operations and branches, on eight registers. */
+static void random_memory_pool(const struct mdl_machine *m, struct rt_insn *pool, unsigned n, uint64_t *x)
+{
+    static const char *const forms[] = { "LD", "ST", "SHORT", "LONG", "LD", "ST", "SHORT" };
+    static const uint8_t sizes[] = { 1, 2, 4, 8, 16, 32 };
+    for (unsigned i = 0; i < n; i++) {
+        unsigned f = (unsigned)(next_random(x) % 7);
+        bool st = f == 1 || f == 5, rmw = f == 6;
+        pool[i] = insn(m, forms[f], (uint8_t)(next_random(x) % 9), (uint8_t)(st ? 0 : next_random(x) % 9));
+        if (f == 0 || f == 4 || st || rmw)
+            pool[i].mem[pool[i].n_mem++] = (struct rt_mem){ .size = sizes[next_random(x) % 6], .load = !st,
+                                                            .store = st || rmw };
+        if (f == 3)
+            pool[i].branch = RT_BR_COND;
+        pool[i].len = (uint8_t)(1 + next_random(x) % 15);
+    }
+}
+
+/* STEPS instructions of POOL on a new model of LANES, at byte addresses within 48 bytes (every
+ * width overlaps others, in part or whole); the time of each lane and, with causality, the
+ * critical and seen counts of each static instruction. */
+static void random_memory_run(const struct mdl_machine *m, const struct rt_insn *pool, unsigned n,
+                              const struct rt_lane_cfg *lanes, unsigned n_lanes, bool causality, double *times,
+                              uint64_t *crit, uint64_t *seen)
+{
+    char err[128];
+    struct rt_model *md = rt_model_new(m, lanes, n_lanes, causality, n, err, sizeof err);
+    cr_assert(md, "%s", err);
+    if (causality)
+        rt_model_sample_causality(md, 2);
+    uint64_t x = 0x2545f4914f6cdd1dull;
+    for (unsigned i = 0; i < 20000; i++) {
+        unsigned k = (unsigned)(next_random(&x) % n);
+        uint64_t a = 0x1000 + next_random(&x) % 48;
+        uint8_t level = (uint8_t)(next_random(&x) % 3);
+        rt_model_step(md, &pool[k], k, &a, &level, pool[k].branch && next_random(&x) % 4 == 0);
+    }
+    for (unsigned l = 0; l < n_lanes; l++)
+        times[l] = rt_model_time(md, l);
+    for (uint32_t i = 0; crit && i < n; i++)
+        crit[i] = rt_model_critical(md, i, &seen[i]);
+    rt_model_free(md);
+}
+
+Test(model, times_loads_and_stores_of_every_width_alike_on_the_scalar_path_and_the_passes_over_lanes)
+{
+    /* Each lane alone takes the scalar path; together the lanes go through the passes, lane 0
+     * on the scalar path with taints while causality follows it: every lane's time, and the
+     * critical counts, must agree to the bit. */
+    const struct mdl_machine *m = lane_machine((struct lane_params){ 16, 6, 16, 16, 1, 16 });
+    enum { N = 32, LANES = 5 };
+    struct rt_lane_cfg lanes[LANES] = { baseline, { { RT_KNOB_ROB, RT_KNOB_NONE }, { 0, 0 }, 2 },
+                                        { { RT_KNOB_LATENCY, RT_KNOB_NONE }, { 0, 0 }, 2 },
+                                        { { RT_KNOB_LOAD_BUFFER, RT_KNOB_NONE }, { 0, 0 }, 2 },
+                                        { { RT_KNOB_CACHE_BW, RT_KNOB_NONE }, { 0, 0 }, 2 } };
+    for (uint64_t seed = 1; seed <= 4; seed++) {
+        struct rt_insn pool[N];
+        uint64_t x = seed * 0x9e3779b97f4a7c15ull;
+        random_memory_pool(m, pool, N, &x);
+        double together[LANES], plain[LANES], alone[LANES], scalar[1];
+        uint64_t crit_t[N], seen_t[N], crit_s[N], seen_s[N];
+        random_memory_run(m, pool, N, lanes, LANES, true, together, crit_t, seen_t);
+        random_memory_run(m, pool, N, lanes, LANES, false, plain, NULL, NULL);
+        random_memory_run(m, pool, N, lanes, 1, true, scalar, crit_s, seen_s);
+        for (unsigned l = 0; l < LANES; l++) {
+            random_memory_run(m, pool, N, &lanes[l], 1, false, &alone[l], NULL, NULL);
+            cr_expect_eq(together[l], alone[l], "seed %llu, %s lane: %.17g, alone %.17g", (unsigned long long)seed,
+                         rt_knob_name(lanes[l].knob[0]), together[l], alone[l]);
+            cr_expect_eq(plain[l], alone[l], "seed %llu, %s lane without causality", (unsigned long long)seed,
+                         rt_knob_name(lanes[l].knob[0]));
+        }
+        cr_expect_eq(scalar[0], alone[0], "seed %llu: the baseline with its taints", (unsigned long long)seed);
+        for (unsigned i = 0; i < N; i++) {
+            cr_expect_eq(crit_t[i], crit_s[i], "seed %llu, insn %u: critical", (unsigned long long)seed, i);
+            cr_expect_eq(seen_t[i], seen_s[i], "seed %llu, insn %u: seen", (unsigned long long)seed, i);
+        }
+        cr_expect_gt(alone[0], alone[2], "the latency lane is faster: memory chains bind");
+    }
 }
