@@ -1,8 +1,10 @@
 /* libFuzzer harness: a trace file (as 'mdlsim replay' reads it) through the frame checks, the
  * stream's records, decoding, caches, predictor and the model on Skylake, then the JSON view. */
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
 #include "analysis.h"
@@ -15,13 +17,32 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 extern const struct mdl_machine mdl_machine_skylake;
 
-/* The input as a file a path names: the trace reader maps it as it maps a file on disk. */
+/* The input as a file a path names: the trace reader maps it as it maps a file on disk. An
+ * odd first byte makes the rest the events of a trace written whole (checksums right, so that
+ * mutations reach the stream's records); an even one (a trace's own 'D'), the file itself (the
+ * frames' checks). */
 static int as_file(const uint8_t *data, size_t size, char *path, size_t len)
 {
     int fd = memfd_create("trace", MFD_CLOEXEC);
-    if (fd < 0 || write(fd, data, size) != (ssize_t)size) {
-        if (fd >= 0)
-            close(fd);
+    if (fd < 0)
+        return -1;
+    bool ok;
+    if (size && data[0] % 2 == 1) {
+        FILE *fp = fdopen(dup(fd), "wb");
+        struct trace_writer w;
+        char err[256];
+        size_t n = (size - 1) / 8;
+        uint64_t *words = calloc(n + 1, sizeof *words);
+        memcpy(words, data + 1, n * 8);
+        ok = fp && words && trace_write_start(&w, fp, MDL_ISA_X86_64, "/dev/null", err, sizeof err) &&
+             trace_write_events(&w, words, n) && trace_write_end(&w, data[0] & 2 ? 11 : 0);
+        free(words);
+        ok = fp && fclose(fp) == 0 && ok;
+    } else {
+        ok = write(fd, data, size) == (ssize_t)size;
+    }
+    if (!ok) {
+        close(fd);
         return -1;
     }
     snprintf(path, len, "/proc/self/fd/%d", fd);

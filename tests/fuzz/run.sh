@@ -25,6 +25,10 @@ fi
 cp tests/traces/*.trace "$F/seeds/trace/"
 python3 tests/traces/mktrace.py "$F/seeds/trace/small.trace" 0 4d444c5349570001 \
     0000000000000401 401000 90909090 2 2 0000000100080003 7fff0000 4
+# the same events as a harness input of its own: an odd byte, then the words (written into a trace
+# with its checksums by the harness)
+python3 -c "import struct,sys; w=[int(x,16) for x in sys.argv[1:]]; sys.stdout.buffer.write(b'\\x01'+struct.pack('<%dQ'%len(w),*w))" \
+    4d444c5349570001 0000000000000401 401000 90909090 2 2 0000000000080003 7fff0000 4 > "$F/seeds/trace/events.bin"
 for p in build/programs/exact.x86 build/programs/crash.x86; do
     [ -x "$p" ] && build/mdlsim run --machine skylake --no-sensitivity --quiet --record "$F/seeds/trace/$(basename "$p")" \
         -- "$p" 3 >/dev/null 2>&1 || true
