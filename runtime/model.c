@@ -92,6 +92,7 @@ struct rt_model {
     /* causality, baseline lane only, in periods (taint.h) */
     struct taint *tn;
     struct taint *tn_on;            /* tn while a period is open, NULL otherwise */
+    uint32_t leaving;               /* static index of the followed instruction the step pushes out */
     unsigned one_in;                /* sampled runs: one period in ONE_IN; 0: periods on request */
     uint64_t gap_left;              /* instructions before the next sampled period */
     uint64_t *crit, *seen;          /* [n_static] */
@@ -342,6 +343,7 @@ static void clear_state(struct rt_model *md)
     if (md->tn)
         taint_reset(md->tn);
     md->tn_on = NULL;
+    md->leaving = UINT32_MAX;
     md->one_in = 1;
     md->gap_left = 0;
     memset(md->crit, 0, md->n_static * sizeof *md->crit);
@@ -1262,15 +1264,22 @@ static void causality_enter(struct rt_model *md, uint32_t sidx)
         taint_pass(tn);
         return;
     }
-    bool critical;
-    uint32_t old = taint_enter(tn, sidx, &critical);
-    if (old < md->n_static) {
-        md->seen[old]++;
-        md->crit[old] += critical;
+    md->leaving = taint_enter(tn, sidx);
+    md->tn_on = tn;
+}
+
+/* Once the instruction entering has dispatched: the followed one it pushed out of the window is
+ * critical when that dispatch still depends on it. */
+static void causality_judge(struct rt_model *md)
+{
+    struct taint *tn = md->tn_on;
+    bool critical = taint_judge(tn);
+    if (md->leaving < md->n_static) {
+        md->seen[md->leaving]++;
+        md->crit[md->leaving] += critical;
     }
-    if (taint_open(tn))
-        md->tn_on = tn;
-    else if (md->one_in)
+    md->leaving = UINT32_MAX;
+    if (!taint_open(tn) && md->one_in)
         md->gap_left = 2ull * taint_window(tn) * (md->one_in - 1);
 }
 
@@ -1594,9 +1603,11 @@ void rt_model_step(struct rt_model *md, const struct rt_insn *in, uint32_t sidx,
         md->ret0 = retire[0];
     }
 
-    if (md->tn_on)
+    if (md->tn_on) {
         for (uint32_t k = 0; k < s.uops; k++)
             taint_copy(md->tn_on, taint_rob(md->tn_on, md->rob_ring.pos + k), TN_RETIRED);
+        causality_judge(md);
+    }
     for (unsigned k = 0; k < in->n_dst; k++)
         md->reg_cls[in->dst[k]] = s.cls;
     ring_push(&md->rob_ring, s.uops, retire, md->L, md->active);

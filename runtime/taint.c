@@ -11,6 +11,7 @@ struct taint *taint_new(uint32_t window, unsigned n_res, unsigned n_caches, unsi
     if (!tn)
         abort();
     tn->window = window ? window : 1;
+    tn->leaving = -1;
     tn->stride = (tn->window + 63) / 64;
     tn->res0 = TN_FIXED;
     tn->cache0 = tn->res0 + n_res;
@@ -38,6 +39,7 @@ void taint_reset(struct taint *tn)
     tn->seq = tn->base = 0;
     tn->n_follow = tn->words = 0;
     tn->period = false;
+    tn->leaving = -1;
 }
 
 void taint_free(struct taint *tn)
@@ -72,21 +74,29 @@ void taint_follow(struct taint *tn, uint32_t n)
         tn->spare[tn->n_spare++] = b;
 }
 
-uint32_t taint_enter(struct taint *tn, uint32_t sidx, bool *critical)
+uint32_t taint_enter(struct taint *tn, uint32_t sidx)
 {
-    *critical = false;
     uint64_t k = tn->seq - tn->base;    /* instructions of the period before this one */
     uint32_t old = UINT32_MAX;
+    tn->leaving = -1;
     if (k >= tn->window && k - tn->window < tn->n_follow) {
-        uint64_t bit = k - tn->window;
-        const uint64_t *d = taint_buf_(tn, tn->ref[TN_DISPATCH]);
-        *critical = d[bit / 64] >> (bit % 64) & 1;
-        old = tn->sidx[bit];
-        if (bit + 1 == tn->n_follow)
-            tn->period = false;
+        tn->leaving = (int64_t)(k - tn->window);
+        old = tn->sidx[tn->leaving];
     }
     if (k < tn->n_follow)
         tn->sidx[k] = sidx;
     tn->seq++;
     return old;
+}
+
+bool taint_judge(struct taint *tn)
+{
+    if (tn->leaving < 0)
+        return false;
+    uint64_t bit = (uint64_t)tn->leaving;
+    const uint64_t *d = taint_buf_(tn, tn->ref[TN_DISPATCH]);
+    if (bit + 1 == tn->n_follow)
+        tn->period = false;
+    tn->leaving = -1;
+    return d[bit / 64] >> (bit % 64) & 1;
 }

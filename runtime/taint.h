@@ -32,6 +32,7 @@ struct taint {
     uint64_t seq;                   /* instructions entered so far = seq of the current one */
     uint64_t base;                  /* seq before the period's first instruction */
     uint32_t n_follow;              /* instructions the period follows */
+    int64_t leaving;                /* the followed instruction the current one pushes out of the window, or -1 */
     bool period;                    /* a period is open */
 };
 
@@ -46,9 +47,13 @@ void taint_free(struct taint *tn);
  * emptied. */
 void taint_follow(struct taint *tn, uint32_t n);
 /* Enters a new dynamic instruction of static index SIDX; returns the static index of the
- * followed instruction that left the window (UINT32_MAX if none) and whether dispatch was
- * still tainted by it. The period closes once the last followed instruction has left. */
-uint32_t taint_enter(struct taint *tn, uint32_t sidx, bool *critical);
+ * followed instruction it pushes out of the window (UINT32_MAX if none). */
+uint32_t taint_enter(struct taint *tn, uint32_t sidx);
+/* Once the entering instruction has dispatched: whether its dispatch time was still tainted by
+ * the followed instruction it pushed out (its own dispatch, not the one before: with two chains
+ * in turn, the one before is the other chain's). The period closes once the last followed
+ * instruction has left. */
+bool taint_judge(struct taint *tn);
 /* An instruction passed without taints (outside a period). */
 static inline void taint_pass(struct taint *tn) { tn->seq++; }
 static inline bool taint_open(const struct taint *tn) { return tn->period; }

@@ -891,6 +891,33 @@ Test(mdlsim, blames_the_divider_for_independent_square_roots)
     json_decref(o);
 }
 
+/* Two chains of the same latency, in turn: each is on the critical path (the instruction that
+ * leaves the window is judged at the dispatch of the one that pushes it out, of its own chain;
+ * judged one dispatch earlier, each chain was judged by the other's and neither was critical).
+ * The same with dividers: five square roots outrun the divider, which binds them all. */
+Test(mdlsim, puts_both_of_two_alternating_chains_and_the_divided_roots_on_the_critical_path)
+{
+    static const char *const cases[][2] = {
+        { "skylake", "f20f59c0f20f59c9" },                        /* mulsd xmm0, xmm0; mulsd xmm1, xmm1 */
+        { "skylake", "480fafc0480fafc9" },                        /* imul rax, rax; imul rcx, rcx */
+        { "cortex-a72", "0008601e2108611e" },                     /* fmul d0, d0, d0; fmul d1, d1, d1 */
+        { "skylake", "f20f51c0f20f51c9f20f51d2f20f51dbf20f51e4" }, /* five sqrtsd chains */
+    };
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        char args[256];
+        snprintf(args, sizeof args, "block --machine %s --json --hex %s", cases[c][0], cases[c][1]);
+        json_t *o = block_json(args);
+        size_t n = json_array_size(json_object_get(o, "table"));
+        for (size_t i = 0; i < n; i++)
+            cr_expect_float_eq(critical_share(o, (int)i), 1.0, 1e-9, "%s: instruction %zu", args, i);
+        if (c == 3) {
+            double speedup;
+            cr_expect_str_eq(top_bottleneck(o, &speedup), "serial", "%s", args);
+        }
+        json_decref(o);
+    }
+}
+
 /* ---- programs as users build them: PIE, shared libraries, symbols and source lines -------------- */
 
 Test(mdlsim_run, counts_exactly_the_instructions_of_a_region_in_a_pie_and_in_a_shared_library)
