@@ -17,7 +17,7 @@ PKGS_TEST  := $(PKGS_BUILD) libcriterion-dev qemu-user gcc-aarch64-linux-gnu pyt
 PKGS_BENCH := $(PKGS_BUILD) llvm-19 python3 qemu-user
 PKGS_DEMO  := $(PKGS_BUILD) qemu-user
 
-MDL_SRC   := mdl/arena.c mdl/source.c mdl/diag.c mdl/ast.c mdl/map.c mdl/parse.c mdl/safefile.c
+MDL_SRC   := mdl/arena.c mdl/source.c mdl/diag.c mdl/ast.c mdl/map.c mdl/parse.c mdl/safefile.c mdl/formkey.c
 MDLC_SRC  := mdlc/driver.c mdlc/resolve.c mdlc/check.c mdlc/lower.c mdlc/emit_c.c mdlc/emit_json.c mdlc/emit_text.c \
              mdlc/output.c mdlc/qemu_cpu.c
 IMPORT_SRC := mdlc/import_uops.c
@@ -91,8 +91,11 @@ $(O)/%.o: %.c $(B)/parser.h $(B)/lexer.gen.h | $(B)
 -include $(shell find $(O) -name '*.d' 2>/dev/null)
 
 
+# mdlc links Capstone, the decoder's library, to check that a description's form keys are ones
+# the decoder can spell (mdl/formkey.c): the same shared library mdlsim decodes with at run time,
+# so the check follows an upgrade of it without a table to regenerate.
 $(B)/mdlc: $(O)/mdlc/main.o $(MDLC_OBJ) $(MDL_OBJ)
-	$(CC) $(CFLAGS_ALL) -o $@ $^ -ljansson -lm
+	$(CC) $(CFLAGS_ALL) -o $@ $^ -lcapstone -ljansson -lm
 
 $(B)/uops2mdl: $(O)/mdlc/uops2mdl.o $(IMPORT_OBJ)
 	$(CC) $(CFLAGS_ALL) -o $@ $^
@@ -125,7 +128,7 @@ $(B)/gen/registry.c: Makefile $(MACHINES) | $(B)
 $(B)/gen/registry.o: $(B)/gen/registry.c runtime/mdl_machine.h
 	$(CC) $(CPPFLAGS_ALL) $(CFLAGS_ALL) -c -o $@ $<
 
-$(B)/mdlsim: $(O)/frontends/mdlsim.o $(SIM_OBJ) $(O)/mdl/safefile.o $(GEN_OBJ) $(B)/gen/registry.o
+$(B)/mdlsim: $(O)/frontends/mdlsim.o $(SIM_OBJ) $(O)/mdl/safefile.o $(O)/mdl/formkey.o $(GEN_OBJ) $(B)/gen/registry.o
 	$(CC) $(CFLAGS_ALL) -pthread -o $@ $^ -lcapstone -ljansson -ldw -lelf -lm
 
 # The QEMU plugin is loaded by qemu-user, so it is a shared object beside mdlsim.
@@ -205,8 +208,8 @@ FUZZ_SECONDS ?= 60
 FUZZ_CFLAGS := -O1 -g -fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=undefined
 PKGS_FUZZ := $(PKGS_BUILD) clang xxd
 $(B)/fuzz_mdl: $(O)/tests/fuzz/fuzz_mdl.o $(MDLC_OBJ) $(MDL_OBJ)
-	$(CC) $(CFLAGS_ALL) -fsanitize=fuzzer -o $@ $^ -ljansson -lm
-$(B)/fuzz_block: $(O)/tests/fuzz/fuzz_block.o $(SIM_OBJ) $(O)/mdl/safefile.o $(GEN_OBJ) $(B)/gen/registry.o
+	$(CC) $(CFLAGS_ALL) -fsanitize=fuzzer -o $@ $^ -lcapstone -ljansson -lm
+$(B)/fuzz_block: $(O)/tests/fuzz/fuzz_block.o $(SIM_OBJ) $(O)/mdl/safefile.o $(O)/mdl/formkey.o $(GEN_OBJ) $(B)/gen/registry.o
 	$(CC) $(CFLAGS_ALL) -fsanitize=fuzzer -pthread -o $@ $^ -lcapstone -ljansson -ldw -lelf -lm
 $(B)/.deps-fuzz: Makefile | $(B)
 	@.ci/ensure-deps $(PKGS_FUZZ)
