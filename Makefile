@@ -73,7 +73,9 @@ $(B):
 	          $(O)/frontends/qemu $(B)/gen $(B)/deps $(B)/tests
 
 # ---- the language library ----------------------------------------------------------------
-$(B)/parser.c $(B)/parser.h: mdl/parser.y $(B)/.deps-build
+# One bison run makes both (a grouped target: with two, make -j2 ran bison twice at once, each
+# writing the same files).
+$(B)/parser.c $(B)/parser.h &: mdl/parser.y $(B)/.deps-build
 	bison -Wall -Werror -o $(B)/parser.c --header=$(B)/parser.h $<
 $(B)/lexer.c $(B)/lexer.gen.h: mdl/lexer.l $(B)/parser.h
 	flex --header-file=$(B)/lexer.gen.h -o $(B)/lexer.c $<
