@@ -19,7 +19,7 @@ PKGS_DEMO  := $(PKGS_BUILD) qemu-user
 
 MDL_SRC   := mdl/arena.c mdl/source.c mdl/diag.c mdl/ast.c mdl/map.c mdl/parse.c mdl/safefile.c mdl/formkey.c
 MDLC_SRC  := mdlc/driver.c mdlc/resolve.c mdlc/check.c mdlc/lower.c mdlc/emit_c.c mdlc/emit_json.c mdlc/emit_text.c \
-             mdlc/output.c mdlc/qemu_cpu.c
+             mdlc/output.c mdlc/qemu_cpu.c mdlc/formcheck.c
 IMPORT_SRC := mdlc/import_uops.c
 RUNTIME_SRC := runtime/model.c runtime/taint.c runtime/shadow.c runtime/classify.c runtime/cache.c runtime/bp.c \
              $(wildcard runtime/policy/*.c) $(wildcard runtime/predictor/*.c)
@@ -99,8 +99,9 @@ $(O)/%.o: %.c $(B)/parser.h $(B)/lexer.gen.h | $(B)
 $(B)/mdlc: $(O)/mdlc/main.o $(MDLC_OBJ) $(MDL_OBJ)
 	$(CC) $(CFLAGS_ALL) -o $@ $^ -lcapstone -ljansson -lm
 
-$(B)/uops2mdl: $(O)/mdlc/uops2mdl.o $(IMPORT_OBJ)
-	$(CC) $(CFLAGS_ALL) -o $@ $^
+# The importer checks each row's form as mdlc does (mdlc/formcheck.c), hence mdlc's objects.
+$(B)/uops2mdl: $(O)/mdlc/uops2mdl.o $(IMPORT_OBJ) $(MDLC_OBJ) $(MDL_OBJ)
+	$(CC) $(CFLAGS_ALL) -o $@ $^ -lcapstone -ljansson -lm
 
 # ---- machines -> generated/ ---------------------------------------------------------------
 # mdlc rewrites a generated file only when its content changes and lists the .mdl files it

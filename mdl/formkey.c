@@ -83,24 +83,26 @@ static unsigned formkey_compare_predicate(char *mn, size_t size)
     return 0;
 }
 
-/* Another name for the same instruction: uops.info's, where Capstone prints an alias. */
-static void formkey_x86_rename(char *mn, size_t size)
+/* Another name for the same instruction: on x86-64 uops.info's, where Capstone prints an alias;
+ * on AArch64 the condition names Capstone prints, HS and LO, for their synonyms CS and CC. */
+static void formkey_rename(enum mdl_isa isa, char *mn, size_t size)
 {
-    static const char *const renames[][2] = {
+    static const char *const x86[][2] = {
         { "MOVABS", "MOV" }, { "SAL", "SHL" },     /* SAL is the /6 alias of SHL */
-        { "XLATB", "XLAT" },
+        { "XLATB", "XLAT" }, { NULL, NULL },
     };
-    for (size_t i = 0; i < sizeof renames / sizeof *renames; i++)
-        if (strcmp(mn, renames[i][0]) == 0)
-            snprintf(mn, size, "%s", renames[i][1]);
+    static const char *const a64[][2] = { { "B.CS", "B.HS" }, { "B.CC", "B.LO" }, { NULL, NULL } };
+    for (const char *const (*r)[2] = isa == MDL_ISA_X86_64 ? x86 : a64; (*r)[0]; r++)
+        if (strcmp(mn, (*r)[0]) == 0)
+            snprintf(mn, size, "%s", (*r)[1]);
 }
 
 unsigned formkey_mnemonic(enum mdl_isa isa, const char *printed, char *out, size_t size)
 {
     formkey_upper_word(printed, out, size);
+    formkey_rename(isa, out, size);
     if (isa != MDL_ISA_X86_64)
         return 0;
-    formkey_x86_rename(out, size);
     unsigned flags = formkey_compare_predicate(out, size);
     formkey_intel_condition(out, size);
     return flags;
