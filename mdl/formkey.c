@@ -69,7 +69,7 @@ static void formkey_intel_condition(char *mn, size_t size)
 /* Capstone prints the predicate of CMPPS and friends in the name (cmpltps, vcmpeq_uqsd) and
  * drops the immediate; uops.info keeps CMPPS (XMM, XMM, I8). Every name of the shape
  * [V]CMP<predicate><PS|PD|SS|SD> is such a compare (CMPSD, the string compare, has no middle). */
-static unsigned formkey_compare_predicate(char *mn, size_t size)
+static unsigned formkey_fp_predicate(char *mn, size_t size)
 {
     size_t n = strlen(mn), vex = mn[0] == 'V';
     static const char *const types[] = { "PS", "PD", "SS", "SD" };
@@ -80,6 +80,33 @@ static unsigned formkey_compare_predicate(char *mn, size_t size)
             snprintf(mn + vex + 3, size - vex - 3, "%s", types[i]);
             return FORMKEY_PREDICATE;
         }
+    return 0;
+}
+
+/* The same for the integer compares of AVX-512 and XOP (vpcmpltud, vpcomgeb: uops.info's VPCMPUD,
+ * VPCOMB), with the predicates Capstone 4 prints (printAVXCC, printXOPCC). VPCMPEQB and VPCMPGTD
+ * are instructions of their own and keep their names. */
+static unsigned formkey_int_predicate(char *mn, size_t size)
+{
+    static const char *const preds[] = {
+        "EQ", "LT", "LE", "UNORD", "NEQ", "NLT", "NLE", "ORD", "EQ_UQ", "NGE", "NGT", "FALSE", "NEQ_OQ", "GE",
+        "GT", "TRUE", "EQ_OS", "LT_OQ", "LE_OQ", "UNORD_S", "NEQ_US", "NLT_UQ", "NLE_UQ", "ORD_S", "EQ_US",
+        "NGE_UQ", "NGT_UQ", "FALSE_OS", "NEQ_OS", "GE_OQ", "GT_OQ", "TRUE_US",
+    };
+    static const char *const types[] = { "UB", "UW", "UD", "UQ", "B", "W", "D", "Q" };
+    if (!formkey_starts(mn, "VPCMP") && !formkey_starts(mn, "VPCOM"))
+        return 0;
+    const char *rest = mn + 5;
+    for (size_t p = 0; p < sizeof preds / sizeof *preds; p++) {
+        size_t k = strlen(preds[p]);
+        for (size_t t = 0; strncmp(rest, preds[p], k) == 0 && t < sizeof types / sizeof *types; t++) {
+            bool own = mn[3] == 'M' && strlen(types[t]) == 1 && (strcmp(preds[p], "EQ") == 0 || strcmp(preds[p], "GT") == 0);
+            if (strcmp(rest + k, types[t]) == 0 && !own) {
+                snprintf(mn + 5, size - 5, "%s", types[t]);
+                return FORMKEY_PREDICATE;
+            }
+        }
+    }
     return 0;
 }
 
@@ -103,7 +130,7 @@ unsigned formkey_mnemonic(enum mdl_isa isa, const char *printed, char *out, size
     formkey_rename(isa, out, size);
     if (isa != MDL_ISA_X86_64)
         return 0;
-    unsigned flags = formkey_compare_predicate(out, size);
+    unsigned flags = formkey_fp_predicate(out, size) | formkey_int_predicate(out, size);
     formkey_intel_condition(out, size);
     return flags;
 }
