@@ -94,14 +94,15 @@ static bool formcheck_has(const struct formcheck *fc, const char *mn)
     return fc->n_mnemonics && bsearch(&mn, fc->mnemonics, fc->n_mnemonics, sizeof *fc->mnemonics, formcheck_cmp);
 }
 
-/* What the classifier matches a decoded mnemonic with (runtime/classify.c): the mnemonic itself,
- * a variant of it (uops.info's ADD_01 and LEA_B_D8; the decoder's ADD_LOCK and VADDPS_Z) and, on
- * AArch64, B.cond, which stands for every conditional branch. */
+/* AArch64's key for every conditional branch without one of its own (runtime/classify.c). */
 static bool formcheck_b_cond(const struct formcheck *fc, const char *mn)
 {
     return fc->isa == MDL_ISA_AARCH64 && strcmp(mn, "B.cond") == 0;
 }
 
+/* What the classifier matches a decoded mnemonic with (runtime/classify.c): the mnemonic itself,
+ * a variant of it (uops.info's ADD_01 and LEA_B_D8; the decoder's ADD_LOCK and VADDPS_Z) and, on
+ * AArch64, B.cond. */
 static bool formcheck_known(const struct formcheck *fc, const char *mn)
 {
     char base[WORD_MAX];
