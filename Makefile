@@ -17,9 +17,10 @@ PKGS_TEST  := $(PKGS_BUILD) libcriterion-dev qemu-user gcc-aarch64-linux-gnu pyt
 PKGS_BENCH := $(PKGS_BUILD) llvm-19 python3 qemu-user
 PKGS_DEMO  := $(PKGS_BUILD) qemu-user
 
-MDL_SRC   := mdl/arena.c mdl/source.c mdl/diag.c mdl/ast.c mdl/map.c mdl/parse.c mdl/safefile.c mdl/sha256.c
+MDL_SRC   := mdl/arena.c mdl/source.c mdl/diag.c mdl/ast.c mdl/map.c mdl/parse.c mdl/safefile.c mdl/sha256.c \
+             mdl/formkey.c
 MDLC_SRC  := mdlc/driver.c mdlc/resolve.c mdlc/check.c mdlc/lower.c mdlc/emit_c.c mdlc/emit_json.c mdlc/emit_text.c \
-             mdlc/output.c mdlc/qemu_cpu.c
+             mdlc/output.c mdlc/qemu_cpu.c mdlc/formcheck.c
 IMPORT_SRC := mdlc/import_uops.c
 RUNTIME_SRC := runtime/model.c runtime/taint.c runtime/shadow.c runtime/classify.c runtime/cache.c runtime/bp.c \
              $(wildcard runtime/policy/*.c) $(wildcard runtime/predictor/*.c)
@@ -75,6 +76,8 @@ $(B):
 	@mkdir -p $(BUILD_DIRS)
 
 # ---- the language library ----------------------------------------------------------------
+# One bison run makes both (a grouped target: with two, make -j2 ran bison twice at once, each
+# writing the same files).
 $(B)/parser.c $(B)/parser.h &: mdl/parser.y $(B)/.deps-build
 	bison -Wall -Werror -o $(B)/parser.c --header=$(B)/parser.h $<
 $(B)/lexer.c $(B)/lexer.gen.h &: mdl/lexer.l $(B)/parser.h
@@ -93,11 +96,15 @@ $(O)/%.o: %.c $(B)/parser.h $(B)/lexer.gen.h | $(B)
 -include $(shell find $(O) -name '*.d' 2>/dev/null)
 
 
+# mdlc links Capstone, the decoder's library, to check that a description's form keys are ones
+# the decoder can spell (mdl/formkey.c): the same shared library mdlsim decodes with at run time,
+# so the check follows an upgrade of it without a table to regenerate.
 $(B)/mdlc: $(O)/mdlc/main.o $(MDLC_OBJ) $(MDL_OBJ)
-	$(CC) $(CFLAGS_ALL) -o $@ $^ -ljansson -lm
+	$(CC) $(CFLAGS_ALL) -o $@ $^ -lcapstone -ljansson -lm
 
-$(B)/uops2mdl: $(O)/mdlc/uops2mdl.o $(IMPORT_OBJ)
-	$(CC) $(CFLAGS_ALL) -o $@ $^
+# The importer checks each row's form as mdlc does (mdlc/formcheck.c), hence mdlc's objects.
+$(B)/uops2mdl: $(O)/mdlc/uops2mdl.o $(IMPORT_OBJ) $(MDLC_OBJ) $(MDL_OBJ)
+	$(CC) $(CFLAGS_ALL) -o $@ $^ -lcapstone -ljansson -lm
 
 # ---- machines -> generated/ ---------------------------------------------------------------
 # mdlc rewrites a generated file only when its content changes and lists the .mdl files it
@@ -146,8 +153,10 @@ $(B)/gen/registry.o: $(B)/gen/registry.c runtime/mdl_machine.h
 $(O)/frontends/mdlfile_abi.o: frontends/mdlfile_abi.S runtime/mdl_machine.h mdl/class.def | $(B)
 	$(CC) -c -o $@ $<
 MDLFILE_OBJ := $(O)/frontends/mdlfile.o $(O)/frontends/mdlfile_abi.o
+# What the simulator's objects use of the language library.
+SIM_LIB := $(O)/mdl/safefile.o $(O)/mdl/sha256.o $(O)/mdl/formkey.o
 
-$(B)/mdlsim: $(O)/frontends/mdlsim.o $(SIM_OBJ) $(O)/mdl/safefile.o $(O)/mdl/sha256.o $(MDLFILE_OBJ) $(GEN_OBJ) $(B)/gen/registry.o
+$(B)/mdlsim: $(O)/frontends/mdlsim.o $(SIM_OBJ) $(SIM_LIB) $(MDLFILE_OBJ) $(GEN_OBJ) $(B)/gen/registry.o
 	$(CC) $(CFLAGS_ALL) -pthread -o $@ $^ -lcapstone -ljansson -ldw -lelf -lm
 
 # The QEMU plugin is loaded by qemu-user, so it is a shared object beside mdlsim.
@@ -228,10 +237,10 @@ FUZZ_SECONDS ?= 60
 FUZZ_CFLAGS := -O1 -g -fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=undefined
 PKGS_FUZZ := $(PKGS_BUILD) clang xxd
 $(B)/fuzz_mdl: $(O)/tests/fuzz/fuzz_mdl.o $(MDLC_OBJ) $(MDL_OBJ)
-	$(CC) $(CFLAGS_ALL) -fsanitize=fuzzer -o $@ $^ -ljansson -lm
-$(B)/fuzz_block: $(O)/tests/fuzz/fuzz_block.o $(SIM_OBJ) $(O)/mdl/safefile.o $(O)/mdl/sha256.o $(GEN_OBJ) $(B)/gen/registry.o
+	$(CC) $(CFLAGS_ALL) -fsanitize=fuzzer -o $@ $^ -lcapstone -ljansson -lm
+$(B)/fuzz_block: $(O)/tests/fuzz/fuzz_block.o $(SIM_OBJ) $(SIM_LIB) $(GEN_OBJ) $(B)/gen/registry.o
 	$(CC) $(CFLAGS_ALL) -fsanitize=fuzzer -pthread -o $@ $^ -lcapstone -ljansson -ldw -lelf -lm
-$(B)/fuzz_trace: $(O)/tests/fuzz/fuzz_trace.o $(SIM_OBJ) $(O)/mdl/safefile.o $(O)/mdl/sha256.o $(GEN_OBJ)
+$(B)/fuzz_trace: $(O)/tests/fuzz/fuzz_trace.o $(SIM_OBJ) $(SIM_LIB) $(GEN_OBJ)
 	$(CC) $(CFLAGS_ALL) -fsanitize=fuzzer -pthread -o $@ $^ -lcapstone -ljansson -ldw -lelf -lm
 $(B)/fuzz_elf: $(O)/tests/fuzz/fuzz_elf.o $(O)/frontends/static/elfsym.o $(O)/frontends/symbols.o
 	$(CC) $(CFLAGS_ALL) -fsanitize=fuzzer -o $@ $^ -ldw -lelf

@@ -3,10 +3,12 @@
 #include "decode.h"
 #include <capstone/capstone.h>
 #include <ctype.h>
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "formkey.h"
 
 enum { DEC_REGS = 512, MN_LEN = 32 };
 
@@ -91,10 +93,10 @@ static bool ends(const char *s, const char *suffix)
 }
 
 /* The key is written in place: "MNEMONIC (KIND, KIND)", or the bare mnemonic. */
-static void key_kind(struct rt_insn *o, unsigned *nk, const char *kind)
+static void key_kind(struct rt_insn *o, unsigned *nk, enum formkey_kind kind)
 {
     size_t n = strlen(o->key);
-    snprintf(o->key + n, sizeof o->key - n, "%s%s", *nk ? ", " : " (", kind);
+    snprintf(o->key + n, sizeof o->key - n, "%s%s", *nk ? ", " : " (", formkey_kind_name(kind));
     (*nk)++;
 }
 
@@ -103,18 +105,6 @@ static void key_end(struct rt_insn *o, unsigned nk)
     size_t n = strlen(o->key);
     if (nk)
         snprintf(o->key + n, sizeof o->key - n, ")");
-}
-
-/* Upper-cased last word of Capstone's mnemonic: prefixes (lock, rep, bnd) are read from the
- * encoding instead. */
-static void upper_mnemonic(const char *cs_mn, char *mn)
-{
-    const char *w = strrchr(cs_mn, ' ');
-    w = w ? w + 1 : cs_mn;
-    size_t i = 0;
-    for (; w[i] && i < MN_LEN - 1; i++)
-        mn[i] = (char)toupper((unsigned char)w[i]);
-    mn[i] = 0;
 }
 
 /* ---- canonical registers ---------------------------------------------------------------------- */
@@ -281,28 +271,6 @@ static bool has_group(const cs_insn *ci, uint8_t g)
     return false;
 }
 
-/* Capstone spells conditions as AT&T/GNU do (je, cmova); uops.info uses Intel's (JZ, CMOVNBE). */
-static void x86_intel_condition(char *mn)
-{
-    static const char *const prefixes[] = { "CMOV", "SET", "J" };
-    static const char *const map[][2] = {
-        { "E", "Z" }, { "NE", "NZ" }, { "AE", "NB" }, { "A", "NBE" }, { "GE", "NL" }, { "G", "NLE" },
-        { "NAE", "B" }, { "C", "B" }, { "NC", "NB" }, { "NA", "BE" }, { "NGE", "L" }, { "NG", "LE" },
-        { "PE", "P" }, { "PO", "NP" },
-    };
-    for (size_t p = 0; p < 3; p++) {
-        size_t k = strlen(prefixes[p]);
-        if (strncmp(mn, prefixes[p], k) != 0)
-            continue;
-        for (size_t i = 0; i < sizeof map / sizeof *map; i++)
-            if (strcmp(mn + k, map[i][0]) == 0) {
-                snprintf(mn + k, MN_LEN - k, "%s", map[i][1]);
-                return;
-            }
-        return;
-    }
-}
-
 static bool x86_is_string_opcode(const cs_x86 *x)
 {
     uint8_t op = x->opcode[0];
@@ -334,31 +302,11 @@ static bool x86_has_vec_operand(const struct dec *d, const cs_x86 *x)
     return false;
 }
 
-/* Capstone prints the predicate of CMPPS and friends in the name (cmpltps, vcmpeqsd) and drops
- * the immediate; uops.info keeps CMPPS (XMM, XMM, I8). */
-static void x86_compare_predicate(const cs_x86 *x, struct x86_ctx *c)
-{
-    size_t n = strlen(c->mn);
-    bool vex = c->mn[0] == 'V';
-    if ((x->sse_cc == X86_SSE_CC_INVALID && x->avx_cc == X86_AVX_CC_INVALID) || n < 5 ||
-        !starts(c->mn + vex, "CMP"))
-        return;
-    char tail[3] = { c->mn[n - 2], c->mn[n - 1], 0 };
-    snprintf(c->mn, sizeof c->mn, "%sCMP%s", vex ? "V" : "", tail);
-    c->cc_imm = true;
-}
-
 static void x86_context(const struct dec *d, const cs_insn *ci, struct x86_ctx *c)
 {
     const cs_x86 *x = &ci->detail->x86;
     memset(c, 0, sizeof *c);
-    upper_mnemonic(ci->mnemonic, c->mn);
-    if (strcmp(c->mn, "MOVABS") == 0)
-        snprintf(c->mn, sizeof c->mn, "MOV");
-    else if (strcmp(c->mn, "SAL") == 0)
-        snprintf(c->mn, sizeof c->mn, "SHL");      /* the /6 alias of SHL */
-    x86_compare_predicate(x, c);
-    x86_intel_condition(c->mn);
+    c->cc_imm = formkey_mnemonic(MDL_ISA_X86_64, ci->mnemonic, c->mn, sizeof c->mn) & FORMKEY_PREDICATE;
     c->string = x86_is_string_opcode(x);
     c->acc = x86_is_acc_opcode(x);
     c->moffs = x->opcode[1] == 0 && x->opcode[0] >= 0xa0 && x->opcode[0] <= 0xa3;
@@ -385,40 +333,57 @@ static void x86_context(const struct dec *d, const cs_insn *ci, struct x86_ctx *
 
 /* ---- x86 operand kinds ---- */
 
-static const char *x86_gpr_kind(uint8_t rc, bool acc)
+/* A kind with a width, spelt as FMT formats it, when mdl/opkind.def lists it; else FALLBACK, the
+ * family's kind without a width (so that every key the decoder spells is one mdlc accepts). */
+static enum formkey_kind sized_kind(enum mdl_isa isa, enum formkey_kind fallback, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+static enum formkey_kind sized_kind(enum mdl_isa isa, enum formkey_kind fallback, const char *fmt, ...)
 {
-    static const char *const plain[] = { [RC_R8L] = "R8l", [RC_R8H] = "R8h", [RC_R16] = "R16",
-                                         [RC_R32] = "R32", [RC_R64] = "R64" };
-    static const char *const accum[] = { [RC_R8L] = "AL", [RC_R8H] = "R8h", [RC_R16] = "AX",
-                                         [RC_R32] = "EAX", [RC_R64] = "RAX" };
+    char s[32];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(s, sizeof s, fmt, ap);
+    va_end(ap);
+    return formkey_kind_find(isa, s, fallback);
+}
+
+static enum formkey_kind x86_gpr_kind(uint8_t rc, bool acc)
+{
+    static const enum formkey_kind plain[] = { [RC_R8L] = FK_X86_64_R8L, [RC_R8H] = FK_X86_64_R8H,
+                                               [RC_R16] = FK_X86_64_R16, [RC_R32] = FK_X86_64_R32,
+                                               [RC_R64] = FK_X86_64_R64 };
+    static const enum formkey_kind accum[] = { [RC_R8L] = FK_X86_64_AL, [RC_R8H] = FK_X86_64_R8H,
+                                               [RC_R16] = FK_X86_64_AX, [RC_R32] = FK_X86_64_EAX,
+                                               [RC_R64] = FK_X86_64_RAX };
     return acc ? accum[rc] : plain[rc];
 }
 
-static void x86_reg_kind(const struct dec *d, const struct x86_ctx *c, unsigned reg, char *k, size_t n)
+static enum formkey_kind x86_reg_kind(const struct dec *d, const struct x86_ctx *c, unsigned reg)
 {
     uint8_t rc = rclass(d, reg);
-    static const char *const names[] = { [RC_XMM] = "XMM", [RC_YMM] = "YMM", [RC_ZMM] = "ZMM", [RC_K] = "K",
-                                         [RC_MM] = "MM", [RC_ST] = "ST", [RC_BND] = "BND", [RC_CR] = "CR",
-                                         [RC_DR] = "DR" };
+    static const enum formkey_kind names[] = { [RC_XMM] = FK_X86_64_XMM, [RC_YMM] = FK_X86_64_YMM,
+                                               [RC_ZMM] = FK_X86_64_ZMM, [RC_K] = FK_X86_64_K,
+                                               [RC_MM] = FK_X86_64_MM, [RC_ST] = FK_X86_64_ST,
+                                               [RC_BND] = FK_X86_64_BND, [RC_CR] = FK_X86_64_CR,
+                                               [RC_DR] = FK_X86_64_DR };
     if (rc >= RC_R8L && rc <= RC_R64) {
         bool acc = c->acc && canon(d, reg) == RT_X86_GPR;
         if (c->shift_cl && reg == X86_REG_CL)
-            snprintf(k, n, "CL");
-        else if (c->io && reg == X86_REG_DX)
-            snprintf(k, n, "DX");
-        else
-            snprintf(k, n, "%s", x86_gpr_kind(rc, acc));
-    } else if (rc == RC_SEG) {
-        bool named = starts(c->mn, "PUSH") || starts(c->mn, "POP");
-        snprintf(k, n, "%s", named ? cs_reg_name(d->cs, reg) : "SEG");
-        for (char *p = k; *p; p++)
-            *p = (char)toupper((unsigned char)*p);
-    } else {
-        snprintf(k, n, "%s", rc < sizeof names / sizeof *names && names[rc] ? names[rc] : "R");
+            return FK_X86_64_CL;
+        if (c->io && reg == X86_REG_DX)
+            return FK_X86_64_DX;
+        return x86_gpr_kind(rc, acc);
     }
+    if (rc == RC_SEG) {
+        char seg[8];
+        bool named = starts(c->mn, "PUSH") || starts(c->mn, "POP");
+        formkey_upper_word(cs_reg_name(d->cs, reg), seg, sizeof seg);
+        return named ? formkey_kind_find(MDL_ISA_X86_64, seg, FK_X86_64_SEG) : FK_X86_64_SEG;
+    }
+    return rc < sizeof names / sizeof *names && names[rc] ? names[rc] : FK_X86_64_R;
 }
 
-static void x86_imm_kind(const cs_insn *ci, const cs_x86_op *op, const struct x86_ctx *c, char *k, size_t n)
+static enum formkey_kind x86_imm_kind(const cs_insn *ci, const cs_x86_op *op, const struct x86_ctx *c)
 {
     const cs_x86 *x = &ci->detail->x86;
     unsigned size = x->encoding.imm_size;
@@ -426,44 +391,40 @@ static void x86_imm_kind(const cs_insn *ci, const cs_x86_op *op, const struct x8
     if (x->encoding.imm_offset && size && x->encoding.imm_offset + size > ci->size)
         size = ci->size - x->encoding.imm_offset;
     if (c->rel)
-        snprintf(k, n, "%s", size == 1 ? "Rel8" : "Rel32");
-    else if (size == 0)
-        snprintf(k, n, "%lld", (long long)op->imm);   /* implied by the opcode: the `1` of D1 /4 */
-    else if (op->imm == 0)
-        snprintf(k, n, "0");                           /* uops.info measures immediate 0 apart */
-    else
-        snprintf(k, n, "I%u", size * 8);
+        return size == 1 ? FK_X86_64_REL8 : FK_X86_64_REL32;
+    if (size == 0)              /* implied by the opcode: the `1` of D1 /4 */
+        return sized_kind(MDL_ISA_X86_64, FK_X86_64_I8, "%lld", (long long)op->imm);
+    if (op->imm == 0)
+        return FK_X86_64_IMM0;  /* uops.info measures immediate 0 apart */
+    return sized_kind(MDL_ISA_X86_64, FK_X86_64_I8, "I%u", size * 8);
 }
 
-static void x86_mem_kind(const struct dec *d, const cs_x86_op *op, const struct x86_ctx *c, char *k, size_t n)
+static enum formkey_kind x86_mem_kind(const struct dec *d, const cs_x86_op *op, const struct x86_ctx *c)
 {
     uint8_t irc = rclass(d, op->mem.index);
     if (c->moffs)
-        snprintf(k, n, "Moffs%u", op->size * 8);
-    else if (irc == RC_XMM || irc == RC_YMM || irc == RC_ZMM)
-        snprintf(k, n, "VSIB_%s", irc == RC_XMM ? "XMM" : irc == RC_YMM ? "YMM" : "ZMM");
-    else if (op->avx_bcast != X86_AVX_BCAST_INVALID) {
+        return sized_kind(MDL_ISA_X86_64, FK_X86_64_M, "Moffs%u", op->size * 8);
+    if (irc == RC_XMM || irc == RC_YMM || irc == RC_ZMM)
+        return irc == RC_XMM ? FK_X86_64_VSIB_XMM : irc == RC_YMM ? FK_X86_64_VSIB_YMM : FK_X86_64_VSIB_ZMM;
+    if (op->avx_bcast != X86_AVX_BCAST_INVALID) {
         static const unsigned times[] = { [X86_AVX_BCAST_2] = 2, [X86_AVX_BCAST_4] = 4,
                                           [X86_AVX_BCAST_8] = 8, [X86_AVX_BCAST_16] = 16 };
         unsigned t = op->avx_bcast < sizeof times / sizeof *times ? times[op->avx_bcast] : 0;
-        snprintf(k, n, "M%u_1to%u", op->size * 8u, t);     /* size is the element's */
-    } else if (op->size)
-        snprintf(k, n, "M%u", op->size * 8);
-    else
-        snprintf(k, n, "M");
+        return sized_kind(MDL_ISA_X86_64, FK_X86_64_M, "M%u_1to%u", op->size * 8u, t);   /* size is the element's */
+    }
+    return op->size ? sized_kind(MDL_ISA_X86_64, FK_X86_64_M, "M%u", op->size * 8) : FK_X86_64_M;
 }
 
-static void x86_kind(const struct dec *d, const cs_insn *ci, const cs_x86_op *op, const struct x86_ctx *c, char *k,
-                     size_t n)
+static enum formkey_kind x86_kind(const struct dec *d, const cs_insn *ci, const cs_x86_op *op,
+                                  const struct x86_ctx *c)
 {
     if (op->type == X86_OP_REG)
-        x86_reg_kind(d, c, op->reg, k, n);
-    else if (op->type == X86_OP_IMM)
-        x86_imm_kind(ci, op, c, k, n);
-    else if (op->type == X86_OP_MEM)
-        x86_mem_kind(d, op, c, k, n);
-    else
-        snprintf(k, n, "?");
+        return x86_reg_kind(d, c, op->reg);
+    if (op->type == X86_OP_IMM)
+        return x86_imm_kind(ci, op, c);
+    if (op->type == X86_OP_MEM)
+        return x86_mem_kind(d, op, c);
+    return FK_X86_64_UNTYPED;
 }
 
 /* ---- x86 data flow ---- */
@@ -596,14 +557,14 @@ static bool x86_swapped_xchg(const cs_x86 *x)
 static void x86_operands(const struct dec *d, const cs_insn *ci, const struct x86_ctx *c, struct rt_insn *o)
 {
     const cs_x86 *x = &ci->detail->x86;
-    char kinds[RT_MAX_OPS + 1][24];
+    enum formkey_kind kinds[RT_MAX_OPS + 1];
     unsigned nk = 0, n = x->op_count < RT_MAX_OPS ? x->op_count : RT_MAX_OPS;
     bool zeroing = false, swap = x86_swapped_xchg(x);
     for (unsigned i = 0; i < x->op_count; i++) {
         const cs_x86_op *op = &x->operands[swap ? 1 - i : i];
         zeroing |= op->avx_zero_opmask;         /* Capstone marks {z} on the mask operand */
         if (i < n) {
-            x86_kind(d, ci, op, c, kinds[i], sizeof kinds[i]);
+            kinds[i] = x86_kind(d, ci, op, c);
             o->op_reg[i] = op->type == X86_OP_REG ? canon(d, op->reg) : RT_REG_NONE;
         }
         if (op->type == X86_OP_REG)
@@ -613,7 +574,7 @@ static void x86_operands(const struct dec *d, const cs_insn *ci, const struct x8
     }
     o->n_ops = (uint8_t)n;
     if (c->cc_imm && n < RT_MAX_OPS) {
-        snprintf(kinds[n], sizeof kinds[n], "I8");
+        kinds[n] = FK_X86_64_I8;
         o->op_reg[o->n_ops++] = RT_REG_NONE;
     }
     snprintf(o->key, sizeof o->key, "%s%s", c->mn, zeroing ? "_Z" : "");
@@ -790,7 +751,7 @@ static uint8_t x86_class(const cs_insn *ci, const struct x86_ctx *c, const struc
                                           [RT_BR_INDIRECT] = MDL_CLASS_BRANCH_INDIRECT,
                                           [RT_BR_CALL] = MDL_CLASS_CALL, [RT_BR_RET] = MDL_CLASS_RET };
     char base[MN_LEN];
-    upper_mnemonic(ci->mnemonic, base);     /* without _LOCK/_REPE */
+    formkey_upper_word(ci->mnemonic, base, sizeof base);    /* Capstone's name, without _LOCK/_REPE */
     if (o->branch != RT_BR_NONE)
         return branch_cls[o->branch];
     if (c->string)
@@ -923,7 +884,7 @@ static void a64_context(const cs_insn *ci, struct a64_ctx *c)
 {
     const cs_arm64 *a = &ci->detail->arm64;
     memset(c, 0, sizeof *c);
-    upper_mnemonic(ci->mnemonic, c->mn);
+    formkey_mnemonic(MDL_ISA_AARCH64, ci->mnemonic, c->mn, sizeof c->mn);
     c->mem_at = -1;
     for (unsigned i = 0; i < a->op_count; i++)
         if (a->operands[i].type == ARM64_OP_MEM && c->mem_at < 0)
@@ -946,7 +907,7 @@ static void a64_context(const cs_insn *ci, struct a64_ctx *c)
 
 /* Capstone 4 leaves the arrangement of some aliases unset (mov v0.16b, v1.16b), so it is read
  * from the text: the next "vN." after CURSOR. */
-static bool a64_arrangement(const char *ops, size_t *cursor, unsigned vnum, char *k, size_t n, unsigned *elem)
+static bool a64_arrangement(const char *ops, size_t *cursor, unsigned vnum, enum formkey_kind *k, unsigned *elem)
 {
     char want[8];
     snprintf(want, sizeof want, "v%u.", vnum);
@@ -959,44 +920,43 @@ static bool a64_arrangement(const char *ops, size_t *cursor, unsigned vnum, char
         const char sizes[] = "bhsdq";
         const char *e = len ? strchr(sizes, tolower((unsigned char)q[len - 1])) : NULL;
         *elem = e ? 1u << (e - sizes) : 0;
-        if (len == 1 || q[len] == '[')
-            snprintf(k, n, "VE");
-        else
-            snprintf(k, n, "V%.*s", (int)len, q);
-        for (char *s = k; *s; s++)
-            *s = (char)toupper((unsigned char)*s);
+        char text[8], arr[8];
+        snprintf(text, sizeof text, "%.*s", (int)len, q);
+        formkey_upper_word(text, arr, sizeof arr);
+        *k = len == 1 || q[len] == '[' ? FK_AARCH64_VE : sized_kind(MDL_ISA_AARCH64, FK_AARCH64_V, "V%s", arr);
         return true;
     }
     return false;
 }
 
-static const char *a64_scalar_kind(uint8_t rc, bool shifted)
+static enum formkey_kind a64_scalar_kind(uint8_t rc, bool shifted)
 {
     switch (rc) {
-    case RC_X: case RC_XZR: case RC_SP: return shifted ? "XS" : "X";
-    case RC_W: case RC_WZR: case RC_WSP: return shifted ? "WS" : "W";
-    case RC_Q: return "Q";
-    case RC_D: return "D";
-    case RC_S: return "S";
-    case RC_H: return "H";
-    case RC_B: return "B";
-    default: return "R";
+    case RC_X: case RC_XZR: case RC_SP: return shifted ? FK_AARCH64_XS : FK_AARCH64_X;
+    case RC_W: case RC_WZR: case RC_WSP: return shifted ? FK_AARCH64_WS : FK_AARCH64_W;
+    case RC_Q: return FK_AARCH64_Q;
+    case RC_D: return FK_AARCH64_D;
+    case RC_S: return FK_AARCH64_S;
+    case RC_H: return FK_AARCH64_H;
+    case RC_B: return FK_AARCH64_B;
+    default: return FK_AARCH64_R;
     }
 }
 
-static void a64_reg_kind(const struct dec *d, const cs_insn *ci, const cs_arm64_op *op, size_t *cursor, char *k,
-                         size_t n, unsigned *elem)
+static enum formkey_kind a64_reg_kind(const struct dec *d, const cs_insn *ci, const cs_arm64_op *op, size_t *cursor,
+                                      unsigned *elem)
 {
     uint8_t rc = rclass(d, op->reg);
+    enum formkey_kind k;
     *elem = 0;
     if (rc == RC_V) {
         unsigned num = (unsigned)(canon(d, op->reg) - RT_A64_V);
-        if (!a64_arrangement(ci->op_str, cursor, num, k, n, elem))
-            snprintf(k, n, "%s", op->vector_index >= 0 ? "VE" : "V");
-        return;
+        if (!a64_arrangement(ci->op_str, cursor, num, &k, elem))
+            k = op->vector_index >= 0 ? FK_AARCH64_VE : FK_AARCH64_V;
+        return k;
     }
     bool shifted = (op->shift.type != ARM64_SFT_INVALID && op->shift.value) || op->ext != ARM64_EXT_INVALID;
-    snprintf(k, n, "%s", a64_scalar_kind(rc, shifted));
+    return a64_scalar_kind(rc, shifted);
 }
 
 /* ---- AArch64 data flow ---- */
@@ -1016,7 +976,7 @@ static unsigned a64_role(const struct a64_ctx *c, unsigned i, bool element)
 }
 
 /* Bytes of one data register of a load or store. */
-static unsigned a64_reg_bytes(uint8_t rc, const char *kind, unsigned elem)
+static unsigned a64_reg_bytes(uint8_t rc, enum formkey_kind kind, unsigned elem)
 {
     switch (rc) {
     case RC_X: case RC_XZR: case RC_SP: case RC_D: return 8;
@@ -1025,10 +985,10 @@ static unsigned a64_reg_bytes(uint8_t rc, const char *kind, unsigned elem)
     case RC_H: return 2;
     case RC_B: return 1;
     case RC_V:
-        if (strcmp(kind, "VE") == 0)
+        if (kind == FK_AARCH64_VE)
             return elem;
-        return strcmp(kind, "V16B") == 0 || strcmp(kind, "V8H") == 0 || strcmp(kind, "V4S") == 0 ||
-               strcmp(kind, "V2D") == 0 || strcmp(kind, "V1Q") == 0 ? 16 : 8;
+        return kind == FK_AARCH64_V16B || kind == FK_AARCH64_V8H || kind == FK_AARCH64_V4S ||
+               kind == FK_AARCH64_V2D || kind == FK_AARCH64_V1Q ? 16 : 8;
     default: return 8;
     }
 }
@@ -1055,10 +1015,10 @@ struct a64_data {
 };
 
 static void a64_reg_flow(const struct dec *d, const struct a64_ctx *c, unsigned i, const cs_arm64_op *op,
-                         const char *kind, unsigned elem, struct a64_data *data, struct rt_insn *o)
+                         enum formkey_kind kind, unsigned elem, struct a64_data *data, struct rt_insn *o)
 {
     uint8_t r = canon(d, op->reg);
-    unsigned role = a64_role(c, i, strcmp(kind, "VE") == 0);
+    unsigned role = a64_role(c, i, kind == FK_AARCH64_VE);
     if (role & RD)
         add_src(o, r);
     if (role & WR)
@@ -1102,19 +1062,19 @@ static void a64_operand(const struct dec *d, const cs_insn *ci, const struct a64
 {
     const cs_arm64 *a = &ci->detail->arm64;
     const cs_arm64_op *op = &a->operands[i];
-    char kind[16];
+    enum formkey_kind kind;
     unsigned elem = 0;
     bool last_imm = true;
     for (unsigned j = i + 1; j < a->op_count; j++)
         last_imm &= a->operands[j].type != ARM64_OP_IMM;
     if (op->type == ARM64_OP_REG) {
-        a64_reg_kind(d, ci, op, cursor, kind, sizeof kind, &elem);
+        kind = a64_reg_kind(d, ci, op, cursor, &elem);
         a64_reg_flow(d, c, i, op, kind, elem, data, o);
     } else if (op->type == ARM64_OP_MEM) {
-        snprintf(kind, sizeof kind, "M");
+        kind = FK_AARCH64_M;
         a64_mem_flow(d, ci, op, o);
     } else {
-        snprintf(kind, sizeof kind, "%s", op->type == ARM64_OP_IMM && c->label && last_imm ? "L" : "I");
+        kind = op->type == ARM64_OP_IMM && c->label && last_imm ? FK_AARCH64_L : FK_AARCH64_I;
     }
     key_kind(o, nk, kind);
     if (i < RT_MAX_OPS) {
@@ -1259,7 +1219,7 @@ static uint8_t a64_class(const struct dec *d, const cs_insn *ci, const struct a6
     if (k >= 0)
         return (uint8_t)k;
     if (simd)
-        return a64_simd_class(c->mn, strstr(o->key, "VE") != NULL);
+        return a64_simd_class(c->mn, strstr(o->key, formkey_kind_name(FK_AARCH64_VE)) != NULL);
     return a64_int_class(c->mn);
 }
 

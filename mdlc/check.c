@@ -3,6 +3,7 @@
 #include "check.h"
 #include <math.h>
 #include <string.h>
+#include "formcheck.h"
 #include "resolve.h"
 
 const char *const check_class_names[] = {
@@ -183,6 +184,20 @@ static enum param_id param_lookup(enum param_block blk, const char *key)
     return P_COUNT;
 }
 
+/* "; 'KEY' belongs in a cache or memory block" when KEY is a key of blocks other than HERE, or "". */
+static const char *param_home(const struct program *p, enum param_block here, const char *key)
+{
+    const char *home = NULL;
+    for (int b = 0; b < PB_COUNT; b++)
+        if (b != (int)here && param_lookup((enum param_block)b, key) != P_COUNT)
+            home = home ? arena_printf(p->ar, "%s or %s", home, param_block_names[b]) : param_block_names[b];
+    if (!home)
+        return "";
+    if (strcmp(home, param_block_names[PB_MACHINE]) == 0)
+        return arena_printf(p->ar, "; '%s' belongs in the machine's own block, 'machine NAME { ... }'", key);
+    return arena_printf(p->ar, "; '%s' belongs in a %s block", key, home);
+}
+
 static void param_unknown(struct program *p, const struct prog_block *b, const struct ast_param *pa)
 {
     const char *keys[P_COUNT];
@@ -190,8 +205,9 @@ static void param_unknown(struct program *p, const struct prog_block *b, const s
     for (int i = 0; i < P_COUNT; i++)
         if (param_table[i].block == b->kind)
             keys[n++] = param_table[i].key;
-    diag_error(D(p), pa->key.span, "unknown key '%s' in a %s block%s", pa->key.name,
-               param_block_names[b->kind], suggestion(p, pa->key.name, keys, n));
+    const char *home = param_home(p, b->kind, pa->key.name);
+    diag_error(D(p), pa->key.span, "unknown key '%s' in a %s block%s", pa->key.name, param_block_names[b->kind],
+               home[0] ? home : suggestion(p, pa->key.name, keys, n));
 }
 
 static double unit_scale(const char *unit, const char *const *names, const double *scales, size_t n)
@@ -530,6 +546,48 @@ static void check_entry(struct program *p, const struct ast_decl *d)
         diag_error(D(p), seen[AST_ATTR_CLASS]->span, "a class default cannot name another class");
 }
 
+/* ---- form keys: the decoder's spellings ----------------------------------------------------- */
+
+/* The decoder's vocabulary for the machine's isa; NULL when the isa is not given (an error of
+ * its own) or Capstone cannot be opened (said once). */
+static struct formcheck *keys_open(struct program *p)
+{
+    const struct prog_block *b = map_get(&p->block_map, "block:machine");
+    if (!b || !b->vals[P_MACHINE_isa].set)
+        return NULL;
+    char err[256];
+    struct formcheck *fc = formcheck_open((enum mdl_isa)b->vals[P_MACHINE_isa].enum_index, err, sizeof err);
+    if (!fc)
+        diag_plain(D(p), DIAG_ERROR, "%s", err);
+    return fc;
+}
+
+/* Reports a key the decoder cannot spell at AT: an error when it is malformed (lower case, a kind
+ * the isa has not) and, where WARN, a warning when no instruction decodes with its mnemonic.
+ * Returns whether it reported an error. */
+static bool check_key(struct program *p, struct span at, const char *mnemonic, const ast_idents *kinds,
+                      bool has_kinds, bool warn)
+{
+    if (!p->keys)
+        return false;
+    const char **k = arena_alloc(p->ar, (kinds->n + 1) * sizeof *k);
+    for (size_t i = 0; i < kinds->n; i++)
+        k[i] = kinds->v[i].name;
+    struct formcheck_key key = { mnemonic, k, has_kinds ? kinds->n : 0, has_kinds };
+    struct formcheck_verdict v;
+    formcheck_key(p->keys, &key, &v);
+    bool error = v.problem != FORMCHECK_OK && v.problem != FORMCHECK_UNKNOWN;
+    if (!error && (v.problem == FORMCHECK_OK || !warn || p->no_warn_unmatched_form))
+        return false;
+    char message[512];
+    formcheck_message(p->keys, &key, &v, message, sizeof message);
+    if (error)
+        diag_error(D(p), at, "%s", message);
+    else
+        diag_warning(D(p), at, "%s [-Wunmatched-form]", message);
+    return error;
+}
+
 static void check_entries(struct program *p)
 {
     map_init(&p->mnemonic_map, p->ar);
@@ -537,6 +595,7 @@ static void check_entries(struct program *p)
         const struct ast_decl *d = p->forms.v[i];
         if (!map_get(&p->mnemonic_map, d->form.mnemonic.name))
             map_put(&p->mnemonic_map, d->form.mnemonic.name, (void *)d);
+        check_key(p, d->form.span, d->form.mnemonic.name, &d->form.kinds, d->form.has_kinds, true);
         check_entry(p, d);
     }
     bool have[64] = { 0 };
@@ -593,14 +652,14 @@ static long check_selector(struct program *p, const struct ast_selector *s, bool
                                                                                  .kinds = s->kinds })
                                        : id->name;
         bool found = s->has_kinds ? map_get(&p->form_map, key) != NULL : map_get(&p->mnemonic_map, key) != NULL;
-        if (found)
+        struct span at = s->has_kinds ? span_join(id->span, s->span) : id->span;
+        if (found || ((!classes || s->has_kinds || s->is_set) && check_key(p, at, id->name, &s->kinds, s->has_kinds, false)))
             continue;
         if (classes)
             diag_error(D(p), id->span, "'%s' is neither a class nor an instruction form of this machine%s", key,
                        suggestion(p, id->name, check_class_names, check_class_count));
         else
-            diag_error(D(p), s->has_kinds ? span_join(id->span, s->span) : id->span,
-                       "no instruction form '%s' in this machine", key);
+            diag_error(D(p), at, "no instruction form '%s' in this machine", key);
     }
     return nkinds;
 }
@@ -644,7 +703,8 @@ static void check_target(struct program *p, const struct ast_form *f)
     const char *key = ast_form_key(p->ar, f);
     const struct ast_decl *d = f->has_kinds ? map_get(&p->form_map, key) : map_get(&p->mnemonic_map, key);
     if (!d) {
-        diag_error(D(p), f->span, "no instruction form '%s' in this machine to replace with", key);
+        if (!check_key(p, f->span, f->mnemonic.name, &f->kinds, f->has_kinds, false))
+            diag_error(D(p), f->span, "no instruction form '%s' in this machine to replace with", key);
         return;
     }
     if (f->has_kinds || map_get(&p->form_map, key))
@@ -772,8 +832,12 @@ bool check_program(struct program *p)
     for (size_t i = 0; i < p->units.n; i++)
         check_src(p, &p->units.v[i]->unit->src);
     check_blocks(p);
+    struct formcheck *keys = keys_open(p);
+    p->keys = keys;
     check_entries(p);
     check_rules(p);
+    p->keys = NULL;
+    formcheck_free(keys);
     if (p->warn_missing_source)
         check_sources_given(p);
     return p->diag->errors == before;

@@ -121,7 +121,8 @@ int mdlc_run(const struct mdlc_opts *o)
     src_init(&sm);
     diag_init(&d, &sm, o->err);
     d.werror = o->werror;
-    struct program p = { .ar = &ar, .sm = &sm, .diag = &d, .warn_missing_source = o->warn_missing_source };
+    struct program p = { .ar = &ar, .sm = &sm, .diag = &d, .warn_missing_source = o->warn_missing_source,
+                         .no_warn_unmatched_form = o->no_warn_unmatched_form };
     int rc = o->action == MDLC_DUMP_AST ? dump_ast(&p, o) : run_passes(&p, o);
     if (rc && d.errors)
         fprintf(o->err, "%u error%s generated.\n", d.errors, d.errors == 1 ? "" : "s");

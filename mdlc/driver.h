@@ -18,6 +18,7 @@ struct mdlc_opts {
     bool werror;
     bool warn_missing_source;       /* -Wmissing-source */
     bool no_warn_qemu_cpu;          /* -Wno-qemu-cpu */
+    bool no_warn_unmatched_form;    /* -Wno-unmatched-form */
     FILE *out;                      /* dumps */
     FILE *err;                      /* diagnostics */
 };

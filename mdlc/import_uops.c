@@ -8,8 +8,11 @@
 #include <string.h>
 #include <sys/types.h>
 
+#include "formcheck.h"
+
 #define NFIELDS 6
 #define LE "\xe2\x89\xa4" /* "≤" in UTF-8 */
+#define NEVER "// never matches: "
 
 static const char *const header[NFIELDS] = {
     "instruction", "family", "latency", "throughput", "uops", "ports",
@@ -368,23 +371,35 @@ static void write_preamble(FILE *out, const struct import_uops_opts *o)
     fputs("// Columns: latency min..max over operand pairs (an upper bound \"" LE "\" is kept"
           " as the bound itself),\n// uops fused/unfused domain, tp = measured inverse"
           " throughput in cycles.\n", out);
+    if (o->keys)
+        fputs("// A row whose form no instruction decodes as (the decoder, Capstone, lacks the instruction or\n"
+              "// names it otherwise) stays a comment, \"" NEVER "insn ...\": mdlc would warn that it never\n"
+              "// matches [-Wunmatched-form].\n", out);
     fprintf(out, "source %s ", o->source);
     write_string(out, o->desc);
     fputs(";\n\n", out);
 }
 
-static int write_row(FILE *out, const struct import_uops_row *row, const char *source,
+/* Whether the decoder spells ROW's form, so that the entry can model an instruction. */
+static bool decodable(const struct import_uops_row *row, const struct import_uops_opts *o)
+{
+    struct formcheck_verdict v;
+
+    return !o->keys || (formcheck_text(o->keys, row->form, &v) && v.problem == FORMCHECK_OK);
+}
+
+static int write_row(FILE *out, const struct import_uops_row *row, const struct import_uops_opts *o,
                      char *err, size_t errlen)
 {
     char fixed[1024], *entry = fixed;
-    int n = import_uops_format_row(row, source, fixed, sizeof(fixed));
+    int n = import_uops_format_row(row, o->source, fixed, sizeof(fixed));
 
     if (n >= (int)sizeof(fixed)) { /* only with a very long source name */
         if (!(entry = malloc(n + 1)))
             return fail(err, errlen, "out of memory");
-        import_uops_format_row(row, source, entry, n + 1);
+        import_uops_format_row(row, o->source, entry, n + 1);
     }
-    fprintf(out, "%s\n", entry);
+    fprintf(out, "%s%s\n", decodable(row, o) ? "" : NEVER, entry);
     if (entry != fixed)
         free(entry);
     return 0;
@@ -392,7 +407,7 @@ static int write_row(FILE *out, const struct import_uops_row *row, const char *s
 
 /* The header pins the column order, so a reordered export fails instead of
  * silently swapping latency and throughput. */
-static int convert_line(const char *text, long line, FILE *out, const char *source,
+static int convert_line(const char *text, long line, FILE *out, const struct import_uops_opts *o,
                         char *err, size_t errlen)
 {
     struct import_uops_row row;
@@ -408,10 +423,10 @@ static int convert_line(const char *text, long line, FILE *out, const char *sour
                     "\"throughput\",\"uops\",\"ports\"");
     if (line > 1 && kind == IMPORT_UOPS_HEADER)
         return fail(err, errlen, "header repeated");
-    return kind == IMPORT_UOPS_ROW ? write_row(out, &row, source, err, errlen) : 0;
+    return kind == IMPORT_UOPS_ROW ? write_row(out, &row, o, err, errlen) : 0;
 }
 
-static int convert_lines(FILE *in, FILE *out, const char *source, long *line,
+static int convert_lines(FILE *in, FILE *out, const struct import_uops_opts *o, long *line,
                          char *err, size_t errlen)
 {
     char *text = NULL;
@@ -424,7 +439,7 @@ static int convert_lines(FILE *in, FILE *out, const char *source, long *line,
         if (strlen(text) != (size_t)n)
             rc = fail(err, errlen, "NUL byte in line");
         else
-            rc = convert_line(text, *line, out, source, err, errlen);
+            rc = convert_line(text, *line, out, o, err, errlen);
     }
     free(text);
     return rc ? -1 : 0;
@@ -437,7 +452,7 @@ int import_uops_convert(FILE *in, FILE *out, const struct import_uops_opts *opts
     if (check_opts(opts, err, errlen))
         return -1;
     write_preamble(out, opts);
-    if (convert_lines(in, out, opts->source, line, err, errlen))
+    if (convert_lines(in, out, opts, line, err, errlen))
         return -1;
     if (ferror(in)) {
         *line = 0;

@@ -26,6 +26,9 @@ static const char help[] =
     "                    -Wno-missing-source turns it off again (the default)\n"
     "  -Wno-qemu-cpu     no warning when the installed QEMU lacks the machine's qemu_cpu model\n"
     "                    (on by default: 'mdlsim run' would fail on that machine)\n"
+    "  -Wno-unmatched-form\n"
+    "                    no warning for a form key whose mnemonic no instruction decodes as\n"
+    "                    (on by default: the entry would never match)\n"
     "  --Werror, -Werror treat warnings as errors\n"
     "  -h, --help        show this help\n"
     "\n"
@@ -41,6 +44,8 @@ static bool warning_option(struct mdlc_opts *o, const char *name)
         o->warn_missing_source = on;
     else if (strcmp(w, "qemu-cpu") == 0)
         o->no_warn_qemu_cpu = !on;
+    else if (strcmp(w, "unmatched-form") == 0)
+        o->no_warn_unmatched_form = !on;
     else if (strcmp(name, "error") == 0)
         o->werror = true;
     else

@@ -7,6 +7,8 @@
 #include "diag.h"
 #include "map.h"
 
+struct formcheck;
+
 enum param_block {
 #define B(e, s) PB_##e,
 #include "param_blocks.def"
@@ -87,6 +89,8 @@ struct program {
     struct map mnemonic_map;        /* mnemonic -> first form with it, set by check */
     unsigned n_atoms, n_async;      /* unit instances and asynchronous resources, set by check */
     bool warn_missing_source;       /* -Wmissing-source: check reports numbers without a source */
+    bool no_warn_unmatched_form;    /* -Wno-unmatched-form: no warning for a key no instruction decodes as */
+    const struct formcheck *keys;   /* the decoder's vocabulary for the machine's isa, during check */
 };
 
 #endif

@@ -45,8 +45,11 @@ static size_t edit_distance(const char *a, const char *b)
 const char *resolve_suggest(const char *word, const char *const *candidates, size_t n)
 {
     const char *best = NULL;
-    size_t best_d = strlen(word) / 3 + 1;
+    size_t len = strlen(word), best_d = len / 3 + 1;
     for (size_t i = 0; i < n; i++) {
+        size_t other = strlen(candidates[i]);
+        if ((other > len ? other - len : len - other) > best_d)
+            continue;           /* the distance is at least the difference in length */
         size_t d = edit_distance(word, candidates[i]);
         if (d <= best_d && (!best || d < best_d)) {
             best = candidates[i];

@@ -1,6 +1,7 @@
 /* uops2mdl: turns a uops.info CSV table into an MDL include of `insn` entries.
  * Usage: uops2mdl [--source NAME] [--desc TEXT] IN.csv OUT.mdl */
 #include "import_uops.h"
+#include "formcheck.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -158,9 +159,15 @@ int main(int argc, char **argv)
     if (!import_uops_is_ident(source))
         usage_error(own_source ? "the file name gives no MDL identifier (use --source):"
                     : "--source needs an MDL identifier, not", source);
-    rc = run(argv[optind], argv[optind + 1], &(struct import_uops_opts){
+    /* uops.info measures x86-64 cores: their forms are checked against that decoder. */
+    char err[256];
+    struct formcheck *keys = formcheck_open(MDL_ISA_X86_64, err, sizeof err);
+    if (!keys)
+        fprintf(stderr, "uops2mdl: error: %s\n", err);
+    rc = !keys || run(argv[optind], argv[optind + 1], &(struct import_uops_opts){
         .csv_name = strrchr(argv[optind], '/') ? strrchr(argv[optind], '/') + 1 : argv[optind],
-        .source = source, .desc = desc });
+        .source = source, .desc = desc, .keys = keys });
+    formcheck_free(keys);
     free(source);
     free(desc);
     return rc ? 1 : 0;

@@ -1,7 +1,7 @@
 /* Golden diagnostics: every tests/diag/NAME.mdl is compiled with --check in-process and what
  * the compiler prints must be, byte for byte, tests/diag/NAME.expected (the exact stderr of
  * `../build/mdlc --check diag/NAME.mdl` run from tests/). A case whose first line is
- * `// mdlc OPTIONS` is compiled with those options (-Wmissing-source, --Werror). A case fails
+ * `// mdlc OPTIONS` is compiled with those options (-Wmissing-source, -Wno-unmatched-form, --Werror). A case fails
  * with exit status 1 exactly when its expected output ends in `N error(s) generated.`; one with
  * warnings only succeeds. The tests run with the current directory tests/. */
 #include <criterion/criterion.h>
@@ -41,6 +41,8 @@ static void case_options(const char *path, struct mdlc_opts *o)
          w = strtok_r(NULL, " \t\n", &save)) {
         if (strcmp(w, "-Wmissing-source") == 0)
             o->warn_missing_source = true;
+        else if (strcmp(w, "-Wno-unmatched-form") == 0)
+            o->no_warn_unmatched_form = true;
         else if (strcmp(w, "--Werror") == 0)
             o->werror = true;
         else
@@ -186,6 +188,29 @@ Test(golden, a_missing_input_is_reported_without_a_source_line)
     free(r.err);
 }
 
+/* The machines of machines/ compile as make compiles them (every number with a source, warnings
+ * as errors) without a word: no form key the decoder cannot spell, no form that never matches. */
+Test(golden, the_bundled_machines_compile_without_a_diagnostic)
+{
+    glob_t g;
+    cr_assert_eq(glob("../machines/*.mdl", 0, NULL, &g), 0, "no machines in ../machines");
+    cr_expect_geq(g.gl_pathc, 4);
+    static const char *const dirs[] = { "../machines" };
+    for (size_t i = 0; i < g.gl_pathc; i++) {
+        struct run r = { 0 };
+        FILE *err = open_memstream(&r.err, &r.len);
+        struct mdlc_opts o = { .action = MDLC_CHECK, .input = g.gl_pathv[i], .outdir = ".", .include_dirs = dirs,
+                               .n_include_dirs = 1, .warn_missing_source = true, .werror = true,
+                               .out = stdout, .err = err };
+        r.status = mdlc_run(&o);
+        fclose(err);
+        cr_expect_eq(r.status, 0, "%s does not compile", g.gl_pathv[i]);
+        cr_expect_eq(r.len, 0, "%s: %.2000s", g.gl_pathv[i], r.err);
+        free(r.err);
+    }
+    globfree(&g);
+}
+
 /* ---- the command line (build/mdlc), when it is built ------------------------------------------ */
 
 static int shell_status(const char *cmd)
@@ -250,6 +275,10 @@ Test(golden, the_command_line_takes_warning_options_as_a_compiler_does)
                  "the last of -Wmissing-source and -Wno-missing-source wins");
     cr_expect_eq(check_status("", "-Wmissing-sources", "diag/empty_file.mdl"), 2,
                  "an unknown warning option is a usage error");
+    const char *never = "diag/unknown_mnemonic_without_a_close_one.mdl";
+    cr_expect_eq(check_status("", "--Werror", never), 1, "a form that never matches is a warning");
+    cr_expect_eq(check_status("", "-Wno-unmatched-form --Werror", never), 0, "-Wno-unmatched-form turns it off");
+    cr_expect_eq(check_status("", "-Wno-unmatched-form -Wunmatched-form --Werror", never), 1, "the last one applies");
 }
 
 /* A description may be compiled where QEMU is not installed (or lacks the model on purpose):

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "formcheck.h"
 #include "import_uops.h"
 
 #define HEADER "\"instruction\",\"family\",\"latency\",\"throughput\",\"uops\",\"ports\""
@@ -39,15 +40,16 @@ static void expect_error(const char *line, const char *want)
     cr_assert_str_eq(err, want);
 }
 
-/* Runs the whole-file conversion on text; returns its output (malloc'd) or NULL. */
-static char *convert(const char *text, long *line, char *err, size_t errlen)
+/* Runs the whole-file conversion on text, rows checked against KEYS when given; returns its
+ * output (malloc'd) or NULL. */
+static char *convert_checked(const char *text, const struct formcheck *keys, long *line, char *err, size_t errlen)
 {
     FILE *in = fmemopen((void *)text, strlen(text), "r");
     char *buf = NULL;
     size_t len = 0;
     FILE *out = open_memstream(&buf, &len);
     struct import_uops_opts o = {
-        .csv_name = "t.csv", .source = "uops_t", .desc = "uops.info measurements for T",
+        .csv_name = "t.csv", .source = "uops_t", .desc = "uops.info measurements for T", .keys = keys,
     };
     int rc = import_uops_convert(in, out, &o, line, err, errlen);
 
@@ -58,6 +60,11 @@ static char *convert(const char *text, long *line, char *err, size_t errlen)
         return NULL;
     }
     return buf;
+}
+
+static char *convert(const char *text, long *line, char *err, size_t errlen)
+{
+    return convert_checked(text, NULL, line, err, errlen);
 }
 
 /* ---- latency -------------------------------------------------------------- */
@@ -356,6 +363,28 @@ Test(import_uops, converts_a_small_table_end_to_end)
     cr_assert_not_null(got, "%s", err);
     cr_assert_str_eq(got, want);
     cr_assert_eq(line, 0);
+    free(got);
+}
+
+/* A row the decoder cannot produce (Capstone has no VPROLD) stays a comment, so that the table
+ * compiles without a warning; one it can (a uops.info variant of ADD) stays an entry. */
+Test(import_uops, keeps_a_row_no_instruction_decodes_as_as_a_comment)
+{
+    const char *text = HEADER "\n"
+        "\"VPROLD (ZMM, ZMM, I8)\",\"AVX512EVEX\",\"1\",\"1.00\",\"1 / 1\",\"1*p0\"\n"
+        "\"ADD_01 (R64, R64)\",\"BASE\",\"1\",\"0.25\",\"1 / 1\",\"1*p0156\"\n";
+    char err[256] = "";
+    long line = -1;
+    struct formcheck *keys = formcheck_open(MDL_ISA_X86_64, err, sizeof(err));
+    cr_assert_not_null(keys, "%s", err);
+    char *got = convert_checked(text, keys, &line, err, sizeof(err));
+    formcheck_free(keys);
+
+    cr_assert_not_null(got, "%s", err);
+    cr_expect(strstr(got, "// A row whose form no instruction decodes as"), "%s", got);
+    cr_expect(strstr(got, "\n// never matches: insn VPROLD (ZMM, ZMM, I8) latency 1 uops 1 ports 1*p0 tp 1.00 "
+                          "@uops_t;\n"), "%s", got);
+    cr_expect(strstr(got, "\ninsn ADD_01 (R64, R64) latency 1 uops 1 ports 1*p0156 tp 0.25 @uops_t;\n"), "%s", got);
     free(got);
 }
 

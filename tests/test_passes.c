@@ -1063,7 +1063,7 @@ Test(garbage, ten_megabytes_of_valid_declarations_compile_in_seconds, .timeout =
     size_t len = (size_t)sprintf(text, "%s", HEAD);
     unsigned n = 0;
     for (; len < SIZE; n++)
-        len += (size_t)sprintf(text + len, "insn OP%u (R64, M64) latency 1..%u uops 1/2 ports 1*p0+1*p15 tp 0.5;\n",
+        len += (size_t)sprintf(text + len, "insn ADD_%u (R64, M64) latency 1..%u uops 1/2 ports 1*p0+1*p15 tp 0.5;\n",
                                n, 2 + n % 5);
     write_bytes("big.mdl", text, len);
     free(text);
