@@ -1,0 +1,156 @@
+/* The model written twice (the scalar lane with its taints, the passes over lanes) proven equal
+ * on random blocks of the four bundled machines: serial forms, bypass rules, fused pairs, stores
+ * and loads of every width at overlapping addresses, every knob at every weight and the pair
+ * lanes; each lane's time and the critical counts must agree to the bit. */
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "analysis.h"
+#include "block.h"
+#include "classify.h"
+#include "decode.h"
+#include "model.h"
+
+extern const struct mdl_machine mdl_machine_skylake, mdl_machine_icelake, mdl_machine_alderlake,
+    mdl_machine_cortex_a72;
+
+/* Instructions a random block draws from: each kind of dependency the two paths encode. */
+static const char *const x86_pool[] = {
+    "4801d8",           /* add rax, rbx */
+    "480fafc1",         /* imul rax, rcx */
+    "48f7f1",           /* div rcx: the serial unit */
+    "f20f51c1",         /* sqrtsd xmm0, xmm1: the serial unit */
+    "4889442408",       /* mov [rsp+8], rax */
+    "488b442408",       /* mov rax, [rsp+8] */
+    "8344241001",       /* add dword [rsp+0x10], 1: load, store */
+    "c744241400000000", /* mov dword [rsp+0x14], 0: a narrower store inside a word */
+    "0fb6442409",       /* movzx eax, byte [rsp+9]: a narrower load */
+    "4839d8750e",       /* cmp rax, rbx; jne: a fused pair */
+    "c5fdfec1",         /* vpaddd ymm0, ymm0, ymm1: vec_alu, a bypass to fp_add */
+    "c5fc58c2",         /* vaddps ymm0, ymm0, ymm2 */
+    "c4e27db8ca",       /* vfmadd231ps ymm1, ymm0, ymm2 */
+    "c5fc101c24",       /* vmovups ymm3, [rsp]: a wide load over narrower stores */
+    "c5fc114c2404",     /* vmovups [rsp+4], ymm1: a wide store, misaligned */
+    "31c0",             /* xor eax, eax: a zero idiom */
+    "50", "59",         /* push rax; pop rcx: the stack engine */
+    "488d548808",       /* lea rdx, [rax+rcx*4+8] */
+    "48c1e203",         /* shl rdx, 3 */
+};
+static const char *const a64_pool[] = {
+    "0000018b", "027c019b", "030cc29a" /* sdiv */, "20c0611e" /* fsqrt */, "0218611e" /* fdiv */,
+    "e00740f9", "e10700f9", "e4274039", "e5170079", "1f0001eb81000054" /* cmp; b.ne */,
+    "20cc224e" /* fmla */, "e303c03d" /* ldr q3 */, "e143803c" /* str q1, misaligned */, "02d4234e", "06f07dd3",
+};
+
+static uint64_t next_random(uint64_t *x)
+{
+    *x ^= *x << 13;
+    *x ^= *x >> 7;
+    *x ^= *x << 17;
+    return *x;
+}
+
+/* A block of N instructions drawn from the machine's pool, decoded (fusion, idioms and all). */
+static void random_block(const struct mdl_machine *m, struct dec *dec, const struct cls_index *ci, unsigned n,
+                         uint64_t *x, struct block *b)
+{
+    const char *const *pool = m->isa == MDL_ISA_AARCH64 ? a64_pool : x86_pool;
+    size_t n_pool = m->isa == MDL_ISA_AARCH64 ? sizeof a64_pool / sizeof *a64_pool : sizeof x86_pool / sizeof *x86_pool;
+    char hex[1024] = "";
+    for (unsigned i = 0; i < n; i++)
+        strcat(hex, pool[next_random(x) % n_pool]);
+    uint8_t *bytes;
+    size_t len;
+    char err[256];
+    cr_assert(block_parse_hex(hex, &bytes, &len, err, sizeof err), "%s", err);
+    cr_assert(block_decode(b, dec, ci, m, NULL, bytes, len, BLOCK_PC, err, sizeof err), "%s: %s", hex, err);
+    free(bytes);
+}
+
+/* The block repeated on a model of LANES: addresses within 48 bytes (every width overlaps others),
+ * cache levels and mispredictions at random, the same sequence for every run. Each lane's time,
+ * and with causality the critical and seen counts of each instruction. */
+static void run(const struct mdl_machine *m, const struct block *b, const struct rt_lane_cfg *lanes, unsigned n,
+                bool causality, double *times, uint64_t *crit, uint64_t *seen)
+{
+    char err[256];
+    struct rt_model *md = rt_model_new(m, lanes, n, causality, (unsigned)b->n_orig, err, sizeof err);
+    cr_assert(md, "%s", err);
+    if (causality)
+        rt_model_sample_causality(md, 2);
+    uint64_t x = 0x2545f4914f6cdd1dull;
+    for (unsigned rep = 0; rep < 300; rep++)
+        for (size_t i = 0; i < b->n; i++) {
+            uint64_t addr[RT_MAX_MEM];
+            uint8_t level[RT_MAX_MEM];
+            for (unsigned k = 0; k < RT_MAX_MEM; k++) {
+                addr[k] = 0x7fff0000 + next_random(&x) % 48;
+                level[k] = (uint8_t)(next_random(&x) % 4 == 0 ? next_random(&x) % 3 : 0);
+            }
+            bool miss = b->insns[i].branch != RT_BR_NONE && next_random(&x) % 5 == 0;
+            rt_model_step(md, &b->insns[i], b->orig[i], addr, level, miss);
+        }
+    for (unsigned l = 0; l < n; l++)
+        times[l] = rt_model_time(md, l);
+    for (uint32_t i = 0; crit && i < b->n_orig; i++)
+        crit[i] = rt_model_critical(md, i, &seen[i]);
+    rt_model_free(md);
+}
+
+/* Every lane of the plan together (the passes; lane 0 scalar with its taints) against each lane
+ * alone (the scalar path), and the baseline's critical counts with and without the other lanes. */
+static void expect_paths_agree(const struct mdl_machine *m, const struct analysis_plan *plan, const struct block *b,
+                               unsigned seed)
+{
+    double together[RT_MAX_LANES], alone;
+    uint64_t *crit_t = calloc(b->n_orig, sizeof *crit_t), *seen_t = calloc(b->n_orig, sizeof *seen_t);
+    uint64_t *crit_s = calloc(b->n_orig, sizeof *crit_s), *seen_s = calloc(b->n_orig, sizeof *seen_s);
+    run(m, b, plan->lanes, plan->n_lanes, true, together, crit_t, seen_t);
+    run(m, b, plan->lanes, 1, true, &alone, crit_s, seen_s);
+    cr_expect_eq(together[0], alone, "%s, seed %u: the baseline", m->name, seed);
+    for (size_t i = 0; i < b->n_orig; i++) {
+        cr_expect_eq(crit_t[i], crit_s[i], "%s, seed %u, instruction %zu: critical", m->name, seed, i);
+        cr_expect_eq(seen_t[i], seen_s[i], "%s, seed %u, instruction %zu: seen", m->name, seed, i);
+    }
+    for (unsigned l = 1; l < plan->n_lanes; l++) {
+        run(m, b, &plan->lanes[l], 1, false, &alone, NULL, NULL);
+        cr_expect_eq(together[l], alone, "%s, seed %u, lane %u (%s%s%s x%g): %.17g together, %.17g alone", m->name,
+                     seed, l, rt_knob_name(plan->lanes[l].knob[0]), plan->lanes[l].knob[1] ? "+" : "",
+                     plan->lanes[l].knob[1] ? rt_knob_name(plan->lanes[l].knob[1]) : "", plan->lanes[l].weight,
+                     together[l], alone);
+    }
+    free(crit_t);
+    free(seen_t);
+    free(crit_s);
+    free(seen_s);
+}
+
+Test(lanes, time_every_knob_and_pair_alike_on_both_step_paths_on_every_machine, .timeout = 300)
+{
+    const struct mdl_machine *const machines[] = { &mdl_machine_skylake, &mdl_machine_icelake,
+                                                   &mdl_machine_alderlake, &mdl_machine_cortex_a72 };
+    const double weights[] = { 1.15, 2 };
+    for (size_t k = 0; k < sizeof machines / sizeof *machines; k++) {
+        const struct mdl_machine *m = machines[k];
+        char err[256];
+        struct dec *dec = dec_open((enum mdl_isa)m->isa, err, sizeof err);
+        cr_assert(dec, "%s", err);
+        struct cls_index *ci = cls_build(m);
+        struct analysis_plan plan;
+        cr_assert(analysis_plan_init(&plan, m, weights, 2, true, err, sizeof err), "%s", err);
+        for (unsigned seed = 1; seed <= 3; seed++) {
+            uint64_t x = seed * 0x9e3779b97f4a7c15ull + k;
+            struct block b = { 0 };
+            random_block(m, dec, ci, 12, &x, &b);
+            double *busy = calloc(m->n_resources + 1u, sizeof *busy), fe, ret;
+            block_busy(&b, m, busy, &fe, &ret);
+            analysis_plan_pairs(&plan, busy, fe, ret);
+            free(busy);
+            expect_paths_agree(m, &plan, &b, seed);
+            block_free(&b);
+        }
+        cls_free(ci);
+        dec_close(dec);
+    }
+}
