@@ -25,6 +25,7 @@ IMPORT_SRC := mdlc/import_uops.c
 RUNTIME_SRC := runtime/model.c runtime/taint.c runtime/shadow.c runtime/classify.c runtime/cache.c runtime/bp.c \
              $(wildcard runtime/policy/*.c) $(wildcard runtime/predictor/*.c)
 FRONT_SRC := frontends/decode.c frontends/static/block.c frontends/static/batch.c frontends/static/asm.c frontends/static/elfsym.c \
+             frontends/static/loops.c \
              frontends/qemu/run.c frontends/qemu/feed.c frontends/qemu/transport.c frontends/qemu/launch.c \
              frontends/qemu/trace.c \
              frontends/qemu/console.c \

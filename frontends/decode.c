@@ -1329,3 +1329,16 @@ int dec_one(struct dec *d, const uint8_t *bytes, size_t len, uint64_t pc, struct
         a64_fill(d, ci, out);
     return (int)ci->size;
 }
+
+uint64_t dec_last_target(const struct dec *d, const struct rt_insn *in)
+{
+    if (in->branch != RT_BR_COND && in->branch != RT_BR_DIRECT)
+        return 0;
+    if (d->isa == MDL_ISA_X86_64) {
+        const cs_x86 *x = &d->ci->detail->x86;
+        return x->op_count && x->operands[0].type == X86_OP_IMM ? (uint64_t)x->operands[0].imm : 0;
+    }
+    const cs_arm64 *a = &d->ci->detail->arm64;   /* b, b.cond, cbz, tbz: the label is the last operand */
+    return a->op_count && a->operands[a->op_count - 1].type == ARM64_OP_IMM ? (uint64_t)a->operands[a->op_count - 1].imm
+                                                                              : 0;
+}

@@ -32,4 +32,8 @@ void dec_close(struct dec *d);
 int dec_one(struct dec *d, const uint8_t *bytes, size_t len, uint64_t pc, struct rt_insn *out, char *err,
             size_t errlen);
 
+/* The destination of IN, the instruction dec_one decoded last, when it is a direct branch
+ * (conditional or not); 0 for anything else (no branch, an indirect one, a call, a return). */
+uint64_t dec_last_target(const struct dec *d, const struct rt_insn *in);
+
 #endif

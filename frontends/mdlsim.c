@@ -21,6 +21,7 @@
 #include "batch.h"
 #include "block.h"
 #include "elfsym.h"
+#include "loops.h"
 #include "console.h"
 #include "launch.h"
 #include "classify.h"
@@ -43,7 +44,8 @@ static const char usage_text[] =
     "       mdlsim replay MACHINE [--roi SYMBOL]... [--program PROGRAM] [LANES] [--json FILE] [--html FILE]\n"
     "                  [--callgrind FILE] [--quiet] TRACE\n"
     "       mdlsim block MACHINE (FILE.s | --function NAME PROGRAM | --hex HEX | --hex-file FILE)\n"
-    "                    [LANES] [--iterations N] [--json] [--html FILE] [--jobs N]\n"
+    "                    [--whole | --loop N | --region NAME] [LANES] [--iterations N] [--json] [--html FILE]\n"
+    "                    [--jobs N]\n"
     "       MACHINE: --machine NAME | --mdl FILE.mdl [-I DIR]...\n"
     "       LANES: [--weight PERCENT]... [--weights P1,P2,...] [--no-sensitivity] [--no-causality]\n";
 
@@ -80,8 +82,16 @@ static const char help_text[] =
     "                     1: periods back to back); a period is twice the ROB's worth of\n"
     "                     instructions, counted as they leave a window of that size\n"
     "block: predicts the steady-state cycles per iteration of a basic block repeated back to back.\n"
-    "  FILE.s             assembly (AT&T by default; '.intel_syntax noprefix' switches)\n"
+    "  FILE.s             assembly (AT&T by default; '.intel_syntax noprefix' switches); a file\n"
+    "                     with llvm-mca's markers ('# LLVM-MCA-BEGIN [NAME]' ... '# LLVM-MCA-END')\n"
+    "                     gives its regions, each analysed as a block\n"
     "  --function NAME PROGRAM  the code of function NAME of the ELF program PROGRAM\n"
+    "                     A function or a file without markers gives its innermost loops (a\n"
+    "                     branch back to an earlier address closes one), each analysed as a block\n"
+    "                     and named by its addresses; without a loop, the whole code is one block.\n"
+    "  --whole            the whole code as one block (prologue, returns and all)\n"
+    "  --loop N           only the Nth of those loops or regions (in address order)\n"
+    "  --region NAME      only the region marked '# LLVM-MCA-BEGIN NAME'\n"
     "  --hex HEX          the block's bytes in hex\n"
     "  --hex-file FILE    one hex block per line ('-': standard input; '#' starts a comment line);\n"
     "                     one result per line with --json, in the order of the file\n"
@@ -165,6 +175,9 @@ struct block_opts {
     const char *dirs[MAX_INCLUDE_DIRS];     /* -I: where --mdl's includes and parents are */
     unsigned n_dirs;
     const char *file, *hex, *hex_file, *function, *html;
+    const char *region;             /* --region NAME of an assembly file */
+    bool whole;                     /* --whole: the code as one block, not its loops */
+    unsigned loop;                  /* --loop N: the Nth loop or region only (0: all) */
     unsigned iterations, jobs;
     double weights[RESULT_MAX_WEIGHTS];
     unsigned n_weights;
@@ -369,26 +382,116 @@ static int analyse_hex_file(struct session *s, const char *path)
     return rc;
 }
 
+/* A part of a function or an assembly file analysed as a block of its own. */
+struct part {
+    char label[1024];
+    size_t start, end;
+};
+enum { MAX_PARTS = 64 };
+
+/* "NAME+0x10" for the byte at OFF: the symbol of CODE holding it, or .text. */
+static void where(const struct asm_code *code, const char *name, size_t off, char *buf, size_t len)
+{
+    const char *sym = name ? name : ".text";
+    size_t base = 0;
+    for (size_t i = 0; code && i < code->n_symbols; i++)
+        if (code->symbols[i].start <= off && off < code->symbols[i].end)
+            sym = code->symbols[i].name, base = code->symbols[i].start;
+    snprintf(buf, len, "%.100s+%#zx", sym, off - base);
+}
+
+static size_t whole_part(struct part *p, const char *label, size_t len)
+{
+    *p = (struct part){ "", 0, len };
+    snprintf(p->label, sizeof p->label, "%s", label);
+    return 1;
+}
+
+/* The parts of the code LABEL names (a function NAME, or an assembly file's CODE): its marked
+ * regions (only --region's when given), else its innermost loops, else the whole; --whole: the
+ * whole. Their count; 0 with ERR when --region names no region. */
+static size_t code_parts(struct session *s, const char *label, const char *name, const struct asm_code *code,
+                         const uint8_t *bytes, size_t len, uint64_t pc, struct part *parts, char *err, size_t errlen)
+{
+    size_t n = 0;
+    for (size_t i = 0; code && !s->o->whole && i < code->n_regions && n < MAX_PARTS; i++)
+        if (!s->o->region || strcmp(s->o->region, code->regions[i].name) == 0) {
+            parts[n] = (struct part){ "", code->regions[i].start, code->regions[i].end };
+            snprintf(parts[n++].label, sizeof parts->label, "%s region %s", label, code->regions[i].name);
+        }
+    if (s->o->region && !n) {
+        snprintf(err, errlen, "no region '%s' in '%s' (regions are marked '# LLVM-MCA-BEGIN %s' ... "
+                 "'# LLVM-MCA-END')", s->o->region, label, s->o->region);
+        return 0;
+    }
+    if (n)
+        return n;
+    if (s->o->whole)
+        return whole_part(parts, label, len);
+    struct loop loops[MAX_PARTS];
+    size_t found = loops_find(s->dec, bytes, len, pc, loops, MAX_PARTS);
+    for (size_t i = 0; i < found && i < MAX_PARTS; i++, n++) {
+        char from[160], to[160];
+        where(code, name, loops[i].start, from, sizeof from);
+        where(code, name, loops[i].end, to, sizeof to);
+        parts[n] = (struct part){ "", loops[i].start, loops[i].end };
+        snprintf(parts[n].label, sizeof parts->label, "%s loop %zu of %zu, %s to %s", label, i + 1, found, from, to);
+    }
+    return n ? n : whole_part(parts, label, len);
+}
+
+/* Each part as a block; --loop N: the Nth only. */
+static int analyse_parts(struct session *s, const struct part *parts, size_t n, const uint8_t *bytes, uint64_t pc)
+{
+    if (s->o->loop > n) {
+        fprintf(stderr, "mdlsim: error: --loop %u: '%s' has %zu part%s (its innermost loops, or its regions)\n",
+                s->o->loop, parts[0].label, n, n == 1 ? "" : "s");
+        return 1;
+    }
+    if (s->o->html && n > 1 && !s->o->loop) {
+        fprintf(stderr, "mdlsim: error: --html writes one block's page, and the code has %zu loops or regions: pick "
+                        "one with --loop N, or --whole\n", n);
+        return 1;
+    }
+    int rc = 0;
+    for (size_t i = 0; i < n; i++)
+        if (!s->o->loop || s->o->loop == i + 1) {
+            if (!s->o->json && rc == 0 && i && !s->o->loop)
+                fputc('\n', stdout);
+            rc |= analyse_bytes(s, bytes + parts[i].start, parts[i].end - parts[i].start, pc + parts[i].start,
+                                parts[i].label, stdout);
+        }
+    return rc;
+}
+
 static int analyse_file(struct session *s, const char *path)
 {
-    uint8_t *bytes;
-    size_t len;
-    uint64_t addr;
-    char err[1024];
+    uint8_t *bytes = NULL;
+    size_t len = 0;
+    uint64_t addr = BLOCK_PC;
+    char err[1024], label[512];
     enum mdl_isa isa = (enum mdl_isa)s->o->m->isa;
+    struct asm_code code = { 0 };
     bool ok;
     if (s->o->function)
         ok = elfsym_function(path, s->o->function, isa, &bytes, &len, &addr, err, sizeof err);
     else if (elfsym_is_elf(path))
         ok = snprintf(err, sizeof err, "'%s' is a compiled program: name the function with --function NAME", path) < 0;
-    else
-        ok = asm_assemble(path, isa, &bytes, &len, err, sizeof err);
-    if (!ok) {
+    else if ((ok = asm_assemble(path, isa, &code, err, sizeof err)))
+        bytes = code.bytes, len = code.len;
+    struct part *parts = ok ? calloc(MAX_PARTS, sizeof *parts) : NULL;
+    size_t n = 0;
+    snprintf(label, sizeof label, s->o->function ? "%s!%s" : "%s", path, s->o->function);
+    if (ok && !(n = code_parts(s, label, s->o->function, s->o->function ? NULL : &code, bytes, len, addr, parts, err,
+                               sizeof err)))
+        ok = false;
+    if (!ok)
         fprintf(stderr, "mdlsim: error: %s\n", err);
-        return 1;
-    }
-    int rc = analyse_bytes(s, bytes, len, s->o->function ? addr : BLOCK_PC, path, stdout);
-    free(bytes);
+    int rc = ok ? analyse_parts(s, parts, n, bytes, addr) : 1;
+    free(parts);
+    if (s->o->function)
+        free(bytes);
+    asm_free(&code);
     return rc;
 }
 
@@ -504,9 +607,17 @@ static int separator_as_value(const char *name)
     return usage_error("%s takes a value, and '--' is not one (the options go before '--')", opt);
 }
 
+/* The usage error of option --NAME whose value (optarg) is not a whole number in [LO, HI]. */
+static int uint_error(const char *name, unsigned lo, unsigned hi)
+{
+    char msg[256];
+    snprintf(msg, sizeof msg, "--%s needs a whole number from %u to %u, got '%s'", name, lo, hi, optarg);
+    return usage_error("%s", msg);
+}
+
 static int parse_block_opts(int argc, char **argv, struct block_opts *o)
 {
-    enum { O_HEX = O_FIRST_OWN, O_HEXFILE, O_ITER, O_JSON, O_FUNCTION, O_JOBS, O_HTML };
+    enum { O_HEX = O_FIRST_OWN, O_HEXFILE, O_ITER, O_JSON, O_FUNCTION, O_JOBS, O_HTML, O_WHOLE, O_LOOP, O_REGION };
     static const struct option longopts[] = {
         { "machine", required_argument, NULL, O_MACHINE }, { "mdl", required_argument, NULL, O_MDL },
         { "hex", required_argument, NULL, O_HEX },
@@ -515,6 +626,8 @@ static int parse_block_opts(int argc, char **argv, struct block_opts *o)
         { "weights", required_argument, NULL, O_WEIGHTS }, { "html", required_argument, NULL, O_HTML },
         { "no-causality", no_argument, NULL, O_NOCAUS }, { "json", no_argument, NULL, O_JSON },
         { "function", required_argument, NULL, O_FUNCTION }, { "jobs", required_argument, NULL, O_JOBS },
+        { "whole", no_argument, NULL, O_WHOLE }, { "loop", required_argument, NULL, O_LOOP },
+        { "region", required_argument, NULL, O_REGION },
         { "help", no_argument, NULL, 'h' }, { NULL, 0, NULL, 0 },
     };
     *o = (struct block_opts){ .iterations = 100, .jobs = 0, .sensitivity = true, .causality = true };
@@ -533,14 +646,20 @@ static int parse_block_opts(int argc, char **argv, struct block_opts *o)
         case O_HEXFILE: o->hex_file = optarg; break;
         case O_ITER:
             if (!parse_uint(optarg, 2, 100000000, &o->iterations))
-                return usage_error("--iterations needs a whole number from 2 to 100000000, got '%s'", optarg);
+                return uint_error("iterations", 2, 100000000);
             break;
         case O_JSON: o->json = true; break;
         case O_HTML: o->html = optarg; break;
         case O_FUNCTION: o->function = optarg; break;
+        case O_WHOLE: o->whole = true; break;
+        case O_REGION: o->region = optarg; break;
+        case O_LOOP:
+            if (!parse_uint(optarg, 1, 64, &o->loop))
+                return uint_error("loop", 1, 64);
+            break;
         case O_JOBS:
             if (!parse_uint(optarg, 1, 256, &o->jobs))
-                return usage_error("--jobs needs a whole number from 1 to 256, got '%s'", optarg);
+                return uint_error("jobs", 1, 256);
             break;
         case 'h': printf("%s%s", usage_text, help_text); return 0;
         case ':': return usage_error("option '%s' needs an argument", argv[optind - 1]);
@@ -555,6 +674,12 @@ static int parse_block_opts(int argc, char **argv, struct block_opts *o)
         return usage_error("%s", "give exactly one of FILE.s, --function NAME PROGRAM, --hex or --hex-file");
     if (o->function && !o->file)
         return usage_error("%s", "--function needs the PROGRAM that holds it");
+    if ((o->whole || o->loop || o->region) && !o->file)
+        return usage_error("%s", "--whole, --loop and --region are for FILE.s and --function NAME PROGRAM");
+    if (o->region && o->function)
+        return usage_error("%s", "--region names a marked region of FILE.s, not of a program's function");
+    if (o->whole && (o->loop || o->region))
+        return usage_error("%s", "--whole analyses the code as one block: not with --loop or --region");
     if (o->html && o->hex_file)
         return usage_error("%s", "--html writes one block's page: not with --hex-file");
     if (!o->n_weights)

@@ -1417,3 +1417,86 @@ Test(mdlsim_run, names_the_damage_of_a_corrupt_trace_and_where_it_is, .timeout =
     remove(t);
     remove(bad);
 }
+
+/* ---- the loops of a function, the regions of an assembly file ------------------------------------ */
+
+/* Writes TEXT to PATH. */
+static void write_text(const char *path, const char *text)
+{
+    FILE *fp = fopen(path, "w");
+    cr_assert(fp);
+    fputs(text, fp);
+    cr_assert_eq(fclose(fp), 0);
+}
+
+static const char dot_c[] = "double dot(const double *a, const double *b, long n)\n{ double s = 0;\n"
+                            "  for (long i = 0; i < n; i++) s += a[i] * b[i];\n  return s; }\n"
+                            "int main(void) { return 0; }\n";
+
+/* A dot product's loop is its addsd chain, 4 cycles per iteration on Skylake; the whole function
+ * (prologue, the loop's entry test and the return, as one straight line) is something else. The
+ * same from the program (-O2, as gcc builds) and from gcc -S's assembly. */
+Test(mdlsim, analyses_the_innermost_loop_of_a_function_and_of_its_assembly)
+{
+    write_text("/tmp/mdlsim-dot.c", dot_c);
+    cr_assert_eq(system("cc -O2 -o /tmp/mdlsim-dot /tmp/mdlsim-dot.c && cc -O2 -S -o /tmp/mdlsim-dot.s "
+                        "/tmp/mdlsim-dot.c"), 0);
+    const char *const args[] = { "--function dot /tmp/mdlsim-dot", "/tmp/mdlsim-dot.s" };
+    for (int i = 0; i < 2; i++) {
+        char cmd[256];
+        snprintf(cmd, sizeof cmd, "block --machine skylake --json %s", args[i]);
+        json_t *o = block_json(cmd);
+        const char *name = json_string_value(json_object_get(json_object_get(o, "scope"), "name"));
+        cr_expect(strstr(name, " loop 1 of 1, dot+0x"), "%s: %s", cmd, name);
+        cr_expect_float_eq(num(o, "cycles_per_iteration"), 4.0, 1e-9, "%s", cmd);
+        double speedup;
+        cr_expect_str_eq(top_bottleneck(o, &speedup), "latency", "%s", cmd);
+        json_decref(o);
+        snprintf(cmd, sizeof cmd, "block --machine skylake --json --whole %s", args[i]);
+        o = block_json(cmd);
+        cr_expect_gt(num(o, "instructions"), 10, "%s: the whole function", cmd);
+        json_decref(o);
+    }
+    remove("/tmp/mdlsim-dot.c");
+    remove("/tmp/mdlsim-dot");
+    remove("/tmp/mdlsim-dot.s");
+}
+
+Test(mdlsim, analyses_the_loop_of_an_aarch64_function)
+{
+    json_t *o = block_json("block --machine cortex-a72 --json --function kernel_gemm ../build/programs/gemm.a64dyn");
+    const char *name = json_string_value(json_object_get(json_object_get(o, "scope"), "name"));
+    cr_expect(strstr(name, "kernel_gemm loop 1 of 1, kernel_gemm+0x"), "%s", name);
+    cr_expect_lt(num(o, "instructions"), 12, "the loop, not the function");
+    json_decref(o);
+}
+
+/* llvm-mca's markers select regions, each a block, named or numbered; --region picks one. */
+Test(mdlsim, analyses_the_regions_marked_in_an_assembly_file)
+{
+    write_text("/tmp/mdlsim-regions.s", ".intel_syntax noprefix\n    mov rax, 1\n# LLVM-MCA-BEGIN chain\n"
+                                        "    add rax, rbx\n    imul rax, rax\n# LLVM-MCA-END\n    ret\n"
+                                        "# LLVM-MCA-BEGIN\n    vaddps ymm0, ymm0, ymm1\n# LLVM-MCA-END\n");
+    struct run r = mdlsim("block --machine skylake --json --no-sensitivity /tmp/mdlsim-regions.s");
+    cr_expect_eq(r.status, 0);
+    cr_expect(strstr(r.out, "\"name\":\"/tmp/mdlsim-regions.s region chain\"") &&
+              strstr(r.out, "\"name\":\"/tmp/mdlsim-regions.s region 2\""), "%s", r.out);
+    free(r.out);
+    json_t *o = block_json("block --machine skylake --json --region chain /tmp/mdlsim-regions.s");
+    cr_expect_eq(json_integer_value(json_object_get(o, "instructions")), 2);
+    cr_expect_float_eq(num(o, "cycles_per_iteration"), 4.0, 1e-9, "add and imul: 1 + 3");
+    json_decref(o);
+    expect_error("block --machine skylake --region nope /tmp/mdlsim-regions.s",
+                 "no region 'nope' in '/tmp/mdlsim-regions.s' (regions are marked '# LLVM-MCA-BEGIN nope' ... "
+                 "'# LLVM-MCA-END')");
+    expect_error("block --machine skylake --html /tmp/mdlsim-regions.html /tmp/mdlsim-regions.s",
+                 "--html writes one block's page, and the code has 2 loops or regions: pick one with --loop N, or "
+                 "--whole");
+    write_text("/tmp/mdlsim-regions.s", "add %rax, %rbx\n# LLVM-MCA-END\n");
+    expect_error("block --machine skylake /tmp/mdlsim-regions.s",
+                 "/tmp/mdlsim-regions.s:2: LLVM-MCA-END without an LLVM-MCA-BEGIN before it");
+    write_text("/tmp/mdlsim-regions.s", "# LLVM-MCA-BEGIN open\nadd %rax, %rbx\n");
+    expect_error("block --machine skylake /tmp/mdlsim-regions.s",
+                 "/tmp/mdlsim-regions.s: the region 'open' has no LLVM-MCA-END");
+    remove("/tmp/mdlsim-regions.s");
+}

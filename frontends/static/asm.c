@@ -1,5 +1,5 @@
-/* Runs `as` (or the AArch64 cross assembler) and `objcopy` in a private temporary directory;
- * the block is the whole .text section. */
+/* Runs `as` (or the AArch64 cross assembler), `objcopy` and `objdump` in a private temporary
+ * directory: the .text section's bytes, its symbols, and llvm-mca's region markers as labels. */
 #include "asm.h"
 #include <errno.h>
 #include <stdio.h>
@@ -9,14 +9,14 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-/* Runs ARGV with stderr into LOG; true when it exits 0. */
-static bool run(char *const argv[], const char *log)
+/* Runs ARGV with stderr into LOG, and stdout into OUT when not NULL; true when it exits 0. */
+static bool run(char *const argv[], const char *out, const char *log)
 {
     pid_t pid = fork();
     if (pid < 0)
         return false;
     if (pid == 0) {
-        if (!freopen(log, "w", stderr))
+        if (!freopen(log, "w", stderr) || (out && !freopen(out, "w", stdout)))
             _exit(127);
         execvp(argv[0], argv);
         fprintf(stderr, "cannot run %s: %s\n", argv[0], strerror(errno));
@@ -69,8 +69,163 @@ static bool read_bytes(const char *path, uint8_t **bytes, size_t *len, char *err
     return ok;
 }
 
-bool asm_assemble(const char *path, enum mdl_isa isa, uint8_t **bytes, size_t *len, char *err, size_t errlen)
+/* ---- llvm-mca's region markers ------------------------------------------------------------ */
+
+enum { MAX_MARKS = 256 };
+
+/* Whether LINE is a marker: 1 "LLVM-MCA-BEGIN [NAME]" (NAME into NAME), -1 "LLVM-MCA-END", 0 not. */
+static int marker(const char *line, char *name, size_t len)
 {
+    const char *p = line + strspn(line, " \t");
+    if (*p == '#')
+        p++;
+    else if (p[0] == '/' && p[1] == '/')
+        p += 2;
+    else
+        return 0;
+    p += strspn(p, " \t");
+    if (strncmp(p, "LLVM-MCA-END", 12) == 0)
+        return -1;
+    if (strncmp(p, "LLVM-MCA-BEGIN", 14) != 0)
+        return 0;
+    p += 14 + strspn(p + 14, " \t");
+    size_t n = strcspn(p, "\r\n");
+    while (n && (p[n - 1] == ' ' || p[n - 1] == '\t'))
+        n--;
+    snprintf(name, len, "%.*s", (int)n, p);
+    return 1;
+}
+
+/* Writes PATH to COPY with each marker line a label (line numbers stay: the assembler's messages
+ * keep theirs), naming the regions in CODE; 0 when there are none (COPY is then not needed),
+ * 1 when there are, -1 with ERR for a marker without its pair. */
+static int mark_regions(const char *path, const char *copy, struct asm_code *code, char *err, size_t errlen)
+{
+    FILE *in = fopen(path, "r"), *out = fopen(copy, "w");
+    char *line = NULL, name[64];
+    size_t cap = 0, open[MAX_MARKS], n_open = 0;
+    unsigned lineno = 0;
+    int rc = 0;
+    code->regions = calloc(MAX_MARKS, sizeof *code->regions);
+    while (in && out && rc >= 0 && getline(&line, &cap, in) >= 0) {
+        lineno++;
+        int m = marker(line, name, sizeof name);
+        if (m > 0 && code->n_regions < MAX_MARKS && n_open < MAX_MARKS) {
+            struct asm_mark *r = &code->regions[code->n_regions];
+            if (*name)
+                snprintf(r->name, sizeof r->name, "%s", name);
+            else
+                snprintf(r->name, sizeof r->name, "%zu", code->n_regions + 1);
+            fprintf(out, "mdlsim_region_begin_%zu:\n", code->n_regions);
+            open[n_open++] = code->n_regions++;
+            rc = 1;
+        } else if (m < 0 && n_open) {
+            fprintf(out, "mdlsim_region_end_%zu:\n", open[--n_open]);
+        } else if (m < 0 || m > 0) {
+            rc = -1;
+            snprintf(err, errlen, "%s:%u: %s", path, lineno, m < 0 ? "LLVM-MCA-END without an LLVM-MCA-BEGIN before it"
+                                                                    : "more than 256 regions");
+        } else {
+            fputs(line, out);
+        }
+    }
+    if (rc >= 0 && n_open) {
+        rc = -1;
+        snprintf(err, errlen, "%s: the region '%s' has no LLVM-MCA-END", path, code->regions[open[n_open - 1]].name);
+    }
+    free(line);
+    if (in)
+        fclose(in);
+    if (out && fclose(out) != 0 && rc >= 0)
+        rc = -1, snprintf(err, errlen, "cannot write a temporary file: %s", strerror(errno));
+    return rc;
+}
+
+/* ---- symbols -------------------------------------------------------------------------------------- */
+
+static int by_start(const void *a, const void *b)
+{
+    const struct asm_mark *x = a, *y = b;
+    return (x->start > y->start) - (x->start < y->start);
+}
+
+/* A line of `objdump -t`: "VALUE FLAGS(7) SECTION\tSIZE NAME"; true for a symbol of .text other
+ * than the section's own, its value in *V and its name in NAME. */
+static bool text_symbol(const char *line, unsigned long long *v, char *name, size_t len)
+{
+    char *end;
+    *v = strtoull(line, &end, 16);
+    if (end - line != 16 || strlen(line) < 26 || memchr(line + 17, 'd', 7) || strncmp(line + 25, ".text\t", 6) != 0)
+        return false;
+    const char *n = strchr(line + 31, ' ');
+    if (!n)
+        return false;
+    snprintf(name, len, "%.*s", (int)strcspn(n + 1, "\r\n"), n + 1);
+    return true;
+}
+
+/* The symbols of .text objdump listed in SYMS: the regions' labels set their bounds, the others
+ * (the file's functions and labels) name the code, each up to the next. */
+static bool read_symbols(const char *syms, struct asm_code *code, char *err, size_t errlen)
+{
+    FILE *fp = fopen(syms, "r");
+    unsigned long long v;
+    char line[1024], name[256];
+    size_t k, cap = 0;
+    bool *seen = calloc(2 * MAX_MARKS, sizeof *seen);
+    while (fp && fgets(line, sizeof line, fp)) {
+        if (!text_symbol(line, &v, name, sizeof name))
+            continue;
+        if (sscanf(name, "mdlsim_region_begin_%zu", &k) == 1 && k < code->n_regions)
+            code->regions[k].start = (size_t)v, seen[2 * k] = true;
+        else if (sscanf(name, "mdlsim_region_end_%zu", &k) == 1 && k < code->n_regions)
+            code->regions[k].end = (size_t)v, seen[2 * k + 1] = true;
+        else {
+            if (code->n_symbols == cap && !(code->symbols = realloc(code->symbols, (cap = cap ? 2 * cap : 16) *
+                                                                                     sizeof *code->symbols)))
+                abort();
+            struct asm_mark *m = &code->symbols[code->n_symbols++];
+            snprintf(m->name, sizeof m->name, "%.*s", (int)sizeof m->name - 1, name);
+            m->start = (size_t)v;
+        }
+    }
+    if (fp)
+        fclose(fp);
+    bool ok = true;
+    for (k = 0; k < code->n_regions && ok; k++)
+        if (!seen[2 * k] || !seen[2 * k + 1] || code->regions[k].end < code->regions[k].start)
+            ok = false, snprintf(err, errlen, "the region '%s' is not in the code (.text)", code->regions[k].name);
+    free(seen);
+    if (code->n_symbols)
+        qsort(code->symbols, code->n_symbols, sizeof *code->symbols, by_start);
+    for (k = 0; k < code->n_symbols; k++)
+        code->symbols[k].end = k + 1 < code->n_symbols ? code->symbols[k + 1].start : code->len;
+    return ok;
+}
+
+/* ---- assembling ----------------------------------------------------------------------------------- */
+
+/* The assembler's messages name the copy with the markers: they name PATH instead. */
+static void name_the_source(char *err, size_t errlen, const char *copy, const char *path)
+{
+    size_t nc = strlen(copy), np = strlen(path);
+    for (char *at = strstr(err, copy); at && strlen(err) - nc + np < errlen; at = strstr(at + np, copy)) {
+        memmove(at + np, at + nc, strlen(at + nc) + 1);
+        memcpy(at, path, np);
+    }
+}
+
+void asm_free(struct asm_code *code)
+{
+    free(code->bytes);
+    free(code->regions);
+    free(code->symbols);
+    *code = (struct asm_code){ 0 };
+}
+
+bool asm_assemble(const char *path, enum mdl_isa isa, struct asm_code *code, char *err, size_t errlen)
+{
+    *code = (struct asm_code){ 0 };
     if (access(path, R_OK) != 0) {
         snprintf(err, errlen, "cannot read '%s': %s", path, strerror(errno));
         return false;
@@ -80,24 +235,36 @@ bool asm_assemble(const char *path, enum mdl_isa isa, uint8_t **bytes, size_t *l
         snprintf(err, errlen, "cannot create a temporary directory: %s", strerror(errno));
         return false;
     }
-    char obj[64], bin[64], log[64];
+    char obj[64], bin[64], log[64], copy[64], syms[64];
     snprintf(obj, sizeof obj, "%s/a.o", dir);
     snprintf(bin, sizeof bin, "%s/a.bin", dir);
     snprintf(log, sizeof log, "%s/log", dir);
-    const char *as = isa == MDL_ISA_AARCH64 ? "aarch64-linux-gnu-as" : "as";
-    const char *objcopy = isa == MDL_ISA_AARCH64 ? "aarch64-linux-gnu-objcopy" : "objcopy";
-    char *as_argv[] = { (char *)as, "-o", obj, (char *)path, NULL };
+    snprintf(copy, sizeof copy, "%s/marked.s", dir);
+    snprintf(syms, sizeof syms, "%s/syms", dir);
+    bool a64 = isa == MDL_ISA_AARCH64;
+    const char *as = a64 ? "aarch64-linux-gnu-as" : "as", *objcopy = a64 ? "aarch64-linux-gnu-objcopy" : "objcopy";
+    int marked = mark_regions(path, copy, code, err, errlen);
+    char *as_argv[] = { (char *)as, "-o", obj, (char *)(marked > 0 ? copy : path), NULL };
     char *oc_argv[] = { (char *)objcopy, "-O", "binary", "-j", ".text", obj, bin, NULL };
+    char *sym_argv[] = { a64 ? "aarch64-linux-gnu-objdump" : "objdump", "-t", obj, NULL };
     bool ok = false;
-    if (!run(as_argv, log))
-        read_log(log, as, err, errlen);
-    else if (!run(oc_argv, log))
+    if (marked < 0)
+        ;
+    else if (!run(as_argv, NULL, log))
+        read_log(log, as, err, errlen), name_the_source(err, errlen, copy, path);
+    else if (!run(oc_argv, NULL, log))
         read_log(log, objcopy, err, errlen);
+    else if (!run(sym_argv, syms, log))
+        read_log(log, sym_argv[0], err, errlen);
     else
-        ok = read_bytes(bin, bytes, len, err, errlen);
+        ok = read_bytes(bin, &code->bytes, &code->len, err, errlen) && read_symbols(syms, code, err, errlen);
+    if (!ok)
+        asm_free(code);
     unlink(obj);
     unlink(bin);
     unlink(log);
+    unlink(copy);
+    unlink(syms);
     rmdir(dir);
     return ok;
 }

@@ -1,0 +1,86 @@
+/* Innermost loops by back edges, over a linear sweep of the code: what a compiler emits for a
+ * loop (a body ending in a branch back to its head) without building the whole control flow. */
+#include "loops.h"
+#include <stdbool.h>
+#include <stdlib.h>
+
+/* Whether body A holds body B and is not B itself. */
+static bool holds(const struct loop *a, const struct loop *b)
+{
+    return a->start <= b->start && b->end <= a->end && (a->start != b->start || a->end != b->end);
+}
+
+static int by_start(const void *a, const void *b)
+{
+    const struct loop *x = a, *y = b;
+    return x->start < y->start ? -1 : x->start > y->start ? 1 : (x->end > y->end) - (x->end < y->end);
+}
+
+/* Grows *V (of *CAP elements of SIZE bytes) to hold N + 1. */
+static void *room(void *v, size_t *cap, size_t n, size_t size)
+{
+    if (n < *cap)
+        return v;
+    *cap = *cap ? 2 * *cap : 16;
+    if (!(v = realloc(v, *cap * size)))
+        abort();
+    return v;
+}
+
+/* Whether a return or an indirect jump lies in [START, END): code that leaves there never
+ * reaches the branch back (a jump back to a shared epilogue is not a loop). */
+static bool leaves(const size_t *exits, size_t n, size_t start, size_t end)
+{
+    for (size_t i = 0; i < n; i++)
+        if (exits[i] >= start && exits[i] < end)
+            return true;
+    return false;
+}
+
+/* Every back edge's range whose code reaches its branch; *N of them. */
+static struct loop *back_edges(struct dec *d, const uint8_t *code, size_t len, uint64_t pc, size_t *n)
+{
+    struct loop *all = NULL;
+    size_t *exits = NULL, cap = 0, n_exits = 0, exits_cap = 0;
+    *n = 0;
+    char err[128];
+    for (size_t off = 0; off < len;) {
+        struct rt_insn in;
+        int k = dec_one(d, code + off, len - off, pc + off, &in, err, sizeof err);
+        uint64_t t = k > 0 ? dec_last_target(d, &in) : 0;
+        if (k > 0 && (in.branch == RT_BR_RET || in.branch == RT_BR_INDIRECT)) {
+            exits = room(exits, &exits_cap, n_exits, sizeof *exits);
+            exits[n_exits++] = off;
+        }
+        if (t >= pc && t <= pc + off) {
+            all = room(all, &cap, *n, sizeof *all);
+            all[(*n)++] = (struct loop){ (size_t)(t - pc), off + (size_t)k };
+        }
+        off += k > 0 ? (size_t)k : 1;
+    }
+    size_t kept = 0;
+    for (size_t i = 0; i < *n; i++)
+        if (!leaves(exits, n_exits, all[i].start, all[i].end))
+            all[kept++] = all[i];
+    *n = kept;
+    free(exits);
+    return all;
+}
+
+size_t loops_find(struct dec *d, const uint8_t *code, size_t len, uint64_t pc, struct loop *out, size_t max)
+{
+    size_t n, found = 0;
+    struct loop *all = back_edges(d, code, len, pc, &n);
+    if (n)
+        qsort(all, n, sizeof *all, by_start);
+    for (size_t i = 0; i < n; i++) {
+        bool inner = !(i && all[i].start == all[i - 1].start && all[i].end == all[i - 1].end);
+        for (size_t j = 0; j < n && inner; j++)
+            inner = !holds(&all[i], &all[j]);
+        if (inner && found < max)
+            out[found] = all[i];
+        found += inner;
+    }
+    free(all);
+    return found;
+}
