@@ -108,3 +108,17 @@ Test(badinput, names_the_wire_version_of_events_from_another_build)
                    "mdlsim come from different builds: run make)");
     remove("/tmp/mdlsim-wire.trace");
 }
+
+/* A trace that cannot be written whole (a file size limit, as a full disk) fails the run with the
+ * reason and leaves no trace, partial or temporary. */
+Test(badinput, fails_a_run_whose_trace_cannot_be_written_and_leaves_none, .timeout = 60)
+{
+    remove("/tmp/mdlsim-full.trace");
+    expect_failure("sh -c 'trap \"\" XFSZ; ulimit -f 64; exec ../build/mdlsim run --machine skylake --no-sensitivity "
+                   "--quiet --record /tmp/mdlsim-full.trace -- ../build/programs/exact.x86 100 >/dev/null'",
+                   125, "mdlsim: error: cannot write '/tmp/mdlsim-full.trace': File too large");
+    cr_expect_neq(access("/tmp/mdlsim-full.trace", F_OK), 0, "a partial trace was left");
+    struct run r = capture("ls -a /tmp | grep -c '^\\.mdlsim-full\\.trace' || true");
+    cr_expect_str_eq(r.out, "0\n", "a temporary file was left");
+    free(r.out);
+}
