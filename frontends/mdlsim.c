@@ -1027,6 +1027,7 @@ static int finish_report(struct run *r, const struct run_cli *o, const struct an
     }
     result_reset(res, o->b.m);
     res->command = command;
+    res->program = o->program;
     res->exit_code = exit_code;
     res->killed_by = killed_by;
     analysis_start(res, plan);
@@ -1266,6 +1267,8 @@ static int cmd_replay(int argc, char **argv)
         return 1;
     }
     bool killed = t.end == TRACE_KILLED;
+    if (!o.program)
+        o.program = t.program;
     rc = finish_report(r, &o, &plan, "replay", killed ? -1 : t.end_value, killed ? t.end_value : -1);
     run_free(r);
     return rc;

@@ -134,6 +134,7 @@ struct result {
     /* ---- cleared by result_reset */
     const struct mdl_machine *m;
     const char *command;            /* "block", "run", "replay" */
+    const char *program;            /* run, replay: the program analysed (NULL: unknown, a block) */
     enum result_scope scope;
     const char *scope_name;         /* the block's label, the region's symbol; NULL for a whole run */
     unsigned iterations;            /* block: iterations simulated; run: 1 */

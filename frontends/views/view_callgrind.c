@@ -50,8 +50,12 @@ static void header(FILE *out, const struct result *r)
     fprintf(out, "cmd: mdlsim %s --machine %s", r->command, r->m->name);
     if (r->scope_name)
         fprintf(out, " --roi %s", r->scope_name);
+    if (r->program)
+        name(out, " -- ", r->program);
+    else
+        fputc('\n', out);
     /* callgrind_annotate (3.19) takes "event:" long names for malformed lines: they are comments */
-    fputs("\n# Ir: instructions executed; Cycles: predicted cycles (by retirement); Crit: instances on the\n"
+    fputs("# Ir: instructions executed; Cycles: predicted cycles (by retirement); Crit: instances on the\n"
           "# critical path; L1m: data accesses beyond the first level; LLm: served by memory; Bm: mispredicted\n"
           "positions: line\nevents: Ir Cycles Crit L1m LLm Bm\n", out);
     fprintf(out, "summary: %llu %.0f %llu %llu %llu %llu\n\n", (unsigned long long)ir, cycles,
