@@ -176,18 +176,19 @@ import: $(B)/uops2mdl
 # at run-time addresses: x86-64 PIE (mapped anywhere) and dynamically linked AArch64 (libraries
 # from the cross compiler's sysroot).
 PROGRAMS := $(notdir $(basename $(wildcard tests/programs/*.c)))
+PROGRAM_HEADERS := $(wildcard tests/programs/*.h)
 PROGRAM_BINS := $(PROGRAMS:%=$(B)/programs/%.x86) $(PROGRAMS:%=$(B)/programs/%.a64) \
                 $(PROGRAMS:%=$(B)/programs/%.pie) $(PROGRAMS:%=$(B)/programs/%.a64dyn)
-$(B)/programs/%.x86: tests/programs/%.c | $(B)/.deps-build
+$(B)/programs/%.x86: tests/programs/%.c $(PROGRAM_HEADERS) | $(B)/.deps-build
 	@mkdir -p $(dir $@)
 	$(CC) -O2 -no-pie -pthread -o $@ $<
-$(B)/programs/%.a64: tests/programs/%.c | $(B)/.deps-test
+$(B)/programs/%.a64: tests/programs/%.c $(PROGRAM_HEADERS) | $(B)/.deps-test
 	@mkdir -p $(dir $@)
 	aarch64-linux-gnu-gcc -O2 -static -pthread -o $@ $<
-$(B)/programs/%.pie: tests/programs/%.c | $(B)/.deps-build
+$(B)/programs/%.pie: tests/programs/%.c $(PROGRAM_HEADERS) | $(B)/.deps-build
 	@mkdir -p $(dir $@)
 	$(CC) -O2 -g -pie -fPIE -pthread -o $@ $<
-$(B)/programs/%.a64dyn: tests/programs/%.c | $(B)/.deps-test
+$(B)/programs/%.a64dyn: tests/programs/%.c $(PROGRAM_HEADERS) | $(B)/.deps-test
 	@mkdir -p $(dir $@)
 	aarch64-linux-gnu-gcc -O2 -g -pthread -o $@ $<
 
