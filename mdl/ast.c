@@ -185,6 +185,11 @@ static void dump_decl(FILE *out, const struct ast_decl *d)
         dump_selector(out, d->bypass.memory ? "memory-to" : "to", &d->bypass.to);
         dump_src(out, &d->src);
         break;
+    case AST_DECL_DEPENDS:
+        dump_selector(out, "forms", &d->depends.sel);
+        dump_idents(out, "on", &d->depends.targets);
+        dump_src(out, &d->src);
+        break;
     case AST_DECL_BLOCK:
         fprintf(out, " %s", d->block.kind.name);
         if (d->block.name.name)

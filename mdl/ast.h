@@ -132,10 +132,16 @@ struct ast_bypass {
     bool memory;
 };
 
+struct ast_depends {                    /* `depends POPCNT on destination` */
+    struct ast_selector sel;
+    ast_idents targets;                 /* names of mdl/depend.def */
+};
+
 #define AST_DECLS(X) \
     X(MACHINE, "machine") X(INCLUDE, "include") X(SOURCE, "source") X(PORTS, "ports") \
     X(UNITS, "units") X(ASYNC, "async") X(MAXIMUM, "maximum") X(INSN, "insn") \
-    X(CLASS, "class") X(REPLACE, "replace") X(BYPASS, "bypass") X(BLOCK, "block")
+    X(CLASS, "class") X(REPLACE, "replace") X(BYPASS, "bypass") X(DEPENDS, "depends") \
+    X(BLOCK, "block")
 enum ast_decl_kind {
 #define X(e, s) AST_DECL_##e,
     AST_DECLS(X)
@@ -160,7 +166,8 @@ struct ast_decl {
     ast_attrs attrs;                    /* insn, class */
     struct ast_replace replace;
     struct ast_bypass bypass;
-    struct ast_src src;                 /* maximum, bypass */
+    struct ast_depends depends;
+    struct ast_src src;                 /* maximum, bypass, depends */
 };
 
 struct ast_file {

@@ -120,6 +120,7 @@ static struct ast_value mknumber(const char *text, double v, struct span at)
 %token INSN "'insn'" CLASS "'class'" REPLACE "'replace'" WITH "'with'" NOP "'nop'"
 %token BYPASS "'bypass'" LATENCY "'latency'" FOR "'for'" MEMORY "'memory'"
 %token TEMPLATE "'template'" UOPS "'uops'" TP "'tp'" NOTHING "'NOTHING'" NONE "'none'"
+%token DEPENDS "'depends'" ON "'on'"
 %token ARROW "'->'" DOTDOT "'..'" PLUSPLUS "'++'"
 
 %type <decl> decl machine_decl block_decl units_decl
@@ -181,6 +182,8 @@ decl
     | BYPASS LATENCY bypass_latency FOR selector ARROW MEMORY selector src_opt ';'
         { $$ = mkdecl(px, AST_DECL_BYPASS, @$); $$->bypass = *$3;
           $$->bypass.from = *$5; $$->bypass.to = *$8; $$->bypass.memory = true; $$->src = $9; }
+    | DEPENDS selector ON ident_list src_opt ';'
+        { $$ = mkdecl(px, AST_DECL_DEPENDS, @$); $$->depends.sel = *$2; $$->depends.targets = *$4; $$->src = $5; }
     /* A declaration boundary ends recovery; inside a block the parser stays quiet for a few
      * tokens instead, so a missing '}' is not reported again at every later ';'. */
     | error ';'             { $$ = NULL; yyerrok; }

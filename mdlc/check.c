@@ -32,6 +32,21 @@ static const struct { const char *type, *name; } enum_values[] = {
 };
 enum { N_ENUM_VALUES = sizeof enum_values / sizeof *enum_values };
 
+static const char *const depend_names[] = {
+#define X(e, s, doc) s,
+#include "depend.def"
+#undef X
+};
+enum { N_DEPENDS = sizeof depend_names / sizeof *depend_names };
+
+int check_depend_index(const char *name)
+{
+    for (int i = 0; i < N_DEPENDS; i++)
+        if (strcmp(name, depend_names[i]) == 0)
+            return i;
+    return -1;
+}
+
 int check_class_index(const char *name)
 {
     for (size_t i = 0; i < check_class_count; i++)
@@ -738,6 +753,28 @@ static void check_bypass(struct program *p, const struct ast_decl *d)
         diag_error(D(p), v->span, "bypass latency %s is out of range: at most 1000 cycles", v->text);
 }
 
+/* The selector names entries, as a replacement pattern's does; the targets are depend.def's. */
+static void check_depends(struct program *p, const struct ast_decl *d)
+{
+    check_src(p, &d->src);
+    const struct ast_selector *s = &d->depends.sel;
+    if (!s->has_kinds && !s->is_set && check_class_index(s->names.v[0].name) >= 0)
+        diag_error(D(p), s->span, "'%s' is a class: a 'depends' rule names instruction forms, each with an entry",
+                   s->names.v[0].name);
+    else
+        check_selector(p, s, false);
+    for (size_t i = 0; i < d->depends.targets.n; i++) {
+        const struct ast_ident *t = &d->depends.targets.v[i];
+        if (check_depend_index(t->name) >= 0)
+            continue;
+        const char *all = depend_names[0];
+        for (int k = 1; k < N_DEPENDS; k++)
+            all = arena_printf(p->ar, "%s%s%s", all, k + 1 < N_DEPENDS ? ", " : " or ", depend_names[k]);
+        diag_error(D(p), t->span, "unknown dependency '%s': a form can depend on its %s%s", t->name, all,
+                   suggestion(p, t->name, depend_names, N_DEPENDS));
+    }
+}
+
 static void check_rules(struct program *p)
 {
     for (size_t i = 0; i < p->maximums.n; i++)
@@ -746,6 +783,8 @@ static void check_rules(struct program *p)
         check_replace(p, p->replaces.v[i]);
     for (size_t i = 0; i < p->bypasses.n; i++)
         check_bypass(p, p->bypasses.v[i]);
+    for (size_t i = 0; i < p->depends.n; i++)
+        check_depends(p, p->depends.v[i]);
 }
 
 /* ---- values without a source (-Wmissing-source) ---------------------------------------------- */
@@ -813,6 +852,10 @@ static void check_decl_sources(struct program *p, const struct ast_decl *d)
     case AST_DECL_BYPASS:
         if (d->src.kind == AST_SRC_NONE)
             missing_source(p, d->bypass.latency.span, arena_printf(p->ar, "'bypass latency %s'", span_text(p, d->bypass.latency.span)));
+        break;
+    case AST_DECL_DEPENDS:
+        if (d->src.kind == AST_SRC_NONE)
+            missing_source(p, d->depends.sel.span, arena_printf(p->ar, "'depends %s'", span_text(p, d->depends.sel.span)));
         break;
     default: break;
     }

@@ -20,6 +20,8 @@ uint64_t check_unit_atoms(const struct prog_unit *u);
 const char *check_atom_name(const struct program *p, unsigned atom);
 /* The class index of NAME in class.def, or -1. */
 int check_class_index(const char *name);
+/* The index in mdl/depend.def of a `depends` target, or -1. */
+int check_depend_index(const char *name);
 extern const char *const check_class_names[];
 extern const size_t check_class_count;
 

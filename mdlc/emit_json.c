@@ -8,6 +8,12 @@ static const char *const class_names[] = {
 #undef X
 };
 
+static const char *const depend_names[] = {
+#define X(e, s, doc) s,
+#include "depend.def"
+#undef X
+};
+
 static json_t *json_resources(const struct mdl_machine *m)
 {
     json_t *a = json_array();
@@ -33,10 +39,14 @@ static json_t *json_template(const struct mdl_machine *m, const struct mdl_templ
         json_array_append_new(async, json_pack("{s:s, s:f}", "resource", m->async[u->resource].name,
                                                "cost", (double)u->cost));
     }
-    return json_pack("{s:s, s:s?, s:[f,f], s:[i,i], s:f, s:o, s:o}", "name", t->name,
+    json_t *depends = json_array();
+    for (unsigned k = 0; k < MDL_DEPEND_COUNT; k++)
+        if (t->depends & (1u << k))
+            json_array_append_new(depends, json_string(depend_names[k]));
+    return json_pack("{s:s, s:s?, s:[f,f], s:[i,i], s:f, s:o, s:o, s:o}", "name", t->name,
                      "class", t->cls < MDL_CLASS_COUNT ? class_names[t->cls] : NULL,
                      "latency", (double)t->latency_min, (double)t->latency_max, "uops", t->uops_fused,
-                     t->uops_unfused, "tp", (double)t->tp, "uses", uses, "async", async);
+                     t->uops_unfused, "tp", (double)t->tp, "uses", uses, "async", async, "depends", depends);
 }
 
 static json_t *json_templates(const struct mdl_machine *m, unsigned from, unsigned to)

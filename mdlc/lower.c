@@ -421,6 +421,23 @@ static void lower_bypasses(struct lowering *lw)
     lw->m->n_bypasses = (uint32_t)lw->p->bypasses.n;
 }
 
+/* A `depends` rule marks the templates it selects: the runtime adds the old values as sources. */
+static void lower_depends(struct lowering *lw)
+{
+    for (size_t i = 0; i < lw->p->depends.n; i++) {
+        const struct ast_depends *d = &lw->p->depends.v[i]->depends;
+        uint8_t bits = 0;
+        for (size_t k = 0; k < d->targets.n; k++)
+            bits |= (uint8_t)(1u << check_depend_index(d->targets.v[k].name));
+        struct mdl_template *t = (struct mdl_template *)lw->m->templates;
+        size_t first = lw->match.n;
+        lower_selector(lw, &d->sel, NULL);
+        for (size_t k = first; k < lw->match.n; k++)
+            t[lw->match.v[k]].depends |= bits;
+        lw->match.n = first;        /* the marks are the whole rule: no template list to keep */
+    }
+}
+
 /* ---- parameters -------------------------------------------------------------------------------- */
 
 static const struct param_val *val(const struct program *p, const char *block, enum param_id id)
@@ -514,6 +531,7 @@ struct mdl_machine *lower_program(struct program *p)
     lower_uses(&lw);
     lower_replaces(&lw);
     lower_bypasses(&lw);
+    lower_depends(&lw);
     lw.m->resources = lw.res.v;
     lw.m->n_resources = (uint16_t)lw.res.n;
     lw.m->uses = lw.uses.v;

@@ -554,6 +554,21 @@ static void apply_single(const struct cls_index *ci, const struct mdl_machine *m
     }
 }
 
+/* A `depends` rule: the old value of what the form writes is read too (BSR keeps its destination
+ * when the source is zero; POPCNT's false dependency on some cores; a shift by CL keeps the flags
+ * when the count is zero). Only registers the instruction writes qualify. */
+static void apply_depends(const struct mdl_machine *m, struct rt_insn *in)
+{
+    uint8_t bits = m->templates[in->tmpl].depends;
+    if (bits & (1u << MDL_DEPEND_DESTINATION))
+        for (unsigned i = 0; i < in->n_ops && i < RT_MAX_OPS; i++)
+            if (has_reg(in->dst, in->n_dst, in->op_reg[i]))
+                add_reg(in->src, &in->n_src, RT_MAX_SRC, in->op_reg[i]);
+    uint8_t flags = m->isa == MDL_ISA_AARCH64 ? RT_A64_NZCV : RT_X86_FLAGS;
+    if ((bits & (1u << MDL_DEPEND_FLAGS)) && has_reg(in->dst, in->n_dst, flags))
+        add_reg(in->src, &in->n_src, RT_MAX_SRC, flags);
+}
+
 void cls_apply(const struct cls_index *ci, const struct mdl_machine *m, struct rt_insn *in)
 {
     in->unknown = in->eliminated = in->fusible = false;
@@ -564,6 +579,7 @@ void cls_apply(const struct cls_index *ci, const struct mdl_machine *m, struct r
         return;
     }
     in->tmpl = (uint32_t)t;
+    apply_depends(m, in);
     apply_single(ci, m, in);
     in->fusible = !in->eliminated && ci->pair_off[in->tmpl] < ci->pair_off[in->tmpl + 1];
 }

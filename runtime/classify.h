@@ -18,7 +18,8 @@ void cls_free(struct cls_index *ci);
  * `ADD (R64, R64)`, never a _LOCK/_REPE/_REPNE one); a form with `*` kinds; a related spelling
  * (LEA's addressing shape; `B.cond`; kinds of the same width or family, such as I8/I32, R8l/R8h,
  * AL/R8l, M64/M32, V2S/V4S, XS/X, the closest kept); the bare mnemonic; else the class default
- * of IN->cls with unknown set. Then the last-declared single-instruction `replace` rule that
+ * of IN->cls with unknown set. The form's `depends` marks add what it writes to its sources (the
+ * destination operands' registers, the flags). Then the last-declared single-instruction `replace` rule that
  * matches applies: nop sets eliminated, and a nop or form rule with a flow keeps as sources only
  * the operands it reads. Fusible says that a pair rule starts with the resulting form. */
 void cls_apply(const struct cls_index *ci, const struct mdl_machine *m, struct rt_insn *in);

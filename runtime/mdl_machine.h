@@ -14,6 +14,14 @@ enum mdl_class {
     MDL_CLASS_UNSET = 0xff      /* a form that names no class: the decoder's class applies */
 };
 
+/* What a form reads beyond its operands (`depends` rules): bit (1 << MDL_DEPEND_x) of a template. */
+enum mdl_depend {
+#define X(e, s, doc) MDL_DEPEND_##e,
+#include "../mdl/depend.def"
+#undef X
+    MDL_DEPEND_COUNT
+};
+
 enum mdl_policy { MDL_POLICY_LRU, MDL_POLICY_PLRU, MDL_POLICY_FIFO, MDL_POLICY_RANDOM };
 enum mdl_prefetch { MDL_PREFETCH_NONE, MDL_PREFETCH_NEXT_LINE, MDL_PREFETCH_STRIDE };
 enum mdl_predictor { MDL_PREDICTOR_STATIC, MDL_PREDICTOR_BIMODAL, MDL_PREDICTOR_GSHARE, MDL_PREDICTOR_TAGE };
@@ -53,6 +61,7 @@ struct mdl_template {
     uint32_t use_first;
     uint16_t use_count;
     uint16_t async_first, async_count;
+    uint8_t depends;            /* bits of enum mdl_depend: the old values it waits for */
 };
 
 enum mdl_replace_kind { MDL_REPLACE_NOP, MDL_REPLACE_FORM };

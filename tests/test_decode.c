@@ -8,6 +8,7 @@
 #include "classify.h"
 #include "cortex-a72.h"
 #include "decode.h"
+#include "icelake.h"
 #include "skylake.h"
 
 enum {
@@ -328,6 +329,19 @@ Test(classify, pcmpeqd_of_a_register_with_itself_executes_without_inputs)
     cr_assert_not(in.eliminated);
     cr_assert_eq(in.n_src, 0);
     cr_assert_str_eq(tmpl_name(&mdl_machine_skylake, &in), "PCMPEQD (XMM, XMM)");
+}
+
+Test(classify, a_depends_rule_makes_the_destination_a_source_and_only_where_the_machine_says_so)
+{
+    struct rt_insn sky = classified(&mdl_machine_skylake, "f3 48 0f b8 c3", 0);    /* popcnt rax, rbx */
+    struct rt_insn icl = classified(&mdl_machine_icelake, "f3 48 0f b8 c3", 0);
+    struct rt_insn bsr = classified(&mdl_machine_icelake, "48 0f bd c2", 0);        /* bsr rax, rdx */
+    cr_assert(has(sky.src, sky.n_src, RAX), "Skylake's popcnt waits for its destination");
+    cr_assert(has(sky.src, sky.n_src, RBX));
+    cr_assert_not(has(sky.src, sky.n_src, RT_X86_FLAGS), "only the destination operand: not the flags it writes");
+    cr_assert_not(has(icl.src, icl.n_src, RAX), "Ice Lake's does not");
+    cr_assert(has(bsr.src, bsr.n_src, RAX), "bsr keeps its destination when the source is zero");
+    cr_assert(has(bsr.src, bsr.n_src, RDX));
 }
 
 Test(classify, cmp_and_jne_fuse_into_one_branch)

@@ -289,6 +289,40 @@ Test(mdlsim, keeps_a_read_modify_write_chain_through_memory_when_a_store_writes_
     json_decref(beside);
 }
 
+static double block_cycles(const char *machine, const char *hex)
+{
+    char args[256];
+    snprintf(args, sizeof args, "block --machine %s --json --no-sensitivity --hex %s", machine, hex);
+    json_t *o = block_json(args);
+    double c = num(o, "cycles_per_iteration");
+    json_decref(o);
+    return c;
+}
+
+Test(mdlsim, chains_bsr_and_bsf_through_the_destination_they_keep_on_every_intel_core)
+{
+    /* bsr rax, rdx; add eax, 1 (and bsf): the destination is read, kept when rdx is zero, so the
+     * chain through rax is bsr's 3 cycles and the add's 1 (each machine's `depends` rule) */
+    static const char *const machines[] = { "skylake", "icelake", "alderlake" };
+    for (size_t i = 0; i < sizeof machines / sizeof *machines; i++) {
+        cr_expect_float_eq(block_cycles(machines[i], "480fbdc283c001"), 4.0, 0.05, "bsr on %s", machines[i]);
+        cr_expect_float_eq(block_cycles(machines[i], "480fbcc283c001"), 4.0, 0.05, "bsf on %s", machines[i]);
+    }
+}
+
+Test(mdlsim, makes_popcnt_wait_for_its_destination_on_skylake_only)
+{
+    /* popcnt rax, rbx repeated: only the false dependency on rax chains it (3 cycles on Skylake);
+     * Ice Lake and Alder Lake removed it, and lzcnt/tzcnt have none on Skylake either: one per
+     * cycle on port 1. popcnt ax, bx merges into rax on every core (the decoder's partial write). */
+    cr_expect_float_eq(block_cycles("skylake", "f3480fb8c3"), 3.0, 0.05);
+    cr_expect_float_eq(block_cycles("icelake", "f3480fb8c3"), 1.0, 0.05);
+    cr_expect_float_eq(block_cycles("alderlake", "f3480fb8c3"), 1.0, 0.05);
+    cr_expect_float_eq(block_cycles("skylake", "f3480fbdc3"), 1.0, 0.05, "lzcnt");
+    cr_expect_float_eq(block_cycles("skylake", "f3480fbcc3"), 1.0, 0.05, "tzcnt");
+    cr_expect_float_eq(block_cycles("alderlake", "66f30fb8c3"), 3.0, 0.05, "popcnt ax, bx");
+}
+
 /* Compiles a tiny program with a known function, for the ELF input. */
 static const char *build_program(void)
 {

@@ -735,6 +735,24 @@ Test(lower, lowers_bypasses_to_classes_and_forms)
     cr_expect_eq(b[2].from_count, 2, "a bare mnemonic names all its forms");
 }
 
+Test(lower, marks_the_forms_a_depends_rule_selects_with_what_they_read)
+{
+    const struct mdl_machine *m = lower_text(HEAD "insn BSR (R64, R64) latency 3 ports 1*p0;\n"
+                                             "insn BSR (R64, M64) latency 3 ports 1*p0;\n"
+                                             "insn SHL (R64, CL) latency 1 ports 1*p0;\n"
+                                             "insn SHL (R64, I8) latency 1 ports 1*p0;\n"
+                                             "depends BSR on destination;\n"
+                                             "depends SHL (R64, CL) on flags;\n"
+                                             "depends {SHL} (R64, CL) on destination, flags;\n");
+    uint8_t dest = 1u << MDL_DEPEND_DESTINATION, flags = 1u << MDL_DEPEND_FLAGS;
+    cr_expect_eq(tmpl(m, "BSR (R64, R64)")->depends, dest, "a bare mnemonic names all its forms");
+    cr_expect_eq(tmpl(m, "BSR (R64, M64)")->depends, dest);
+    cr_expect_eq(tmpl(m, "SHL (R64, CL)")->depends, dest | flags, "rules add up");
+    cr_expect_eq(tmpl(m, "SHL (R64, I8)")->depends, 0);
+    cr_expect_eq(tmpl(m, "class:generic")->depends, 0);
+    cr_expect_eq(m->n_bypasses, 0);
+}
+
 Test(lower, orders_caches_by_level_with_sizes_in_bytes)
 {
     const struct mdl_machine *m = lower_text(
