@@ -182,7 +182,8 @@ $(B)/programs/uselib.x86dyn: tests/programs/lib/uselib.c $(B)/programs/libkexact
 $(B)/programs/uselib.lib64dyn: tests/programs/lib/uselib.c $(B)/programs/libkexact-a64.so
 	aarch64-linux-gnu-gcc -O2 -g -o $@ $< $(B)/programs/libkexact-a64.so -Wl,-rpath,'$$ORIGIN'
 
-$(B)/tests/run: $(TEST_SRC:%.c=$(O)/%.o) $(MDLC_OBJ) $(MDL_OBJ) $(IMPORT_OBJ) $(SIM_OBJ) $(GEN_OBJ) | $(B)/.deps-test
+$(B)/tests/run: $(TEST_SRC:%.c=$(O)/%.o) $(MDLC_OBJ) $(MDL_OBJ) $(IMPORT_OBJ) $(SIM_OBJ) $(GEN_OBJ) \
+               $(PROBE_SRC:%.c=$(O)/%.o) | $(B)/.deps-test
 	$(CC) $(CFLAGS_ALL) -fno-lto -pthread -o $@ $^ -lcriterion -lcapstone -ljansson -ldw -lelf -lm
 
 check-generated: $(B)/mdlc $(B)/uops2mdl

@@ -152,9 +152,9 @@ bool base_form_rest(const struct base *b, const char *form, bool drop_latency, b
         const struct ast_attr *a = &d->attrs.v[i];
         if ((a->kind == AST_ATTR_LATENCY && drop_latency) || (a->kind == AST_ATTR_TP && drop_tp))
             continue;
-        append_span(b, a->span, out, len);
-        /* the annotation that covers it: its own, or the next one of the entry (spec.md 7) */
-        for (size_t j = i; j < d->attrs.n; j++)
+        append_span(b, a->span, out, len);      /* with its own annotation, if it has one */
+        /* else the one that covers it: the next of the entry (spec.md 7) */
+        for (size_t j = i + 1; a->src.kind == AST_SRC_NONE && j < d->attrs.n; j++)
             if (d->attrs.v[j].src.kind != AST_SRC_NONE) {
                 append_span(b, d->attrs.v[j].src.span, out, len);
                 break;
