@@ -1,7 +1,5 @@
-/* The machine a draft extends, read with mdlc's own passes (resolve and check): what the draft
- * writes after `extends`, the name of the cache block of each level, and the attributes of an
- * instruction form that the probe does not measure (kept, with their sources, when the draft
- * replaces the form's entry: a replacement keeps nothing of what it replaces, spec.md 6). */
+/* The machine a draft extends, read with mdlc's own resolve and check passes: its cache blocks and
+ * the attributes of a form the probe does not measure (a replacement keeps nothing, spec.md 6). */
 #ifndef PROBE_BASE_H
 #define PROBE_BASE_H
 #include <stdbool.h>

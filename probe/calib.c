@@ -27,30 +27,25 @@ static bool build_chain(struct calib *c, char *why, size_t len)
     return ok;
 }
 
-enum calib_status calib_run(struct calib *c, struct timer *t, char *why, size_t len)
+/* The TSC's ticks per cycle, and the reference run beside every timing: a short add chain whose
+ * own cycles (call and loop included) are its fastest of several runs. */
+static void scale_tsc(struct calib *c, struct timer *t)
 {
-    memset(c, 0, sizeof *c);
-    nano_state_ones(&c->state, true);
-    if (!build_chain(c, why, len))
-        return CALIB_ERROR;
-    c->add = nano_time(t, &c->chain, &c->state, NULL, 0);
-    if (c->add.spread > MAX_SPREAD) {
-        snprintf(why, len, "timing is too noisy: runs of a dependent add chain differ by %.1f%%", 100 * c->add.spread);
-        return CALIB_NOISY;
+    t->ticks_per_cycle = c->add.min;
+    c->iters = REF_ADDS / UNROLL;
+    uint64_t best = UINT64_MAX;
+    for (unsigned r = 0; r < REF_RUNS; r++) {
+        uint64_t t0 = timer_read(t);
+        run_reference(c);
+        uint64_t ticks = timer_read(t) - t0;
+        best = ticks < best ? ticks : best;
     }
-    if (t->kind == TIMER_TSC) {
-        t->ticks_per_cycle = c->add.min;
-        c->iters = REF_ADDS / UNROLL;
-        /* the reference's own cycles, call and loop included: its fastest of several runs */
-        uint64_t best = UINT64_MAX;
-        for (unsigned r = 0; r < REF_RUNS; r++) {
-            uint64_t t0 = timer_read(t);
-            run_reference(c);
-            uint64_t ticks = timer_read(t) - t0;
-            best = ticks < best ? ticks : best;
-        }
-        t->ref_run = run_reference, t->ref_ctx = c, t->ref_cycles = timer_cycles(t, best);
-    }
+    t->ref_run = run_reference, t->ref_ctx = c, t->ref_cycles = timer_cycles(t, best);
+}
+
+/* Whether the timings are a core's: independent adds overlap, imuls and loads take longer. */
+static enum calib_status core_like(struct calib *c, const struct timer *t, char *why, size_t len)
+{
     if (!forms_throughput(t, forms_reference(), &c->parallel, why, len))
         return CALIB_ERROR;
     if (c->parallel.min > MIN_PARALLEL) {
@@ -69,6 +64,22 @@ enum calib_status calib_run(struct calib *c, struct timer *t, char *why, size_t 
         return CALIB_SERIAL;
     }
     return CALIB_OK;
+}
+
+enum calib_status calib_run(struct calib *c, struct timer *t, char *why, size_t len)
+{
+    memset(c, 0, sizeof *c);
+    nano_state_ones(&c->state, true);
+    if (!build_chain(c, why, len))
+        return CALIB_ERROR;
+    c->add = nano_time(t, &c->chain, &c->state, NULL, 0);
+    if (c->add.spread > MAX_SPREAD) {
+        snprintf(why, len, "timing is too noisy: runs of a dependent add chain differ by %.1f%%", 100 * c->add.spread);
+        return CALIB_NOISY;
+    }
+    if (t->kind == TIMER_TSC)
+        scale_tsc(c, t);
+    return core_like(c, t, why, len);
 }
 
 void calib_free(struct calib *c) { nano_free(&c->chain); }

@@ -1,13 +1,14 @@
-/* The clock's calibration, after X-Ray's frequency benchmark: a chain of dependent single-cycle
- * adds defines the core cycle. It also tells a host that cannot be measured: one whose timing of
- * that chain is not stable, or an emulator such as QEMU, whose timings say nothing of a core: it
- * runs independent adds no faster than dependent ones, or multiplies and loads as fast as adds
- * (no x86-64 core has an IMUL or a load latency below 3 cycles). */
+/* The clock's calibration (X-Ray's frequency benchmark: dependent single-cycle adds define the
+ * cycle), and the verdict on a host that cannot be measured. */
 #ifndef PROBE_CALIB_H
 #define PROBE_CALIB_H
 #include <stddef.h>
 #include "nano.h"
 
+/* A host cannot be measured when the add chain's timing is not stable, or when it is an emulator
+ * such as QEMU, whose timings say nothing of a core: it runs independent adds no faster than
+ * dependent ones, or multiplies and loads as fast as adds (no x86-64 core has an IMUL or a load
+ * latency below 3 cycles). */
 struct calib {
     struct nano_kernel chain;   /* the reference: a dependent add chain */
     struct nano_state state;

@@ -1,7 +1,5 @@
-/* Pointer chases (X-Ray's memory nano-benchmark, p = *p): a set of addresses in one buffer linked
- * into a single cycle in random order, so that no prefetcher can guess the next one, and timed
- * as the mean cycles per access. The buffer is 2 MiB-aligned and asks for huge pages, so that
- * virtual strides up to 2 MiB are physical strides and a cache's set index is the one chosen. */
+/* Pointer chases (X-Ray's memory nano-benchmark, p = *p): addresses in one buffer linked into a
+ * random cycle, so that no prefetcher guesses the next, timed as mean cycles per access. */
 #ifndef PROBE_CHASE_H
 #define PROBE_CHASE_H
 #include <stdbool.h>
@@ -9,6 +7,9 @@
 #include <stdint.h>
 #include "nano.h"
 
+/* The buffer is 2 MiB-aligned and asks for huge pages, so that virtual strides up to 2 MiB are
+ * physical strides and the set a stride lands in is the one chosen (unless a hypervisor maps the
+ * guest's memory in 4 KiB pages: xray.c checks). */
 struct chase {
     const struct timer *timer;
     uint8_t *base;              /* 2 MiB-aligned */

@@ -1,7 +1,5 @@
-/* Pipeline nano-benchmarks: independent integer and vector adds for the issue width; a loop
- * branching on an LCG's random bit or on a constant for the mispredict penalty; two pointer chases
- * through memory, N NOPs between consecutive misses, for the reorder buffer (the NOPs hold ROB
- * entries and nothing else: no register, no port). */
+/* Pipeline nano-benchmarks: independent adds for the issue width; branches on an LCG's random bit
+ * for the mispredict penalty; cache misses N NOPs apart for the reorder buffer. */
 #include "core.h"
 #include <math.h>
 #include <stdlib.h>

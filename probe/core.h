@@ -1,7 +1,5 @@
-/* The pipeline's widths and penalties: instructions issued per cycle (adds on two kinds of port),
- * the mispredict penalty (a loop over random outcomes against one over predictable ones) and the
- * reorder buffer's size (Henry Wong's method: independent cache misses with N fillers between
- * consecutive ones overlap until the buffer cannot hold two). */
+/* The pipeline's widths and penalties: issue width, mispredict penalty, and the reorder buffer
+ * (Henry Wong's method: cache misses N fillers apart overlap until the buffer cannot hold two). */
 #ifndef PROBE_CORE_H
 #define PROBE_CORE_H
 #include <stdbool.h>

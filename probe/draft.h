@@ -1,6 +1,5 @@
-/* The draft description: `machine host extends BASE { ... }` overriding only what was measured,
- * every value annotated @probe with a comment giving how it was measured and how steady it was;
- * what could not be measured reliably appears in comments only. */
+/* The draft description: `machine host extends BASE` overriding only what was measured, each value
+ * @probe with its method and spread in a comment; what is not reliable stays in comments only. */
 #ifndef PROBE_DRAFT_H
 #define PROBE_DRAFT_H
 #include <stdio.h>

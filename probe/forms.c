@@ -1,6 +1,5 @@
-/* The forms mdlprobe times, after X-Ray's instruction benchmarks: latency from a chain in which
- * each instance reads the previous one's result, inverse throughput from instances spread over
- * every stream register so that none waits for another. Keys follow uops.info (spec.md 10.1). */
+/* The forms mdlprobe times, after X-Ray's instruction benchmarks: latency from a dependent chain,
+ * inverse throughput from instances spread over every stream register. Keys as spec.md 10.1. */
 #include "forms.h"
 #include <stdio.h>
 #include <string.h>
@@ -8,7 +7,7 @@
 #include <cpuid.h>
 #endif
 
-enum { CHAIN_UNROLL = 128, TP_UNROLL = 132 };   /* 132: every stream count up to 12 divides it evenly enough */
+enum { CHAIN_UNROLL = 128, TP_UNROLL = 132 };   /* 132 = 11 x 12: the 11 general streams share it evenly */
 
 enum reg_file { GPR, XMM };
 enum feature { F_NONE, F_SSE41, F_SSE42, F_POPCNT, F_FMA, F_AVX, F_AVX2 };

@@ -1,6 +1,5 @@
-/* Instruction forms under test: each form's key (as the uops.info tables in machines/uops/ and the decoder spell it),
- * its encoding, and the two X-Ray nano-benchmarks that give its latency (one dependent chain)
- * and its inverse throughput (independent streams on distinct registers). */
+/* Instruction forms under test: each one's key (as the uops.info tables and the decoder spell it),
+ * its encoding, and its latency and inverse throughput nano-benchmarks. */
 #ifndef PROBE_FORMS_H
 #define PROBE_FORMS_H
 #include <stdbool.h>

@@ -135,6 +135,13 @@ static int list_forms(void)
 
 /* ---- measuring --------------------------------------------------------------------------------- */
 
+/* Says MSG (an error, or why the host cannot be measured) and returns STATUS. */
+static int stop(int status, const char *msg)
+{
+    fprintf(stderr, "mdlprobe: %s%s\n", status == EXIT_CANNOT_MEASURE ? "cannot measure: " : "error: ", msg);
+    return status;
+}
+
 struct probe {
     const struct opts *o;
     FILE *progress;             /* NULL with --quiet */
@@ -215,7 +222,7 @@ static void say_pipeline(struct probe *p)
     for (size_t i = 0; i < sizeof shown / sizeof shown[0]; i++) {
         const struct finding *x = findings_get(&p->f, shown[i].b, 0, shown[i].key, NULL);
         if (x)
-            say(p, "core: %s %g%s%s", shown[i].what, x->raw, x->reliable ? "" : ", not used: ",
+            say(p, "core: %s %.4g%s%s", shown[i].what, x->raw, x->reliable ? "" : ", not used: ",
                 x->reliable ? "" : x->note);
     }
 }
@@ -248,26 +255,23 @@ static int measure(struct probe *p)
 {
     char clock[320];
     if (!timer_open(&p->timer, p->err, sizeof p->err))
-        return fprintf(stderr, "mdlprobe: cannot measure: %s\n", p->err), EXIT_CANNOT_MEASURE;
+        return stop(EXIT_CANNOT_MEASURE, p->err);
     enum calib_status cs = calib_run(&p->calib, &p->timer, p->err, sizeof p->err);
     if (cs != CALIB_OK)
-        return fprintf(stderr, "mdlprobe: %s%s\n", cs == CALIB_ERROR ? "error: " : "cannot measure: ", p->err),
-               cs == CALIB_ERROR ? 1 : EXIT_CANNOT_MEASURE;
+        return stop(cs == CALIB_ERROR ? 1 : EXIT_CANNOT_MEASURE, p->err);
     timer_describe(&p->timer, clock, sizeof clock);
     say(p, "clock: %s", clock);
-    if (!measure_core(p, false))
-        return fprintf(stderr, "mdlprobe: error: %s\n", p->err), 1;
-    if (!chase_open(&p->chase, &p->timer, ARENA, p->err, sizeof p->err))
-        return fprintf(stderr, "mdlprobe: error: %s\n", p->err), 1;
+    if (!measure_core(p, false) || !chase_open(&p->chase, &p->timer, ARENA, p->err, sizeof p->err))
+        return stop(1, p->err);
     say(p, "caches: %zu MiB buffer, %s", ARENA >> 20, p->chase.huge ? "huge pages" : "no huge pages (4 KiB)");
     if (!xray_run(&p->chase, &p->f, p->progress) || !core_rob(&p->chase, &p->f, p->err, sizeof p->err))
-        return fprintf(stderr, "mdlprobe: error: %s\n", p->err[0] ? p->err : "out of memory"), 1;
+        return stop(1, p->err[0] ? p->err : "out of memory");
     if (!measure_core(p, true))
-        return fprintf(stderr, "mdlprobe: error: %s\n", p->err), 1;
+        return stop(1, p->err);
     findings_keep_best(&p->f);
     same_l1_latency(p);
     say_pipeline(p);
-    return p->f.oom ? (fprintf(stderr, "mdlprobe: error: out of memory\n"), 1) : 0;
+    return p->f.oom ? stop(1, "out of memory") : 0;
 }
 
 /* ---- writing ----------------------------------------------------------------------------------- */
@@ -287,7 +291,7 @@ static int write_outputs(struct probe *p, const struct draft_info *di, const str
     output_discard(&d);
     output_discard(&j);
     if (!ok)
-        return fprintf(stderr, "mdlprobe: error: %s\n", err), 1;
+        return stop(1, err);
     say(p, "wrote %s: %zu values measured%s%s", p->o->out, values, p->o->json ? ", all of them in " : "",
         p->o->json ? p->o->json : "");
     return 0;
@@ -335,11 +339,11 @@ static int run(const struct opts *o)
     double start = now();
     char err[512];
     if (!safefile_check(o->out, err, sizeof err) || (o->json && !safefile_check(o->json, err, sizeof err)))
-        return fprintf(stderr, "mdlprobe: error: %s\n", err), 1;    /* before minutes of measuring */
+        return stop(1, err);    /* now, not after the measurements */
     struct probe p = { .o = o, .progress = o->quiet ? NULL : stderr };
     p.base = base_load(o->base, o->dirs, o->n_dirs, err, sizeof err);
     if (!p.base)
-        return fprintf(stderr, "mdlprobe: error: %s\n", err), 1;
+        return stop(1, err);
     stay_on_this_cpu();
     int rc = measure(&p);
     if (!rc)
@@ -362,8 +366,7 @@ int main(int argc, char **argv)
     if (o.list_forms)
         return list_forms();
 #if !defined(__x86_64__)
-    fprintf(stderr, "mdlprobe: cannot measure: this host is not x86-64; mdlprobe generates and times x86-64 code\n");
-    return EXIT_CANNOT_MEASURE;
+    return stop(EXIT_CANNOT_MEASURE, "this host is not x86-64; mdlprobe generates and times x86-64 code");
 #endif
     default_dirs(&o, exe_dir, sizeof exe_dir);
     return run(&o);

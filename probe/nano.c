@@ -1,6 +1,5 @@
-/* Generated kernels and their timing: prologue (load the streams), the unrolled body in a
- * counted loop aligned to 64 bytes, epilogue (store the streams); runs timed by the clock, the
- * minimum kept and the median beside it to tell a stable timing from a disturbed one. */
+/* Generated kernels and their timing: prologue, the unrolled body in a counted loop, epilogue;
+ * each timing the minimum of several runs, with the median beside it to tell a disturbed one. */
 #include "nano.h"
 #include <errno.h>
 #include <stddef.h>

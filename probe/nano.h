@@ -1,6 +1,5 @@
-/* Nano-benchmarks (X-Ray's term): a loop body generated at run time, wrapped into a function in
- * executable memory, and timed until the timing is stable (the minimum of several runs, and the
- * spread between that minimum and the median). */
+/* Nano-benchmarks (X-Ray's term): a loop body generated at run time into executable memory, and
+ * timed until stable (the minimum of several runs, and its spread to the median). */
 #ifndef PROBE_NANO_H
 #define PROBE_NANO_H
 #include <stdbool.h>

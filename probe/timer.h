@@ -1,6 +1,5 @@
-/* The clock of the measurements: the core's cycle counter through perf_event_open where the
- * kernel offers it, else the time-stamp counter (RDTSC), whose ticks per core cycle are found by
- * timing a chain of dependent single-cycle adds (X-Ray's frequency benchmark). */
+/* The clock: the core's cycle counter through perf_event_open where the kernel offers it, else the
+ * time-stamp counter, scaled to core cycles by the calibration (calib.h). */
 #ifndef PROBE_TIMER_H
 #define PROBE_TIMER_H
 #include <stdbool.h>

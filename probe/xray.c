@@ -1,8 +1,5 @@
-/* X-Ray's cache micro-benchmarks on pointer chases. A sequence <m0, S, N> (N addresses S bytes
- * apart) is compact for a level when it fits there: its mean access time stays below a threshold
- * between that level's latency and the next one's. For stride S the shortest non-compact
- * sequence has A*ceil(T/S)+1 addresses (T = capacity / associativity A), so it halves as S
- * doubles until S reaches T and then stays at A+1. */
+/* X-Ray's cache micro-benchmarks on pointer chases: the latency curve's plateaus, then per level
+ * associativity and capacity from compact sequences, and the line size. */
 #include "xray.h"
 #include <math.h>
 #include <stdlib.h>
@@ -44,6 +41,10 @@ static struct nano_stat timed(struct xctx *x, size_t start, size_t stride, size_
     return st;
 }
 
+/* A sequence <m0, S, N> (N addresses S bytes apart) is compact for a level when it fits there:
+ * its mean access time stays below a threshold between that level's latency and the next one's.
+ * For stride S the shortest non-compact sequence has A*ceil(T/S)+1 addresses (T = capacity /
+ * associativity A), so it halves as S doubles until S reaches T and then stays at A+1. */
 static bool compact(struct xctx *x, const struct level *l, size_t start, size_t stride, size_t n)
 {
     return timed(x, start, stride, n, 0, 0).min < l->threshold;

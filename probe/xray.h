@@ -1,8 +1,5 @@
-/* The data caches and memory, measured with X-Ray's algorithms (seed paper 002, section 4): a
- * latency curve over growing buffers finds the levels; per level, the stride at which the
- * longest compact sequence stops shrinking gives associativity and capacity, two halves of a
- * conflicting sequence moved apart give the line size; conflicts in the level above give the
- * level's hit latency. */
+/* The data caches and memory with X-Ray's algorithms (seed paper 002, section 4): levels and
+ * latencies from a latency curve, then each level's associativity, capacity and line size. */
 #ifndef PROBE_XRAY_H
 #define PROBE_XRAY_H
 #include <stdbool.h>

@@ -1,6 +1,5 @@
-/* mdlprobe's parts that do not depend on the host's timing: the machine code it emits, the merge
- * of its two passes, and the draft, which, written from made-up findings, must compile with every
- * number sourced. The real run is tests/probe/run-probe-test.sh. Tests run in tests/. */
+/* mdlprobe's parts that do not depend on the host's timing: the code it emits, the merge of its
+ * passes, and the draft, which must compile with every number sourced. Tests run in tests/. */
 #include <criterion/criterion.h>
 #include <stdio.h>
 #include <stdlib.h>
