@@ -7,7 +7,7 @@ CC      ?= gcc
 # test runner: Criterion finds its tests in a section that link-time optimisation drops.
 CFLAGS  ?= -O3 -g -flto=auto -ffat-lto-objects
 WARN    := -Wall -Wextra -Wshadow -Werror
-CPPFLAGS_ALL := -Imdl -Imdlc -Iruntime -Ifrontends -Ifrontends/static -Ifrontends/qemu -Ifrontends/analysis -Ifrontends/views -Igenerated -Ibuild -D_GNU_SOURCE
+CPPFLAGS_ALL := -Imdl -Imdlc -Iprobe -Iruntime -Ifrontends -Ifrontends/static -Ifrontends/qemu -Ifrontends/analysis -Ifrontends/views -Igenerated -Ibuild -D_GNU_SOURCE
 CFLAGS_ALL   := -std=c11 $(WARN) $(CFLAGS)
 B       := build
 O       := build/obj
@@ -32,12 +32,17 @@ FRONT_SRC := frontends/decode.c frontends/static/block.c frontends/static/batch.
              frontends/analysis/result.c frontends/analysis/analysis.c \
              frontends/views/view_text.c frontends/views/view_json.c frontends/views/view_html.c \
              frontends/views/view_callgrind.c frontends/symbols.c
+# mdlprobe: the x86-64 nano-benchmarks and the draft writer; it reads the base machine with mdlc's
+# resolve and check passes and writes through mdlc's staged outputs.
+PROBE_SRC := probe/x86.c probe/timer.c probe/nano.c probe/forms.c probe/calib.c probe/chase.c probe/xray.c \
+             probe/core.c probe/findings.c probe/sysfs.c probe/base.c probe/draft.c probe/rawjson.c
 TEST_SRC  := $(wildcard tests/test_*.c)
 
 MDL_OBJ   := $(MDL_SRC:%.c=$(O)/%.o) $(O)/parser.o $(O)/lexer.o
 MDLC_OBJ  := $(MDLC_SRC:%.c=$(O)/%.o)
 IMPORT_OBJ := $(IMPORT_SRC:%.c=$(O)/%.o)
 SIM_OBJ   := $(RUNTIME_SRC:%.c=$(O)/%.o) $(FRONT_SRC:%.c=$(O)/%.o)
+PROBE_OBJ := $(PROBE_SRC:%.c=$(O)/%.o) $(O)/mdlc/resolve.o $(O)/mdlc/check.o $(O)/mdlc/output.o
 
 MACHINES  := $(wildcard machines/*.mdl)
 MACHINE_NAMES := $(notdir $(MACHINES:.mdl=))
@@ -48,11 +53,12 @@ UOPS_CSV  := $(wildcard machines/uops/*.csv)
 .PHONY: all deps deps-test test check-generated demo bench crosscheck coverage import help clean sanitize fuzz
 .DEFAULT_GOAL := all
 
-all: $(B)/.deps-build $(B)/mdlc $(B)/uops2mdl $(GEN_OBJ) $(B)/mdlsim $(B)/libmdlplugin.so $(B)/wiredump
+all: $(B)/.deps-build $(B)/mdlc $(B)/uops2mdl $(GEN_OBJ) $(B)/mdlsim $(B)/libmdlplugin.so $(B)/wiredump $(B)/mdlprobe
 
 help:
-	@echo "make              build mdlc and compile machines/*.mdl into generated/"
-	@echo "make test         unit tests, golden diagnostics, freshness of generated/ and machines/uops/"
+	@echo "make              build mdlc, mdlsim and mdlprobe; compile machines/*.mdl into generated/"
+	@echo "make test         unit tests, golden diagnostics, freshness of generated/ and machines/uops/,"
+	@echo "                  mdlprobe on this host (build/mdlprobe -o draft.mdl: measure the core, draft its .mdl)"
 	@echo "make demo         compile the bundled machines and show what mdlc reports"
 	@echo "make bench        mdlc compile times; mdlsim vs llvm-mca-19 on the BHive blocks (speed, accuracy)"
 	@echo "make crosscheck   icelake/alderlake/skylake vs llvm-mca-19 on the BHive blocks, single forms vs uops.info"
@@ -160,6 +166,9 @@ SIM_LIB := $(O)/mdl/safefile.o $(O)/mdl/sha256.o $(O)/mdl/formkey.o
 $(B)/mdlsim: $(O)/frontends/mdlsim.o $(SIM_OBJ) $(SIM_LIB) $(MDLFILE_OBJ) $(GEN_OBJ) $(B)/gen/registry.o
 	$(CC) $(CFLAGS_ALL) -pthread -o $@ $^ -lcapstone -ljansson -ldw -lelf -lm
 
+$(B)/mdlprobe: $(O)/probe/mdlprobe.o $(PROBE_OBJ) $(MDL_OBJ)
+	$(CC) $(CFLAGS_ALL) -o $@ $^ -ljansson -lm
+
 # The QEMU plugin is loaded by qemu-user, so it is a shared object beside mdlsim.
 $(B)/libmdlplugin.so: frontends/qemu/plugin.c frontends/qemu/wire.h | $(B)
 	$(CC) $(CFLAGS_ALL) -fPIC -shared -Ifrontends/qemu -o $@ $<
@@ -206,7 +215,8 @@ $(B)/programs/uselib.x86dyn: tests/programs/lib/uselib.c $(B)/programs/libkexact
 $(B)/programs/uselib.lib64dyn: tests/programs/lib/uselib.c $(B)/programs/libkexact-a64.so
 	aarch64-linux-gnu-gcc -O2 -g -o $@ $< $(B)/programs/libkexact-a64.so -Wl,-rpath,'$$ORIGIN'
 
-$(B)/tests/run: $(TEST_SRC:%.c=$(O)/%.o) $(MDLC_OBJ) $(MDL_OBJ) $(IMPORT_OBJ) $(SIM_OBJ) $(GEN_OBJ) | $(B)/.deps-test
+$(B)/tests/run: $(TEST_SRC:%.c=$(O)/%.o) $(MDLC_OBJ) $(MDL_OBJ) $(IMPORT_OBJ) $(SIM_OBJ) $(GEN_OBJ) \
+               $(PROBE_SRC:%.c=$(O)/%.o) | $(B)/.deps-test
 	$(CC) $(CFLAGS_ALL) -fno-lto -pthread -o $@ $^ -lcriterion -lcapstone -ljansson -ldw -lelf -lm
 
 check-generated: $(B)/mdlc $(B)/uops2mdl
@@ -216,6 +226,8 @@ test: $(B)/.deps-test all $(B)/tests/run $(PROGRAM_BINS) $(LIB_BINS) check-gener
 	@tests/qemu/run-plugin-test.sh > $(B)/plugin-test.log 2>&1 || { cat $(B)/plugin-test.log; exit 1; }
 	@tail -n 1 $(B)/plugin-test.log
 	@tests/dropin.sh $(B)
+	@tests/probe/run-probe-test.sh > $(B)/probe-test.log 2>&1 || { cat $(B)/probe-test.log; exit 1; }
+	@tail -n 1 $(B)/probe-test.log
 	@cd tests && ../$(B)/tests/run --jobs 2
 
 # The tools and the whole suite under AddressSanitizer and UndefinedBehaviorSanitizer, LTO off, in
