@@ -42,7 +42,7 @@ MDL_OBJ   := $(MDL_SRC:%.c=$(O)/%.o) $(O)/parser.o $(O)/lexer.o
 MDLC_OBJ  := $(MDLC_SRC:%.c=$(O)/%.o)
 IMPORT_OBJ := $(IMPORT_SRC:%.c=$(O)/%.o)
 SIM_OBJ   := $(RUNTIME_SRC:%.c=$(O)/%.o) $(FRONT_SRC:%.c=$(O)/%.o)
-PROBE_OBJ := $(PROBE_SRC:%.c=$(O)/%.o) $(O)/mdlc/resolve.o $(O)/mdlc/check.o $(O)/mdlc/output.o
+PROBE_OBJ := $(PROBE_SRC:%.c=$(O)/%.o) $(O)/mdlc/resolve.o $(O)/mdlc/check.o $(O)/mdlc/output.o $(O)/mdlc/formcheck.o
 
 MACHINES  := $(wildcard machines/*.mdl)
 MACHINE_NAMES := $(notdir $(MACHINES:.mdl=))
@@ -167,7 +167,7 @@ $(B)/mdlsim: $(O)/frontends/mdlsim.o $(SIM_OBJ) $(SIM_LIB) $(MDLFILE_OBJ) $(GEN_
 	$(CC) $(CFLAGS_ALL) -pthread -o $@ $^ -lcapstone -ljansson -ldw -lelf -lm
 
 $(B)/mdlprobe: $(O)/probe/mdlprobe.o $(PROBE_OBJ) $(MDL_OBJ)
-	$(CC) $(CFLAGS_ALL) -o $@ $^ -ljansson -lm
+	$(CC) $(CFLAGS_ALL) -o $@ $^ -lcapstone -ljansson -lm
 
 # The QEMU plugin is loaded by qemu-user, so it is a shared object beside mdlsim.
 $(B)/libmdlplugin.so: frontends/qemu/plugin.c frontends/qemu/wire.h | $(B)
