@@ -103,6 +103,10 @@ elif [ $rc -ne 0 ]; then
 else
     build/mdlc -I machines -Wmissing-source --Werror --check "$T/draft.mdl" >"$T/mdlc" 2>&1 &&
         pass "the draft compiles with -Wmissing-source --Werror" || fail "the draft: $(cat "$T/mdlc")"
+    # mdlsim analyses a block on the draft as it stands, given by path (--mdl), from anywhere
+    (cd "$T" && XDG_CACHE_HOME="$T/cache" "$OLDPWD/build/mdlsim" block --mdl draft.mdl --hex 4801d8 >"$T/block" 2>&1) &&
+        grep -q '^Machine: *host$' "$T/block" && pass "mdlsim block --mdl draft.mdl runs on the draft" ||
+        fail "mdlsim block --mdl draft.mdl: $(cat "$T/block")"
     # One line per fact from raw.json: NAME VALUE (or NAME unreliable: NOTE, NAME none).
     python3 - "$T/raw.json" >"$T/facts" 2>"$T/pyerr" <<'EOF'
 import json, sys
