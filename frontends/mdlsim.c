@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <getopt.h>
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -132,11 +133,27 @@ static const char help_text[] =
  * differs from the program's own; 126 and 127 as a shell says them. */
 enum { RUN_FAILED = 125, RUN_CANNOT_EXECUTE = 126, RUN_NOT_FOUND = 127 };
 
+/* "mdlsim: error: MESSAGE" on stderr, its control bytes as '?': a message may quote a path, a
+ * symbol or a name from a trace, and a terminal must print them, never obey them. False. */
+__attribute__((format(printf, 1, 2))) static bool say_error(const char *fmt, ...)
+{
+    char msg[4096];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    for (char *c = msg; *c; c++)
+        if ((unsigned char)*c < 0x20 || *c == 0x7f)
+            *c = '?';
+    fprintf(stderr, "mdlsim: error: %s\n", msg);
+    return false;
+}
+
+/* FMT: one of this file's literals, with one %s for ARG. */
 static int usage_error(const char *fmt, const char *arg)
 {
-    fprintf(stderr, "mdlsim: error: ");
-    fprintf(stderr, fmt, arg);
-    fprintf(stderr, "\n%s", usage_text);
+    say_error(fmt, arg);
+    fputs(usage_text, stderr);
     return 2;
 }
 
@@ -245,7 +262,7 @@ static int analyse_bytes(struct session *s, const uint8_t *bytes, size_t len, ui
     else if (!ok)
         snprintf(err, sizeof err, "cannot write the report: %s", strerror(errno));
     if (!ok)
-        fprintf(stderr, "mdlsim: error: %s\n", err);
+        say_error("%s", err);
     free(r.crit);
     free(r.seen);
     block_free(&b);
@@ -282,7 +299,7 @@ static bool read_hex_lines(const char *path, struct hex_lines *h)
 {
     FILE *fp = strcmp(path, "-") == 0 ? stdin : fopen(path, "r");
     if (!fp) {
-        fprintf(stderr, "mdlsim: error: cannot read '%s': %s\n", path, strerror(errno));
+        say_error("cannot read '%s': %s", path, strerror(errno));
         return false;
     }
     char *line = NULL;
@@ -308,7 +325,7 @@ static bool read_hex_lines(const char *path, struct hex_lines *h)
     free(line);
     bool ok = !ferror(fp);
     if (!ok)
-        fprintf(stderr, "mdlsim: error: cannot read '%s': %s\n", path, strerror(errno));
+        say_error("cannot read '%s': %s", path, strerror(errno));
     if (fp != stdin)
         fclose(fp);
     return ok;
@@ -347,7 +364,7 @@ static int analyse_hex_file(struct session *s, const char *path)
         }
         workers[opened] = &ss[opened];
         if (opened > 0 && !(ss[opened].dec = dec_open((enum mdl_isa)s->o->m->isa, err, sizeof err))) {
-            fprintf(stderr, "mdlsim: error: %s\n", err);
+            say_error("%s", err);
             rc = 1;
         }
         if (opened > 0)
@@ -358,7 +375,7 @@ static int analyse_hex_file(struct session *s, const char *path)
     if (!isatty(fileno(stdout)))
         setvbuf(stdout, buf, _IOFBF, sizeof buf);
     if (rc == 0 && (rc = batch_run(h.n, analyse_line, workers, jobs, stdout)) < 0) {
-        fprintf(stderr, "mdlsim: error: cannot start %u threads\n", jobs);
+        say_error("cannot start %u threads", jobs);
         rc = 1;
     }
     for (unsigned i = 1; i < opened; i++) {
@@ -444,13 +461,13 @@ static size_t code_parts(struct session *s, const char *label, const char *name,
 static int analyse_parts(struct session *s, const struct part *parts, size_t n, const uint8_t *bytes, uint64_t pc)
 {
     if (s->o->loop > n) {
-        fprintf(stderr, "mdlsim: error: --loop %u: '%s' has %zu part%s (its innermost loops, or its regions)\n",
+        say_error("--loop %u: '%s' has %zu part%s (its innermost loops, or its regions)",
                 s->o->loop, parts[0].label, n, n == 1 ? "" : "s");
         return 1;
     }
     if (s->o->html && n > 1 && !s->o->loop) {
-        fprintf(stderr, "mdlsim: error: --html writes one block's page, and the code has %zu loops or regions: pick "
-                        "one with --loop N, or --whole\n", n);
+        say_error("--html writes one block's page, and the code has %zu loops or regions: pick "
+                  "one with --loop N, or --whole", n);
         return 1;
     }
     int rc = 0;
@@ -486,7 +503,7 @@ static int analyse_file(struct session *s, const char *path)
                                sizeof err)))
         ok = false;
     if (!ok)
-        fprintf(stderr, "mdlsim: error: %s\n", err);
+        say_error("%s", err);
     int rc = ok ? analyse_parts(s, parts, n, bytes, addr) : 1;
     free(parts);
     if (s->o->function)
@@ -584,7 +601,7 @@ static int find_options_machine(struct block_opts *o)
     }
     char tools[PATH_MAX], err[2 * PATH_MAX];
     if (!self_dir(tools, sizeof tools)) {
-        fprintf(stderr, "mdlsim: error: cannot find mdlsim's own directory (/proc/self/exe)\n");
+        say_error("cannot find mdlsim's own directory (/proc/self/exe)");
         return 1;
     }
     struct mdlfile_opts mo = { .path = o->mdl, .dirs = o->dirs, .n_dirs = o->n_dirs, .tools = tools };
@@ -592,9 +609,9 @@ static int find_options_machine(struct block_opts *o)
     if (o->m)
         return -1;
     if (*err)
-        fprintf(stderr, "mdlsim: error: %s\n", err);
+        say_error("%s", err);
     else
-        fprintf(stderr, "mdlsim: error: the machine description '%s' has errors (mdlc's diagnostics above)\n", o->mdl);
+        say_error("the machine description '%s' has errors (mdlc's diagnostics above)", o->mdl);
     return 1;
 }
 
@@ -694,10 +711,10 @@ static bool writable(const char *path)
 {
     char err[PATH_MAX + 128];
     if (!*path)
-        return fprintf(stderr, "mdlsim: error: cannot write '': %s\n", strerror(ENOENT)) < 0;
+        return say_error("cannot write '': %s", strerror(ENOENT));
     if (safefile_check(path, err, sizeof err))
         return true;
-    fprintf(stderr, "mdlsim: error: %s\n", err);
+    say_error("%s", err);
     return false;
 }
 
@@ -717,7 +734,7 @@ static int cmd_block(int argc, char **argv)
     }
     struct session s = { .o = &o, .plan = plan, .res = calloc(1, sizeof *s.res) };
     if (!s.res || !(s.dec = dec_open((enum mdl_isa)o.m->isa, err, sizeof err))) {
-        fprintf(stderr, "mdlsim: error: %s\n", s.res ? err : "out of memory");
+        say_error("%s", s.res ? err : "out of memory");
         free(s.res);
         free(plan);
         return 1;
@@ -1022,7 +1039,7 @@ static int finish_report(struct run *r, const struct run_cli *o, const struct an
     char err[512];
     struct result *res = calloc(1, sizeof *res);
     if (!res) {
-        fprintf(stderr, "mdlsim: error: out of memory\n");
+        say_error("out of memory");
         return 1;
     }
     result_reset(res, o->b.m);
@@ -1039,7 +1056,7 @@ static int finish_report(struct run *r, const struct run_cli *o, const struct an
               (!o->callgrind || write_report(o->callgrind, res, view_callgrind, err, sizeof err));
     view_text(stderr, res);
     if (!ok)
-        fprintf(stderr, "mdlsim: error: %s\n", err);
+        say_error("%s", err);
     result_free(res);
     free(res);
     return ok ? 0 : 1;
@@ -1051,7 +1068,7 @@ static bool run_plan(struct analysis_plan *plan, const struct run_cli *o, struct
 {
     char err[256];
     if (!analysis_plan_init(plan, o->b.m, o->b.weights, o->b.n_weights, o->b.sensitivity, err, sizeof err)) {
-        fprintf(stderr, "mdlsim: error: %s\n", err);
+        say_error("%s", err);
         return false;
     }
     analysis_plan_pairs(plan, NULL, 0, 0);
@@ -1142,13 +1159,13 @@ static int cmd_run(int argc, char **argv)
     if (!reports_writable(&o))
         return RUN_FAILED;
     if (!launch_find_program(o.argv[0], o.found, sizeof o.found)) {
-        fprintf(stderr, "mdlsim: error: cannot find '%s' in PATH\n", o.argv[0]);
+        say_error("cannot find '%s' in PATH", o.argv[0]);
         return RUN_NOT_FOUND;
     }
     o.program = o.found;
     if (access(o.program, X_OK) != 0) {
         int e = errno;
-        fprintf(stderr, "mdlsim: error: cannot execute '%s': %s\n", o.program, strerror(e));
+        say_error("cannot execute '%s': %s", o.program, strerror(e));
         return e == ENOENT ? RUN_NOT_FOUND : RUN_CANNOT_EXECUTE;
     }
     o.sysroot = launch_sysroot(o.sysroot, o.b.m->isa == MDL_ISA_AARCH64, o.program);
@@ -1157,7 +1174,7 @@ static int cmd_run(int argc, char **argv)
     if (!run_plan(&plan, &o, &ro))
         return 2;
     if (!resolve_roi(&o, &plan, &ro, err, sizeof err)) {
-        fprintf(stderr, "mdlsim: error: %s\n", err);
+        say_error("%s", err);
         return RUN_FAILED;
     }
     catch_fatal_signals();
@@ -1165,7 +1182,7 @@ static int cmd_run(int argc, char **argv)
     struct trace_writer tw;
     if (o.record && (!safefile_open(&trace, o.record, err, sizeof err) ||
                      !trace_write_start(&tw, trace.fp, (enum mdl_isa)o.b.m->isa, o.program, err, sizeof err))) {
-        fprintf(stderr, "mdlsim: error: %s\n", err);
+        say_error("%s", err);
         safefile_discard(&trace);
         return RUN_FAILED;
     }
@@ -1194,7 +1211,7 @@ static int cmd_run(int argc, char **argv)
     doom_path(0, NULL);
     safefile_discard(&trace);
     if (!ok) {
-        fprintf(stderr, "mdlsim: error: %s\n", err);
+        say_error("%s", err);
         run_free(r);
         return RUN_FAILED;
     }
@@ -1240,13 +1257,13 @@ static int cmd_replay(int argc, char **argv)
         return 2;
     struct trace_reader t;
     if (!trace_open(&t, o.trace, err, sizeof err) || !same_program(&o, &t, err, sizeof err)) {
-        fprintf(stderr, "mdlsim: error: %s\n", err);
+        say_error("%s", err);
         if (t.fd >= 0)
             trace_close(&t);
         return 1;
     }
     if (t.isa != (enum mdl_isa)o.b.m->isa) {
-        fprintf(stderr, "mdlsim: error: the trace was recorded for %s, the machine is %s\n",
+        say_error("the trace was recorded for %s, the machine is %s",
                 t.isa == MDL_ISA_AARCH64 ? "aarch64" : "x86_64", o.b.m->isa == MDL_ISA_AARCH64 ? "aarch64" : "x86_64");
         trace_close(&t);
         return 1;
@@ -1262,7 +1279,7 @@ static int cmd_replay(int argc, char **argv)
     trace_close(&t);
     console_free(con);
     if (!ok) {
-        fprintf(stderr, "mdlsim: error: %s\n", err);
+        say_error("%s", err);
         run_free(r);
         return 1;
     }
@@ -1299,7 +1316,7 @@ int main(int argc, char **argv)
     int rc = command(argc, argv);
     char err[256];
     if (!safefile_stdout(err, sizeof err)) {
-        fprintf(stderr, "mdlsim: error: %s\n", err);
+        say_error("%s", err);
         rc = rc ? rc : argc > 1 && strcmp(argv[1], "run") == 0 ? RUN_FAILED : 1;
     }
     return rc;

@@ -122,3 +122,19 @@ Test(badinput, fails_a_run_whose_trace_cannot_be_written_and_leaves_none, .timeo
     cr_expect_str_eq(r.out, "0\n", "a temporary file was left");
     free(r.out);
 }
+
+/* A message quoting what the user or a trace gave (a name, a path) shows its control bytes as '?'. */
+Test(badinput, shows_the_control_bytes_of_a_quoted_name_as_question_marks, .timeout = 60)
+{
+    struct run r = stderr_of("../build/mdlsim run --machine skylake --roi \"$(printf 'a\\033[31mb')\" -- "
+                             "../build/programs/exact.x86 5 >/dev/null");
+    cr_expect_eq(r.status, 125);
+    cr_expect(strstr(r.out, "mdlsim: error: no function 'a?[31mb' in '../build/programs/exact.x86' or the libraries "
+                            "it loaded\n"), "%s", r.out);
+    cr_expect_null(strchr(r.out, 27), "an escape reached the terminal");
+    free(r.out);
+    r = stderr_of("../build/mdlsim block --machine skylake --mdl \"$(printf '/tmp/no\\033such.mdl')\" --hex 90");
+    cr_expect_str_eq(r.out, "mdlsim: error: cannot read the machine description '/tmp/no?such.mdl': No such file or "
+                            "directory\n");
+    free(r.out);
+}

@@ -467,6 +467,19 @@ static bool region_entry(const struct run *r, uint64_t pc)
     return false;
 }
 
+/* The path is one the guest (or a trace) named: printed with its control bytes as '?'. */
+static void warn_ifunc(const char *name, const char *path)
+{
+    char shown[WIRE_PATH_MAX + 8];
+    snprintf(shown, sizeof shown, "%s", path);
+    for (char *c = shown; *c; c++)
+        if ((unsigned char)*c < 0x20 || *c == 0x7f)
+            *c = '?';
+    fprintf(stderr, "mdlsim: warning: '%s' in %s is an indirect function (IFUNC): its symbol is the resolver run at "
+                    "load time, not the implementation calls reach; name the implementation instead (its symbol "
+                    "needs the library's debug symbols)\n", name, shown);
+}
+
 /* A file the guest mapped: its symbols become known, and the regions' functions it holds. */
 static bool run_map(struct run *r, const char *path, uint64_t lo, uint64_t hi, uint64_t off, char *err, size_t errlen)
 {
@@ -484,10 +497,7 @@ static bool run_map(struct run *r, const char *path, uint64_t lo, uint64_t hi, u
         r->entries[r->n_entries++] = flo;
         r->roi_found[i] = true;
         if (symbols_is_ifunc(r->sym, module, r->o.roi[i]))
-            fprintf(stderr, "mdlsim: warning: '%s' in %s is an indirect function (IFUNC): its symbol is the "
-                            "resolver run at load time, not the implementation calls reach; name the "
-                            "implementation instead (its symbol needs the library's debug symbols)\n",
-                    r->o.roi[i], path);
+            warn_ifunc(r->o.roi[i], path);
     }
     return true;
 }

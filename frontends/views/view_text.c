@@ -366,5 +366,7 @@ bool view_text(FILE *out, const struct result *r)
 
 void view_text_error(FILE *out, const char *label, const char *msg)
 {
-    fprintf(out, "mdlsim: error: %s: %s\n", label, msg);
+    char line[2048];
+    snprintf(line, sizeof line, "%s: %s", label, msg);
+    fprintf(out, "mdlsim: error: %s\n", printable(line));
 }
