@@ -227,13 +227,16 @@ uint32_t shadow_write(struct shadow *sh, uint64_t addr, unsigned size, uint64_t 
 void shadow_read(struct shadow *sh, uint64_t addr, unsigned size, struct shadow_read *out)
 {
     uint64_t end = addr + (size ? size : 1);
-    uint32_t e = UINT32_MAX;
+    uint32_t e = UINT32_MAX, last = SHADOW_NONE - 1;
     bool unwritten = false;
     out->n = 0;
     for (uint64_t a = addr; a < end; a++) {
         if (a == addr || (a & 7) == 0)
             e = find(sh, a >> 3);
         uint32_t st = e == UINT32_MAX ? SHADOW_NONE : sh->owner[e][a & 7];
+        if (st == last)             /* the bytes of one store come together: no search for them */
+            continue;
+        last = st;
         unsigned k = 0;
         while (k < out->n && out->st[k] != st)
             k++;
