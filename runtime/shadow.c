@@ -199,28 +199,31 @@ static uint32_t new_store(struct shadow *sh)
     return sh->n_st++;
 }
 
-/* Byte B of word entry E now reads from ST; the store it read from before loses it. */
-static void own(struct shadow *sh, uint32_t e, unsigned b, uint32_t st)
+/* Bytes [LO, HI) of word entry E now read from ST; the stores they read from before lose them,
+ * a run of bytes of one store at a time (a store's bytes come together). */
+static void own(struct shadow *sh, uint32_t e, unsigned lo, unsigned hi, uint32_t st)
 {
-    uint32_t old = sh->owner[e][b];
-    if (old != SHADOW_NONE && --sh->bytes[old] == 0)
-        release(sh, old, &sh->freed);
-    sh->owner[e][b] = st;
+    uint32_t *owner = sh->owner[e];
+    for (unsigned b = lo; b < hi;) {
+        uint32_t old = owner[b], n = 0;
+        for (; b < hi && owner[b] == old; b++, n++)
+            owner[b] = st;
+        if (old != SHADOW_NONE && (sh->bytes[old] -= n) == 0)
+            release(sh, old, &sh->freed);
+    }
 }
 
 uint32_t shadow_write(struct shadow *sh, uint64_t addr, unsigned size, uint64_t seq, uint8_t cls)
 {
-    uint32_t st = new_store(sh), e = 0;
-    uint64_t end = addr + (size ? size : 1);
+    uint32_t st = new_store(sh);
+    uint64_t end = addr + (size ? size : 1), last = (end - 1) >> 3;
     sh->seq[st] = seq;
     sh->cls[st] = cls;
     sh->written[st] = sh->clock;
     sh->bytes[st] = (uint32_t)(end - addr);
-    for (uint64_t a = addr; a < end; a++) {
-        if (a == addr || (a & 7) == 0)
-            e = insert(sh, a >> 3);
-        own(sh, e, a & 7, st);
-    }
+    for (uint64_t w = addr >> 3; w <= last; w++)
+        own(sh, insert(sh, w), w == addr >> 3 ? (unsigned)(addr & 7) : 0, w == last ? (unsigned)((end - 1) & 7) + 1 : 8,
+            st);
     return st;
 }
 
