@@ -15082,6 +15082,7 @@ const struct mdl_machine mdl_machine_alderlake = {
     .memory_latency = 450.0f,
     .memory_bandwidth = 15.0f,
     .store_forward_fail = 16.0f,
+    .pointer_chase = 0.0f,
     .predictor = 3,
     .indirect = 2,
     .history_bits = 0,

@@ -6171,6 +6171,7 @@ const struct mdl_machine mdl_machine_skylake = {
     .memory_latency = 250.0f,
     .memory_bandwidth = 8.0f,
     .store_forward_fail = 16.0f,
+    .pointer_chase = 1.0f,
     .predictor = 3,
     .indirect = 2,
     .history_bits = 0,
