@@ -322,6 +322,19 @@ Test(classify, register_move_is_eliminated_and_keeps_its_source)
     cr_assert(has(in.dst, in.n_dst, RAX));
 }
 
+Test(classify, move_of_a_register_onto_itself_is_not_eliminated_and_executes_on_an_alu_port)
+{
+    const char *const same[] = { "89 ff", "8b ff", "48 89 c0", "0f b6 c0" };  /* mov edi, edi ... movzx eax, al */
+    for (unsigned k = 0; k < sizeof same / sizeof *same; k++) {
+        struct rt_insn in = classified(&mdl_machine_skylake, same[k], 0);
+        cr_assert_not(in.eliminated, "%s", in.disasm);
+        const struct mdl_template *t = &mdl_machine_skylake.templates[in.tmpl];
+        cr_assert_eq(t->latency_max, 1, "%s", in.disasm);
+        cr_assert_gt(t->use_count, 0, "%s: executes on a port", in.disasm);
+    }
+    cr_assert(classified(&mdl_machine_skylake, "0f b6 c3", 0).eliminated, "movzx eax, bl still is");
+}
+
 Test(classify, pcmpeqd_of_a_register_with_itself_executes_without_inputs)
 {
     struct rt_insn in = classified(&mdl_machine_skylake, "66 0f 76 c0", 0);     /* pcmpeqd xmm0, xmm0 */
