@@ -507,8 +507,9 @@ static void x86_exchange_fixup(const struct x86_ctx *c, struct rt_insn *o)
     add_dst(o, RT_X86_GPR + 2);
 }
 
-/* Capstone 4 marks the memory operand of some compares as written: they only read it (a store
- * there would make every repetition wait for the previous one through memory). */
+/* Capstone 4 marks the memory operand of some compares as written, and the accumulator of TEST's
+ * short forms (A8/A9: test eax, imm32): they only read them (a write would chain every repetition
+ * to the previous one, through memory or the register); they write the flags alone. */
 static void x86_readonly_fixup(const struct x86_ctx *c, struct rt_insn *o)
 {
     static const char *const readonly[] = { "TEST", "CMP", "BT", "PTEST", "VPTEST", "UCOMISS", "UCOMISD",
@@ -520,6 +521,11 @@ static void x86_readonly_fixup(const struct x86_ctx *c, struct rt_insn *o)
         return;
     for (unsigned i = 0; i < o->n_mem; i++)
         o->mem[i].store = false;
+    unsigned n = 0;
+    for (unsigned k = 0; k < o->n_dst; k++)
+        if (o->dst[k] == RT_X86_FLAGS)
+            o->dst[n++] = o->dst[k];
+    o->n_dst = (uint8_t)n;
 }
 
 /* A legacy-SSE scalar operation writes only the low element of its destination: the rest of

@@ -231,6 +231,17 @@ Test(decode, accumulator_encodings_name_the_fixed_register)
     cr_assert_str_eq(decode_x86("48 83 c0 05").key, "ADD (R64, I8)");
 }
 
+Test(decode, test_of_the_accumulator_with_an_immediate_reads_it_and_writes_only_the_flags)
+{
+    const char *const forms[] = { "a9 00 01 00 00", "a8 01", "48 a9 00 01 00 00" };    /* test eax/al/rax, imm */
+    for (unsigned k = 0; k < sizeof forms / sizeof *forms; k++) {
+        struct rt_insn in = decode_x86(forms[k]);
+        cr_assert(has(in.src, in.n_src, RAX), "%s", in.disasm);
+        cr_assert_eq(in.n_dst, 1, "%s", in.disasm);
+        cr_assert_eq(in.dst[0], RT_X86_FLAGS, "%s", in.disasm);
+    }
+}
+
 Test(decode, vfmadd231pd_on_ymm_has_its_form_and_reads_the_accumulator)
 {
     struct rt_insn in = classified(&mdl_machine_skylake, "c4 e2 f5 b8 c2", 0);
