@@ -242,6 +242,28 @@ Test(decode, test_of_the_accumulator_with_an_immediate_reads_it_and_writes_only_
     }
 }
 
+Test(decode, register_moves_and_constant_additions_say_what_value_their_destination_takes)
+{
+    static const struct { const char *hex; uint8_t of; int64_t add; } cases[] = {
+        { "48 89 d8", RBX, 0 },                 /* mov rax, rbx */
+        { "48 0f b6 c3", RBX, 0 },              /* movzx rax, bl */
+        { "48 83 c3 08", RBX, 8 },              /* add rbx, 8 */
+        { "48 83 eb 10", RBX, -16 },            /* sub rbx, 16 */
+        { "48 ff c3", RBX, 1 },                 /* inc rbx */
+        { "48 ff cb", RBX, -1 },                /* dec rbx */
+        { "b3 06", RBX, 0 },                    /* mov bl, 6: the rest of rbx is kept */
+        { "b8 05 00 00 00", RT_REG_NONE, 0 },   /* mov eax, 5 */
+        { "48 8d 43 08", RT_REG_NONE, 0 },      /* lea rax, [rbx + 8] */
+        { "48 01 d8", RT_REG_NONE, 0 },         /* add rax, rbx */
+        { "48 83 03 08", RT_REG_NONE, 0 },      /* add qword ptr [rbx], 8 */
+    };
+    for (unsigned k = 0; k < sizeof cases / sizeof *cases; k++) {
+        struct rt_insn in = decode_x86(cases[k].hex);
+        cr_expect_eq(in.value_of, cases[k].of, "%s", in.disasm);
+        cr_expect_eq(in.value_add, cases[k].add, "%s", in.disasm);
+    }
+}
+
 Test(decode, vfmadd231pd_on_ymm_has_its_form_and_reads_the_accumulator)
 {
     struct rt_insn in = classified(&mdl_machine_skylake, "c4 e2 f5 b8 c2", 0);

@@ -289,6 +289,25 @@ Test(mdlsim, keeps_a_read_modify_write_chain_through_memory_when_a_store_writes_
     json_decref(beside);
 }
 
+Test(mdlsim, follows_a_register_moved_by_a_constant_or_copied_to_the_slot_a_store_wrote)
+{
+    /* mov [rdi], rax; add rdi, 8; mov rax, [rdi - 8]: the load reads the slot just stored, a
+     * chain through store forwarding (5 cycles), not an unrelated address (1) */
+    json_t *o = block_json("block --machine skylake --json --no-sensitivity --hex 4889074883c708488b47f8");
+    cr_expect_float_eq(num(o, "cycles_per_iteration"), 5.0, 0.1);
+    json_decref(o);
+    /* mov rdx, rdi; mov [rdi], rax; mov rax, [rdx]: a copy of the base register */
+    o = block_json("block --machine skylake --json --no-sensitivity --hex 4889fa488907488b02");
+    cr_expect_float_eq(num(o, "cycles_per_iteration"), 5.0, 0.1);
+    json_decref(o);
+    /* BHive: load [rcx+4*r9], imul, add, store it back, mov r9b, 6: repeated, r9 stays as the
+     * last repetition left it, so the next load reads the store (uiCA 9 cycles) */
+    o = block_json("block --machine skylake --json --no-sensitivity --hex "
+                   "468b2c894c0fafee4901dd4c89eb46892c8941b10648c1eb2083fd06");
+    cr_expect_float_eq(num(o, "cycles_per_iteration"), 9.0, 0.1);
+    json_decref(o);
+}
+
 /* Compiles a tiny program with a known function, for the ELF input. */
 static const char *build_program(void)
 {
