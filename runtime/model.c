@@ -638,11 +638,14 @@ static void step_chase(const struct rt_model *md, struct step *s)
 }
 
 /* Which registers IN leaves holding a pointer loaded from memory: the destinations of an
- * integer load of 4 or 8 bytes (not the stack pointer a pop moves). */
+ * integer load of 4 or 8 bytes (not the stack pointer a pop moves), and of a move eliminated at
+ * rename, which names its source's value (the load stays its producer). */
 static void mark_loaded(struct rt_model *md, const struct rt_insn *in, uint8_t cls)
 {
     bool load = cls == MDL_CLASS_LOAD && in->n_mem == 1 && in->mem[0].load && !in->mem[0].store &&
                 in->mem[0].size >= 4;
+    if (in->eliminated && in->n_src == 1 && in->n_mem == 0)
+        load = md->loaded[in->src[0]];
     for (unsigned k = 0; k < in->n_dst; k++)
         md->loaded[in->dst[k]] = load && !(in->stack && in->dst[k] == RT_X86_GPR + 4);
 }
