@@ -558,6 +558,17 @@ static void x86_readonly_fixup(const struct x86_ctx *c, struct rt_insn *o)
     o->n_dst = (uint8_t)n;
 }
 
+/* Capstone 4 marks the memory destination of VEX and EVEX instructions (vmovsd [m], xmm;
+ * vextractf128 [m], ymm, 1; vmovups [m], zmm) as read: written first operands are stores, which
+ * later loads of the same bytes wait for. */
+static void x86_vex_store_fixup(const cs_x86 *x, const struct x86_ctx *c, struct rt_insn *o)
+{
+    if (c->mn[0] != 'V' || !x->op_count || x->operands[0].type != X86_OP_MEM || !o->n_mem)
+        return;
+    o->mem[0].load = false;
+    o->mem[0].store = true;
+}
+
 /* A legacy-SSE scalar operation writes only the low element of its destination: the rest of
  * the register is kept, so it is read (the "false dependency" of SQRTSS or CVTSI2SD). Loads
  * into a register (MOVSS xmm, m32) clear the rest instead. */
@@ -860,6 +871,7 @@ static void x86_fill(const struct dec *d, const cs_insn *ci, struct rt_insn *o)
     x86_implicit(d, ci, &c, o);
     x86_exchange_fixup(&c, o);
     x86_readonly_fixup(&c, o);
+    x86_vex_store_fixup(&ci->detail->x86, &c, o);
     x86_scalar_merge(d, &ci->detail->x86, &c, o);
     x86_value(d, &ci->detail->x86, &c, o);
     o->branch = x86_branch(ci, &c);

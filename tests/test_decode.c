@@ -264,6 +264,19 @@ Test(decode, register_moves_and_constant_additions_say_what_value_their_destinat
     }
 }
 
+Test(decode, vex_and_evex_stores_write_their_memory_operand_and_read_none)
+{
+    /* vmovsd [rsi-8], xmm0; vextractf128 [rsi-8], ymm0, 1; vmovups [rsi-64], zmm0 */
+    const char *const stores[] = { "c5 fb 11 46 f8", "c4 e3 7d 19 46 f8 01", "62 f1 7c 48 11 46 ff" };
+    for (unsigned k = 0; k < sizeof stores / sizeof *stores; k++) {
+        struct rt_insn in = decode_x86(stores[k]);
+        cr_assert_eq(in.n_mem, 1, "%s", in.disasm);
+        cr_expect(in.mem[0].store && !in.mem[0].load, "%s", in.disasm);
+    }
+    struct rt_insn add = decode_x86("c5 fb 58 46 f8");     /* vaddsd xmm0, xmm0, [rsi-8]: a load */
+    cr_expect(add.mem[0].load && !add.mem[0].store);
+}
+
 Test(decode, vfmadd231pd_on_ymm_has_its_form_and_reads_the_accumulator)
 {
     struct rt_insn in = classified(&mdl_machine_skylake, "c4 e2 f5 b8 c2", 0);

@@ -308,6 +308,18 @@ Test(mdlsim, follows_a_register_moved_by_a_constant_or_copied_to_the_slot_a_stor
     json_decref(o);
 }
 
+Test(mdlsim, chains_a_vex_store_to_the_next_load_of_its_bytes_as_a_legacy_sse_one)
+{
+    /* addsd xmm0, [rsi-8]; movsd [rsi-8], xmm0 and their VEX forms: the add, its store, the
+     * forwarded load, 11 cycles either way */
+    json_t *sse = block_json("block --machine skylake --json --no-sensitivity --hex f20f5846f8f20f1146f8");
+    json_t *vex = block_json("block --machine skylake --json --no-sensitivity --hex c5fb5846f8c5fb1146f8");
+    cr_expect_float_eq(num(sse, "cycles_per_iteration"), 11.0, 0.1);
+    cr_expect_float_eq(num(vex, "cycles_per_iteration"), 11.0, 0.1);
+    json_decref(sse);
+    json_decref(vex);
+}
+
 /* Compiles a tiny program with a known function, for the ELF input. */
 static const char *build_program(void)
 {
