@@ -465,6 +465,36 @@ static void x86_mem_flow(const struct dec *d, const cs_x86_op *op, const struct 
             acc & CS_AC_WRITE);
 }
 
+static bool x86_is_gpr(uint8_t rc) { return rc >= RC_R8L && rc <= RC_R64; }
+
+/* The value a register instruction leaves in its first operand, as far as addresses go (block
+ * mode aliases two accesses when their registers hold the same values): a move copies its source
+ * (the extensions too, as uiCA takes them); a constant added, subtracted, incremented or
+ * decremented offsets it; a constant into the low 8 or 16 bits leaves the register as the
+ * previous repetition of a block left it. Anything else makes a new value. */
+static void x86_value(const struct dec *d, const cs_x86 *x, const struct x86_ctx *c, struct rt_insn *o)
+{
+    static const char *const moves[] = { "MOV", "MOVZX", "MOVSX", "MOVSXD", NULL };
+    o->value_of = RT_REG_NONE;
+    o->value_add = 0;
+    if (o->n_mem || !x->op_count || x->operands[0].type != X86_OP_REG || !x86_is_gpr(rclass(d, x->operands[0].reg)))
+        return;
+    uint8_t dst = canon(d, x->operands[0].reg), rc = rclass(d, x->operands[0].reg);
+    const cs_x86_op *src = x->op_count == 2 ? &x->operands[1] : NULL;
+    bool imm = src && src->type == X86_OP_IMM, add = strcmp(c->mn, "ADD") == 0, inc = strcmp(c->mn, "INC") == 0;
+    if (in_list(c->mn, moves) && src && src->type == X86_OP_REG && x86_is_gpr(rclass(d, src->reg)))
+        o->value_of = canon(d, src->reg);
+    else if (strcmp(c->mn, "MOV") == 0 && imm && (rc == RC_R8L || rc == RC_R16))
+        o->value_of = dst;
+    else if ((add || strcmp(c->mn, "SUB") == 0) && imm) {
+        o->value_of = dst;
+        o->value_add = add ? src->imm : -src->imm;
+    } else if ((inc || strcmp(c->mn, "DEC") == 0) && x->op_count == 1) {
+        o->value_of = dst;
+        o->value_add = inc ? 1 : -1;
+    }
+}
+
 /* Stack slots of push/pop/call/ret/leave: memory accesses that no operand shows. */
 static void x86_stack(const struct x86_ctx *c, struct rt_insn *o)
 {
@@ -507,8 +537,9 @@ static void x86_exchange_fixup(const struct x86_ctx *c, struct rt_insn *o)
     add_dst(o, RT_X86_GPR + 2);
 }
 
-/* Capstone 4 marks the memory operand of some compares as written: they only read it (a store
- * there would make every repetition wait for the previous one through memory). */
+/* Capstone 4 marks the memory operand of some compares as written, and the accumulator of TEST's
+ * short forms (A8/A9: test eax, imm32): they only read them (a write would chain every repetition
+ * to the previous one, through memory or the register); they write the flags alone. */
 static void x86_readonly_fixup(const struct x86_ctx *c, struct rt_insn *o)
 {
     static const char *const readonly[] = { "TEST", "CMP", "BT", "PTEST", "VPTEST", "UCOMISS", "UCOMISD",
@@ -520,6 +551,22 @@ static void x86_readonly_fixup(const struct x86_ctx *c, struct rt_insn *o)
         return;
     for (unsigned i = 0; i < o->n_mem; i++)
         o->mem[i].store = false;
+    unsigned n = 0;
+    for (unsigned k = 0; k < o->n_dst; k++)
+        if (o->dst[k] == RT_X86_FLAGS)
+            o->dst[n++] = o->dst[k];
+    o->n_dst = (uint8_t)n;
+}
+
+/* Capstone 4 marks the memory destination of VEX and EVEX instructions (vmovsd [m], xmm;
+ * vextractf128 [m], ymm, 1; vmovups [m], zmm) as read: written first operands are stores, which
+ * later loads of the same bytes wait for. */
+static void x86_vex_store_fixup(const cs_x86 *x, const struct x86_ctx *c, struct rt_insn *o)
+{
+    if (c->mn[0] != 'V' || !x->op_count || x->operands[0].type != X86_OP_MEM || !o->n_mem)
+        return;
+    o->mem[0].load = false;
+    o->mem[0].store = true;
 }
 
 /* A legacy-SSE scalar operation writes only the low element of its destination: the rest of
@@ -824,7 +871,9 @@ static void x86_fill(const struct dec *d, const cs_insn *ci, struct rt_insn *o)
     x86_implicit(d, ci, &c, o);
     x86_exchange_fixup(&c, o);
     x86_readonly_fixup(&c, o);
+    x86_vex_store_fixup(&ci->detail->x86, &c, o);
     x86_scalar_merge(d, &ci->detail->x86, &c, o);
+    x86_value(d, &ci->detail->x86, &c, o);
     o->branch = x86_branch(ci, &c);
     o->cls = x86_class(ci, &c, o);
     o->lcp = x86_lcp(ci);

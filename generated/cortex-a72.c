@@ -1309,6 +1309,7 @@ const struct mdl_machine mdl_machine_cortex_a72 = {
     .memory_latency = 200.0f,
     .memory_bandwidth = 8.0f,
     .store_forward_fail = 11.0f,
+    .pointer_chase = 0.0f,
     .predictor = 2,
     .indirect = 2,
     .history_bits = 0,

@@ -13763,6 +13763,7 @@ const struct mdl_machine mdl_machine_icelake = {
     .memory_latency = 300.0f,
     .memory_bandwidth = 12.0f,
     .store_forward_fail = 16.0f,
+    .pointer_chase = 0.0f,
     .predictor = 3,
     .indirect = 2,
     .history_bits = 0,

@@ -203,7 +203,7 @@ static void emit_machine(FILE *out, const struct mdl_machine *m, const char *ide
     FIELD_U(store_buffer); FIELD_U(retire_width);
     fputs("    .caches = caches,\n", out);
     FIELD_U(n_caches); FIELD_F(memory_latency); FIELD_F(memory_bandwidth);
-    FIELD_F(store_forward_fail);
+    FIELD_F(store_forward_fail); FIELD_F(pointer_chase);
     FIELD_U(predictor); FIELD_U(indirect); FIELD_U(history_bits); FIELD_U(table_entries);
     FIELD_U(btb_entries); FIELD_U(btb_ways); FIELD_U(ras_entries); FIELD_F(mispredict_penalty);
     fputs("    .resources = resources,\n", out);

@@ -114,9 +114,10 @@ void emit_json(FILE *out, const struct mdl_machine *m)
     json_object_set_new(root, "window", json_pack("{s:i, s:i, s:i, s:i, s:i}", "rob", m->rob, "scheduler",
         m->scheduler, "load_buffer", m->load_buffer, "store_buffer", m->store_buffer, "retire_width", m->retire_width));
     json_object_set_new(root, "caches", json_caches(m));
-    json_object_set_new(root, "memory", json_pack("{s:f, s:f, s:f}", "latency", (double)m->memory_latency,
+    json_object_set_new(root, "memory", json_pack("{s:f, s:f, s:f, s:f}", "latency", (double)m->memory_latency,
                                                   "bandwidth", (double)m->memory_bandwidth, "store_forward_fail",
-                                                  (double)m->store_forward_fail));
+                                                  (double)m->store_forward_fail, "pointer_chase",
+                                                  (double)m->pointer_chase));
     json_object_set_new(root, "branch", json_pack("{s:i, s:i, s:i, s:i, s:i, s:i, s:i, s:f}", "predictor",
         m->predictor, "indirect", m->indirect, "history_bits", m->history_bits, "table_entries", m->table_entries,
         "btb_entries", m->btb_entries, "btb_ways", m->btb_ways, "ras_entries", m->ras_entries,

@@ -503,6 +503,7 @@ static void lower_params(struct lowering *lw)
     m->memory_latency = (float)NUM("block:memory", P_MEMORY_latency);
     m->memory_bandwidth = (float)NUM("block:memory", P_MEMORY_bandwidth);
     m->store_forward_fail = (float)NUM("block:memory", P_MEMORY_store_forward_fail);
+    m->pointer_chase = (float)NUM("block:memory", P_MEMORY_pointer_chase);
     lower_caches(lw);
 }
 

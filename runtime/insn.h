@@ -57,6 +57,10 @@ struct rt_insn {
     bool sync;                  /* reads rsp after pushes or pops: the stack engine inserts a
                                    synchronisation uop first (set per execution context) */
     int8_t stack;               /* rsp moved by the stack engine: -8 push/call, +8 pop/ret */
+    /* x86: the first operand's new value is VALUE_OF's plus VALUE_ADD (a register move, an add
+     * or subtract of a constant), for addresses made up in block mode; RT_REG_NONE: a new one */
+    uint8_t value_of;
+    int64_t value_add;
     uint32_t tmpl;              /* template index in the machine */
     uint8_t n_src, n_dst, n_addr, n_mem, n_ops;
     uint8_t src[RT_MAX_SRC];    /* registers read as data (address registers are in addr) */

@@ -107,6 +107,7 @@ struct mdl_machine {
     uint16_t n_caches;
     float memory_latency, memory_bandwidth;
     float store_forward_fail;           /* a load's value after the stores it cannot forward from (0: not modelled) */
+    float pointer_chase;                /* cycles saved by a load whose base another load wrote (0: no fast path) */
     /* branch prediction */
     uint8_t predictor, indirect;
     uint32_t history_bits, table_entries, btb_entries, btb_ways, ras_entries;

@@ -87,6 +87,7 @@ struct rt_model {
     int8_t byp_kind[2][MDL_CLASS_COUNT][MDL_CLASS_COUNT];      /* 0 none, 1 relative, 2 absolute */
     float byp_val[2][MDL_CLASS_COUNT][MDL_CLASS_COUNT];
     uint8_t reg_cls[RT_REG_COUNT];  /* class of each register's last writer */
+    bool loaded[RT_REG_COUNT];      /* last written by an integer load of 4 or 8 bytes: a pointer */
     struct ring rob_ring, lb_ring, sb_ring;
     struct shadow mem;
     /* causality, baseline lane only, in periods (taint.h) */
@@ -335,6 +336,7 @@ static void clear_state(struct rt_model *md)
     ring_reset(&md->sb_ring, md->sb, L);
     shadow_clear(&md->mem);
     memset(md->reg_cls, 0, sizeof md->reg_cls);
+    memset(md->loaded, 0, sizeof md->loaded);
     md->legacy = md->prev_fusible = false;
     md->fe_addr = 0;
     md->pd_block = 0;
@@ -617,6 +619,35 @@ static void step_merges(const struct rt_model *md, struct step *s)
             if (in->dst[j] == r)
                 s->src_bypass[k] += t->latency_min - t->latency_max;
     }
+}
+
+/* The pointer-chasing fast path (§12.4 pointer_chase): a load whose address is a base register
+ * that a 4- or 8-byte integer load wrote, plus a displacement in [0, 2048) and no index, starts
+ * its access before the full address addition and saves that many cycles. */
+static void step_chase(const struct rt_model *md, struct step *s)
+{
+    for (unsigned i = 0; i < s->in->n_mem && s->loads && md->m->pointer_chase > 0; i++) {
+        const struct rt_mem *a = &s->in->mem[i];
+        if (!a->load)
+            continue;
+        if (a->base != RT_REG_NONE && a->index == RT_REG_NONE && a->disp >= 0 && a->disp < 2048 &&
+            md->loaded[a->base])
+            s->load_lat = s->load_lat > md->m->pointer_chase ? s->load_lat - md->m->pointer_chase : 0;
+        return;
+    }
+}
+
+/* Which registers IN leaves holding a pointer loaded from memory: the destinations of an
+ * integer load of 4 or 8 bytes (not the stack pointer a pop moves), and of a move eliminated at
+ * rename, which names its source's value (the load stays its producer). */
+static void mark_loaded(struct rt_model *md, const struct rt_insn *in, uint8_t cls)
+{
+    bool load = cls == MDL_CLASS_LOAD && in->n_mem == 1 && in->mem[0].load && !in->mem[0].store &&
+                in->mem[0].size >= 4;
+    if (in->eliminated && in->n_src == 1 && in->n_mem == 0)
+        load = md->loaded[in->src[0]];
+    for (unsigned k = 0; k < in->n_dst; k++)
+        md->loaded[in->dst[k]] = load && !(in->stack && in->dst[k] == RT_X86_GPR + 4);
 }
 
 /* Microcoded and serialising forms (lock, fences, dividers) are measured much slower than
@@ -1567,6 +1598,7 @@ void rt_model_step(struct rt_model *md, const struct rt_insn *in, uint32_t sidx,
     s.mispredicted = mispredicted;
     step_bypasses(md, &s);
     step_merges(md, &s);
+    step_chase(md, &s);
     s.extra_lat = level_extra(md, &s);
     step_crossings(md, &s);
     if (md->legacy) {
@@ -1610,6 +1642,7 @@ void rt_model_step(struct rt_model *md, const struct rt_insn *in, uint32_t sidx,
     }
     for (unsigned k = 0; k < in->n_dst; k++)
         md->reg_cls[in->dst[k]] = s.cls;
+    mark_loaded(md, in, s.cls);
     ring_push(&md->rob_ring, s.uops, retire, md->L, md->active);
     if (s.loads) {
         if (md->tn_on)

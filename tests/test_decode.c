@@ -232,6 +232,52 @@ Test(decode, accumulator_encodings_name_the_fixed_register)
     cr_assert_str_eq(decode_x86("48 83 c0 05").key, "ADD (R64, I8)");
 }
 
+Test(decode, test_of_the_accumulator_with_an_immediate_reads_it_and_writes_only_the_flags)
+{
+    const char *const forms[] = { "a9 00 01 00 00", "a8 01", "48 a9 00 01 00 00" };    /* test eax/al/rax, imm */
+    for (unsigned k = 0; k < sizeof forms / sizeof *forms; k++) {
+        struct rt_insn in = decode_x86(forms[k]);
+        cr_assert(has(in.src, in.n_src, RAX), "%s", in.disasm);
+        cr_assert_eq(in.n_dst, 1, "%s", in.disasm);
+        cr_assert_eq(in.dst[0], RT_X86_FLAGS, "%s", in.disasm);
+    }
+}
+
+Test(decode, register_moves_and_constant_additions_say_what_value_their_destination_takes)
+{
+    static const struct { const char *hex; uint8_t of; int64_t add; } cases[] = {
+        { "48 89 d8", RBX, 0 },                 /* mov rax, rbx */
+        { "48 0f b6 c3", RBX, 0 },              /* movzx rax, bl */
+        { "48 83 c3 08", RBX, 8 },              /* add rbx, 8 */
+        { "48 83 eb 10", RBX, -16 },            /* sub rbx, 16 */
+        { "48 ff c3", RBX, 1 },                 /* inc rbx */
+        { "48 ff cb", RBX, -1 },                /* dec rbx */
+        { "b3 06", RBX, 0 },                    /* mov bl, 6: the rest of rbx is kept */
+        { "b8 05 00 00 00", RT_REG_NONE, 0 },   /* mov eax, 5 */
+        { "48 8d 43 08", RT_REG_NONE, 0 },      /* lea rax, [rbx + 8] */
+        { "48 01 d8", RT_REG_NONE, 0 },         /* add rax, rbx */
+        { "48 83 03 08", RT_REG_NONE, 0 },      /* add qword ptr [rbx], 8 */
+    };
+    for (unsigned k = 0; k < sizeof cases / sizeof *cases; k++) {
+        struct rt_insn in = decode_x86(cases[k].hex);
+        cr_expect_eq(in.value_of, cases[k].of, "%s", in.disasm);
+        cr_expect_eq(in.value_add, cases[k].add, "%s", in.disasm);
+    }
+}
+
+Test(decode, vex_and_evex_stores_write_their_memory_operand_and_read_none)
+{
+    /* vmovsd [rsi-8], xmm0; vextractf128 [rsi-8], ymm0, 1; vmovups [rsi-64], zmm0 */
+    const char *const stores[] = { "c5 fb 11 46 f8", "c4 e3 7d 19 46 f8 01", "62 f1 7c 48 11 46 ff" };
+    for (unsigned k = 0; k < sizeof stores / sizeof *stores; k++) {
+        struct rt_insn in = decode_x86(stores[k]);
+        cr_assert_eq(in.n_mem, 1, "%s", in.disasm);
+        cr_expect(in.mem[0].store && !in.mem[0].load, "%s", in.disasm);
+    }
+    struct rt_insn add = decode_x86("c5 fb 58 46 f8");     /* vaddsd xmm0, xmm0, [rsi-8]: a load */
+    cr_expect(add.mem[0].load && !add.mem[0].store);
+}
+
 Test(decode, vfmadd231pd_on_ymm_has_its_form_and_reads_the_accumulator)
 {
     struct rt_insn in = classified(&mdl_machine_skylake, "c4 e2 f5 b8 c2", 0);
@@ -321,6 +367,19 @@ Test(classify, register_move_is_eliminated_and_keeps_its_source)
     cr_assert_eq(in.n_src, 1);
     cr_assert_eq(in.src[0], RBX);
     cr_assert(has(in.dst, in.n_dst, RAX));
+}
+
+Test(classify, move_of_a_register_onto_itself_is_not_eliminated_and_executes_on_an_alu_port)
+{
+    const char *const same[] = { "89 ff", "8b ff", "48 89 c0", "0f b6 c0" };  /* mov edi, edi ... movzx eax, al */
+    for (unsigned k = 0; k < sizeof same / sizeof *same; k++) {
+        struct rt_insn in = classified(&mdl_machine_skylake, same[k], 0);
+        cr_assert_not(in.eliminated, "%s", in.disasm);
+        const struct mdl_template *t = &mdl_machine_skylake.templates[in.tmpl];
+        cr_assert_eq(t->latency_max, 1, "%s", in.disasm);
+        cr_assert_gt(t->use_count, 0, "%s: executes on a port", in.disasm);
+    }
+    cr_assert(classified(&mdl_machine_skylake, "0f b6 c3", 0).eliminated, "movzx eax, bl still is");
 }
 
 Test(classify, pcmpeqd_of_a_register_with_itself_executes_without_inputs)

@@ -256,6 +256,59 @@ Test(model, takes_a_pop_for_a_pure_load_though_it_reads_rsp)
     cr_expect_float_eq(memory_chain(m, push, pop), 5.0, 0.1);
 }
 
+/* Cycles per load of a chain of LD, each loading SIZE bytes from [r1 + DISP (+ r2 with INDEX)]
+ * into r1. */
+static double chase(const struct mdl_machine *m, uint8_t size, int64_t disp, bool index)
+{
+    struct rt_insn ld = insn(m, "LD", 0, 1);
+    ld.addr[ld.n_addr++] = 1;
+    if (index)
+        ld.addr[ld.n_addr++] = 2;
+    ld.mem[ld.n_mem++] = (struct rt_mem){ .base = 1, .index = index ? 2 : RT_REG_NONE, .scale = index,
+                                          .size = size, .load = true, .disp = disp };
+    char err[128];
+    struct rt_model *md = rt_model_new(m, &baseline, 1, false, 1, err, sizeof err);
+    uint64_t a = 0x1000;
+    for (int i = 0; i < 100; i++)
+        rt_model_step(md, &ld, 0, &a, NULL, false);
+    double c = rt_model_time(md, 0) / 100;
+    rt_model_free(md);
+    return c;
+}
+
+Test(model, saves_the_pointer_chase_cycle_on_a_load_whose_base_another_load_wrote_with_a_small_displacement)
+{
+    const struct mdl_machine *m = machine("insn LD latency 5 ports 1*p0 class load;\n"
+                                          "memory { pointer_chase 1 cycles; }");
+    cr_expect_float_eq(chase(m, 8, 24, false), 4.0, 0.1, "mov rax, [rax + 24]: the fast path");
+    cr_expect_float_eq(chase(m, 4, 0, false), 4.0, 0.1, "a 32-bit load is a pointer too");
+    cr_expect_float_eq(chase(m, 8, 2048, false), 5.0, 0.1, "a displacement of 2048 or more");
+    cr_expect_float_eq(chase(m, 8, -8, false), 5.0, 0.1, "a negative displacement");
+    cr_expect_float_eq(chase(m, 8, 0, true), 5.0, 0.1, "an index register");
+    cr_expect_float_eq(chase(m, 1, 0, false), 5.0, 0.1, "a byte loaded is no pointer");
+    m = machine("insn LD latency 5 ports 1*p0 class load;");
+    cr_expect_float_eq(chase(m, 8, 24, false), 5.0, 0.1, "a machine without the fast path");
+}
+
+Test(model, keeps_the_pointer_chase_through_a_move_eliminated_at_rename)
+{
+    /* mov rbp, [rdi + 8]; mov rdi, rbp (eliminated): the load's base names the loaded value */
+    const struct mdl_machine *m = machine("insn LD latency 5 ports 1*p0 class load;\n"
+                                          "memory { pointer_chase 1 cycles; }");
+    struct rt_insn body[2] = { insn(m, "LD", 0, 2), insn(m, "ALU", 2, 1) };
+    body[0].addr[body[0].n_addr++] = 1;
+    body[0].mem[body[0].n_mem++] = (struct rt_mem){ .base = 1, .size = 8, .load = true, .disp = 8 };
+    body[1].eliminated = true;
+    char err[128];
+    struct rt_model *md = rt_model_new(m, &baseline, 1, false, 2, err, sizeof err);
+    const uint64_t a[2] = { 0x1000, 0 };
+    for (int i = 0; i < 100; i++)
+        for (unsigned k = 0; k < 2; k++)
+            rt_model_step(md, &body[k], k, &a[k], NULL, false);
+    cr_expect_float_eq(rt_model_time(md, 0) / 100, 4.0, 0.1);
+    rt_model_free(md);
+}
+
 Test(model, puts_the_dependency_chain_on_the_critical_path)
 {
     const struct mdl_machine *m = machine("window { rob 32; }");

@@ -1,7 +1,8 @@
 /* A basic block repeated back to back. Addresses are not known statically, so each memory
- * operand gets a synthetic address from the versions of its base and index registers: two
- * accesses alias exactly when they use the same register values and displacement, which is
- * what lets a store feed a later load of the same slot (store-to-load forwarding). */
+ * operand gets a synthetic address from the values of its base and index registers (a move
+ * copies a value, a constant added offsets it): two accesses alias exactly when they use the
+ * same register values and displacement, which is what lets a store feed a later load of the same
+ * slot (store-to-load forwarding). */
 #include "block.h"
 #include "result.h"
 #include <ctype.h>
@@ -228,20 +229,32 @@ void block_busy(const struct block *b, const struct mdl_machine *m, double *res,
 
 /* ---- running -------------------------------------------------------------------------------- */
 
+/* Each register holds a value (a version) plus a constant offset: a move copies both, adding a
+ * constant moves the offset (decode: value_of), anything else makes a new version. The versions
+ * start distinct, one per register. */
 struct addr_gen {
     uint32_t version[RT_REG_COUNT];
+    int64_t offset[RT_REG_COUNT];
+    uint32_t fresh;             /* the next new version */
     int64_t sp_delta;           /* rsp moved by pushes and pops since its last version */
 };
+
+static void addr_gen_init(struct addr_gen *g)
+{
+    memset(g, 0, sizeof *g);
+    for (unsigned r = 0; r < RT_REG_COUNT; r++)
+        g->version[r] = r;
+    g->fresh = RT_REG_COUNT;
+}
 
 static uint64_t synthetic_address(const struct addr_gen *g, const struct rt_mem *mem)
 {
     uint64_t h = 0x9e3779b97f4a7c15ull;
-    h = (h ^ mem->base) * 0x100000001b3ull;
     h = (h ^ (mem->base ? g->version[mem->base] : 0)) * 0x100000001b3ull;
-    h = (h ^ mem->index) * 0x100000001b3ull;
     h = (h ^ (mem->index ? g->version[mem->index] : 0)) * 0x100000001b3ull;
     h = (h ^ mem->scale) * 0x100000001b3ull;
-    int64_t disp = mem->disp + (mem->base == RT_X86_GPR + 4 ? g->sp_delta : 0);
+    int64_t disp = mem->disp + (mem->base == RT_X86_GPR + 4 ? g->sp_delta : 0) +
+                   (mem->base ? g->offset[mem->base] : 0) + (mem->index ? g->offset[mem->index] * mem->scale : 0);
     /* Keep the displacement in the low bits so that neighbouring slots overlap as they do. */
     return (h << 24) + (uint64_t)(disp + (1 << 22));
 }
@@ -254,9 +267,14 @@ static void addresses(struct addr_gen *g, const struct rt_insn *in, uint64_t *ad
      * decoder does not list rsp as written; their slots still move, which the delta tracks so
      * that a pop reads what the matching push wrote. */
     g->sp_delta += in->stack;
+    uint8_t to = in->value_of != RT_REG_NONE ? in->op_reg[0] : RT_REG_NONE;
+    uint32_t v = g->version[in->value_of];
+    int64_t off = g->offset[in->value_of] + in->value_add;
     for (unsigned k = 0; k < in->n_dst; k++) {
-        g->version[in->dst[k]]++;
-        if (in->dst[k] == RT_X86_GPR + 4)
+        uint8_t r = in->dst[k];
+        g->version[r] = r == to ? v : g->fresh++;
+        g->offset[r] = r == to ? off : 0;
+        if (r == RT_X86_GPR + 4)
             g->sp_delta = 0;
     }
 }
@@ -460,7 +478,8 @@ bool block_run(const struct block *b, const struct mdl_machine *m, const struct 
      * those of whole periods. */
     size_t n = b->n ? b->n : 1;
     rt_model_follow(md, 0);
-    struct addr_gen g = { { 0 }, 0 };
+    struct addr_gen g;
+    addr_gen_init(&g);
     struct measure ms = { n_lanes, iterations, iterations / 2, n_lanes, calloc(HIST * (size_t)n_lanes, sizeof(double)),
                           calloc(n_lanes, sizeof(struct series)), calloc(n_lanes, sizeof(double)),
                           calloc(n_lanes, sizeof(unsigned)), calloc(n_lanes, sizeof(bool)) };
