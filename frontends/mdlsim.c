@@ -62,10 +62,11 @@ static const char help_text[] =
     "\n"
     "run: runs PROGRAM under QEMU user mode (qemu-x86_64 or qemu-aarch64, with the CPU model the\n"
     "machine names) and models every instruction it executes. PROGRAM is found through PATH as a\n"
-    "shell finds a command, and keeps its input, output (its stderr passes through mdlsim) and exit\n"
-    "status. Every instruction is named module!function+offset, with file:line where the object\n"
-    "has debug information, and the cycles are summed per function. When QEMU cannot start the\n"
-    "program, mdlsim says why in QEMU's words, exits 1 and writes no report.\n"
+    "shell finds a command (a \"#!\" script runs its interpreter, as the kernel starts it), and\n"
+    "keeps its input, output (its stderr passes through mdlsim) and exit status. Every instruction\n"
+    "is named module!function+offset, with file:line where the object has debug information, and\n"
+    "the cycles are summed per function. When QEMU cannot start the program, mdlsim says why in\n"
+    "QEMU's words, exits 125 and writes no report.\n"
     "replay: analyses a trace written by 'run --record' on any machine of the same ISA.\n"
     "  --roi SYMBOL       only the calls of function SYMBOL (callees included), in the program\n"
     "                     (position independent or not) or a library it loads; repeatable\n"
@@ -770,6 +771,8 @@ struct run_cli {
     bool quiet;                     /* no progress line */
     char **argv;                    /* PROGRAM ARGS... as typed */
     char found[PATH_MAX];           /* run: PROGRAM as found in PATH, which PROGRAM then names */
+    const char *script;             /* run: a "#!" script found: PROGRAM is then its interpreter */
+    char interp[PATH_MAX], interp_arg[256];
 };
 
 static int parse_run_opts(int argc, char **argv, struct run_cli *o, bool replay)
@@ -984,13 +987,17 @@ static pid_t start_qemu(const struct run_cli *o, const struct transport *t, int 
         args[k++] = "-L";
         args[k++] = (char *)o->sysroot;
     }
-    if (strcmp(o->program, o->argv[0]) != 0) {
+    if (!o->script && strcmp(o->program, o->argv[0]) != 0) {
         args[k++] = "-0";           /* found in PATH: the guest sees the name typed, as from a shell */
         args[k++] = o->argv[0];
     }
     args[k++] = "-plugin";
     args[k++] = popt;
     args[k++] = (char *)o->program;
+    if (o->script && *o->interp_arg)    /* as the kernel starts a script: INTERP [ARG] SCRIPT ARGS */
+        args[k++] = (char *)o->interp_arg;
+    if (o->script)
+        args[k++] = (char *)o->script;
     for (size_t i = 1; i < n; i++)
         args[k++] = o->argv[i];
     pid_t parent = getpid(), pid = fork();
@@ -1167,6 +1174,16 @@ static int cmd_run(int argc, char **argv)
         int e = errno;
         say_error("cannot execute '%s': %s", o.program, strerror(e));
         return e == ENOENT ? RUN_NOT_FOUND : RUN_CANNOT_EXECUTE;
+    }
+    /* a script runs its interpreter (QEMU starts ELF programs only), found as the kernel finds it */
+    if (launch_script(o.found, o.interp, sizeof o.interp, o.interp_arg, sizeof o.interp_arg)) {
+        o.script = o.found;
+        o.program = o.interp;
+        if (access(o.program, X_OK) != 0) {
+            int e = errno;
+            say_error("cannot execute '%s', the interpreter of '%s': %s", o.program, o.script, strerror(e));
+            return e == ENOENT ? RUN_NOT_FOUND : RUN_CANNOT_EXECUTE;
+        }
     }
     o.sysroot = launch_sysroot(o.sysroot, o.b.m->isa == MDL_ISA_AARCH64, o.program);
     struct analysis_plan plan;

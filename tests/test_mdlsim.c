@@ -1563,3 +1563,23 @@ Test(mdlsim, analyses_the_regions_marked_in_an_assembly_file)
                  "/tmp/mdlsim-regions.s: the region 'open' has no LLVM-MCA-END");
     remove("/tmp/mdlsim-regions.s");
 }
+
+/* A "#!" script runs its interpreter under QEMU, as the kernel would start it: the script's
+ * output and exit status are its own. */
+Test(mdlsim_run, runs_a_script_through_its_interpreter, .timeout = 60)
+{
+    write_text("/tmp/mdlsim-script.sh", "#!/bin/sh -e\necho \"$0 $*\"\nexit 3\n");
+    cr_assert_eq(chmod("/tmp/mdlsim-script.sh", 0755), 0);
+    struct run r = mdlsim("run --machine skylake --no-sensitivity --quiet -- /tmp/mdlsim-script.sh a b");
+    cr_expect_eq(r.status, 3, "the script's exit status");
+    cr_expect_str_eq(r.out, "/tmp/mdlsim-script.sh a b\n");
+    free(r.out);
+    r = mdlsim_stderr("run --machine skylake --no-sensitivity --quiet -- /tmp/mdlsim-script.sh");
+    cr_expect(strstr(r.out, "== mdlsim run: skylake, whole run"), "%s", r.out);
+    free(r.out);
+    write_text("/tmp/mdlsim-script.sh", "#!/nonexistent/interpreter\n");
+    expect_status_by("", "run --machine skylake -- /tmp/mdlsim-script.sh", 127,
+                     "cannot execute '/nonexistent/interpreter', the interpreter of '/tmp/mdlsim-script.sh': No such "
+                     "file or directory");
+    remove("/tmp/mdlsim-script.sh");
+}

@@ -56,3 +56,25 @@ const char *launch_sysroot(const char *given, bool aarch64, const char *program)
         return NULL;
     return stat(LAUNCH_AARCH64_SYSROOT, &st) == 0 && S_ISDIR(st.st_mode) ? LAUNCH_AARCH64_SYSROOT : NULL;
 }
+
+bool launch_script(const char *path, char *interp, size_t len, char *arg, size_t arglen)
+{
+    char line[512];
+    FILE *fp = fopen(path, "r");
+    bool ok = fp && fgets(line, sizeof line, fp) && strncmp(line, "#!", 2) == 0;
+    if (fp)
+        fclose(fp);
+    if (!ok)
+        return false;
+    char *p = line + 2 + strspn(line + 2, " \t");
+    size_t n = strcspn(p, " \t\r\n");
+    if (!n || n >= len)
+        return false;
+    snprintf(interp, len, "%.*s", (int)n, p);
+    p += n + strspn(p + n, " \t");
+    size_t m = strcspn(p, "\r\n");
+    while (m && (p[m - 1] == ' ' || p[m - 1] == '\t'))
+        m--;
+    snprintf(arg, arglen, "%.*s", (int)m, p);
+    return true;
+}

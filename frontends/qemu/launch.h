@@ -8,6 +8,11 @@
  * the first executable regular file of that name in a directory of $PATH. False when none. */
 bool launch_find_program(const char *name, char *path, size_t len);
 
+/* The interpreter a script at PATH names on its first line ("#!INTERP [ARG]", as the kernel
+ * reads it: ARG is the rest of the line, one argument), into INTERP and ARG ("" when none).
+ * False when PATH does not start with "#!" or names no interpreter. */
+bool launch_script(const char *path, char *interp, size_t len, char *arg, size_t arglen);
+
 /* Where Debian's cross toolchain (gcc-aarch64-linux-gnu) puts the AArch64 C library. */
 #define LAUNCH_AARCH64_SYSROOT "/usr/aarch64-linux-gnu"
 
