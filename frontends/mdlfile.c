@@ -7,19 +7,16 @@
 #include <fcntl.h>
 #include <ftw.h>
 #include <limits.h>
-#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 #include "launch.h"
 #include "safefile.h"
 #include "sha256.h"
 
-extern char **environ;
 /* runtime/mdl_machine.h, mdl/class.def and mdl/depend.def as this mdlsim was built with them (mdlfile_abi.S). */
 extern const char mdlfile_machine_h[], mdlfile_class_def[], mdlfile_depend_def[];
 
@@ -105,16 +102,6 @@ static void entry_key(const struct mdlfile_opts *o, const struct paths *p, char 
     sha256_hex(&s, key);
 }
 
-static bool file_hex(const char *path, char hex[SHA256_HEX])
-{
-    struct sha256 s;
-    sha256_init(&s);
-    if (!sha256_file(&s, path))
-        return false;
-    sha256_hex(&s, hex);
-    return true;
-}
-
 /* The whole of a small file, zero-terminated; NULL when it cannot be read or is too large. */
 static char *slurp(const char *path)
 {
@@ -145,7 +132,7 @@ static bool manifest_line(char *line, const char *entry, struct built *b)
     if (strncmp(line, "symbol ", 7) == 0)
         return snprintf(b->symbol, sizeof b->symbol, "%s", line + 7) < (int)sizeof b->symbol;
     if (strncmp(line, "file ", 5) == 0 && strlen(line) > 5 + 64 && line[5 + 64] == ' ')
-        return file_hex(line + 5 + 65, hex) && strncmp(hex, line + 5, 64) == 0;
+        return sha256_file_hex(line + 5 + 65, hex) && strncmp(hex, line + 5, 64) == 0;
     return false;
 }
 
@@ -161,29 +148,6 @@ static bool entry_valid(const char *entry, struct built *b)
         ok = !*line || manifest_line(line, entry, b);
     free(text);
     return ok && b->so[0] && b->diag[0] && b->symbol[0] && access(b->so, R_OK) == 0;
-}
-
-/* Runs ARGV (found through PATH) with its stderr into ERR_PATH (NULL: mdlsim's); its exit
- * status, or -1 with errno when it could not be started or was killed. */
-static int run_tool(char *const argv[], const char *err_path)
-{
-    posix_spawn_file_actions_t fa;
-    posix_spawn_file_actions_init(&fa);
-    posix_spawn_file_actions_addopen(&fa, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
-    posix_spawn_file_actions_adddup2(&fa, STDERR_FILENO, STDOUT_FILENO);
-    if (err_path)
-        posix_spawn_file_actions_addopen(&fa, STDERR_FILENO, err_path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
-    pid_t pid;
-    int rc = posix_spawnp(&pid, argv[0], &fa, NULL, argv, environ), status;
-    posix_spawn_file_actions_destroy(&fa);
-    if (rc != 0) {
-        errno = rc;
-        return -1;
-    }
-    while (waitpid(pid, &status, 0) < 0)
-        if (errno != EINTR)
-            return -1;
-    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 }
 
 /* Copies the file at PATH to stderr: mdlc's diagnostics, as it wrote them. */
@@ -227,7 +191,7 @@ static bool run_mdlc(const struct mdlfile_opts *o, const struct paths *p, const 
     argv[n++] = "-o", argv[n++] = gen;
     argv[n++] = "--depfile", argv[n++] = deps, argv[n++] = "--deptarget", argv[n++] = "machine";
     argv[n++] = (char *)o->path;
-    int rc = run_tool(argv, diag);
+    int rc = launch_tool(argv, NULL, diag);
     int saved = errno;
     free(argv);
     replay(diag);
@@ -293,7 +257,7 @@ static bool run_cc(const char *tmp, const char *cfile, char *err, size_t errlen)
     snprintf(inc, sizeof inc, "-I%s/inc/runtime", tmp);
     snprintf(so, sizeof so, "%s/machine.so", tmp);
     char *argv[] = { (char *)cc_name(), "-std=c11", "-O0", "-fPIC", "-shared", inc, "-o", so, (char *)cfile, NULL };
-    int rc = run_tool(argv, NULL);
+    int rc = launch_tool(argv, NULL, NULL);
     if (rc < 0)
         snprintf(err, errlen, "cannot run the C compiler '%s': %s (install gcc, or set CC)", argv[0], strerror(errno));
     else if (rc != 0)
@@ -316,7 +280,7 @@ static bool list_files(const char *tmp, char *manifest, size_t len)
             file[n++] = (*c == '\\' || (*c == '$' && c[1] == '$')) && c[1] ? *++c : *c;
         file[n] = '\0';
         size_t used = strlen(manifest);
-        ok = realpath(file, abs) && !strchr(abs, '\n') && file_hex(abs, hex) &&
+        ok = realpath(file, abs) && !strchr(abs, '\n') && sha256_file_hex(abs, hex) &&
              snprintf(manifest + used, len - used, "file %s %s\n", hex, abs) < (int)(len - used);
     }
     free(text);

@@ -143,10 +143,7 @@ __attribute__((format(printf, 1, 2))) static bool say_error(const char *fmt, ...
     va_start(ap, fmt);
     vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
-    for (char *c = msg; *c; c++)
-        if ((unsigned char)*c < 0x20 || *c == 0x7f)
-            *c = '?';
-    fprintf(stderr, "mdlsim: error: %s\n", msg);
+    fprintf(stderr, "mdlsim: error: %s\n", result_printable(msg));
     return false;
 }
 
@@ -1241,16 +1238,13 @@ static int cmd_run(int argc, char **argv)
 /* The trace's program is the one --program names (or it is read from where it was recorded). */
 static bool same_program(const struct run_cli *o, const struct trace_reader *t, char *err, size_t errlen)
 {
-    struct sha256 s;
     char hex[SHA256_HEX];
     if (!o->program)
         return true;
-    sha256_init(&s);
-    if (!sha256_file(&s, o->program)) {
+    if (!sha256_file_hex(o->program, hex)) {
         snprintf(err, errlen, "cannot read '%s': %s", o->program, strerror(errno));
         return false;
     }
-    sha256_hex(&s, hex);
     if (strcmp(hex, t->program_sha) == 0)
         return true;
     snprintf(err, errlen, "'%s' is not the program '%s' was recorded from ('%.512s', whose content differs)", o->program,

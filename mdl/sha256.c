@@ -99,3 +99,13 @@ void sha256_hex(struct sha256 *s, char hex[SHA256_HEX])
     for (int i = 0; i < 8; i++)
         snprintf(hex + 8 * i, 9, "%08x", s->h[i]);
 }
+
+bool sha256_file_hex(const char *path, char hex[SHA256_HEX])
+{
+    struct sha256 s;
+    sha256_init(&s);
+    if (!sha256_file(&s, path))
+        return false;
+    sha256_hex(&s, hex);
+    return true;
+}

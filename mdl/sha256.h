@@ -22,5 +22,7 @@ void sha256_string(struct sha256 *s, const char *str);
 bool sha256_file(struct sha256 *s, const char *path);
 /* The digest as 64 lower-case hex digits and a zero. */
 void sha256_hex(struct sha256 *s, char hex[SHA256_HEX]);
+/* The digest of the file at PATH, in hex; false (errno set) when it cannot be read. */
+bool sha256_file_hex(const char *path, char hex[SHA256_HEX]);
 
 #endif

@@ -94,3 +94,11 @@ const char *result_resource_name(const struct result *r, unsigned resource)
         return r->m->resources[resource].name;
     return resource == r->m->n_resources ? rt_knob_name(RT_KNOB_SERIAL) : "?";
 }
+
+char *result_printable(char *s)
+{
+    for (char *c = s; *c; c++)
+        if ((unsigned char)*c < 0x20 || *c == 0x7f)
+            *c = '?';
+    return s;
+}

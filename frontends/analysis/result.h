@@ -182,6 +182,9 @@ struct result {
 
 /* Empties R for another analysis on M, keeping the memory it has. */
 void result_reset(struct result *r, const struct mdl_machine *m);
+/* S with its control bytes as '?', in place: names and paths come from the guest's objects, a
+ * trace or the command line, and a terminal must print them, never obey them. Returns S. */
+char *result_printable(char *s);
 void result_free(struct result *r);
 /* A new row, zeroed but for its index; its uses follow with result_add_use. */
 struct result_row *result_add_row(struct result *r);

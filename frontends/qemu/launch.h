@@ -8,6 +8,12 @@
  * the first executable regular file of that name in a directory of $PATH. False when none. */
 bool launch_find_program(const char *name, char *path, size_t len);
 
+/* Runs the tool ARGV (found through PATH as a shell would) to its end: its input /dev/null, its
+ * output into the file OUT (NULL: mdlsim's stderr, never its stdout, which carries results), its
+ * errors into the file ERR (NULL: mdlsim's stderr). Its exit status, or -1 with errno when it
+ * could not be started or a signal ended it. */
+int launch_tool(char *const argv[], const char *out, const char *err);
+
 /* The interpreter a script at PATH names on its first line ("#!INTERP [ARG]", as the kernel
  * reads it: ARG is the rest of the line, one argument), into INTERP and ARG ("" when none).
  * False when PATH does not start with "#!" or names no interpreter. */

@@ -472,9 +472,7 @@ static void warn_ifunc(const char *name, const char *path)
 {
     char shown[WIRE_PATH_MAX + 8];
     snprintf(shown, sizeof shown, "%s", path);
-    for (char *c = shown; *c; c++)
-        if ((unsigned char)*c < 0x20 || *c == 0x7f)
-            *c = '?';
+    result_printable(shown);
     fprintf(stderr, "mdlsim: warning: '%s' in %s is an indirect function (IFUNC): its symbol is the resolver run at "
                     "load time, not the implementation calls reach; name the implementation instead (its symbol "
                     "needs the library's debug symbols)\n", name, shown);

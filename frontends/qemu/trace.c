@@ -42,14 +42,11 @@ static bool write_frame(struct trace_writer *w, enum frame_kind kind, const uint
 bool trace_write_start(struct trace_writer *w, FILE *fp, enum mdl_isa isa, const char *program, char *err,
                        size_t errlen)
 {
-    struct sha256 s;
     char hex[SHA256_HEX], abs[PATH_MAX];
-    sha256_init(&s);
-    if (!sha256_file(&s, program) || !realpath(program, abs)) {
+    if (!sha256_file_hex(program, hex) || !realpath(program, abs)) {
         snprintf(err, errlen, "cannot read '%s': %s", program, strerror(errno));
         return false;
     }
-    sha256_hex(&s, hex);
     program = abs;                  /* a replay may run from anywhere */
     size_t len = strlen(program), pw = (len + 7) / 8;
     uint64_t *frame = calloc(1 + pw + 8, sizeof *frame), head[HEADER_WORDS] = { TRACE_MAGIC, (uint64_t)isa };

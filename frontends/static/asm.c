@@ -1,32 +1,27 @@
 /* Runs `as` (or the AArch64 cross assembler), `objcopy` and `objdump` in a private temporary
  * directory: the .text section's bytes, its symbols, and llvm-mca's region markers as labels. */
 #include "asm.h"
+#include "launch.h"
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
-/* Runs ARGV with stderr into LOG, and stdout into OUT when not NULL; true when it exits 0. */
+/* ARGV's output into OUT (NULL: mdlsim's stderr) and its messages into LOG; true when it exits 0.
+ * A tool that could not start says so in LOG, where its messages would be. */
 static bool run(char *const argv[], const char *out, const char *log)
 {
-    pid_t pid = fork();
-    if (pid < 0)
-        return false;
-    if (pid == 0) {
-        if (!freopen(log, "w", stderr) || (out && !freopen(out, "w", stdout)))
-            _exit(127);
-        execvp(argv[0], argv);
-        fprintf(stderr, "cannot run %s: %s\n", argv[0], strerror(errno));
-        _exit(127);
+    int rc = launch_tool(argv, out, log);
+    if (rc < 0) {
+        FILE *fp = fopen(log, "w");
+        if (fp) {
+            fprintf(fp, "cannot run %s: %s\n", argv[0], strerror(errno));
+            fclose(fp);
+        }
     }
-    int status;
-    while (waitpid(pid, &status, 0) < 0)
-        if (errno != EINTR)
-            return false;
-    return WIFEXITED(status) && WEXITSTATUS(status) == 0;
+    return rc == 0;
 }
 
 /* The tool's own messages, on one line, after what failed. */

@@ -7,16 +7,6 @@
 /* Rows a run's table shows: the most executed. */
 enum { RUN_ROWS = 20, CURVE_ROWS = 8, CRITICAL_ROWS = 10, FUNCTION_ROWS = 15 };
 
-/* BUF with its control bytes as '?': names come from the guest's objects, and a terminal must
- * print them, never obey them. */
-static char *printable(char *buf)
-{
-    for (char *c = buf; *c; c++)
-        if ((unsigned char)*c < 0x20 || *c == 0x7f)
-            *c = '?';
-    return buf;
-}
-
 /* "module!function+0x1c" (or "module+0x..." outside any symbol) into BUF. */
 static const char *location(const struct result_row *row, char *buf, size_t len)
 {
@@ -26,7 +16,7 @@ static const char *location(const struct result_row *row, char *buf, size_t len)
         snprintf(buf, len, "%s@%#llx", row->module, (unsigned long long)row->pc);
     else
         snprintf(buf, len, "%s!%s+%#llx", row->module, row->function, (unsigned long long)row->fn_offset);
-    return printable(buf);
+    return result_printable(buf);
 }
 
 /* "file:line (module)" or "file:line" into BUF, printable. */
@@ -36,7 +26,7 @@ static const char *source_line(const char *file, unsigned line, const char *modu
         snprintf(buf, len, "%s:%u (%s)", file, line, module);
     else
         snprintf(buf, len, "%s:%u", file, line);
-    return printable(buf);
+    return result_printable(buf);
 }
 
 /* A run whose program a signal ended: said first, so that no one takes the report for a whole run. */
@@ -53,9 +43,9 @@ static void summary(FILE *out, const struct result *r)
     char scope[256];
     snprintf(scope, sizeof scope, "%s", r->scope_name ? r->scope_name : block ? "" : "whole run");
     if (block)
-        fprintf(out, "Block:              %s\n", printable(scope));
+        fprintf(out, "Block:              %s\n", result_printable(scope));
     else
-        fprintf(out, "\n== mdlsim %s: %s, %s\n", r->command, r->m->name, printable(scope));
+        fprintf(out, "\n== mdlsim %s: %s, %s\n", r->command, r->m->name, result_printable(scope));
     fprintf(out, "Machine:            %s\n", r->m->name);
     if (block) {
         fprintf(out, "Iterations:         %u simulated (the state repeats or the critical-path window is full)\n",
@@ -189,7 +179,7 @@ static void functions(FILE *out, const struct result *r)
         else
             snprintf(name, sizeof name, "%s@%#llx (no symbol)", f->module,
                      (unsigned long long)r->rows[f->first_row].pc);
-        printable(name);
+        result_printable(name);
         fprintf(out, "  %7.1f%% %7.1f%% %12.0f %12llu %6.2f %7.1f%% %9llu %9llu %8llu  %s\n",
                 r->cycles > 0 ? 100 * f->cycles / r->cycles : 0,
                 r->cycles > 0 ? 100 * f->incl[RESULT_EV_CYCLES] / r->cycles : 0, f->cycles,
@@ -368,5 +358,5 @@ void view_text_error(FILE *out, const char *label, const char *msg)
 {
     char line[2048];
     snprintf(line, sizeof line, "%s: %s", label, msg);
-    fprintf(out, "mdlsim: error: %s\n", printable(line));
+    fprintf(out, "mdlsim: error: %s\n", result_printable(line));
 }
