@@ -39,6 +39,14 @@ static const char *const depend_names[] = {
 };
 enum { N_DEPENDS = sizeof depend_names / sizeof *depend_names };
 
+const char *check_enum_name(const char *type, unsigned index)
+{
+    for (unsigned i = 0; i < N_ENUM_VALUES; i++)
+        if (strcmp(enum_values[i].type, type) == 0 && index-- == 0)
+            return enum_values[i].name;
+    return "?";
+}
+
 int check_depend_index(const char *name)
 {
     for (int i = 0; i < N_DEPENDS; i++)

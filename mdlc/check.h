@@ -22,6 +22,8 @@ const char *check_atom_name(const struct program *p, unsigned atom);
 int check_class_index(const char *name);
 /* The index in mdl/depend.def of a `depends` target, or -1. */
 int check_depend_index(const char *name);
+/* The name of value INDEX of enum TYPE of enum.def ("PORT_CHOICE", 1: "least_used"), or "?". */
+const char *check_enum_name(const char *type, unsigned index);
 extern const char *const check_class_names[];
 extern const size_t check_class_count;
 

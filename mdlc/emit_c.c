@@ -73,28 +73,29 @@ static void emit_templates(FILE *out, const struct mdl_machine *m)
         c_float(out, t->latency_max);
         fputs(", ", out);
         c_float(out, t->tp);
-        fprintf(out, ", %u, %u, %u, %u, %u },\n", t->use_first, t->use_count, t->async_first, t->async_count,
-                t->depends);
+        fprintf(out, ", %u, %u, %u, %u, %u, %u, %u },\n", t->use_first, t->use_count, t->async_first, t->async_count,
+                t->depends, t->occ_first, t->occ_count);
     }
     fputs("};\n\n", out);
 }
 
-static size_t max_use(const struct mdl_machine *m)
-{
-    size_t n = 0;
-    for (unsigned i = 0; i < m->n_templates; i++)
-        if (m->templates[i].use_first + m->templates[i].use_count > n)
-            n = m->templates[i].use_first + m->templates[i].use_count;
-    return n;
-}
+/* How long the templates' runs make each table: the end of the furthest run. */
+struct table_ends {
+    size_t uses, async_uses, occupancies;
+};
 
-static size_t max_async_use(const struct mdl_machine *m)
+static size_t end_of(size_t n, size_t first, size_t count) { return first + count > n ? first + count : n; }
+
+static struct table_ends table_ends(const struct mdl_machine *m)
 {
-    size_t n = 0;
-    for (unsigned i = 0; i < m->n_templates; i++)
-        if ((size_t)m->templates[i].async_first + m->templates[i].async_count > n)
-            n = (size_t)m->templates[i].async_first + m->templates[i].async_count;
-    return n;
+    struct table_ends e = { 0, 0, 0 };
+    for (unsigned i = 0; i < m->n_templates; i++) {
+        const struct mdl_template *t = &m->templates[i];
+        e.uses = end_of(e.uses, t->use_first, t->use_count);
+        e.async_uses = end_of(e.async_uses, t->async_first, t->async_count);
+        e.occupancies = end_of(e.occupancies, t->occ_first, t->occ_count);
+    }
+    return e;
 }
 
 static size_t max_match(const struct mdl_machine *m)
@@ -115,7 +116,8 @@ static size_t max_match(const struct mdl_machine *m)
 
 static void emit_uses(FILE *out, const struct mdl_machine *m)
 {
-    size_t n = max_use(m);
+    struct table_ends ends = table_ends(m);
+    size_t n = ends.uses;
     fprintf(out, "static const struct mdl_use uses[%zu] = {\n", n ? n : 1);
     for (size_t i = 0; i < n; i++) {
         fprintf(out, "    { %u, ", m->uses[i].resource);
@@ -123,11 +125,19 @@ static void emit_uses(FILE *out, const struct mdl_machine *m)
         fputs(" },\n", out);
     }
     fputs("};\n\n", out);
-    n = max_async_use(m);
+    n = ends.async_uses;
     fprintf(out, "static const struct mdl_async_use async_uses[%zu] = {\n", n ? n : 1);
     for (size_t i = 0; i < n; i++) {
         fprintf(out, "    { %u, ", m->async_uses[i].resource);
         c_float(out, m->async_uses[i].cost);
+        fputs(" },\n", out);
+    }
+    fputs("};\n\n", out);
+    n = ends.occupancies;
+    fprintf(out, "static const struct mdl_occupancy occupancies[%zu] = {\n", n ? n : 1);
+    for (size_t i = 0; i < n; i++) {
+        fprintf(out, "    { 0x%llxull, ", (unsigned long long)m->occupancies[i].units);
+        c_float(out, m->occupancies[i].count);
         fputs(" },\n", out);
     }
     fputs("};\n\n", out);
@@ -200,7 +210,7 @@ static void emit_machine(FILE *out, const struct mdl_machine *m, const char *ide
     FIELD_U(isa); FIELD_U(fetch_bytes); FIELD_U(predecode_width); FIELD_U(decode_width); FIELD_U(complex_decoders);
     FIELD_U(issue_width); FIELD_U(uop_cache_width); FIELD_U(uop_cache_entries); FIELD_U(loop_buffer);
     FIELD_U(idq); FIELD_F(taken_branch_bubble); FIELD_U(rob); FIELD_U(scheduler); FIELD_U(load_buffer);
-    FIELD_U(store_buffer); FIELD_U(retire_width);
+    FIELD_U(store_buffer); FIELD_U(retire_width); FIELD_U(port_choice);
     fputs("    .caches = caches,\n", out);
     FIELD_U(n_caches); FIELD_F(memory_latency); FIELD_F(memory_bandwidth);
     FIELD_F(store_forward_fail); FIELD_F(pointer_chase);
@@ -212,7 +222,7 @@ static void emit_machine(FILE *out, const struct mdl_machine *m, const char *ide
     FIELD_U(n_async);
     fputs("    .templates = templates,\n", out);
     FIELD_U(n_forms); FIELD_U(n_templates);
-    fputs("    .uses = uses,\n    .async_uses = async_uses,\n    .class_default = {", out);
+    fputs("    .uses = uses,\n    .async_uses = async_uses,\n    .occupancies = occupancies,\n    .class_default = {", out);
     for (unsigned c = 0; c < MDL_CLASS_COUNT; c++)
         fprintf(out, "%s%u", c ? ", " : " ", m->class_default[c]);
     fputs(" },\n    .replaces = replaces,\n", out);

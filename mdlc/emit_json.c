@@ -1,5 +1,6 @@
 /* The lowered machine as JSON, for `mdlc --dump-json` and scripts that inspect a model. */
 #include "emit.h"
+#include "check.h"
 #include <jansson.h>
 
 static const char *const class_names[] = {
@@ -39,14 +40,21 @@ static json_t *json_template(const struct mdl_machine *m, const struct mdl_templ
         json_array_append_new(async, json_pack("{s:s, s:f}", "resource", m->async[u->resource].name,
                                                "cost", (double)u->cost));
     }
+    json_t *occupancies = json_array();
+    for (unsigned k = 0; k < t->occ_count; k++) {
+        const struct mdl_occupancy *o = &m->occupancies[t->occ_first + k];
+        json_array_append_new(occupancies, json_pack("{s:I, s:f}", "units", (json_int_t)o->units, "count",
+                                                     (double)o->count));
+    }
     json_t *depends = json_array();
     for (unsigned k = 0; k < MDL_DEPEND_COUNT; k++)
         if (t->depends & (1u << k))
             json_array_append_new(depends, json_string(depend_names[k]));
-    return json_pack("{s:s, s:s?, s:[f,f], s:[i,i], s:f, s:o, s:o, s:o}", "name", t->name,
+    return json_pack("{s:s, s:s?, s:[f,f], s:[i,i], s:f, s:o, s:o, s:o, s:o}", "name", t->name,
                      "class", t->cls < MDL_CLASS_COUNT ? class_names[t->cls] : NULL,
                      "latency", (double)t->latency_min, (double)t->latency_max, "uops", t->uops_fused,
-                     t->uops_unfused, "tp", (double)t->tp, "uses", uses, "async", async, "depends", depends);
+                     t->uops_unfused, "tp", (double)t->tp, "uses", uses, "occupancies", occupancies, "async", async,
+                     "depends", depends);
 }
 
 static json_t *json_templates(const struct mdl_machine *m, unsigned from, unsigned to)
@@ -111,8 +119,9 @@ void emit_json(FILE *out, const struct mdl_machine *m)
         "issue_width", m->issue_width, "uop_cache_width", m->uop_cache_width, "uop_cache_entries",
         m->uop_cache_entries, "loop_buffer", m->loop_buffer, "idq", m->idq, "taken_branch_bubble",
         (double)m->taken_branch_bubble));
-    json_object_set_new(root, "window", json_pack("{s:i, s:i, s:i, s:i, s:i}", "rob", m->rob, "scheduler",
-        m->scheduler, "load_buffer", m->load_buffer, "store_buffer", m->store_buffer, "retire_width", m->retire_width));
+    json_object_set_new(root, "window", json_pack("{s:i, s:i, s:i, s:i, s:i, s:s}", "rob", m->rob, "scheduler",
+        m->scheduler, "load_buffer", m->load_buffer, "store_buffer", m->store_buffer, "retire_width", m->retire_width,
+        "port_choice", check_enum_name("PORT_CHOICE", m->port_choice)));
     json_object_set_new(root, "caches", json_caches(m));
     json_object_set_new(root, "memory", json_pack("{s:f, s:f, s:f, s:f}", "latency", (double)m->memory_latency,
                                                   "bandwidth", (double)m->memory_bandwidth, "store_forward_fail",

@@ -19,6 +19,7 @@ struct lowering {
     VEC(struct mdl_resource) res;
     VEC(struct mdl_use) uses;
     VEC(struct mdl_async_use) async_uses;
+    VEC(struct mdl_occupancy) occupancies;
     VEC(uint32_t) match;
     VEC(occupancies) occ;           /* per template, before resources exist */
     struct map mnemonic_forms;      /* mnemonic -> VEC of template indices */
@@ -272,8 +273,16 @@ static void lower_uses_of(struct lowering *lw, const occupancies *o)
     }
 }
 
+static void lower_occupancies_of(struct lowering *lw, const occupancies *o)
+{
+    for (size_t i = 0; i < o->n; i++)
+        if (o->v[i].atoms)
+            vec_push(lw->p->ar, &lw->occupancies, ((struct mdl_occupancy){ o->v[i].atoms, (float)o->v[i].count }));
+}
+
 /* Cost of a template on each resource: its uop-cycles on sets inside the resource, per
- * instance. Templates with the same occupancies (most of a uops.info table) share one run. */
+ * instance; and its occupancies as they are, for a machine that chooses ports. Templates with
+ * the same occupancies (most of a uops.info table) share one run of each. */
 static void lower_uses(struct lowering *lw)
 {
     struct mdl_template *t = (struct mdl_template *)lw->m->templates;
@@ -285,11 +294,16 @@ static void lower_uses(struct lowering *lw)
         if (same) {
             t[k].use_first = same->use_first;
             t[k].use_count = same->use_count;
+            t[k].occ_first = same->occ_first;
+            t[k].occ_count = same->occ_count;
             continue;
         }
         t[k].use_first = (uint32_t)lw->uses.n;
         lower_uses_of(lw, &lw->occ.v[k]);
         t[k].use_count = (uint16_t)(lw->uses.n - t[k].use_first);
+        t[k].occ_first = (uint32_t)lw->occupancies.n;
+        lower_occupancies_of(lw, &lw->occ.v[k]);
+        t[k].occ_count = (uint16_t)(lw->occupancies.n - t[k].occ_first);
         map_put(&runs, key, &t[k]);
     }
 }
@@ -495,6 +509,7 @@ static void lower_params(struct lowering *lw)
 #define WI(f) m->f = (__typeof__(m->f))NUM("block:window", P_WINDOW_##f);
     WI(rob) WI(scheduler) WI(load_buffer) WI(store_buffer) WI(retire_width)
 #undef WI
+    m->port_choice = (uint8_t)ENUMV("block:window", P_WINDOW_port_choice, MDL_PORT_CHOICE_NONE);
 #define BR(f) m->f = (__typeof__(m->f))NUM("block:branch", P_BRANCH_##f);
     BR(history_bits) BR(table_entries) BR(btb_entries) BR(btb_ways) BR(ras_entries) BR(mispredict_penalty)
 #undef BR
@@ -537,6 +552,7 @@ struct mdl_machine *lower_program(struct program *p)
     lw.m->n_resources = (uint16_t)lw.res.n;
     lw.m->uses = lw.uses.v;
     lw.m->async_uses = lw.async_uses.v;
+    lw.m->occupancies = lw.occupancies.v;
     lw.m->match = lw.match.v;
     return lw.m;
 }

@@ -27,6 +27,7 @@ enum mdl_prefetch { MDL_PREFETCH_NONE, MDL_PREFETCH_NEXT_LINE, MDL_PREFETCH_STRI
 enum mdl_predictor { MDL_PREDICTOR_STATIC, MDL_PREDICTOR_BIMODAL, MDL_PREDICTOR_GSHARE, MDL_PREDICTOR_TAGE };
 enum mdl_indirect { MDL_INDIRECT_NONE, MDL_INDIRECT_BTB, MDL_INDIRECT_ITTAGE };
 enum mdl_cache_kind { MDL_CACHE_DATA, MDL_CACHE_INSTRUCTION, MDL_CACHE_UNIFIED };
+enum mdl_port_choice { MDL_PORT_CHOICE_NONE, MDL_PORT_CHOICE_LEAST_USED };
 
 /* An abstract resource: a set of unit instances used together as one throughput limit. */
 struct mdl_resource {
@@ -40,6 +41,13 @@ struct mdl_resource {
 struct mdl_use {
     uint16_t resource;
     float cost;
+};
+
+/* COUNT uop-cycles on any one unit instance of UNITS, as the entry states them (before lowering):
+ * what the runtime gives ports to when the machine chooses them (port_choice). */
+struct mdl_occupancy {
+    uint64_t units;
+    float count;
 };
 
 struct mdl_async_use {
@@ -62,6 +70,8 @@ struct mdl_template {
     uint16_t use_count;
     uint16_t async_first, async_count;
     uint8_t depends;            /* bits of enum mdl_depend: the old values it waits for */
+    uint32_t occ_first;         /* its occupancies in mdl_machine.occupancies */
+    uint16_t occ_count;
 };
 
 enum mdl_replace_kind { MDL_REPLACE_NOP, MDL_REPLACE_FORM };
@@ -102,6 +112,7 @@ struct mdl_machine {
     float taken_branch_bubble;
     uint32_t rob, scheduler, load_buffer, store_buffer;
     uint16_t retire_width;
+    uint8_t port_choice;                /* enum mdl_port_choice */
     /* memory */
     const struct mdl_cache *caches;     /* ordered by level */
     uint16_t n_caches;
@@ -121,6 +132,7 @@ struct mdl_machine {
     uint32_t n_forms, n_templates;
     const struct mdl_use *uses;
     const struct mdl_async_use *async_uses;
+    const struct mdl_occupancy *occupancies;
     uint32_t class_default[MDL_CLASS_COUNT];
     const struct mdl_replace *replaces;
     uint32_t n_replaces;

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "ports.h"
 #include "shadow.h"
 #include "taint.h"
 
@@ -52,6 +53,7 @@ struct prep {
     uint32_t uops;                  /* fused-domain slots in the window */
     double op_lat, load_lat;        /* execution after the operands; load-to-use of its load */
     double serial;                  /* measured inverse throughput beyond what its ports explain */
+    bool placed;                    /* its uops are given ports (ports.h) */
 };
 
 struct rt_model {
@@ -74,6 +76,7 @@ struct rt_model {
     double *pd_t, *dec_t, *dec_free; /* [L]: legacy decode: the current predecode and decode
                                        cycles, decoders still free in the latter */
     double *ser_t, *ser_scale;      /* [L]: the measured-throughput bound of microcoded forms */
+    double *end_t;                  /* [L]: the latest result so far */
     bool legacy;                    /* instructions come through the legacy decoders */
     /* The predecoder's grouping depends on instruction lengths only, so it is the same in every
      * lane: where the unrolled code is, the fetch block of the current predecode cycle and how
@@ -90,6 +93,9 @@ struct rt_model {
     bool loaded[RT_REG_COUNT];      /* last written by an integer load of 4 or 8 bytes: a pointer */
     struct ring rob_ring, lb_ring, sb_ring;
     struct shadow mem;
+    struct ports *pc;               /* the ports of each uop, where the machine chooses them; else NULL */
+    const struct ports_lanes *pl;   /* its per-lane part */
+    struct ports_choice choice;     /* the current instruction's uops */
     /* causality, baseline lane only, in periods (taint.h) */
     struct taint *tn;
     struct taint *tn_on;            /* tn while a period is open, NULL otherwise */
@@ -277,13 +283,13 @@ static bool lanes_valid(const struct mdl_machine *m, const struct rt_lane_cfg *l
 
 /* The arrays of one value per lane, allocated and freed together: the timing state first, then
  * the parameters. */
-enum { N_LANE_STATE = 8, N_LANE_ARRAYS = 14 };
+enum { N_LANE_STATE = 9, N_LANE_ARRAYS = 15 };
 
 static void lane_arrays(struct rt_model *md, double **out[N_LANE_ARRAYS])
 {
     double **all[N_LANE_ARRAYS] = { &md->fe_t, &md->disp_t, &md->ret_t, &md->last_ret, &md->pd_t, &md->dec_t,
-                                    &md->dec_free, &md->ser_t, &md->lat_scale, &md->fe_cost, &md->ret_cost,
-                                    &md->penalty, &md->mem_scale, &md->ser_scale };
+                                    &md->dec_free, &md->ser_t, &md->end_t, &md->lat_scale, &md->fe_cost,
+                                    &md->ret_cost, &md->penalty, &md->mem_scale, &md->ser_scale };
     memcpy(out, all, sizeof all);
 }
 
@@ -302,6 +308,8 @@ static void set_lanes(struct rt_model *md, const struct rt_lane_cfg *lanes, unsi
         const struct rt_lane_cfg *c = &lanes[l < n ? l : 0];
         lane_params(md, c, l);
         md->ser_scale[l] = lane_has(c, RT_KNOB_ALL_RESOURCES) ? 0 : knob_scale(c, RT_KNOB_SERIAL, 0);
+        if (md->pc)
+            ports_lane_scale(md->pc, md->res_scale, l);
     }
 }
 
@@ -335,6 +343,8 @@ static void clear_state(struct rt_model *md)
     ring_reset(&md->lb_ring, md->lb, L);
     ring_reset(&md->sb_ring, md->sb, L);
     shadow_clear(&md->mem);
+    if (md->pc)
+        ports_clear(md->pc);
     memset(md->reg_cls, 0, sizeof md->reg_cls);
     memset(md->loaded, 0, sizeof md->loaded);
     md->legacy = md->prev_fusible = false;
@@ -375,6 +385,8 @@ struct rt_model *rt_model_new(const struct mdl_machine *m, const struct rt_lane_
     md->rob = xcalloc(n, sizeof(uint32_t));
     md->lb = xcalloc(n, sizeof(uint32_t));
     md->sb = xcalloc(n, sizeof(uint32_t));
+    md->pc = ports_new(m, n);
+    md->pl = md->pc ? ports_lanes(md->pc) : NULL;
     set_lanes(md, lanes, lanes_in);
     md->never = xcalloc(n, sizeof(double));
     for (unsigned l = 0; l < n; l++)
@@ -401,8 +413,8 @@ struct rt_model *rt_model_new(const struct mdl_machine *m, const struct rt_lane_
     md->seen = xcalloc(n_static, sizeof(uint64_t));
     md->prep = xcalloc(n_static, sizeof(struct prep));
     if (causality)
-        md->tn = taint_new(2 * md->rob[0], m->n_resources + 1u, m->n_caches, RT_REG_COUNT, md->rob_ring.cap,
-                           md->lb_ring.cap, md->sb_ring.cap);
+        md->tn = taint_new(2 * md->rob[0], m->n_resources + 1u + ports_count(md->pc), m->n_caches, RT_REG_COUNT,
+                           md->rob_ring.cap, md->lb_ring.cap, md->sb_ring.cap);
     clear_state(md);
     return md;
 }
@@ -436,6 +448,7 @@ void rt_model_free(struct rt_model *md)
     free(md->res_t); free(md->cache_t); free(md->reg_t); free(md->async_total);
     ring_free(&md->rob_ring); ring_free(&md->lb_ring); ring_free(&md->sb_ring);
     shadow_free(&md->mem);
+    ports_free(md->pc);
     taint_free(md->tn);
     free(md->crit); free(md->seen); free(md->prep); free(md->charge);
     free(md);
@@ -487,6 +500,7 @@ struct step {
     struct { unsigned k; double cost; } cross[RT_MAX_MEM * 8];
     double pd_cycles;               /* legacy predecode cycles from the previous instruction's */
     bool fuse_wait;                 /* the previous instruction was fusible */
+    bool placed;                    /* its uops are given ports (ports.h) */
     bool mispredicted;
 };
 
@@ -877,6 +891,36 @@ static double level_extra(const struct rt_model *md, const struct step *s)
 static inline_always void lane_resources(struct rt_model *md, const struct step *s, unsigned l, struct taint *tn,
                                          unsigned set, double disp, double *t);
 
+/* Where the instruction's uops have ports (ports.h), the ports stand for the port sets: only
+ * `maximum` groups remain abstract. */
+static inline bool port_placed(const struct rt_model *md, const struct step *s, unsigned r)
+{
+    return s->placed && !md->m->resources[r].is_group;
+}
+
+/* The uops of the instruction that run WHEN (ports.h; their ports chosen as the step began):
+ * each takes its port from the time *T it is ready, and the instruction goes on once they have
+ * started, the K-th of them allowed K cycles after the first (a form's uops run one after
+ * another); a port that made a uop wait passes on what set its time. */
+static inline_always void lane_ports(struct rt_model *md, const struct step *s, unsigned l, struct taint *tn,
+                                     unsigned set, double disp, double *t, enum ports_when when)
+{
+    if (!s->placed)
+        return;
+    const struct ports_choice *c = &md->choice;
+    double from = *t;
+    unsigned rank = 0;
+    for (unsigned u = 0; u < c->n; u++) {
+        if (c->when[u] != when)
+            continue;
+        double at = ports_take(md->pl, c->port[u], l, from, c->len[u], disp);
+        unsigned ps = res_set(tn, md->m->n_resources + 1u + c->port[u]);
+        constrain(tn, set, t, at - rank++, ps);
+        double busy = at > from ? at : -INFINITY;
+        used(tn, ps, &busy, at);
+    }
+}
+
 /* Loads wait for their address registers and for the store they read from (shadow memory:
  * store-to-load forwarding), then take their load-to-use latency. */
 static inline_always void lane_memory(struct rt_model *md, const struct step *s, unsigned l, struct taint *tn,
@@ -898,6 +942,7 @@ static inline_always void lane_memory(struct rt_model *md, const struct step *s,
      * the operation after it (else a load's latency would hide its port's throughput). */
     if (!s->in->eliminated)
         lane_resources(md, s, l, tn, TN_LOAD, disp, &ld);
+    lane_ports(md, s, l, tn, TN_LOAD, disp, &ld, PORTS_AT_LOAD);
     if (l == 0)
         md->load0 = ld;
     /* Instruction latency and the memory hierarchy's latency are separate resources; the bound
@@ -918,6 +963,8 @@ static inline_always void lane_resources(struct rt_model *md, const struct step 
     const struct mdl_machine *m = md->m;
     const struct mdl_use *u = &m->uses[s->t->use_first];
     for (unsigned k = 0; k < s->t->use_count; k++) {
+        if (port_placed(md, s, u[k].resource))
+            continue;
         size_t i = (size_t)u[k].resource * md->L + l;
         constrain(tn, set, t, md->res_t[i], res_set(tn, u[k].resource));
         used(tn, res_set(tn, u[k].resource), &md->res_t[i], disp);
@@ -968,19 +1015,24 @@ static inline_always double step_lane(struct rt_model *md, const struct step *s,
         lane_memory(md, s, l, tn, disp, &t);
     else if (s->stores)
         lane_cache(md, s, l, tn, TN_INSN, disp, &t);
-    if (s->stores)
+    if (s->stores) {
         lane_regs(md, s->in->addr, s->in->n_addr, l, tn, TN_INSN, &t);
+        lane_ports(md, s, l, tn, TN_INSN, disp, &t, PORTS_AT_ADDRESS);
+    }
     for (unsigned k = 0; k < s->in->n_src; k++)
         constrain(tn, TN_INSN, &t, md->reg_t[(size_t)s->in->src[k] * md->L + l] + s->src_bypass[k] * md->lat_scale[l],
                   reg_set(tn, s->in->src[k]));
     if (!s->in->eliminated && !s->loads)
         lane_resources(md, s, l, tn, TN_INSN, disp, &t);
+    lane_ports(md, s, l, tn, TN_INSN, disp, &t, PORTS_AT_OPERATION);
     double t_end = t + s->op_lat * md->lat_scale[l];
     if (tn)
         taint_add_current(tn, TN_INSN);
     lane_writes(md, s, l, tn, t_end);
     if (s->mispredicted)
         constrain(tn, TN_FRONTEND, &md->fe_t[l], t_end + md->penalty[l], TN_INSN);
+    if (t_end > md->end_t[l])
+        md->end_t[l] = t_end;
     return lane_retire(md, s, l, tn, t_end);
 }
 
@@ -1146,6 +1198,8 @@ static inline_always void plain_resources(struct rt_model *md, const struct step
     const struct mdl_machine *m = md->m;
     const struct mdl_use *u = &m->uses[s->t->use_first];
     for (unsigned k = 0; k < s->t->use_count; k++) {
+        if (port_placed(md, s, u[k].resource))
+            continue;
         size_t row = (size_t)u[k].resource * md->L;
         pass_use(t, &md->res_t[row], d, &md->res_scale[row], u[k].cost, a, b);
     }
@@ -1179,6 +1233,26 @@ static inline_always void pass_load_done(double *restrict t, const double *restr
         t[l] = dmax(ld[l] + load_lat * lat[l] + (lat[l] > 0 ? extra * mem[l] : 0), t[l]);
 }
 
+/* lane_ports for lanes [a, b) without taints, a uop at a time: each lane's ports see its uops in
+ * the same order as in lane_ports, so the times are the same. */
+static inline_always void plain_ports(struct rt_model *md, const struct step *s, unsigned a, unsigned b,
+                                      const double *d, double *t, enum ports_when when)
+{
+    if (!s->placed)
+        return;
+    const struct ports_choice *c = &md->choice;
+    _Alignas(64) double from[RT_MAX_LANES];
+    pass_copy(from, t, a, b);
+    unsigned rank = 0;
+    for (unsigned u = 0; u < c->n; u++) {
+        if (c->when[u] != when)
+            continue;
+        for (unsigned l = a; l < b; l++)
+            t[l] = dmax(ports_take(md->pl, c->port[u], l, from[l], c->len[u], d[l]) - rank, t[l]);
+        rank++;
+    }
+}
+
 static inline_always void plain_load(struct rt_model *md, const struct step *s, const struct plain_in *in,
                                      unsigned a, unsigned b, const double *d, double *t)
 {
@@ -1194,6 +1268,7 @@ static inline_always void plain_load(struct rt_model *md, const struct step *s, 
     }
     if (!s->in->eliminated)
         plain_resources(md, s, a, b, d, ld);
+    plain_ports(md, s, a, b, d, ld, PORTS_AT_LOAD);
     if (a == 0)
         md->load0 = ld[0];
     pass_load_done(t, ld, md->lat_scale, md->mem_scale, s->load_lat, s->extra_lat, a, b);
@@ -1202,10 +1277,12 @@ static inline_always void plain_load(struct rt_model *md, const struct step *s, 
 /* The result is ready OP_LAT (scaled) after the start; retirement follows in order. */
 static inline_always void pass_retire(double *restrict t, const double *restrict lat, double op_lat,
                                       double *restrict ret, double *restrict last, const double *restrict ret_cost,
-                                      double uops, double *restrict retire, unsigned a, unsigned b)
+                                      double uops, double *restrict retire, double *restrict latest, unsigned a,
+                                      unsigned b)
 {
     for (unsigned l = a; l < b; l++) {
         double end = t[l] + op_lat * lat[l];
+        latest[l] = dmax(latest[l], end);
         double r = dmax(ret[l], end);
         t[l] = end;
         ret[l] = r + uops * ret_cost[l];
@@ -1228,17 +1305,21 @@ static lane_clones void step_lanes_plain(struct rt_model *md, const struct step 
 {
     _Alignas(64) double d[RT_MAX_LANES], t[RT_MAX_LANES];
     plain_dispatch(md, s, in, a, b, d, t);
+
     if (s->loads)
         plain_load(md, s, in, a, b, d, t);
     else if (s->stores)
         plain_cache(md, s, a, b, d, t);
-    if (s->stores)
+    if (s->stores) {
         plain_regs(md, s->in->addr, s->in->n_addr, a, b, t);
+        plain_ports(md, s, a, b, d, t, PORTS_AT_ADDRESS);
+    }
     for (unsigned k = 0; k < s->in->n_src; k++)
         pass_after_bypass(t, &md->reg_t[(size_t)s->in->src[k] * md->L], md->lat_scale, s->src_bypass[k], a, b);
     if (!s->in->eliminated && !s->loads)
         plain_resources(md, s, a, b, d, t);
-    pass_retire(t, md->lat_scale, s->op_lat, md->ret_t, md->last_ret, md->ret_cost, s->uops, retire, a, b);
+    plain_ports(md, s, a, b, d, t, PORTS_AT_OPERATION);
+    pass_retire(t, md->lat_scale, s->op_lat, md->ret_t, md->last_ret, md->ret_cost, s->uops, retire, md->end_t, a, b);
     plain_writes(md, s, in, a, b, t);
     for (unsigned l = a; s->mispredicted && l < b; l++)
         if (t[l] + md->penalty[l] > md->fe_t[l])
@@ -1351,6 +1432,7 @@ static const struct prep *prepared(struct rt_model *md, const struct rt_insn *in
         p->stores |= in->mem[i].store;
     }
     p->serial = rt_serial_cost(m, t);
+    p->placed = !in->eliminated && ports_places(md->pc, t);
     p->cls = insn_class(in, t);
     prep_latencies(md, in, t, p);
     p->ready = true;
@@ -1596,6 +1678,7 @@ void rt_model_step(struct rt_model *md, const struct rt_insn *in, uint32_t sidx,
     s.addr = addr;
     s.levels = levels;
     s.mispredicted = mispredicted;
+    s.placed = p->placed;
     step_bypasses(md, &s);
     step_merges(md, &s);
     step_chase(md, &s);
@@ -1606,6 +1689,8 @@ void rt_model_step(struct rt_model *md, const struct rt_insn *in, uint32_t sidx,
         s.fuse_wait = md->prev_fusible;
         md->prev_fusible = in->fusible;
     }
+    if (s.placed)
+        ports_choose(md->pc, s.t, s.stores && !s.loads, &md->choice);
     if (md->tn)
         causality_enter(md, sidx);
     shadow_tick(&md->mem);
@@ -1663,6 +1748,8 @@ void rt_model_topdown_stop(struct rt_model *md) { md->td.on = false; }
 uint32_t rt_model_causal_window(const struct rt_model *md) { return md->tn ? taint_window(md->tn) : 0; }
 
 double rt_model_time(const struct rt_model *md, unsigned lane) { return md->last_ret[lane]; }
+
+double rt_model_latest(const struct rt_model *md, unsigned lane) { return md->end_t[lane]; }
 
 double rt_model_async_bound(const struct rt_model *md, unsigned lane)
 {

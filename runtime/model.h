@@ -61,6 +61,9 @@ void rt_model_baseline_only(struct rt_model *md);
 
 /* Time (cycles) at which everything issued so far has retired, in LANE. */
 double rt_model_time(const struct rt_model *md, unsigned lane);
+/* The latest time a result is ready in LANE so far: in a steady state it moves on as
+ * retirement does. */
+double rt_model_latest(const struct rt_model *md, unsigned lane);
 
 enum { RT_TD_LEVELS = 8 };
 /* The baseline lane's issue slots so far (cycles x issue width), by what filled or emptied them. */

@@ -99,7 +99,8 @@ static void run(const struct mdl_machine *m, const struct block *b, const struct
 }
 
 /* Every lane of the plan together (the passes; lane 0 scalar with its taints) against each lane
- * alone (the scalar path), and the baseline's critical counts with and without the other lanes. */
+ * alone (the scalar path; the baseline with its taints and without), and the baseline's
+ * critical counts with and without the other lanes. */
 static void expect_paths_agree(const struct mdl_machine *m, const struct analysis_plan *plan, const struct block *b,
                                unsigned seed)
 {
@@ -109,6 +110,8 @@ static void expect_paths_agree(const struct mdl_machine *m, const struct analysi
     run(m, b, plan->lanes, plan->n_lanes, true, together, crit_t, seen_t);
     run(m, b, plan->lanes, 1, true, &alone, crit_s, seen_s);
     cr_expect_eq(together[0], alone, "%s, seed %u: the baseline", m->name, seed);
+    run(m, b, plan->lanes, 1, false, &alone, NULL, NULL);
+    cr_expect_eq(together[0], alone, "%s, seed %u: the baseline without its taints", m->name, seed);
     for (size_t i = 0; i < b->n_orig; i++) {
         cr_expect_eq(crit_t[i], crit_s[i], "%s, seed %u, instruction %zu: critical", m->name, seed, i);
         cr_expect_eq(seen_t[i], seen_s[i], "%s, seed %u, instruction %zu: seen", m->name, seed, i);

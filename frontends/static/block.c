@@ -311,12 +311,33 @@ static void series_add(struct series *s, double x)
     s->v[s->n++ % SERIES] = x;
 }
 
-/* The smallest period that the last SPAN values follow (after at least one more value than
- * that needs), or 0. */
-static unsigned series_period(const struct series *s)
+static bool series_repeats(const struct series *s, unsigned p) { return s->run[p] >= SPAN && s->n > SPAN + p; }
+
+/* The sum of the last P values. */
+static double series_sum(const struct series *s, unsigned p)
+{
+    double sum = 0;
+    for (unsigned k = 1; k <= p; k++)
+        sum += s->v[(s->n - k) % SERIES];
+    return sum;
+}
+
+static bool same_time(double x, double y) { return fabs(x - y) <= 1e-9 * (fabs(x) > 1 ? fabs(x) : 1); }
+
+/* A lane's steady state: the smallest period P that its retirement and its latest result both
+ * follow over the last SPAN iterations, moving on by the same time per period, or 0. Retirement
+ * alone can repeat while the results run ahead of it (a port's backlog growing until the window
+ * is full): that rate is not the steady state's. The window may still be filling: dispatch is
+ * then ahead, which changes nothing once the results and retirement keep pace. */
+struct progress {
+    struct series ret, end;
+};
+
+static unsigned lane_period(const struct progress *g)
 {
     for (unsigned p = 1; p <= PMAX; p++)
-        if (s->run[p] >= SPAN && s->n > SPAN + p)
+        if (series_repeats(&g->ret, p) && series_repeats(&g->end, p) &&
+            same_time(series_sum(&g->ret, p), series_sum(&g->end, p)))
             return p;
     return 0;
 }
@@ -326,7 +347,8 @@ static unsigned series_period(const struct series *s)
 struct measure {
     unsigned lanes, iterations, warm, open;
     double *hist;                   /* [HIST][lanes]: retire times after each iteration */
-    struct series *cycles;          /* [lanes]: cycles of each iteration */
+    struct progress *cycles;        /* [lanes]: the cycles of each iteration, retirement, dispatch and results */
+    double *last_end;               /* [lanes]: after the iteration before */
     double *half;                   /* [lanes]: at the start of the second half */
     unsigned *period;               /* [lanes] */
     bool *done;                     /* [lanes] */
@@ -338,16 +360,20 @@ static bool measure_lanes(struct measure *ms, struct rt_model *md, unsigned it, 
     unsigned L = ms->lanes;
     double *now = hist_row(ms->hist, it, 0, L);
     for (unsigned l = 0; l < L; l++) {
+        double end = rt_model_latest(md, l);
         now[l] = rt_model_time(md, l);
-        if (it > 0 && !ms->done[l])
-            series_add(&ms->cycles[l], now[l] - hist_row(ms->hist, it, 1, L)[l]);
+        if (it > 0 && !ms->done[l]) {
+            series_add(&ms->cycles[l].ret, now[l] - hist_row(ms->hist, it, 1, L)[l]);
+            series_add(&ms->cycles[l].end, end - ms->last_end[l]);
+        }
+        ms->last_end[l] = end;
     }
     if (it + 1 == ms->warm)
         memcpy(ms->half, now, L * sizeof *ms->half);
     /* One period once it repeats, else the slope over the second half; never below what the
      * asynchronous resources need per iteration. */
     for (unsigned l = 0; l < L; l++) {
-        if (ms->done[l] || (!(ms->period[l] = series_period(&ms->cycles[l])) && it + 1 < ms->iterations))
+        if (ms->done[l] || (!(ms->period[l] = lane_period(&ms->cycles[l])) && it + 1 < ms->iterations))
             continue;
         unsigned k = ms->period[l];
         double slope = k ? (now[l] - hist_row(ms->hist, it, k, L)[l]) / k
@@ -481,7 +507,8 @@ bool block_run(const struct block *b, const struct mdl_machine *m, const struct 
     struct addr_gen g;
     addr_gen_init(&g);
     struct measure ms = { n_lanes, iterations, iterations / 2, n_lanes, calloc(HIST * (size_t)n_lanes, sizeof(double)),
-                          calloc(n_lanes, sizeof(struct series)), calloc(n_lanes, sizeof(double)),
+                          calloc(n_lanes, sizeof(struct progress)), calloc(n_lanes, sizeof(double)),
+                          calloc(n_lanes, sizeof(double)),
                           calloc(n_lanes, sizeof(unsigned)), calloc(n_lanes, sizeof(bool)) };
     unsigned it, measured = 0;
     struct slots sl;
@@ -511,6 +538,7 @@ bool block_run(const struct block *b, const struct mdl_machine *m, const struct 
         r->crit[i] = rt_model_critical(md, (uint32_t)i, &r->seen[i]);
     free(ms.hist);
     free(ms.cycles);
+    free(ms.last_end);
     free(ms.half);
     free(ms.period);
     free(ms.done);

@@ -1,0 +1,149 @@
+/* The scheduler's choice of one port for each uop, where a description says how its core
+ * chooses (port_choice), and when each port is busy: a uop runs on its port at the first free
+ * cycle once it is ready, so two chains sharing a port lose a cycle each time they meet. */
+#ifndef RT_PORTS_H
+#define RT_PORTS_H
+#include <stdbool.h>
+#include <stdint.h>
+#include <string.h>
+#include "mdl_machine.h"
+
+/* Forms of more uops come from the microcode sequencer: their uops are not placed (the abstract
+ * resources and the serial unit bound them). */
+enum { PORTS_MAX_UOPS = 8 };
+
+/* When a uop runs: a load's when the load starts (its ports are the load class's), a store's
+ * address uop when the address is ready (a store's uop on a set holding load ports), the
+ * others when the operation starts. */
+enum ports_when { PORTS_AT_OPERATION, PORTS_AT_LOAD, PORTS_AT_ADDRESS };
+
+/* The uops of one instruction as chosen: each one's port, cycles and when it runs. */
+struct ports_choice {
+    unsigned n;
+    uint8_t port[PORTS_MAX_UOPS];
+    float len[PORTS_MAX_UOPS];
+    uint8_t when[PORTS_MAX_UOPS];   /* enum ports_when */
+};
+
+/* For L lanes; NULL when the machine does not choose ports (port_choice none). */
+struct ports *ports_new(const struct mdl_machine *m, unsigned L);
+void ports_free(struct ports *pc);
+/* Every port free, no uop given a port yet. */
+void ports_clear(struct ports *pc);
+unsigned ports_count(const struct ports *pc);
+/* Lane L's port speeds from the resources' cost scales (RES_SCALE, [n_resources][L]): a port
+ * is as fast as the fastest resource holding it. */
+void ports_lane_scale(struct ports *pc, const double *res_scale, unsigned l);
+/* Whether the uops of template T are given ports (PC NULL: none are). */
+bool ports_places(const struct ports *pc, const struct mdl_template *t);
+/* The ports of the uops of template T, the next instruction in program order, which STORES (a
+ * store without a load: its address uop runs apart). The choice depends on the instructions
+ * before it only, not on time: it is the same in every lane, so a lane's times do not depend on
+ * which others run. */
+void ports_choose(struct ports *pc, const struct mdl_template *t, bool stores, struct ports_choice *out);
+
+/* ---- what follows is per uop and lane: inline, so that it compiles into the model's vector
+ * clones (ports.c has the rest) ---- */
+
+/* The cycles of one port in one lane in which a uop starts: bit K of word K / 64 for cycle
+ * BASE + K (cycles of the lane's port speed). The port starts one uop a cycle; a uop ready
+ * within a cycle another one took waits for the next free one. Cycles before the lane's dispatch
+ * time are behind every uop still to come and are dropped. */
+enum { CAL_WORDS = 2, CAL_CYCLES = CAL_WORDS * 64 };
+struct ports_cal {
+    int64_t base;
+    uint64_t bits[CAL_WORDS];
+};
+
+/* What the lanes read: each port's cycles in each lane, and its speed there. */
+struct ports_lanes {
+    unsigned L;
+    struct ports_cal *cal;          /* [port][lane] */
+    double *scale;                  /* [port][lane]: a cycle's length there */
+    double *per;                    /* [port][lane]: its inverse, 0 where a cycle takes no time */
+};
+const struct ports_lanes *ports_lanes(const struct ports *pc);
+
+#define PORTS_EPS 1e-9
+
+static inline bool ports_cal_busy_(const struct ports_cal *c, int64_t k)
+{
+    return c->bits[(k - c->base) / 64] >> ((k - c->base) % 64) & 1;
+}
+
+/* Moves the window on to start at cycle K (never back). */
+static inline void ports_cal_advance_(struct ports_cal *c, int64_t k)
+{
+    if (k <= c->base)
+        return;
+    if (k - c->base >= CAL_CYCLES) {
+        memset(c->bits, 0, sizeof c->bits);
+        c->base = k;
+        return;
+    }
+    unsigned sh = (unsigned)(k - c->base), words = sh / 64, bits = sh % 64;
+    for (unsigned w = 0; w < CAL_WORDS; w++) {
+        uint64_t lo = w + words < CAL_WORDS ? c->bits[w + words] : 0;
+        uint64_t hi = w + words + 1 < CAL_WORDS ? c->bits[w + words + 1] : 0;
+        c->bits[w] = bits ? lo >> bits | hi << (64 - bits) : lo;
+    }
+    c->base = k;
+}
+
+/* The first free cycle from K on, a word at a time; beyond the window, the window moves. */
+static inline int64_t ports_cal_free_(struct ports_cal *c, int64_t k)
+{
+    for (;;) {
+        int64_t off = k - c->base;
+        if (off >= CAL_CYCLES) {
+            ports_cal_advance_(c, k - CAL_CYCLES + 1);
+            off = k - c->base;
+        }
+        uint64_t free_bits = ~c->bits[off / 64] >> (off % 64);
+        if (free_bits)
+            return k + __builtin_ctzll(free_bits);
+        k += 64 - off % 64;
+    }
+}
+
+/* The first N free cycles in a row from K on. */
+static inline int64_t ports_cal_run_(struct ports_cal *c, int64_t k, int64_t n)
+{
+    for (int64_t run = 0;; k++) {
+        if (k + n - run > c->base + CAL_CYCLES)
+            ports_cal_advance_(c, k + n - run - CAL_CYCLES);
+        run = ports_cal_busy_(c, k) ? 0 : run + 1;
+        if (run == n)
+            return k - (n - 1);
+    }
+}
+
+/* Lane L: the first start at or after T at which port P is free for LEN cycles (before the
+ * lane's scale), now taken; 0 cycles take nothing. DISP is the lane's dispatch time: nothing
+ * placed later starts before it. */
+static inline double ports_take(const struct ports_lanes *pl, unsigned p, unsigned l, double t, double len,
+                                double disp)
+{
+    size_t i = (size_t)p * pl->L + l;
+    double per = pl->per[i];
+    if (len <= 0 || per == 0)
+        return t;
+    struct ports_cal *c = &pl->cal[i];
+    int64_t k = (int64_t)__builtin_floor(t * per + PORTS_EPS);
+    ports_cal_advance_(c, (int64_t)__builtin_floor(disp * per + PORTS_EPS));
+    if (k < c->base)
+        k = c->base;
+    if (len <= 1) {
+        k = ports_cal_free_(c, k);
+        c->bits[(k - c->base) / 64] |= 1ull << ((k - c->base) % 64);
+    } else {
+        int64_t n = (int64_t)__builtin_ceil(len - PORTS_EPS);
+        k = ports_cal_run_(c, k, n);
+        for (int64_t j = k; j < k + n; j++)
+            c->bits[(j - c->base) / 64] |= 1ull << ((j - c->base) % 64);
+    }
+    double at = (double)k * pl->scale[i];
+    return at > t ? at : t;
+}
+
+#endif
