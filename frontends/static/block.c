@@ -279,12 +279,13 @@ static void addresses(struct addr_gen *g, const struct rt_insn *in, uint64_t *ad
     }
 }
 
-/* Steady state: a lane's time per iteration repeats with a period of P iterations (1 to 16:
+/* Steady state: a lane's time per iteration repeats with a period of P iterations (1 to 32:
  * the 16-byte fetch blocks of a block repeated back to back line up again every 8 or 16
- * copies) over the last SPAN iterations. The smallest such P is the period. A shorter span
+ * copies, and the ports the scheduler chooses may take two such rounds to repeat) over the last
+ * SPAN iterations. The smallest such P is the period. A shorter span
  * takes the filling of the window, which can run at a steady rate for 20 iterations and more,
  * for the steady state. */
-enum { PMAX = 16, SPAN = 24, HIST = SPAN + PMAX + 2 };
+enum { PMAX = 32, SPAN = 24, HIST = SPAN + PMAX + 2 };
 
 /* The times of every lane BACK iterations before iteration IT (IT >= BACK). */
 static double *hist_row(double *hist, unsigned it, unsigned back, unsigned L)
@@ -294,7 +295,7 @@ static double *hist_row(double *hist, unsigned it, unsigned back, unsigned L)
 
 /* A lane's cycles per iteration and how long they have repeated with each period, kept as
  * they come (one comparison per period and iteration rather than a span's worth). */
-enum { SERIES = 32 };               /* a power of two above PMAX */
+enum { SERIES = 64 };               /* a power of two above PMAX */
 
 struct series {
     double v[SERIES];               /* the last values: value J at J % SERIES */
@@ -354,6 +355,23 @@ struct measure {
     bool *done;                     /* [lanes] */
 };
 
+/* A lane that never repeats (its ports start uops on a grid of another length than its
+ * latencies, say): the least-squares slope of its retire times over the iterations of the
+ * second half still held, which a cycle more or less at either end barely moves (the slope
+ * between the two ends would move by that cycle over the span). */
+static double fitted_slope(const struct measure *ms, unsigned it, unsigned l)
+{
+    unsigned n = it + 1 - ms->warm < HIST ? it + 1 - ms->warm : HIST;
+    if (n < 2)
+        return (hist_row(ms->hist, it, 0, ms->lanes)[l] - ms->half[l]) / (it + 1 - ms->warm);
+    double sx = 0, sy = 0, sxx = 0, sxy = 0;
+    for (unsigned j = 0; j < n; j++) {
+        double x = j, y = hist_row(ms->hist, it, j, ms->lanes)[l];
+        sx += x, sy += y, sxx += x * x, sxy += x * y;
+    }
+    return -(n * sxy - sx * sy) / (n * sxx - sx * sx);   /* x counts back in time */
+}
+
 /* Takes the times after iteration IT; whether every lane is now measured. */
 static bool measure_lanes(struct measure *ms, struct rt_model *md, unsigned it, double *cycles)
 {
@@ -376,8 +394,7 @@ static bool measure_lanes(struct measure *ms, struct rt_model *md, unsigned it, 
         if (ms->done[l] || (!(ms->period[l] = lane_period(&ms->cycles[l])) && it + 1 < ms->iterations))
             continue;
         unsigned k = ms->period[l];
-        double slope = k ? (now[l] - hist_row(ms->hist, it, k, L)[l]) / k
-                         : (now[l] - ms->half[l]) / (it + 1 - ms->warm);
+        double slope = k ? (now[l] - hist_row(ms->hist, it, k, L)[l]) / k : fitted_slope(ms, it, l);
         double async = rt_model_async_bound(md, l) / (it + 1);
         cycles[l] = slope > async ? slope : async;
         ms->done[l] = true;
