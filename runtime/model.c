@@ -898,7 +898,7 @@ static inline bool port_placed(const struct rt_model *md, const struct step *s, 
     return s->placed && !md->m->resources[r].is_group;
 }
 
-/* The uops of the instruction that run WHEN (ports.h; lane 0 chose their ports at its dispatch):
+/* The uops of the instruction that run WHEN (ports.h; their ports chosen as the step began):
  * each takes its port from the time *T it is ready, and the instruction goes on once they have
  * started, the K-th of them allowed K cycles after the first (a form's uops run one after
  * another); a port that made a uop wait passes on what set its time. */
@@ -914,8 +914,6 @@ static inline_always void lane_ports(struct rt_model *md, const struct step *s, 
         if (c->when[u] != when)
             continue;
         double at = ports_take(md->pl, c->port[u], l, from, c->len[u], disp);
-        if (l == 0)
-            ports_ran(md->pc, c->port[u], at);
         unsigned ps = res_set(tn, md->m->n_resources + 1u + c->port[u]);
         constrain(tn, set, t, at - rank++, ps);
         double busy = at > from ? at : -INFINITY;
@@ -1011,8 +1009,6 @@ static inline_always double step_lane(struct rt_model *md, const struct step *s,
 {
     double disp = lane_dispatch(md, s, l, tn);
     double t = disp;
-    if (s->placed && l == 0)
-        ports_choose(md->pc, s->t, s->stores && !s->loads, disp, &md->choice);
     if (tn)
         taint_copy(tn, TN_INSN, TN_DISPATCH);
     if (s->loads)
@@ -1253,8 +1249,6 @@ static inline_always void plain_ports(struct rt_model *md, const struct step *s,
             continue;
         for (unsigned l = a; l < b; l++) {
             double at = ports_take(md->pl, c->port[u], l, from[l], c->len[u], d[l]);
-            if (l == 0)
-                ports_ran(md->pc, c->port[u], at);
             t[l] = dmax(at - rank, t[l]);
         }
         rank++;
@@ -1313,8 +1307,6 @@ static lane_clones void step_lanes_plain(struct rt_model *md, const struct step 
 {
     _Alignas(64) double d[RT_MAX_LANES], t[RT_MAX_LANES];
     plain_dispatch(md, s, in, a, b, d, t);
-    if (s->placed && a == 0)
-        ports_choose(md->pc, s->t, s->stores && !s->loads, d[0], &md->choice);
     if (s->loads)
         plain_load(md, s, in, a, b, d, t);
     else if (s->stores)
@@ -1698,6 +1690,8 @@ void rt_model_step(struct rt_model *md, const struct rt_insn *in, uint32_t sidx,
         s.fuse_wait = md->prev_fusible;
         md->prev_fusible = in->fusible;
     }
+    if (s.placed)
+        ports_choose(md->pc, s.t, s.stores && !s.loads, &md->choice);
     if (md->tn)
         causality_enter(md, sidx);
     shadow_tick(&md->mem);

@@ -36,11 +36,11 @@ unsigned ports_count(const struct ports *pc);
 void ports_lane_scale(struct ports *pc, const double *res_scale, unsigned l);
 /* Whether the uops of template T are given ports (PC NULL: none are). */
 bool ports_places(const struct ports *pc, const struct mdl_template *t);
-/* The ports of the uops of template T, whose first fused uop lane 0 issues at D; STORES: it
- * stores without loading (its address uop runs apart). Every lane runs lane 0's choice. */
-void ports_choose(struct ports *pc, const struct mdl_template *t, bool stores, double d, struct ports_choice *out);
-/* Lane 0 starts a uop on port P at START: until then it counts as waiting there. */
-void ports_ran(struct ports *pc, unsigned p, double start);
+/* The ports of the uops of template T, the next instruction in program order, which STORES (a
+ * store without a load: its address uop runs apart). The choice depends on the instructions
+ * before it only, not on time: it is the same in every lane, so a lane's times do not depend on
+ * which others run. */
+void ports_choose(struct ports *pc, const struct mdl_template *t, bool stores, struct ports_choice *out);
 
 /* ---- what follows is per uop and lane: inline, so that it compiles into the model's vector
  * clones (ports.c has the rest) ---- */
@@ -129,8 +129,8 @@ static inline double ports_take(const struct ports_lanes *pl, unsigned p, unsign
     if (len <= 0 || per == 0)
         return t;
     struct ports_cal *c = &pl->cal[i];
-    int64_t k = (int64_t)__builtin_floor(t * per + PORTS_EPS);
-    ports_cal_advance_(c, (int64_t)__builtin_floor(disp * per + PORTS_EPS));
+    int64_t k = (int64_t)(t * per + PORTS_EPS);             /* floor: times are not negative */
+    ports_cal_advance_(c, (int64_t)(disp * per + PORTS_EPS));
     if (k < c->base)
         k = c->base;
     if (len <= 1) {

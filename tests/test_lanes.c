@@ -118,9 +118,9 @@ static void expect_paths_agree(const struct mdl_machine *m, const struct analysi
         cr_expect_eq(seen_t[i], seen_s[i], "%s, seed %u, instruction %zu: seen", m->name, seed, i);
     }
     for (unsigned l = 1; l < plan->n_lanes; l++) {
-        /* Lane 0 chooses the ports every lane runs (ports.h): beside the baseline alone, a lane
-         * has the times it has among all the others; in lane 0 it has the same times on both
-         * paths (alone: the scalar path; before another lane: the passes). */
+        /* Beside the baseline alone, a lane has the times it has among all the others; in lane
+         * 0 it has the same times on both paths (alone: the scalar path; before another lane:
+         * the passes). */
         const struct rt_lane_cfg *c = &plan->lanes[l];
         struct rt_lane_cfg pair[2] = { plan->lanes[0], *c }, first[2] = { *c, plan->lanes[0] };
         double two[2], passes[2];
