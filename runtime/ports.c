@@ -63,8 +63,6 @@ struct ports *ports_new(const struct mdl_machine *m, unsigned L)
         pc->load_port[pc->n_load_ports++] = (uint8_t)__builtin_ctzll(u);
     pc->lanes.L = L;
     pc->lanes.cal = zalloc((size_t)pc->n_ports * L, sizeof *pc->lanes.cal);
-    pc->lanes.scale = zalloc((size_t)pc->n_ports * L, sizeof *pc->lanes.scale);
-    pc->lanes.per = zalloc((size_t)pc->n_ports * L, sizeof *pc->lanes.per);
     pc->n_recent = RECENT;
     pc->recent = zalloc(pc->n_recent, 1);
     ports_clear(pc);
@@ -76,15 +74,16 @@ void ports_free(struct ports *pc)
     if (!pc)
         return;
     free(pc->lanes.cal);
-    free(pc->lanes.scale);
-    free(pc->lanes.per);
     free(pc->recent);
     free(pc);
 }
 
 void ports_clear(struct ports *pc)
 {
-    memset(pc->lanes.cal, 0, (size_t)pc->n_ports * pc->lanes.L * sizeof *pc->lanes.cal);
+    for (size_t i = 0; i < (size_t)pc->n_ports * pc->lanes.L; i++) {     /* the speeds stay */
+        pc->lanes.cal[i].base = 0;
+        memset(pc->lanes.cal[i].bits, 0, sizeof pc->lanes.cal[i].bits);
+    }
     memset(pc->count, 0, sizeof pc->count);
     memset(pc->snap, 0, sizeof pc->snap);
     pc->pos = pc->filled = pc->group = pc->next_load = 0;
@@ -103,8 +102,8 @@ void ports_lane_scale(struct ports *pc, const double *res_scale, unsigned l)
         for (unsigned r = 0; r < m->n_resources; r++)
             if (!m->resources[r].is_group && (m->resources[r].units >> p & 1) && res_scale[(size_t)r * L + l] < s)
                 s = res_scale[(size_t)r * L + l];
-        pc->lanes.scale[(size_t)p * L + l] = s;
-        pc->lanes.per[(size_t)p * L + l] = s > 0 ? 1 / s : 0;
+        pc->lanes.cal[(size_t)p * L + l].scale = s;
+        pc->lanes.cal[(size_t)p * L + l].per = s > 0 ? 1 / s : 0;
     }
 }
 

@@ -53,14 +53,14 @@ enum { CAL_WORDS = 2, CAL_CYCLES = CAL_WORDS * 64 };
 struct ports_cal {
     int64_t base;
     uint64_t bits[CAL_WORDS];
+    double scale;                   /* a cycle's length in this lane */
+    double per;                     /* its inverse, 0 where a cycle takes no time */
 };
 
-/* What the lanes read: each port's cycles in each lane, and its speed there. */
+/* What the lanes read: each port's cycles in each lane, and its speed there (one line each). */
 struct ports_lanes {
     unsigned L;
     struct ports_cal *cal;          /* [port][lane] */
-    double *scale;                  /* [port][lane]: a cycle's length there */
-    double *per;                    /* [port][lane]: its inverse, 0 where a cycle takes no time */
 };
 const struct ports_lanes *ports_lanes(const struct ports *pc);
 
@@ -124,11 +124,10 @@ static inline int64_t ports_cal_run_(struct ports_cal *c, int64_t k, int64_t n)
 static inline double ports_take(const struct ports_lanes *pl, unsigned p, unsigned l, double t, double len,
                                 double disp)
 {
-    size_t i = (size_t)p * pl->L + l;
-    double per = pl->per[i];
+    struct ports_cal *c = &pl->cal[(size_t)p * pl->L + l];
+    double per = c->per;
     if (len <= 0 || per == 0)
         return t;
-    struct ports_cal *c = &pl->cal[i];
     int64_t k = (int64_t)(t * per + PORTS_EPS);             /* floor: times are not negative */
     ports_cal_advance_(c, (int64_t)(disp * per + PORTS_EPS));
     if (k < c->base)
@@ -136,13 +135,15 @@ static inline double ports_take(const struct ports_lanes *pl, unsigned p, unsign
     if (len <= 1) {
         k = ports_cal_free_(c, k);
         c->bits[(k - c->base) / 64] |= 1ull << ((k - c->base) % 64);
+        double at1 = (double)k * c->scale;
+        return at1 > t ? at1 : t;
     } else {
         int64_t n = (int64_t)__builtin_ceil(len - PORTS_EPS);
         k = ports_cal_run_(c, k, n);
         for (int64_t j = k; j < k + n; j++)
             c->bits[(j - c->base) / 64] |= 1ull << ((j - c->base) % 64);
     }
-    double at = (double)k * pl->scale[i];
+    double at = (double)k * c->scale;
     return at > t ? at : t;
 }
 
