@@ -116,8 +116,12 @@ static unsigned occ_uops(const struct mdl_occupancy *o)
 bool ports_places(const struct ports *pc, const struct mdl_template *t)
 {
     unsigned total = 0;
-    for (unsigned k = 0; pc && k < t->occ_count; k++)
-        total += occ_uops(&pc->m->occupancies[t->occ_first + k]);
+    for (unsigned k = 0; pc && k < t->occ_count; k++) {
+        const struct mdl_occupancy *o = &pc->m->occupancies[t->occ_first + k];
+        if (o->count > PORTS_MAX_HOLD)
+            return false;
+        total += occ_uops(o);
+    }
     return total > 0 && total <= PORTS_MAX_UOPS;
 }
 

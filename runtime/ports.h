@@ -8,9 +8,9 @@
 #include <string.h>
 #include "mdl_machine.h"
 
-/* Forms of more uops come from the microcode sequencer: their uops are not placed (the abstract
- * resources and the serial unit bound them). */
-enum { PORTS_MAX_UOPS = 8 };
+/* Forms of more uops come from the microcode sequencer, and a unit held longer is not a port:
+ * their uops are not placed (the abstract resources and the serial unit bound them). */
+enum { PORTS_MAX_UOPS = 8, PORTS_MAX_HOLD = 32 };
 
 /* When a uop runs: a load's when the load starts (its ports are the load class's), a store's
  * address uop when the address is ready (a store's uop on a set holding load ports), the
@@ -132,17 +132,10 @@ static inline double ports_take(const struct ports_lanes *pl, unsigned p, unsign
     ports_cal_advance_(c, (int64_t)(disp * per + PORTS_EPS));
     if (k < c->base)
         k = c->base;
-    if (len <= 1) {
-        k = ports_cal_free_(c, k);
-        c->bits[(k - c->base) / 64] |= 1ull << ((k - c->base) % 64);
-        double at1 = (double)k * c->scale;
-        return at1 > t ? at1 : t;
-    } else {
-        int64_t n = (int64_t)__builtin_ceil(len - PORTS_EPS);
-        k = ports_cal_run_(c, k, n);
-        for (int64_t j = k; j < k + n; j++)
-            c->bits[(j - c->base) / 64] |= 1ull << ((j - c->base) % 64);
-    }
+    int64_t n = len <= 1 ? 1 : (int64_t)__builtin_ceil(len - PORTS_EPS);
+    k = n == 1 ? ports_cal_free_(c, k) : ports_cal_run_(c, k, n);
+    for (int64_t j = k; j < k + n; j++)
+        c->bits[(j - c->base) / 64] |= 1ull << ((j - c->base) % 64);
     double at = (double)k * c->scale;
     return at > t ? at : t;
 }

@@ -131,6 +131,24 @@ Test(model, shares_a_port_between_independent_instructions)
     cr_expect_float_eq(run(m, mix, 2, 400, NULL, 0, 0, NULL), 1.0, 1e-9);
 }
 
+/* port_choice least_used: two one-cycle chains on p01, issued two a cycle, are given the two
+ * ports at the group's even and odd slots and never meet; three uops on two ports take 1.5
+ * cycles, the ports' bound, each starting a uop a cycle; a unit held 300 cycles is no port: the
+ * abstract resource bounds it alone (a window of 128 cycles could not hold it). */
+Test(model, gives_each_uop_a_port_when_the_description_chooses_them, .timeout = 30)
+{
+    const char *ports = "window { port_choice least_used; }\n"
+                        "insn LONG latency 1 ports 300*p0;\n";
+    const struct mdl_machine *m = machine(ports);
+    struct rt_insn chains[2] = { insn(m, "ALU", 1, 1), insn(m, "ALU", 2, 2) };
+    double c = run(m, chains, 2, 400, NULL, 0, 0, NULL);
+    cr_expect_float_eq(c, 1.0, 1e-9, "%.17g: the chains take p0 and p1 in turn, never one port together", c);
+    struct rt_insn three[3] = { insn(m, "ALU", 1, 1), insn(m, "ALU", 2, 2), insn(m, "ALU", 3, 3) };
+    cr_expect_float_eq(run(m, three, 3, 400, NULL, 0, 0, NULL), 1.5, 1e-9, "three uops on two ports");
+    struct rt_insn longer = insn(m, "LONG", 0, 0);
+    cr_expect_float_eq(run(m, &longer, 1, 20, NULL, 0, 0, NULL), 300.0, 1e-9);
+}
+
 Test(model, limits_independent_work_by_the_issue_width)
 {
     const struct mdl_machine *m = machine("");
