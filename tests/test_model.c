@@ -135,7 +135,7 @@ Test(model, shares_a_port_between_independent_instructions)
  * ports at the group's even and odd slots and never meet; three uops on two ports take 1.5
  * cycles, the ports' bound, each starting a uop a cycle; a unit held 300 cycles is no port: the
  * abstract resource bounds it alone (a window of 128 cycles could not hold it). */
-Test(model, gives_each_uop_a_port_when_the_description_chooses_them, .timeout = 30)
+Test(model, gives_each_uop_a_port_when_the_description_chooses_them)
 {
     const char *ports = "window { port_choice least_used; }\n"
                         "insn LONG latency 1 ports 300*p0;\n";
