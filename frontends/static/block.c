@@ -348,7 +348,7 @@ static unsigned lane_period(const struct progress *g)
 struct measure {
     unsigned lanes, iterations, warm, open;
     double *hist;                   /* [HIST][lanes]: retire times after each iteration */
-    struct progress *cycles;        /* [lanes]: the cycles of each iteration, retirement, dispatch and results */
+    struct progress *cycles;        /* [lanes]: the cycles of each iteration, of retirement and of results */
     double *last_end;               /* [lanes]: after the iteration before */
     double *half;                   /* [lanes]: at the start of the second half */
     unsigned *period;               /* [lanes] */
@@ -388,8 +388,8 @@ static bool measure_lanes(struct measure *ms, struct rt_model *md, unsigned it, 
     }
     if (it + 1 == ms->warm)
         memcpy(ms->half, now, L * sizeof *ms->half);
-    /* One period once it repeats, else the slope over the second half; never below what the
-     * asynchronous resources need per iteration. */
+    /* One period once it repeats, else the fitted slope of the second half; never below what
+     * the asynchronous resources need per iteration. */
     for (unsigned l = 0; l < L; l++) {
         if (ms->done[l] || (!(ms->period[l] = lane_period(&ms->cycles[l])) && it + 1 < ms->iterations))
             continue;
