@@ -901,7 +901,9 @@ static inline bool port_placed(const struct rt_model *md, const struct step *s, 
 /* The uops of the instruction that run WHEN (ports.h; their ports chosen as the step began):
  * each takes its port from the time *T it is ready, and the instruction goes on once they have
  * started, the K-th of them allowed K cycles after the first (a form's uops run one after
- * another); a port that made a uop wait passes on what set its time. */
+ * another). A port holds what set the time of its last uop, that uop included: a uop it makes
+ * wait waits for that uop, and so for what that uop waited for (a port that only held its users
+ * would cut every chain it delays from its past). */
 static inline_always void lane_ports(struct rt_model *md, const struct step *s, unsigned l, struct taint *tn,
                                      unsigned set, double disp, double *t, enum ports_when when)
 {
@@ -915,9 +917,13 @@ static inline_always void lane_ports(struct rt_model *md, const struct step *s, 
             continue;
         double at = ports_take(md->pl, c->port[u], l, from, c->len[u], disp);
         unsigned ps = res_set(tn, md->m->n_resources + 1u + c->port[u]);
-        constrain(tn, set, t, at - rank++, ps);
-        double busy = at > from ? at : -INFINITY;
-        used(tn, ps, &busy, at);
+        if (at - rank > *t)
+            constrain(tn, set, t, at - rank, ps);
+        rank++;
+        if (tn) {
+            taint_copy(tn, ps, set);
+            taint_add_current(tn, ps);
+        }
     }
 }
 

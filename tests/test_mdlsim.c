@@ -116,6 +116,19 @@ static double critical_share(json_t *o, int index)
     return 0;
 }
 
+/* add rdx, 4; add rax, 64; cmp rdx, rbp: the two chains meet on Skylake's ports (1.25 cycles per
+ * iteration, as uiCA has it); a chain a port delays still leads back to its own past, so at every
+ * moment one of the adds is on the critical path (25% and 75% of the time here). A port that
+ * passed on only its users cut them off: 0% for every instruction. */
+Test(mdlsim, follows_the_critical_path_through_a_port_where_two_chains_meet)
+{
+    json_t *o = block_json("block --machine skylake --json --hex 4883c2044883c0404839ea");
+    cr_expect_float_eq(num(o, "cycles_per_iteration"), 1.25, 1e-9);
+    double a = critical_share(o, 0), b = critical_share(o, 1);
+    cr_expect(a > 0 && b > 0 && a + b >= 0.99, "add rdx %g, add rax %g", a, b);
+    json_decref(o);
+}
+
 Test(mdlsim, lists_the_machines_compiled_in)
 {
     struct run r = mdlsim("machines");
