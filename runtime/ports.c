@@ -22,8 +22,8 @@ struct ports {
     unsigned n_ports;
     uint64_t load_units;            /* the load class's units: a uop inside them is a load's */
     struct ports_lanes lanes;
-    uint8_t *recent;                /* [n_recent]: the ports of the last uops, a ring */
-    unsigned n_recent, pos, filled;
+    uint8_t recent[RECENT];         /* the ports of the last uops, a ring */
+    unsigned pos, filled;
     uint16_t count[64];             /* uops of each port among the recent ones */
     uint16_t snap[64];              /* the counts as the current issue group started */
     unsigned group;                 /* fused uops of the current issue group so far */
@@ -31,7 +31,7 @@ struct ports {
     unsigned n_load_ports, next_load;   /* and the index of the next one a load takes */
 };
 
-static void *zalloc(size_t n, size_t size)
+static void *xcalloc(size_t n, size_t size)
 {
     void *p = calloc(n ? n : 1, size);
     if (!p)
@@ -51,7 +51,7 @@ struct ports *ports_new(const struct mdl_machine *m, unsigned L)
 {
     if (m->port_choice == MDL_PORT_CHOICE_NONE)
         return NULL;
-    struct ports *pc = zalloc(1, sizeof *pc);
+    struct ports *pc = xcalloc(1, sizeof *pc);
     uint64_t all = 0;
     for (unsigned r = 0; r < m->n_resources; r++)
         all |= m->resources[r].units;
@@ -62,9 +62,7 @@ struct ports *ports_new(const struct mdl_machine *m, unsigned L)
     for (uint64_t u = pc->load_units; u; u &= u - 1)
         pc->load_port[pc->n_load_ports++] = (uint8_t)__builtin_ctzll(u);
     pc->lanes.L = L;
-    pc->lanes.cal = zalloc((size_t)pc->n_ports * L, sizeof *pc->lanes.cal);
-    pc->n_recent = RECENT;
-    pc->recent = zalloc(pc->n_recent, 1);
+    pc->lanes.cal = xcalloc((size_t)pc->n_ports * L, sizeof *pc->lanes.cal);
     ports_clear(pc);
     return pc;
 }
@@ -74,7 +72,6 @@ void ports_free(struct ports *pc)
     if (!pc)
         return;
     free(pc->lanes.cal);
-    free(pc->recent);
     free(pc);
 }
 
@@ -160,12 +157,12 @@ static unsigned choose_one(struct ports *pc, uint64_t units, unsigned slot)
 /* Port P is given a uop: it joins the recent ones, the oldest leaves. */
 static void remember(struct ports *pc, unsigned p)
 {
-    if (pc->filled == pc->n_recent)
+    if (pc->filled == RECENT)
         pc->count[pc->recent[pc->pos]]--;
     else
         pc->filled++;
     pc->recent[pc->pos] = (uint8_t)p;
-    pc->pos = (pc->pos + 1) % pc->n_recent;
+    pc->pos = (pc->pos + 1) % RECENT;
     pc->count[p]++;
 }
 
