@@ -16377,6 +16377,7 @@ const struct mdl_machine mdl_machine_alderlake = {
     .store_buffer = 114,
     .retire_width = 8,
     .port_choice = 0,
+    .wakeup_delay = 0.0f,
     .caches = caches,
     .n_caches = 4,
     .memory_latency = 450.0f,

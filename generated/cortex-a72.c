@@ -1369,6 +1369,7 @@ const struct mdl_machine mdl_machine_cortex_a72 = {
     .store_buffer = 24,
     .retire_width = 3,
     .port_choice = 0,
+    .wakeup_delay = 0.0f,
     .caches = caches,
     .n_caches = 3,
     .memory_latency = 200.0f,

@@ -14753,6 +14753,7 @@ const struct mdl_machine mdl_machine_icelake = {
     .store_buffer = 72,
     .retire_width = 8,
     .port_choice = 0,
+    .wakeup_delay = 0.0f,
     .caches = caches,
     .n_caches = 4,
     .memory_latency = 300.0f,

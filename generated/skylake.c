@@ -7199,6 +7199,7 @@ const struct mdl_machine mdl_machine_skylake = {
     .store_buffer = 56,
     .retire_width = 4,
     .port_choice = 1,
+    .wakeup_delay = 1.0f,
     .caches = caches,
     .n_caches = 4,
     .memory_latency = 250.0f,

@@ -210,7 +210,7 @@ static void emit_machine(FILE *out, const struct mdl_machine *m, const char *ide
     FIELD_U(isa); FIELD_U(fetch_bytes); FIELD_U(predecode_width); FIELD_U(decode_width); FIELD_U(complex_decoders);
     FIELD_U(issue_width); FIELD_U(uop_cache_width); FIELD_U(uop_cache_entries); FIELD_U(loop_buffer);
     FIELD_U(idq); FIELD_F(taken_branch_bubble); FIELD_U(rob); FIELD_U(scheduler); FIELD_U(load_buffer);
-    FIELD_U(store_buffer); FIELD_U(retire_width); FIELD_U(port_choice);
+    FIELD_U(store_buffer); FIELD_U(retire_width); FIELD_U(port_choice); FIELD_F(wakeup_delay);
     fputs("    .caches = caches,\n", out);
     FIELD_U(n_caches); FIELD_F(memory_latency); FIELD_F(memory_bandwidth);
     FIELD_F(store_forward_fail); FIELD_F(pointer_chase);

@@ -119,9 +119,9 @@ void emit_json(FILE *out, const struct mdl_machine *m)
         "issue_width", m->issue_width, "uop_cache_width", m->uop_cache_width, "uop_cache_entries",
         m->uop_cache_entries, "loop_buffer", m->loop_buffer, "idq", m->idq, "taken_branch_bubble",
         (double)m->taken_branch_bubble));
-    json_object_set_new(root, "window", json_pack("{s:i, s:i, s:i, s:i, s:i, s:s}", "rob", m->rob, "scheduler",
+    json_object_set_new(root, "window", json_pack("{s:i, s:i, s:i, s:i, s:i, s:s, s:f}", "rob", m->rob, "scheduler",
         m->scheduler, "load_buffer", m->load_buffer, "store_buffer", m->store_buffer, "retire_width", m->retire_width,
-        "port_choice", check_enum_name("PORT_CHOICE", m->port_choice)));
+        "port_choice", check_enum_name("PORT_CHOICE", m->port_choice), "wakeup_delay", (double)m->wakeup_delay));
     json_object_set_new(root, "caches", json_caches(m));
     json_object_set_new(root, "memory", json_pack("{s:f, s:f, s:f, s:f}", "latency", (double)m->memory_latency,
                                                   "bandwidth", (double)m->memory_bandwidth, "store_forward_fail",

@@ -20,9 +20,9 @@ void emit_summary(FILE *out, const struct mdl_machine *m)
             m->description);
     fprintf(out, "  front end: decode %u, issue %u, uop cache %u/cycle, loop buffer %u, IDQ %u\n", m->decode_width,
             m->issue_width, m->uop_cache_width, m->loop_buffer, m->idq);
-    fprintf(out, "  window: ROB %u, scheduler %u, load buffer %u, store buffer %u, retire %u, port choice %s\n",
-            m->rob, m->scheduler, m->load_buffer, m->store_buffer, m->retire_width,
-            check_enum_name("PORT_CHOICE", m->port_choice));
+    fprintf(out, "  window: ROB %u, scheduler %u, load buffer %u, store buffer %u, retire %u, port choice %s, "
+            "wakeup delay %g\n", m->rob, m->scheduler, m->load_buffer, m->store_buffer, m->retire_width,
+            check_enum_name("PORT_CHOICE", m->port_choice), (double)m->wakeup_delay);
     for (unsigned i = 0; i < m->n_caches; i++) {
         const struct mdl_cache *c = &m->caches[i];
         fprintf(out, "  cache %s: L%u %s, %llu KiB, %u-way, %u B lines, %g cycles, %g B/cycle\n", c->name, c->level,

@@ -510,6 +510,7 @@ static void lower_params(struct lowering *lw)
     WI(rob) WI(scheduler) WI(load_buffer) WI(store_buffer) WI(retire_width)
 #undef WI
     m->port_choice = (uint8_t)ENUMV("block:window", P_WINDOW_port_choice, MDL_PORT_CHOICE_NONE);
+    m->wakeup_delay = (float)NUM("block:window", P_WINDOW_wakeup_delay);
 #define BR(f) m->f = (__typeof__(m->f))NUM("block:branch", P_BRANCH_##f);
     BR(history_bits) BR(table_entries) BR(btb_entries) BR(btb_ways) BR(ras_entries) BR(mispredict_penalty)
 #undef BR

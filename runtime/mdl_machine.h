@@ -113,6 +113,7 @@ struct mdl_machine {
     uint32_t rob, scheduler, load_buffer, store_buffer;
     uint16_t retire_width;
     uint8_t port_choice;                /* enum mdl_port_choice */
+    float wakeup_delay;                 /* cycles more for operands ready as the uop issues or a cycle later */
     /* memory */
     const struct mdl_cache *caches;     /* ordered by level */
     uint16_t n_caches;

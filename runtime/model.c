@@ -51,6 +51,7 @@ struct prep {
     bool loads, stores;
     uint8_t cls;                    /* the form's class, else the decoder's */
     uint32_t uops;                  /* fused-domain slots in the window */
+    uint32_t rs_uops;               /* scheduler entries: its unfused uops, none if eliminated */
     double op_lat, load_lat;        /* execution after the operands; load-to-use of its load */
     double serial;                  /* measured inverse throughput beyond what its ports explain */
     bool placed;                    /* its uops are given ports (ports.h) */
@@ -91,7 +92,11 @@ struct rt_model {
     float byp_val[2][MDL_CLASS_COUNT][MDL_CLASS_COUNT];
     uint8_t reg_cls[RT_REG_COUNT];  /* class of each register's last writer */
     bool loaded[RT_REG_COUNT];      /* last written by an integer load of 4 or 8 bytes: a pointer */
-    struct ring rob_ring, lb_ring, sb_ring;
+    struct ring rob_ring, lb_ring, sb_ring, rs_ring;   /* rs_ring: when each scheduler entry frees */
+    uint32_t *rs;                   /* [L] scheduler entries (the description's in every lane) */
+    double *rs_t;                   /* [L] when the current instruction's first uop started */
+    double *grp_c, *grp_n;          /* [L] the cycle of the current issue group, its fused uops */
+    double rs_wait0;                /* when lane 0's current instruction found room in the scheduler */
     struct shadow mem;
     struct ports *pc;               /* the ports of each uop, where the machine chooses them; else NULL */
     const struct ports_lanes *pl;   /* its per-lane part */
@@ -198,6 +203,7 @@ static void lane_params(struct rt_model *md, const struct rt_lane_cfg *c, unsign
     md->rob[l] = (uint32_t)lround((m->rob ? m->rob : 224) / knob_scale(c, RT_KNOB_ROB, 0));
     md->lb[l] = m->load_buffer ? (uint32_t)lround(m->load_buffer / knob_scale(c, RT_KNOB_LOAD_BUFFER, 0)) : 0;
     md->sb[l] = m->store_buffer ? (uint32_t)lround(m->store_buffer / knob_scale(c, RT_KNOB_STORE_BUFFER, 0)) : 0;
+    md->rs[l] = m->scheduler;
 }
 
 /* The description's bypass rules between classes, the last matching one winning as in the
@@ -283,13 +289,14 @@ static bool lanes_valid(const struct mdl_machine *m, const struct rt_lane_cfg *l
 
 /* The arrays of one value per lane, allocated and freed together: the timing state first, then
  * the parameters. */
-enum { N_LANE_STATE = 9, N_LANE_ARRAYS = 15 };
+enum { N_LANE_STATE = 12, N_LANE_ARRAYS = 18 };
 
 static void lane_arrays(struct rt_model *md, double **out[N_LANE_ARRAYS])
 {
     double **all[N_LANE_ARRAYS] = { &md->fe_t, &md->disp_t, &md->ret_t, &md->last_ret, &md->pd_t, &md->dec_t,
-                                    &md->dec_free, &md->ser_t, &md->end_t, &md->lat_scale, &md->fe_cost,
-                                    &md->ret_cost, &md->penalty, &md->mem_scale, &md->ser_scale };
+                                    &md->dec_free, &md->ser_t, &md->end_t, &md->rs_t, &md->grp_c, &md->grp_n,
+                                    &md->lat_scale, &md->fe_cost, &md->ret_cost, &md->penalty, &md->mem_scale,
+                                    &md->ser_scale };
     memcpy(out, all, sizeof all);
 }
 
@@ -342,6 +349,7 @@ static void clear_state(struct rt_model *md)
     ring_reset(&md->rob_ring, md->rob, L);
     ring_reset(&md->lb_ring, md->lb, L);
     ring_reset(&md->sb_ring, md->sb, L);
+    ring_reset(&md->rs_ring, md->rs, L);
     shadow_clear(&md->mem);
     if (md->pc)
         ports_clear(md->pc);
@@ -363,6 +371,7 @@ static void clear_state(struct rt_model *md)
     memset(md->charge, 0, md->n_static * sizeof *md->charge);
     memset(md->prep, 0, md->n_static * sizeof *md->prep);
     md->ret0 = 0;
+    md->rs_wait0 = -INFINITY;
     topdown_clear(md);
 }
 
@@ -385,6 +394,7 @@ struct rt_model *rt_model_new(const struct mdl_machine *m, const struct rt_lane_
     md->rob = xcalloc(n, sizeof(uint32_t));
     md->lb = xcalloc(n, sizeof(uint32_t));
     md->sb = xcalloc(n, sizeof(uint32_t));
+    md->rs = xcalloc(n, sizeof(uint32_t));
     md->pc = ports_new(m, n);
     md->pl = md->pc ? ports_lanes(md->pc) : NULL;
     set_lanes(md, lanes, lanes_in);
@@ -402,6 +412,7 @@ struct rt_model *rt_model_new(const struct mdl_machine *m, const struct rt_lane_
     ring_init(&md->rob_ring, md->rob, n);
     ring_init(&md->lb_ring, md->lb, n);
     ring_init(&md->sb_ring, md->sb, n);
+    ring_init(&md->rs_ring, md->rs, n);
     /* A store a full window older than a load has retired before the load dispatches (each
      * instruction takes at least one slot). The horizon is the same whatever the lanes, so that
      * they cannot change the baseline: 16 of the machine's windows cover a lane's window grown
@@ -414,7 +425,7 @@ struct rt_model *rt_model_new(const struct mdl_machine *m, const struct rt_lane_
     md->prep = xcalloc(n_static, sizeof(struct prep));
     if (causality)
         md->tn = taint_new(2 * md->rob[0], m->n_resources + 1u + ports_count(md->pc), m->n_caches, RT_REG_COUNT,
-                           md->rob_ring.cap, md->lb_ring.cap, md->sb_ring.cap);
+                           md->rob_ring.cap, md->lb_ring.cap, md->sb_ring.cap, md->rs_ring.cap);
     clear_state(md);
     return md;
 }
@@ -444,9 +455,10 @@ void rt_model_free(struct rt_model *md)
     lane_arrays(md, per_lane);
     for (unsigned i = 0; i < N_LANE_ARRAYS; i++)
         free(*per_lane[i]);
-    free(md->res_scale); free(md->cache_scale); free(md->rob); free(md->lb); free(md->sb); free(md->never);
+    free(md->res_scale); free(md->cache_scale); free(md->rob); free(md->lb); free(md->sb); free(md->rs);
+    free(md->never);
     free(md->res_t); free(md->cache_t); free(md->reg_t); free(md->async_total);
-    ring_free(&md->rob_ring); ring_free(&md->lb_ring); ring_free(&md->sb_ring);
+    ring_free(&md->rob_ring); ring_free(&md->lb_ring); ring_free(&md->sb_ring); ring_free(&md->rs_ring);
     shadow_free(&md->mem);
     ports_free(md->pc);
     taint_free(md->tn);
@@ -483,6 +495,7 @@ struct step {
     const struct rt_insn *in;
     const struct mdl_template *t;
     uint32_t uops;                  /* as in struct prep */
+    uint32_t rs_uops;
     bool loads, stores;
     double op_lat, load_lat, serial;
     uint8_t cls;
@@ -559,6 +572,12 @@ static void prep_latencies(const struct rt_model *md, const struct rt_insn *in, 
     } else if (s->loads) {
         s->op_lat = data_regs && t->latency_max > t->latency_min ? t->latency_min : 0;
         s->load_lat = t->latency_max - s->op_lat;
+        /* uops.info's upper end for a vector load-operation form is an upper bound measured
+         * through memory ([4;<=11] for `addsd xmm, m64`): the load part of any load-operation form
+         * is at most a first-level hit plus one, as a scalar form's is. */
+        double hit = md->n_data ? md->m->caches[md->data[0]].latency + 1 : 0;
+        if (s->op_lat > 0 && hit > 0 && s->load_lat > hit)
+            s->load_lat = hit;
     } else if (s->stores) {
         s->op_lat = s->load_lat = 0;
     } else {
@@ -801,6 +820,64 @@ void rt_model_legacy_decode(struct rt_model *md, bool on)
     md->pd_block = -1;
 }
 
+/* Times within this of a whole cycle are in it (lane 0's times are multiples of a quarter). */
+#define EPS_CYCLE 1e-9
+
+/* Issue by groups (uiCA's renamer): up to issue_width fused uops issue together in a cycle, and a
+ * group starts only once the scheduler has room for a whole one; an entry frees the cycle after
+ * its uop starts. The entries are taken to free in program order (the one issue_width from the
+ * end of the scheduler must have left), which the dev blocks cannot tell from counting the
+ * entries still held. */
+static inline_always bool joins_group(const struct rt_model *md, const struct step *s, unsigned l, double d)
+{
+    return floor(d + EPS_CYCLE) == md->grp_c[l] &&
+           md->grp_n[l] + s->t->uops_fused + s->in->sync <= md->m->issue_width;
+}
+
+/* When the scheduler has room for the instruction if it issues at D in lane L (entry POS freed
+ * it); minus infinity when it joins the current group or the scheduler binds nothing. */
+static inline_always double scheduler_room(const struct rt_model *md, const struct step *s, unsigned l, double d,
+                                           uint64_t *pos)
+{
+    double c;
+    *pos = 0;
+    if (joins_group(md, s, l, d) ||
+        !ring_wait(&md->rs_ring, md->m->issue_width, md->rs[l], md->L, l, &c, pos))
+        return -INFINITY;
+    return c;
+}
+
+/* Room for a group of issue_width is made by the entries up to POS, the one it waited for: what
+ * set each of their uops' starts is a cause (two chains in turn both hold the issue, not only the
+ * one the program order names last). Lane 0 only. */
+static void room_made(const struct rt_model *md, struct taint *tn, uint64_t pos, double c)
+{
+    unsigned w = md->m->issue_width;
+    for (uint64_t k = pos + 1 > w ? pos + 1 - w : 0; k < pos; k++)
+        taint_constrain(tn, TN_DISPATCH, &c, c, taint_rs(tn, k));
+}
+
+/* The instruction issues at D in lane L: it joins the current group or starts the next. */
+static inline_always void issue_in_group(struct rt_model *md, const struct step *s, unsigned l, double d)
+{
+    double fused = s->t->uops_fused + s->in->sync;
+    if (joins_group(md, s, l, d)) {
+        md->grp_n[l] += fused;
+    } else {
+        md->grp_c[l] = floor(d + EPS_CYCLE);
+        md->grp_n[l] = fused;
+    }
+}
+
+/* When a uop whose operands are ready at SRC may start, issued at D in lane L: operands ready in
+ * the cycle it issues or the next cost the description's wakeup_delay more (uiCA's scheduler;
+ * scaled as latencies are). */
+static inline_always double woken(const struct rt_model *md, double src, double d, unsigned l)
+{
+    double x = src - floor(d + EPS_CYCLE);
+    return x > -EPS_CYCLE && x < 2 - EPS_CYCLE ? src + md->m->wakeup_delay * md->lat_scale[l] : src;
+}
+
 /* Dispatch: window slots must be free, then the front end delivers the instruction
  * (Algorithm 1, lines 20-26). */
 static inline_always double lane_dispatch(struct rt_model *md, const struct step *s, unsigned l, struct taint *tn)
@@ -816,9 +893,15 @@ static inline_always double lane_dispatch(struct rt_model *md, const struct step
         constrain(tn, TN_DISPATCH, &d, c, tn ? taint_sb(tn, pos) : 0);
     /* The front end delivers the instruction at the start of its issue slot: the slot's length
      * (uops / issue width) delays the next instruction, not this one. When the front end was
-     * waiting for the window (a tie included), the window is the cause, not the instructions
-     * the front end delivered before. */
+     * waiting for the window or the scheduler (a tie included), they are the cause, not the
+     * instructions the front end delivered before. */
     double fa = fe_avail(md, s, l);
+    c = scheduler_room(md, s, l, fa > d ? fa : d, &pos);
+    constrain(tn, TN_DISPATCH, &d, c, tn ? taint_rs(tn, pos) : 0);
+    if (tn && c == d)
+        room_made(md, tn, pos, c);
+    if (l == 0)
+        md->rs_wait0 = c;
     if (fa <= d) {
         if (tn)
             taint_copy(tn, TN_FRONTEND, TN_DISPATCH);
@@ -829,6 +912,7 @@ static inline_always double lane_dispatch(struct rt_model *md, const struct step
     }
     if (tn)
         taint_add_current(tn, TN_FRONTEND);
+    issue_in_group(md, s, l, d);
     fe_advance(md, s, l, d);
     md->disp_t[l] = d;
     return d;
@@ -898,6 +982,16 @@ static inline bool port_placed(const struct rt_model *md, const struct step *s, 
     return s->placed && !md->m->resources[r].is_group;
 }
 
+/* As the instruction issues in the baseline lane at D0: its issue slot, and its uops' ports. */
+static inline void choose_ports(struct rt_model *md, const struct step *s, double d0)
+{
+    if (!md->pc)
+        return;
+    ports_issue(md->pc, d0, s->t->uops_fused + s->in->sync);
+    if (s->placed)
+        ports_choose(md->pc, s->t, s->stores && !s->loads, &md->choice);
+}
+
 /* The uops of the instruction that run WHEN (ports.h; their ports chosen as the step began):
  * each takes its port from the time *T it is ready, and the instruction goes on once they have
  * started, the K-th of them allowed K cycles after the first (a form's uops run one after
@@ -951,9 +1045,10 @@ static inline_always void lane_memory(struct rt_model *md, const struct step *s,
     lane_ports(md, s, l, tn, TN_LOAD, disp, &ld, PORTS_AT_LOAD);
     if (l == 0)
         md->load0 = ld;
+    md->rs_t[l] = ld;
     /* Instruction latency and the memory hierarchy's latency are separate resources; the bound
      * without dependencies (lat_scale 0) drops both. */
-    ld += s->load_lat * md->lat_scale[l] + (md->lat_scale[l] > 0 ? s->extra_lat * md->mem_scale[l] : 0);
+    ld = ld + s->load_lat * md->lat_scale[l] + (md->lat_scale[l] > 0 ? s->extra_lat * md->mem_scale[l] : 0);
     constrain(tn, TN_INSN, t, ld, TN_LOAD);
 }
 
@@ -1014,6 +1109,8 @@ static inline_always double lane_retire(struct rt_model *md, const struct step *
 static inline_always double step_lane(struct rt_model *md, const struct step *s, unsigned l, struct taint *tn)
 {
     double disp = lane_dispatch(md, s, l, tn);
+    if (l == 0)
+        choose_ports(md, s, disp);
     double t = disp;
     if (tn)
         taint_copy(tn, TN_INSN, TN_DISPATCH);
@@ -1025,12 +1122,26 @@ static inline_always double step_lane(struct rt_model *md, const struct step *s,
         lane_regs(md, s->in->addr, s->in->n_addr, l, tn, TN_INSN, &t);
         lane_ports(md, s, l, tn, TN_INSN, disp, &t, PORTS_AT_ADDRESS);
     }
-    for (unsigned k = 0; k < s->in->n_src; k++)
-        constrain(tn, TN_INSN, &t, md->reg_t[(size_t)s->in->src[k] * md->L + l] + s->src_bypass[k] * md->lat_scale[l],
-                  reg_set(tn, s->in->src[k]));
+    double src = s->loads ? t : -INFINITY;     /* when the operands are ready, the issue aside */
+    for (unsigned k = 0; k < s->in->n_src; k++) {
+        double r = md->reg_t[(size_t)s->in->src[k] * md->L + l] + s->src_bypass[k] * md->lat_scale[l];
+        src = r > src ? r : src;
+        constrain(tn, TN_INSN, &t, r, reg_set(tn, s->in->src[k]));
+    }
+    if (md->m->wakeup_delay > 0 && !s->in->eliminated) {
+        double w = woken(md, src, disp, l);
+        t = w > t ? w : t;
+    }
     if (!s->in->eliminated && !s->loads)
         lane_resources(md, s, l, tn, TN_INSN, disp, &t);
     lane_ports(md, s, l, tn, TN_INSN, disp, &t, PORTS_AT_OPERATION);
+    if (!s->loads)
+        md->rs_t[l] = t;
+    /* A scheduler entry holds what set its uop's start (not the uop: an instruction that waits
+     * for room waits for the chain that holds the entry, and in a full scheduler every load
+     * would otherwise be on the path of the instructions after it). */
+    for (uint32_t k = 0; tn && k < s->rs_uops; k++)
+        taint_copy(tn, taint_rs(tn, md->rs_ring.pos + k), s->loads ? TN_LOAD : TN_INSN);
     double t_end = t + s->op_lat * md->lat_scale[l];
     if (tn)
         taint_add_current(tn, TN_INSN);
@@ -1184,6 +1295,14 @@ static inline_always void plain_dispatch(struct rt_model *md, const struct step 
         window_odd(&md->lb_ring, 1, md->lb, L, a, b, d);
     if (s->stores)
         window_odd(&md->sb_ring, 1, md->sb, L, a, b, d);
+    for (unsigned l = a; l < b; l++) {
+        uint64_t pos;
+        double c = scheduler_room(md, s, l, d[l], &pos);
+        if (l == 0)
+            md->rs_wait0 = c;
+        d[l] = dmax(d[l], c);
+        issue_in_group(md, s, l, d[l]);
+    }
     pass_issue(d, md->disp_t, md->fe_t, md->fe_cost, s->t->uops_fused + s->in->sync, t, a, b);
 }
 
@@ -1278,6 +1397,7 @@ static inline_always void plain_load(struct rt_model *md, const struct step *s, 
     plain_ports(md, s, a, b, d, ld, PORTS_AT_LOAD);
     if (a == 0)
         md->load0 = ld[0];
+    pass_copy(md->rs_t, ld, a, b);
     pass_load_done(t, ld, md->lat_scale, md->mem_scale, s->load_lat, s->extra_lat, a, b);
 }
 
@@ -1312,6 +1432,8 @@ static lane_clones void step_lanes_plain(struct rt_model *md, const struct step 
 {
     _Alignas(64) double d[RT_MAX_LANES], t[RT_MAX_LANES];
     plain_dispatch(md, s, in, a, b, d, t);
+    if (a == 0)
+        choose_ports(md, s, d[0]);
     if (s->loads)
         plain_load(md, s, in, a, b, d, t);
     else if (s->stores)
@@ -1320,11 +1442,22 @@ static lane_clones void step_lanes_plain(struct rt_model *md, const struct step 
         plain_regs(md, s->in->addr, s->in->n_addr, a, b, t);
         plain_ports(md, s, a, b, d, t, PORTS_AT_ADDRESS);
     }
+    if (md->m->wakeup_delay > 0 && !s->in->eliminated) {
+        _Alignas(64) double src[RT_MAX_LANES];     /* as in step_lane */
+        for (unsigned l = a; l < b; l++)
+            src[l] = s->loads ? t[l] : -INFINITY;
+        for (unsigned k = 0; k < s->in->n_src; k++)
+            pass_after_bypass(src, &md->reg_t[(size_t)s->in->src[k] * md->L], md->lat_scale, s->src_bypass[k], a, b);
+        for (unsigned l = a; l < b; l++)
+            t[l] = dmax(t[l], woken(md, src[l], d[l], l));
+    }
     for (unsigned k = 0; k < s->in->n_src; k++)
         pass_after_bypass(t, &md->reg_t[(size_t)s->in->src[k] * md->L], md->lat_scale, s->src_bypass[k], a, b);
     if (!s->in->eliminated && !s->loads)
         plain_resources(md, s, a, b, d, t);
     plain_ports(md, s, a, b, d, t, PORTS_AT_OPERATION);
+    if (!s->loads)
+        pass_copy(md->rs_t, t, a, b);
     pass_retire(t, md->lat_scale, s->op_lat, md->ret_t, md->last_ret, md->ret_cost, s->uops, retire, md->end_t, a, b);
     plain_writes(md, s, in, a, b, t);
     for (unsigned l = a; s->mispredicted && l < b; l++)
@@ -1433,6 +1566,8 @@ static const struct prep *prepared(struct rt_model *md, const struct rt_insn *in
      * of the machine's (the same bound in every lane, so lanes cannot change the baseline). */
     uint32_t window = md->m->rob ? md->m->rob : 224;
     p->uops = t->uops_fused < window ? t->uops_fused : window;
+    uint32_t rs = m->scheduler;
+    p->rs_uops = in->eliminated ? 0 : t->uops_unfused < rs ? t->uops_unfused : rs;
     for (unsigned i = 0; i < in->n_mem; i++) {
         p->loads |= in->mem[i].load;
         p->stores |= in->mem[i].store;
@@ -1454,8 +1589,8 @@ static const struct prep *prepared(struct rt_model *md, const struct rt_insn *in
  * retiring is what the gaps leave of the issue time: a step without a gap costs a few loads and
  * stores, the scale by the issue width is left to the query. */
 
-/* The latest window entry (ROB, load or store buffer) lane 0 waited for, read before the step
- * pushes its own entries; minus infinity when none binds. */
+/* The latest window entry (ROB, load buffer, store buffer or scheduler) lane 0 waited for, read
+ * before the step pushes its own entries; minus infinity when none binds. */
 static double topdown_window(const struct rt_model *md, const struct step *s)
 {
     double w = -INFINITY, c;
@@ -1466,7 +1601,7 @@ static double topdown_window(const struct rt_model *md, const struct step *s)
         w = c;
     if (s->stores && ring_wait(&md->sb_ring, 1, md->sb[0], md->L, 0, &c, &pos) && c > w)
         w = c;
-    return w;
+    return md->rs_wait0 > w ? md->rs_wait0 : w;
 }
 
 /* Forgets the spans that ended before A: the gaps asked about only move forward in time. */
@@ -1675,6 +1810,7 @@ void rt_model_step(struct rt_model *md, const struct rt_insn *in, uint32_t sidx,
     s.in = in;
     s.t = &md->m->templates[in->tmpl];
     s.uops = p->uops;
+    s.rs_uops = p->rs_uops;
     s.loads = p->loads;
     s.stores = p->stores;
     s.op_lat = p->op_lat;
@@ -1695,8 +1831,6 @@ void rt_model_step(struct rt_model *md, const struct rt_insn *in, uint32_t sidx,
         s.fuse_wait = md->prev_fusible;
         md->prev_fusible = in->fusible;
     }
-    if (s.placed)
-        ports_choose(md->pc, s.t, s.stores && !s.loads, &md->choice);
     if (md->tn)
         causality_enter(md, sidx);
     shadow_tick(&md->mem);
@@ -1735,6 +1869,12 @@ void rt_model_step(struct rt_model *md, const struct rt_insn *in, uint32_t sidx,
         md->reg_cls[in->dst[k]] = s.cls;
     mark_loaded(md, in, s.cls);
     ring_push(&md->rob_ring, s.uops, retire, md->L, md->active);
+    if (s.rs_uops) {
+        _Alignas(64) double freed[RT_MAX_LANES];
+        for (unsigned l = 0; l < md->active; l++)
+            freed[l] = md->rs_t[l] + 1;
+        ring_push(&md->rs_ring, s.rs_uops, freed, md->L, md->active);
+    }
     if (s.loads) {
         if (md->tn_on)
             taint_copy(md->tn_on, taint_lb(md->tn_on, md->lb_ring.pos), TN_RETIRED);
@@ -1756,6 +1896,8 @@ uint32_t rt_model_causal_window(const struct rt_model *md) { return md->tn ? tai
 double rt_model_time(const struct rt_model *md, unsigned lane) { return md->last_ret[lane]; }
 
 double rt_model_latest(const struct rt_model *md, unsigned lane) { return md->end_t[lane]; }
+
+double rt_model_issued(const struct rt_model *md, unsigned lane) { return md->disp_t[lane]; }
 
 double rt_model_async_bound(const struct rt_model *md, unsigned lane)
 {

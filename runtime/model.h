@@ -64,6 +64,8 @@ double rt_model_time(const struct rt_model *md, unsigned lane);
 /* The latest time a result is ready in LANE so far: in a steady state it moves on as
  * retirement does. */
 double rt_model_latest(const struct rt_model *md, unsigned lane);
+/* When the lane's last instruction issued. */
+double rt_model_issued(const struct rt_model *md, unsigned lane);
 
 enum { RT_TD_LEVELS = 8 };
 /* The baseline lane's issue slots so far (cycles x issue width), by what filled or emptied them. */

@@ -1,32 +1,26 @@
 /* Port choice and per-port busy cycles (ports.h). The rule is the one uiCA found in Intel's
- * schedulers (Abel and Reineke, 2022): as an issue group of issue_width fused uops starts, each
- * port counts the uops given to it that are still waiting; in the group, a uop at an even slot
- * takes the least loaded port it may use, one at an odd slot the second least loaded unless that
- * one has three uops more; ties go to the higher-numbered port; loads take the load ports in
- * turn. The waiting uops are counted in program order, as the last RECENT uops given ports,
- * not in time: the choice is then the same in every lane, whatever other lanes run, and costs
- * one pass per instruction rather than one per lane. Counted in the baseline's time instead (as
- * uiCA counts), the dev blocks came to MAPE 1.22% against uiCA after 100 iterations but 1.36%
- * after 200 and 1.41% after 300 (the choices settled late, away from uiCA's); in program order
- * they stay at 1.35% however long the run. */
+ * schedulers (Abel and Reineke, 2022): as an issue group starts (the instructions that issue in
+ * one cycle), each port counts the uops given to it that have not started or started in the
+ * cycle before; in the group, a uop at an even slot takes the least loaded port it may use, one
+ * at an odd slot the second least loaded unless that one has three uops more; ties go to the
+ * higher-numbered port; loads take the load ports in turn. Groups and counts are the baseline
+ * lane's (its issue times and its ports' calendars): the choice is the same in every lane, so a
+ * lane's times do not depend on which others run. Counting the last 64 uops in program order
+ * instead came to MAPE 1.35% against uiCA on the dev blocks, where groups and counts in time,
+ * with the scheduler filling as uiCA's does (model.c), come to 1.22%. */
 #include "ports.h"
 #include <math.h>
 #include <stdlib.h>
-
-/* What a full scheduler holds of the uops given ports, about: the fit on the dev blocks (MAPE
- * against uiCA 1.52%, 1.41%, 1.35%, 1.34%, 1.44% with 32, 48, 64, 80, 97, Skylake's scheduler). */
-enum { RECENT = 64 };
 
 struct ports {
     const struct mdl_machine *m;
     unsigned n_ports;
     uint64_t load_units;            /* the load class's units: a uop inside them is a load's */
     struct ports_lanes lanes;
-    uint8_t recent[RECENT];         /* the ports of the last uops, a ring */
-    unsigned pos, filled;
-    uint16_t count[64];             /* uops of each port among the recent ones */
-    uint16_t snap[64];              /* the counts as the current issue group started */
+    uint16_t snap[64];              /* each port's waiting uops as the current issue group started */
+    int64_t group_cycle;            /* the cycle the current issue group issues in */
     unsigned group;                 /* fused uops of the current issue group so far */
+    unsigned slot;                  /* the current instruction's first slot in it */
     uint8_t load_port[64];          /* the load class's ports, in order */
     unsigned n_load_ports, next_load;   /* and the index of the next one a load takes */
 };
@@ -81,9 +75,9 @@ void ports_clear(struct ports *pc)
         pc->lanes.cal[i].base = 0;
         memset(pc->lanes.cal[i].bits, 0, sizeof pc->lanes.cal[i].bits);
     }
-    memset(pc->count, 0, sizeof pc->count);
     memset(pc->snap, 0, sizeof pc->snap);
-    pc->pos = pc->filled = pc->group = pc->next_load = 0;
+    pc->group = pc->next_load = 0;
+    pc->group_cycle = -1;
 }
 
 unsigned ports_count(const struct ports *pc) { return pc ? pc->n_ports : 0; }
@@ -154,33 +148,46 @@ static unsigned choose_one(struct ports *pc, uint64_t units, unsigned slot)
     return pc->snap[second] >= pc->snap[first] + 3 ? (unsigned)first : (unsigned)second;
 }
 
-/* Port P is given a uop: it joins the recent ones, the oldest leaves. */
-static void remember(struct ports *pc, unsigned p)
+/* The uops port P starts from cycle K on in the baseline lane: its calendar holds them (it keeps
+ * the cycle before the latest issue, ports_take). */
+static unsigned waiting(const struct ports *pc, unsigned p, int64_t k)
 {
-    if (pc->filled == RECENT)
-        pc->count[pc->recent[pc->pos]]--;
-    else
-        pc->filled++;
-    pc->recent[pc->pos] = (uint8_t)p;
-    pc->pos = (pc->pos + 1) % RECENT;
-    pc->count[p]++;
+    const struct ports_cal *c = &pc->lanes.cal[(size_t)p * pc->lanes.L];
+    int64_t off = k - c->base;
+    unsigned n = 0;
+    if (off < 0)
+        off = 0;
+    for (unsigned w = 0; w < CAL_WORDS; w++, off -= 64)
+        if (off < 64)
+            n += (unsigned)__builtin_popcountll(off > 0 ? c->bits[w] >> off : c->bits[w]);
+    return n;
+}
+
+void ports_issue(struct ports *pc, double at, unsigned fused)
+{
+    /* a new group: the waiting uops are those started in the cycle before or later */
+    int64_t c = (int64_t)(at + PORTS_EPS);
+    if (c != pc->group_cycle) {
+        pc->group_cycle = c;
+        pc->group = 0;
+        for (unsigned p = 0; p < pc->n_ports; p++)
+            pc->snap[p] = (uint16_t)waiting(pc, p, c - 1);
+    }
+    pc->slot = pc->group;
+    pc->group += fused;
 }
 
 void ports_choose(struct ports *pc, const struct mdl_template *t, bool stores, struct ports_choice *out)
 {
     const struct mdl_machine *m = pc->m;
     unsigned width = m->issue_width ? m->issue_width : 1, fused = t->uops_fused ? t->uops_fused : 1;
-    if (pc->group >= width) {
-        pc->group %= width;
-        memcpy(pc->snap, pc->count, sizeof pc->snap);
-    }
     out->n = 0;
     for (unsigned k = 0; k < t->occ_count; k++) {
         const struct mdl_occupancy *o = &m->occupancies[t->occ_first + k];
         unsigned n = occ_uops(o);
         bool one = !(o->units & (o->units - 1));
         for (unsigned u = 0; u < n; u++) {
-            unsigned slot = pc->group + (out->n < fused ? out->n : fused - 1);
+            unsigned slot = pc->slot + (out->n < fused ? out->n : fused - 1);
             while (slot >= width)
                 slot -= width;
             unsigned p = choose_one(pc, o->units, slot);
@@ -192,7 +199,4 @@ void ports_choose(struct ports *pc, const struct mdl_template *t, bool stores, s
             out->n++;
         }
     }
-    for (unsigned u = 0; u < out->n; u++)
-        remember(pc, out->port[u]);
-    pc->group += t->uops_fused;
 }

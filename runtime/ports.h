@@ -36,10 +36,13 @@ unsigned ports_count(const struct ports *pc);
 void ports_lane_scale(struct ports *pc, const double *res_scale, unsigned l);
 /* Whether the uops of template T are given ports (PC NULL: none are). */
 bool ports_places(const struct ports *pc, const struct mdl_template *t);
-/* The ports of the uops of template T, the next instruction in program order, which STORES (a
- * store without a load: its address uop runs apart). The choice depends on the instructions
- * before it only, not on time: it is the same in every lane, so a lane's times do not depend on
- * which others run. */
+/* The next instruction in program order issues at AT in the baseline lane, FUSED uops (an issue
+ * group is the instructions issuing in one cycle). Before ports_choose, and for every
+ * instruction, whether its uops are given ports or not: each takes its slots in the group. */
+void ports_issue(struct ports *pc, double at, unsigned fused);
+/* The ports of the uops of template T, the instruction ports_issue placed, which STORES (a store
+ * without a load: its address uop runs apart). The choice depends on the baseline lane only: it
+ * is the same in every lane, so a lane's times do not depend on which others run. */
 void ports_choose(struct ports *pc, const struct mdl_template *t, bool stores, struct ports_choice *out);
 
 /* ---- what follows is per uop and lane: inline, so that it compiles into the model's vector
@@ -48,7 +51,7 @@ void ports_choose(struct ports *pc, const struct mdl_template *t, bool stores, s
 /* The cycles of one port in one lane in which a uop starts: bit K of word K / 64 for cycle
  * BASE + K (cycles of the lane's port speed). The port starts one uop a cycle; a uop ready
  * within a cycle another one took waits for the next free one. Cycles before the lane's dispatch
- * time are behind every uop still to come and are dropped. */
+ * time are behind every uop still to come and are dropped, but for the one just before it. */
 enum { CAL_WORDS = 2, CAL_CYCLES = CAL_WORDS * 64 };
 struct ports_cal {
     int64_t base;
@@ -120,7 +123,8 @@ static inline int64_t ports_cal_run_(struct ports_cal *c, int64_t k, int64_t n)
 
 /* Lane L: the first start at or after T at which port P is free for LEN cycles (before the
  * lane's scale), now taken; 0 cycles take nothing. DISP is the lane's dispatch time: nothing
- * placed later starts before it. */
+ * placed later starts before it, and the calendar keeps the cycle before it (ports_issue counts
+ * the uops that started there). */
 static inline double ports_take(const struct ports_lanes *pl, unsigned p, unsigned l, double t, double len,
                                 double disp)
 {
@@ -129,7 +133,7 @@ static inline double ports_take(const struct ports_lanes *pl, unsigned p, unsign
     if (len <= 0 || per == 0)
         return t;
     int64_t k = (int64_t)(t * per + PORTS_EPS);             /* floor: times are not negative */
-    ports_cal_advance_(c, (int64_t)(disp * per + PORTS_EPS));
+    ports_cal_advance_(c, (int64_t)(disp * per + PORTS_EPS) - 1);
     if (k < c->base)
         k = c->base;
     int64_t n = len <= 1 ? 1 : (int64_t)__builtin_ceil(len - PORTS_EPS);

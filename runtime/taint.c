@@ -5,7 +5,7 @@
 #include <string.h>
 
 struct taint *taint_new(uint32_t window, unsigned n_res, unsigned n_caches, unsigned n_regs, uint32_t rob_cap,
-                        uint32_t lb_cap, uint32_t sb_cap)
+                        uint32_t lb_cap, uint32_t sb_cap, uint32_t rs_cap)
 {
     struct taint *tn = calloc(1, sizeof *tn);
     if (!tn)
@@ -22,7 +22,9 @@ struct taint *taint_new(uint32_t window, unsigned n_res, unsigned n_caches, unsi
     tn->lb_cap = lb_cap;
     tn->sb0 = tn->lb0 + lb_cap;
     tn->sb_cap = sb_cap;
-    tn->n_sets = tn->sb0 + sb_cap;
+    tn->rs0 = tn->sb0 + sb_cap;
+    tn->rs_cap = rs_cap;
+    tn->n_sets = tn->rs0 + rs_cap;
     uint32_t n_bufs = tn->n_sets + 1;   /* a set being copied on write shares its buffer: one spare */
     tn->ref = calloc(tn->n_sets, sizeof *tn->ref);
     tn->bits = calloc((size_t)n_bufs * tn->stride, sizeof *tn->bits);

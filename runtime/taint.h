@@ -22,8 +22,8 @@ struct taint {
     uint32_t window;                /* instructions entered before a followed one is counted */
     uint32_t words;                 /* words per set in this period */
     uint32_t stride;                /* words per buffer: a full window's */
-    unsigned n_sets, res0, cache0, reg0, rob0, lb0, sb0;
-    uint32_t rob_cap, lb_cap, sb_cap;
+    unsigned n_sets, res0, cache0, reg0, rob0, lb0, sb0, rs0;
+    uint32_t rob_cap, lb_cap, sb_cap, rs_cap;
     uint32_t *ref;                  /* [n_sets]: the buffer holding each set */
     uint64_t *bits;                 /* [n_sets + 1][stride]: the buffers */
     uint32_t *rc;                   /* [buffer]: sets referring to it */
@@ -36,9 +36,10 @@ struct taint {
     bool period;                    /* a period is open */
 };
 
-/* ROB_CAP, LB_CAP, SB_CAP: sizes (powers of two) of the window, load and store buffer rings. */
+/* ROB_CAP, LB_CAP, SB_CAP, RS_CAP: sizes (powers of two) of the window, load buffer, store
+ * buffer and scheduler rings. */
 struct taint *taint_new(uint32_t window, unsigned n_res, unsigned n_caches, unsigned n_regs, uint32_t rob_cap,
-                        uint32_t lb_cap, uint32_t sb_cap);
+                        uint32_t lb_cap, uint32_t sb_cap, uint32_t rs_cap);
 /* No instruction entered yet and no period open, as after taint_new. */
 void taint_reset(struct taint *tn);
 void taint_free(struct taint *tn);
@@ -61,7 +62,7 @@ static inline bool taint_open(const struct taint *tn) { return tn->period; }
 /* ---- per-instruction operations ---- */
 
 /* Set identifiers: the fixed ones, then one per resource, cache level, register and entry of
- * the window, load buffer and store buffer. */
+ * the window, load buffer, store buffer and scheduler. */
 static inline unsigned taint_res(const struct taint *tn, unsigned res) { return tn->res0 + res; }
 static inline unsigned taint_cache(const struct taint *tn, unsigned level) { return tn->cache0 + level; }
 static inline unsigned taint_reg(const struct taint *tn, unsigned reg) { return tn->reg0 + reg; }
@@ -76,6 +77,10 @@ static inline unsigned taint_lb(const struct taint *tn, uint64_t pos)
 static inline unsigned taint_sb(const struct taint *tn, uint64_t pos)
 {
     return tn->sb0 + (unsigned)(pos & (tn->sb_cap - 1));
+}
+static inline unsigned taint_rs(const struct taint *tn, uint64_t pos)
+{
+    return tn->rs0 + (unsigned)(pos & (tn->rs_cap - 1));
 }
 /* Sequence number of the current instruction (1 for the first); instructions a dynamic
  * instruction stays in the window before it is counted. */

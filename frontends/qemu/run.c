@@ -118,33 +118,20 @@ static unsigned split_point(unsigned n)
     return most < n ? most : n;
 }
 
-static bool window_knob(const struct rt_lane_cfg *c)
+/* The second model's lanes in OUT: a copy of the baseline (LANES[0]), then LANES [split, n);
+ * AT[l - split] is where lane l went. The baseline comes first because a model's lane 0 makes
+ * the choices every lane shares (the ports of each uop, from its issue groups): the lanes of
+ * both models must see the same ones. */
+static unsigned share_rest(const struct rt_lane_cfg *lanes, unsigned split, unsigned n, struct rt_lane_cfg *out,
+                           unsigned *at)
 {
-    for (int i = 0; i < 2; i++)
-        if (rt_knob_kind(c->knob[i]) == RT_KNOB_KIND_WINDOW)
-            return true;
-    return false;
-}
-
-/* The second model's lanes, LANES [split, n), in OUT; AT[l - split] is where lane l went. No
- * baseline copy: its first lane is one whose windows have the machine's sizes, the lanes with
- * other sizes costing a step of their own. */
-static void share_rest(const struct rt_lane_cfg *lanes, unsigned split, unsigned n, struct rt_lane_cfg *out,
-                       unsigned *at)
-{
-    unsigned first = split;
-    while (first < n && window_knob(&lanes[first]))
-        first++;
-    if (first == n)
-        first = split;
     unsigned k = 0;
-    out[k] = lanes[first];
-    at[first - split] = k++;
-    for (unsigned l = split; l < n; l++)
-        if (l != first) {
-            out[k] = lanes[l];
-            at[l - split] = k++;
-        }
+    out[k++] = lanes[0];
+    for (unsigned l = split; l < n; l++) {
+        out[k] = lanes[l];
+        at[l - split] = k++;
+    }
+    return k;
 }
 
 struct run *run_new(const struct run_opts *o, char *err, size_t errlen)
@@ -168,8 +155,8 @@ struct run *run_new(const struct run_opts *o, char *err, size_t errlen)
     r->md = rt_model_new(o->m, o->lanes, r->split, o->causality, 1024, err, errlen);
     if (r->md && r->split < o->n_lanes) {
         struct rt_lane_cfg rest[RT_MAX_LANES];
-        share_rest(o->lanes, r->split, o->n_lanes, rest, r->at2);
-        r->md2 = rt_model_new(o->m, rest, o->n_lanes - r->split, false, 1024, err, errlen);
+        unsigned n2 = share_rest(o->lanes, r->split, o->n_lanes, rest, r->at2);
+        r->md2 = rt_model_new(o->m, rest, n2, false, 1024, err, errlen);
     }
     if (!r->md || (r->split < o->n_lanes && !r->md2) || !r->ci || !r->caches || !r->bp) {
         run_free(r);

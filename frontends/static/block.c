@@ -328,17 +328,19 @@ static bool same_time(double x, double y) { return fabs(x - y) <= 1e-9 * (fabs(x
 /* A lane's steady state: the smallest period P that its retirement and its latest result both
  * follow over the last SPAN iterations, moving on by the same time per period, or 0. Retirement
  * alone can repeat while the results run ahead of it (a port's backlog growing until the window
- * is full): that rate is not the steady state's. The window may still be filling: dispatch is
- * then ahead, which changes nothing once the results and retirement keep pace. */
+ * is full): that rate is not the steady state's. Where the scheduler chooses ports (ISSUE), its
+ * issue must keep pace too: the choice depends on how many uops wait, which grows while the
+ * scheduler fills. */
 struct progress {
-    struct series ret, end;
+    struct series ret, end, issue;
 };
 
-static unsigned lane_period(const struct progress *g)
+static unsigned lane_period(const struct progress *g, bool issue)
 {
     for (unsigned p = 1; p <= PMAX; p++)
         if (series_repeats(&g->ret, p) && series_repeats(&g->end, p) &&
-            same_time(series_sum(&g->ret, p), series_sum(&g->end, p)))
+            same_time(series_sum(&g->ret, p), series_sum(&g->end, p)) &&
+            (!issue || (series_repeats(&g->issue, p) && same_time(series_sum(&g->ret, p), series_sum(&g->issue, p)))))
             return p;
     return 0;
 }
@@ -347,9 +349,10 @@ static unsigned lane_period(const struct progress *g)
  * lane's result does not depend on which others run. */
 struct measure {
     unsigned lanes, iterations, warm, open;
+    bool issue;                     /* the issue must keep pace (the machine chooses ports) */
     double *hist;                   /* [HIST][lanes]: retire times after each iteration */
-    struct progress *cycles;        /* [lanes]: the cycles of each iteration, of retirement and of results */
-    double *last_end;               /* [lanes]: after the iteration before */
+    struct progress *cycles;        /* [lanes]: the cycles of each iteration, of retirement, results, issue */
+    double *last_end, *last_issue;  /* [lanes]: the latest result and the last issue after the iteration before */
     double *half;                   /* [lanes]: at the start of the second half */
     unsigned *period;               /* [lanes] */
     bool *done;                     /* [lanes] */
@@ -378,20 +381,22 @@ static bool measure_lanes(struct measure *ms, struct rt_model *md, unsigned it, 
     unsigned L = ms->lanes;
     double *now = hist_row(ms->hist, it, 0, L);
     for (unsigned l = 0; l < L; l++) {
-        double end = rt_model_latest(md, l);
+        double end = rt_model_latest(md, l), issued = rt_model_issued(md, l);
         now[l] = rt_model_time(md, l);
         if (it > 0 && !ms->done[l]) {
             series_add(&ms->cycles[l].ret, now[l] - hist_row(ms->hist, it, 1, L)[l]);
             series_add(&ms->cycles[l].end, end - ms->last_end[l]);
+            series_add(&ms->cycles[l].issue, issued - ms->last_issue[l]);
         }
         ms->last_end[l] = end;
+        ms->last_issue[l] = issued;
     }
     if (it + 1 == ms->warm)
         memcpy(ms->half, now, L * sizeof *ms->half);
     /* One period once it repeats, else the fitted slope of the second half; never below what
      * the asynchronous resources need per iteration. */
     for (unsigned l = 0; l < L; l++) {
-        if (ms->done[l] || (!(ms->period[l] = lane_period(&ms->cycles[l])) && it + 1 < ms->iterations))
+        if (ms->done[l] || (!(ms->period[l] = lane_period(&ms->cycles[l], ms->issue)) && it + 1 < ms->iterations))
             continue;
         unsigned k = ms->period[l];
         double slope = k ? (now[l] - hist_row(ms->hist, it, k, L)[l]) / k : fitted_slope(ms, it, l);
@@ -467,8 +472,21 @@ static void slots_diff(struct rt_topdown *out, const struct snapshot *now, const
     backend_add(out, split, grown);
 }
 
+/* The slots of T, by X. */
+static void slots_scale(struct rt_topdown *t, double x)
+{
+    t->retiring *= x;
+    t->bad_speculation *= x;
+    t->frontend_latency *= x;
+    t->frontend_bandwidth *= x;
+    t->core *= x;
+    for (unsigned k = 0; k < t->n_levels && k < RT_TD_LEVELS; k++)
+        t->memory[k] *= x;
+}
+
 /* After iteration IT: its snapshot, and once the baseline lane has just been measured (DONE_BEFORE
- * false, now true), its slots over the same iterations as its cycles. */
+ * false, now true), its slots per iteration over the same iterations as its cycles (a period, or
+ * the second half). */
 static void slots_take(struct slots *sl, const struct measure *ms, const struct rt_model *md, unsigned width,
                        unsigned it, bool done_before, struct rt_topdown *out)
 {
@@ -485,6 +503,7 @@ static void slots_take(struct slots *sl, const struct measure *ms, const struct 
         split.memory[k] = all.memory[k] - now->issued.memory[k];
     unsigned k = ms->period[0];
     slots_diff(out, now, k ? &sl->hist[(it - k) % HIST] : &sl->half, &split);
+    slots_scale(out, 1.0 / (k ? k : it + 1 - ms->warm));
 }
 
 /* The model of the last run made new for this one, or a new one. */
@@ -523,9 +542,10 @@ bool block_run(const struct block *b, const struct mdl_machine *m, const struct 
     rt_model_follow(md, 0);
     struct addr_gen g;
     addr_gen_init(&g);
-    struct measure ms = { n_lanes, iterations, iterations / 2, n_lanes, calloc(HIST * (size_t)n_lanes, sizeof(double)),
+    struct measure ms = { n_lanes, iterations, iterations / 2, n_lanes, m->port_choice != MDL_PORT_CHOICE_NONE,
+                          calloc(HIST * (size_t)n_lanes, sizeof(double)),
                           calloc(n_lanes, sizeof(struct progress)), calloc(n_lanes, sizeof(double)),
-                          calloc(n_lanes, sizeof(double)),
+                          calloc(n_lanes, sizeof(double)), calloc(n_lanes, sizeof(double)),
                           calloc(n_lanes, sizeof(unsigned)), calloc(n_lanes, sizeof(bool)) };
     unsigned it, measured = 0;
     struct slots sl;
@@ -556,6 +576,7 @@ bool block_run(const struct block *b, const struct mdl_machine *m, const struct 
     free(ms.hist);
     free(ms.cycles);
     free(ms.last_end);
+    free(ms.last_issue);
     free(ms.half);
     free(ms.period);
     free(ms.done);
