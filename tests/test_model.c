@@ -149,6 +149,44 @@ Test(model, gives_each_uop_a_port_when_the_description_chooses_them)
     cr_expect_float_eq(run(m, &longer, 1, 20, NULL, 0, 0, NULL), 300.0, 1e-9);
 }
 
+/* One chain, one instruction issued a cycle. Without a wakeup delay each add starts as it issues:
+ * the third result is ready at 3. With a cycle's delay the second add, whose operand is ready in
+ * its issue cycle (1), starts at 2; the third, whose operand is ready the cycle after its issue
+ * (3, issued at 2), starts at 4: its result at 5. */
+Test(model, waits_a_cycle_more_for_operands_ready_as_the_uop_issues_when_the_description_says_so)
+{
+    for (int delay = 0; delay <= 1; delay++) {
+        char extra[128];
+        snprintf(extra, sizeof extra, "frontend { issue_width 1; }\nwindow { wakeup_delay %d cycles; }\n", delay);
+        const struct mdl_machine *m = machine(extra);
+        struct rt_insn chain = insn(m, "ALU", 1, 1);
+        char err[128];
+        struct rt_model *md = rt_model_new(m, &baseline, 1, false, 1, err, sizeof err);
+        cr_assert(md, "%s", err);
+        for (int i = 0; i < 3; i++)
+            rt_model_step(md, &chain, 0, NULL, NULL, false);
+        cr_expect_float_eq(rt_model_latest(md, 0), delay ? 5.0 : 3.0, 1e-9, "wakeup delay %d", delay);
+        rt_model_free(md);
+    }
+}
+
+/* A SLOW (20 cycles, p1) and an ALU that waits for it, per iteration, one instruction issued a
+ * cycle. With no scheduler limit the SLOWs overlap and issue binds: 2 cycles per iteration. With
+ * 4 entries and groups of one, an instruction issues once the entry 4 back has freed, the cycle
+ * after its uop started: each SLOW waits for the ALU two iterations back, which started 20 cycles
+ * after its SLOW: three iterations take 22 cycles. */
+Test(model, holds_issue_until_the_scheduler_has_room_for_a_group)
+{
+    const char *const extra[2] = { "frontend { issue_width 1; }\n", "frontend { issue_width 1; }\nwindow { scheduler 4; }\n" };
+    const double want[2] = { 2.0, 22.0 / 3 };
+    for (int i = 0; i < 2; i++) {
+        const struct mdl_machine *m = machine(extra[i]);
+        struct rt_insn body[2] = { insn(m, "SLOW", 0, 1), insn(m, "ALU", 1, 2) };
+        double c = run(m, body, 2, 600, NULL, 0, 0, NULL);
+        cr_expect_float_eq(c, want[i], 1e-6, "%s: %.17g", extra[i], c);
+    }
+}
+
 Test(model, limits_independent_work_by_the_issue_width)
 {
     const struct mdl_machine *m = machine("");
