@@ -190,6 +190,11 @@ static void dump_decl(FILE *out, const struct ast_decl *d)
         dump_idents(out, "on", &d->depends.targets);
         dump_src(out, &d->src);
         break;
+    case AST_DECL_DECODER:
+        fprintf(out, " %s", d->decoder.kind.name);
+        dump_selector(out, "forms", &d->decoder.sel);
+        dump_src(out, &d->src);
+        break;
     case AST_DECL_BLOCK:
         fprintf(out, " %s", d->block.kind.name);
         if (d->block.name.name)

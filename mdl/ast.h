@@ -137,11 +137,16 @@ struct ast_depends {                    /* `depends POPCNT on destination` */
     ast_idents targets;                 /* names of mdl/depend.def */
 };
 
+struct ast_decoder {                    /* `decoder complex {SETZ, SETNZ}` */
+    struct ast_ident kind;              /* `complex`, the one kind of decoder a rule can name */
+    struct ast_selector sel;
+};
+
 #define AST_DECLS(X) \
     X(MACHINE, "machine") X(INCLUDE, "include") X(SOURCE, "source") X(PORTS, "ports") \
     X(UNITS, "units") X(ASYNC, "async") X(MAXIMUM, "maximum") X(INSN, "insn") \
     X(CLASS, "class") X(REPLACE, "replace") X(BYPASS, "bypass") X(DEPENDS, "depends") \
-    X(BLOCK, "block")
+    X(DECODER, "decoder") X(BLOCK, "block")
 enum ast_decl_kind {
 #define X(e, s) AST_DECL_##e,
     AST_DECLS(X)
@@ -167,7 +172,8 @@ struct ast_decl {
     struct ast_replace replace;
     struct ast_bypass bypass;
     struct ast_depends depends;
-    struct ast_src src;                 /* maximum, bypass, depends */
+    struct ast_decoder decoder;
+    struct ast_src src;                 /* maximum, bypass, depends, decoder */
 };
 
 struct ast_file {

@@ -120,7 +120,7 @@ static struct ast_value mknumber(const char *text, double v, struct span at)
 %token INSN "'insn'" CLASS "'class'" REPLACE "'replace'" WITH "'with'" NOP "'nop'"
 %token BYPASS "'bypass'" LATENCY "'latency'" FOR "'for'" MEMORY "'memory'"
 %token TEMPLATE "'template'" UOPS "'uops'" TP "'tp'" NOTHING "'NOTHING'" NONE "'none'"
-%token DEPENDS "'depends'" ON "'on'"
+%token DEPENDS "'depends'" ON "'on'" DECODER "'decoder'"
 %token ARROW "'->'" DOTDOT "'..'" PLUSPLUS "'++'"
 
 %type <decl> decl machine_decl block_decl units_decl
@@ -184,6 +184,8 @@ decl
           $$->bypass.from = *$5; $$->bypass.to = *$8; $$->bypass.memory = true; $$->src = $9; }
     | DEPENDS selector ON ident_list src_opt ';'
         { $$ = mkdecl(px, AST_DECL_DEPENDS, @$); $$->depends.sel = *$2; $$->depends.targets = *$4; $$->src = $5; }
+    | DECODER ident selector src_opt ';'
+        { $$ = mkdecl(px, AST_DECL_DECODER, @$); $$->decoder.kind = $2; $$->decoder.sel = *$3; $$->src = $4; }
     /* A declaration boundary ends recovery; inside a block the parser stays quiet for a few
      * tokens instead, so a missing '}' is not reported again at every later ';'. */
     | error ';'             { $$ = NULL; yyerrok; }

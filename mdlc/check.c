@@ -761,16 +761,22 @@ static void check_bypass(struct program *p, const struct ast_decl *d)
         diag_error(D(p), v->span, "bypass latency %s is out of range: at most 1000 cycles", v->text);
 }
 
-/* The selector names entries, as a replacement pattern's does; the targets are depend.def's. */
+/* The selector of a RULE that marks forms names entries, as a replacement pattern's does, and
+ * no class. */
+static void check_rule_forms(struct program *p, const struct ast_selector *s, const char *rule)
+{
+    if (!s->has_kinds && !s->is_set && check_class_index(s->names.v[0].name) >= 0)
+        diag_error(D(p), s->span, "'%s' is a class: a '%s' rule names instruction forms, each with an entry",
+                   s->names.v[0].name, rule);
+    else
+        check_selector(p, s, false);
+}
+
+/* The targets are depend.def's. */
 static void check_depends(struct program *p, const struct ast_decl *d)
 {
     check_src(p, &d->src);
-    const struct ast_selector *s = &d->depends.sel;
-    if (!s->has_kinds && !s->is_set && check_class_index(s->names.v[0].name) >= 0)
-        diag_error(D(p), s->span, "'%s' is a class: a 'depends' rule names instruction forms, each with an entry",
-                   s->names.v[0].name);
-    else
-        check_selector(p, s, false);
+    check_rule_forms(p, &d->depends.sel, "depends");
     for (size_t i = 0; i < d->depends.targets.n; i++) {
         const struct ast_ident *t = &d->depends.targets.v[i];
         if (check_depend_index(t->name) >= 0)
@@ -783,6 +789,17 @@ static void check_depends(struct program *p, const struct ast_decl *d)
     }
 }
 
+/* The kind is `complex`. */
+static void check_decoder(struct program *p, const struct ast_decl *d)
+{
+    check_src(p, &d->src);
+    check_rule_forms(p, &d->decoder.sel, "decoder");
+    static const char *const kinds[] = { "complex" };
+    if (strcmp(d->decoder.kind.name, "complex") != 0)
+        diag_error(D(p), d->decoder.kind.span, "unknown decoder '%s': a rule can name the complex decoders only "
+                   "('decoder complex FORMS;')%s", d->decoder.kind.name, suggestion(p, d->decoder.kind.name, kinds, 1));
+}
+
 static void check_rules(struct program *p)
 {
     for (size_t i = 0; i < p->maximums.n; i++)
@@ -793,6 +810,8 @@ static void check_rules(struct program *p)
         check_bypass(p, p->bypasses.v[i]);
     for (size_t i = 0; i < p->depends.n; i++)
         check_depends(p, p->depends.v[i]);
+    for (size_t i = 0; i < p->decoders.n; i++)
+        check_decoder(p, p->decoders.v[i]);
 }
 
 /* ---- values without a source (-Wmissing-source) ---------------------------------------------- */
@@ -864,6 +883,10 @@ static void check_decl_sources(struct program *p, const struct ast_decl *d)
     case AST_DECL_DEPENDS:
         if (d->src.kind == AST_SRC_NONE)
             missing_source(p, d->depends.sel.span, arena_printf(p->ar, "'depends %s'", span_text(p, d->depends.sel.span)));
+        break;
+    case AST_DECL_DECODER:
+        if (d->src.kind == AST_SRC_NONE)
+            missing_source(p, d->decoder.sel.span, arena_printf(p->ar, "'decoder complex %s'", span_text(p, d->decoder.sel.span)));
         break;
     default: break;
     }

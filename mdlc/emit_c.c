@@ -73,8 +73,8 @@ static void emit_templates(FILE *out, const struct mdl_machine *m)
         c_float(out, t->latency_max);
         fputs(", ", out);
         c_float(out, t->tp);
-        fprintf(out, ", %u, %u, %u, %u, %u, %u, %u },\n", t->use_first, t->use_count, t->async_first, t->async_count,
-                t->depends, t->occ_first, t->occ_count);
+        fprintf(out, ", %u, %u, %u, %u, %u, %u, %u, %u },\n", t->use_first, t->use_count, t->async_first,
+                t->async_count, t->depends, t->occ_first, t->occ_count, t->complex_decode);
     }
     fputs("};\n\n", out);
 }

@@ -50,11 +50,11 @@ static json_t *json_template(const struct mdl_machine *m, const struct mdl_templ
     for (unsigned k = 0; k < MDL_DEPEND_COUNT; k++)
         if (t->depends & (1u << k))
             json_array_append_new(depends, json_string(depend_names[k]));
-    return json_pack("{s:s, s:s?, s:[f,f], s:[i,i], s:f, s:o, s:o, s:o, s:o}", "name", t->name,
+    return json_pack("{s:s, s:s?, s:[f,f], s:[i,i], s:f, s:o, s:o, s:o, s:o, s:b}", "name", t->name,
                      "class", t->cls < MDL_CLASS_COUNT ? class_names[t->cls] : NULL,
                      "latency", (double)t->latency_min, (double)t->latency_max, "uops", t->uops_fused,
                      t->uops_unfused, "tp", (double)t->tp, "uses", uses, "occupancies", occupancies, "async", async,
-                     "depends", depends);
+                     "depends", depends, "complex_decoder", t->complex_decode);
 }
 
 static json_t *json_templates(const struct mdl_machine *m, unsigned from, unsigned to)

@@ -452,6 +452,19 @@ static void lower_depends(struct lowering *lw)
     }
 }
 
+/* A `decoder complex` rule marks the templates it selects: only the complex decoders take them. */
+static void lower_decoders(struct lowering *lw)
+{
+    for (size_t i = 0; i < lw->p->decoders.n; i++) {
+        struct mdl_template *t = (struct mdl_template *)lw->m->templates;
+        size_t first = lw->match.n;
+        lower_selector(lw, &lw->p->decoders.v[i]->decoder.sel, NULL);
+        for (size_t k = first; k < lw->match.n; k++)
+            t[lw->match.v[k]].complex_decode = 1;
+        lw->match.n = first;
+    }
+}
+
 /* ---- parameters -------------------------------------------------------------------------------- */
 
 static const struct param_val *val(const struct program *p, const char *block, enum param_id id)
@@ -549,6 +562,7 @@ struct mdl_machine *lower_program(struct program *p)
     lower_replaces(&lw);
     lower_bypasses(&lw);
     lower_depends(&lw);
+    lower_decoders(&lw);
     lw.m->resources = lw.res.v;
     lw.m->n_resources = (uint16_t)lw.res.n;
     lw.m->uses = lw.uses.v;

@@ -84,7 +84,7 @@ struct program {
     VEC(const struct ast_decl *) sources, forms, classes;
     VEC(struct prog_unit *) units;
     VEC(struct prog_block *) blocks;
-    VEC(const struct ast_decl *) maximums, replaces, bypasses, depends;
+    VEC(const struct ast_decl *) maximums, replaces, bypasses, depends, decoders;
     struct map source_map, form_map, class_map, unit_map, block_map;
     struct map mnemonic_map;        /* mnemonic -> first form with it, set by check */
     unsigned n_atoms, n_async;      /* unit instances and asynchronous resources, set by check */

@@ -410,6 +410,7 @@ static void bind_layer(struct program *p, const struct prog_layer *layer)
         case AST_DECL_REPLACE: vec_push(p->ar, &p->replaces, d); break;
         case AST_DECL_BYPASS: vec_push(p->ar, &p->bypasses, d); break;
         case AST_DECL_DEPENDS: vec_push(p->ar, &p->depends, d); break;
+        case AST_DECL_DECODER: vec_push(p->ar, &p->decoders, d); break;
         case AST_DECL_INCLUDE: break;
         }
     }

@@ -72,6 +72,7 @@ struct mdl_template {
     uint8_t depends;            /* bits of enum mdl_depend: the old values it waits for */
     uint32_t occ_first;         /* its occupancies in mdl_machine.occupancies */
     uint16_t occ_count;
+    uint8_t complex_decode;     /* only the complex decoders take it (a `decoder complex` rule) */
 };
 
 enum mdl_replace_kind { MDL_REPLACE_NOP, MDL_REPLACE_FORM };

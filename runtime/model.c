@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "ports.h"
+#include "station.h"
 #include "shadow.h"
 #include "taint.h"
 
@@ -92,14 +93,19 @@ struct rt_model {
     float byp_val[2][MDL_CLASS_COUNT][MDL_CLASS_COUNT];
     uint8_t reg_cls[RT_REG_COUNT];  /* class of each register's last writer */
     bool loaded[RT_REG_COUNT];      /* last written by an integer load of 4 or 8 bytes: a pointer */
-    struct ring rob_ring, lb_ring, sb_ring, rs_ring;   /* rs_ring: when each scheduler entry frees */
-    uint32_t *rs;                   /* [L] scheduler entries (the description's in every lane) */
+    struct ring rob_ring, lb_ring, sb_ring;
+    struct station *rs;               /* the scheduler's entries held, per lane */
     double *rs_t;                   /* [L] when the current instruction's first uop started */
     double *grp_c, *grp_n;          /* [L] the cycle of the current issue group, its fused uops */
     double rs_wait0;                /* when lane 0's current instruction found room in the scheduler */
     struct shadow mem;
     struct ports *pc;               /* the ports of each uop, where the machine chooses them; else NULL */
     const struct ports_lanes *pl;   /* its per-lane part */
+    /* The lanes without dependencies: their uops are not given ports, the port sets bound them as
+     * abstract resources (the baseline's choice of ports fits the baseline's timing, not a lane
+     * whose every latency is zero: it put both FMAs of a chain on one port there). */
+    unsigned *no_ports, n_no_ports;
+    bool *ports_off;                /* [L]: whether the lane is one of them */
     struct ports_choice choice;     /* the current instruction's uops */
     /* causality, baseline lane only, in periods (taint.h) */
     struct taint *tn;
@@ -203,7 +209,6 @@ static void lane_params(struct rt_model *md, const struct rt_lane_cfg *c, unsign
     md->rob[l] = (uint32_t)lround((m->rob ? m->rob : 224) / knob_scale(c, RT_KNOB_ROB, 0));
     md->lb[l] = m->load_buffer ? (uint32_t)lround(m->load_buffer / knob_scale(c, RT_KNOB_LOAD_BUFFER, 0)) : 0;
     md->sb[l] = m->store_buffer ? (uint32_t)lround(m->store_buffer / knob_scale(c, RT_KNOB_STORE_BUFFER, 0)) : 0;
-    md->rs[l] = m->scheduler;
 }
 
 /* The description's bypass rules between classes, the last matching one winning as in the
@@ -232,6 +237,13 @@ static uint32_t max_of(const uint32_t *v, unsigned n)
 }
 
 static uint32_t ring_cap(const uint32_t *size, unsigned L) { return pow2_above(max_of(size, L) + 1); }
+
+/* The scheduler entries whose taints are kept: any entry still held belongs to an instruction
+ * in the window, of at most a window of fused uops, each a few unfused ones. */
+static uint32_t rs_taints(const struct rt_model *md)
+{
+    return pow2_above(4 * (md->m->rob ? md->m->rob : 224) + md->m->scheduler);
+}
 
 /* Empty, for lanes whose windows have SIZE entries. The times need no clearing: an entry is
  * read only once a window's worth have been pushed after it (ring_wait). */
@@ -318,6 +330,12 @@ static void set_lanes(struct rt_model *md, const struct rt_lane_cfg *lanes, unsi
         if (md->pc)
             ports_lane_scale(md->pc, md->res_scale, l);
     }
+    md->n_no_ports = 0;
+    for (unsigned l = 0; l < md->L; l++) {
+        md->ports_off[l] = md->pc && lane_has(&lanes[l < n ? l : 0], RT_KNOB_NO_DEPS);
+        if (md->ports_off[l])
+            md->no_ports[md->n_no_ports++] = l;
+    }
 }
 
 /* No slots yet; no load outstanding at any level (empty intervals). */
@@ -349,7 +367,7 @@ static void clear_state(struct rt_model *md)
     ring_reset(&md->rob_ring, md->rob, L);
     ring_reset(&md->lb_ring, md->lb, L);
     ring_reset(&md->sb_ring, md->sb, L);
-    ring_reset(&md->rs_ring, md->rs, L);
+    station_clear(md->rs);
     shadow_clear(&md->mem);
     if (md->pc)
         ports_clear(md->pc);
@@ -394,9 +412,11 @@ struct rt_model *rt_model_new(const struct mdl_machine *m, const struct rt_lane_
     md->rob = xcalloc(n, sizeof(uint32_t));
     md->lb = xcalloc(n, sizeof(uint32_t));
     md->sb = xcalloc(n, sizeof(uint32_t));
-    md->rs = xcalloc(n, sizeof(uint32_t));
+    md->rs = station_new(m->scheduler, m->issue_width, n);
     md->pc = ports_new(m, n);
     md->pl = md->pc ? ports_lanes(md->pc) : NULL;
+    md->no_ports = xcalloc(n, sizeof *md->no_ports);
+    md->ports_off = xcalloc(n, sizeof *md->ports_off);
     set_lanes(md, lanes, lanes_in);
     md->never = xcalloc(n, sizeof(double));
     for (unsigned l = 0; l < n; l++)
@@ -412,7 +432,6 @@ struct rt_model *rt_model_new(const struct mdl_machine *m, const struct rt_lane_
     ring_init(&md->rob_ring, md->rob, n);
     ring_init(&md->lb_ring, md->lb, n);
     ring_init(&md->sb_ring, md->sb, n);
-    ring_init(&md->rs_ring, md->rs, n);
     /* A store a full window older than a load has retired before the load dispatches (each
      * instruction takes at least one slot). The horizon is the same whatever the lanes, so that
      * they cannot change the baseline: 16 of the machine's windows cover a lane's window grown
@@ -425,7 +444,7 @@ struct rt_model *rt_model_new(const struct mdl_machine *m, const struct rt_lane_
     md->prep = xcalloc(n_static, sizeof(struct prep));
     if (causality)
         md->tn = taint_new(2 * md->rob[0], m->n_resources + 1u + ports_count(md->pc), m->n_caches, RT_REG_COUNT,
-                           md->rob_ring.cap, md->lb_ring.cap, md->sb_ring.cap, md->rs_ring.cap);
+                           md->rob_ring.cap, md->lb_ring.cap, md->sb_ring.cap, rs_taints(md));
     clear_state(md);
     return md;
 }
@@ -455,12 +474,14 @@ void rt_model_free(struct rt_model *md)
     lane_arrays(md, per_lane);
     for (unsigned i = 0; i < N_LANE_ARRAYS; i++)
         free(*per_lane[i]);
-    free(md->res_scale); free(md->cache_scale); free(md->rob); free(md->lb); free(md->sb); free(md->rs);
+    free(md->res_scale); free(md->cache_scale); free(md->rob); free(md->lb); free(md->sb); station_free(md->rs);
     free(md->never);
     free(md->res_t); free(md->cache_t); free(md->reg_t); free(md->async_total);
-    ring_free(&md->rob_ring); ring_free(&md->lb_ring); ring_free(&md->sb_ring); ring_free(&md->rs_ring);
+    ring_free(&md->rob_ring); ring_free(&md->lb_ring); ring_free(&md->sb_ring);
     shadow_free(&md->mem);
     ports_free(md->pc);
+    free(md->no_ports);
+    free(md->ports_off);
     taint_free(md->tn);
     free(md->crit); free(md->seen); free(md->prep); free(md->charge);
     free(md);
@@ -772,7 +793,8 @@ static double predecode_cycles(struct rt_model *md, const struct rt_insn *in)
 
 /* The front end delivers an instruction when it is decoded and an issue slot is free. On the
  * legacy path the decoders take, each cycle, up to decode_width predecoded instructions in
- * order; an instruction of several uops needs one of the first complex_decoders decoders, one of
+ * order; an instruction of several uops (or one a `decoder complex` rule names) needs one of the
+ * first complex_decoders decoders, one of
  * more than four comes from the microcode sequencer, which holds the decoders meanwhile; a
  * branch ends the cycle. A fusible instruction waits for the next one to be predecoded (it may be
  * the jump it fuses with): it is accounted for here, with the next one. */
@@ -788,7 +810,7 @@ static inline_always double fe_avail(struct rt_model *md, const struct step *s, 
         md->dec_free[l] = m->decode_width - 1;
     }
     uint32_t uops = s->t->uops_fused;
-    bool complex = uops > 1 && m->complex_decoders &&
+    bool complex = (uops > 1 || s->t->complex_decode) && m->complex_decoders &&
                    m->decode_width - md->dec_free[l] >= m->complex_decoders;
     double d = md->dec_t[l];
     if (md->dec_free[l] < 1 || p > d || complex) {
@@ -834,27 +856,23 @@ static inline_always bool joins_group(const struct rt_model *md, const struct st
            md->grp_n[l] + s->t->uops_fused + s->in->sync <= md->m->issue_width;
 }
 
-/* When the scheduler has room for the instruction if it issues at D in lane L (entry POS freed
- * it); minus infinity when it joins the current group or the scheduler binds nothing. */
-static inline_always double scheduler_room(const struct rt_model *md, const struct step *s, unsigned l, double d,
-                                           uint64_t *pos)
+/* When the scheduler has room for the instruction if it issues at D in lane L (the entries in
+ * MADE, *N_MADE of them, freed to make it); minus infinity when it joins the current group or the
+ * scheduler has room at D. */
+static inline_always double scheduler_room(struct rt_model *md, const struct step *s, unsigned l, double d,
+                                           uint64_t *made, unsigned *n_made)
 {
-    double c;
-    *pos = 0;
-    if (joins_group(md, s, l, d) ||
-        !ring_wait(&md->rs_ring, md->m->issue_width, md->rs[l], md->L, l, &c, pos))
-        return -INFINITY;
-    return c;
+    *n_made = 0;
+    return joins_group(md, s, l, d) ? -INFINITY : station_room(md->rs, l, d, made, n_made);
 }
 
-/* Room for a group of issue_width is made by the entries up to POS, the one it waited for: what
- * set each of their uops' starts is a cause (two chains in turn both hold the issue, not only the
- * one the program order names last). Lane 0 only. */
-static void room_made(const struct rt_model *md, struct taint *tn, uint64_t pos, double c)
+/* Room for a group is made by the entries that freed while it waited: what set each of their
+ * uops' starts is a cause (two chains in turn both hold the issue, not only the one whose entry
+ * freed last). Lane 0 only. */
+static void room_made(struct taint *tn, const uint64_t *made, unsigned n, double c)
 {
-    unsigned w = md->m->issue_width;
-    for (uint64_t k = pos + 1 > w ? pos + 1 - w : 0; k < pos; k++)
-        taint_constrain(tn, TN_DISPATCH, &c, c, taint_rs(tn, k));
+    for (unsigned k = 0; k < n; k++)
+        taint_constrain(tn, TN_DISPATCH, &c, c, taint_rs(tn, made[k]));
 }
 
 /* The instruction issues at D in lane L: it joins the current group or starts the next. */
@@ -896,10 +914,14 @@ static inline_always double lane_dispatch(struct rt_model *md, const struct step
      * waiting for the window or the scheduler (a tie included), they are the cause, not the
      * instructions the front end delivered before. */
     double fa = fe_avail(md, s, l);
-    c = scheduler_room(md, s, l, fa > d ? fa : d, &pos);
-    constrain(tn, TN_DISPATCH, &d, c, tn ? taint_rs(tn, pos) : 0);
-    if (tn && c == d)
-        room_made(md, tn, pos, c);
+    uint64_t made[STATION_MADE_MAX];
+    unsigned n_made;
+    c = scheduler_room(md, s, l, fa > d ? fa : d, made, &n_made);
+    if (c > d) {    /* then an entry freed to make room: N_MADE >= 1 */
+        constrain(tn, TN_DISPATCH, &d, c, tn ? taint_rs(tn, made[0]) : 0);
+        if (tn)
+            room_made(tn, made + 1, n_made - 1, c);
+    }
     if (l == 0)
         md->rs_wait0 = c;
     if (fa <= d) {
@@ -1001,7 +1023,7 @@ static inline void choose_ports(struct rt_model *md, const struct step *s, doubl
 static inline_always void lane_ports(struct rt_model *md, const struct step *s, unsigned l, struct taint *tn,
                                      unsigned set, double disp, double *t, enum ports_when when)
 {
-    if (!s->placed)
+    if (!s->placed || md->ports_off[l])
         return;
     const struct ports_choice *c = &md->choice;
     double from = *t;
@@ -1064,7 +1086,7 @@ static inline_always void lane_resources(struct rt_model *md, const struct step 
     const struct mdl_machine *m = md->m;
     const struct mdl_use *u = &m->uses[s->t->use_first];
     for (unsigned k = 0; k < s->t->use_count; k++) {
-        if (port_placed(md, s, u[k].resource))
+        if (port_placed(md, s, u[k].resource) && !md->ports_off[l])
             continue;
         size_t i = (size_t)u[k].resource * md->L + l;
         constrain(tn, set, t, md->res_t[i], res_set(tn, u[k].resource));
@@ -1141,7 +1163,7 @@ static inline_always double step_lane(struct rt_model *md, const struct step *s,
      * for room waits for the chain that holds the entry, and in a full scheduler every load
      * would otherwise be on the path of the instructions after it). */
     for (uint32_t k = 0; tn && k < s->rs_uops; k++)
-        taint_copy(tn, taint_rs(tn, md->rs_ring.pos + k), s->loads ? TN_LOAD : TN_INSN);
+        taint_copy(tn, taint_rs(tn, station_next(md->rs) + k), s->loads ? TN_LOAD : TN_INSN);
     double t_end = t + s->op_lat * md->lat_scale[l];
     if (tn)
         taint_add_current(tn, TN_INSN);
@@ -1296,8 +1318,9 @@ static inline_always void plain_dispatch(struct rt_model *md, const struct step 
     if (s->stores)
         window_odd(&md->sb_ring, 1, md->sb, L, a, b, d);
     for (unsigned l = a; l < b; l++) {
-        uint64_t pos;
-        double c = scheduler_room(md, s, l, d[l], &pos);
+        uint64_t made[STATION_MADE_MAX];
+        unsigned n_made;
+        double c = scheduler_room(md, s, l, d[l], made, &n_made);
         if (l == 0)
             md->rs_wait0 = c;
         d[l] = dmax(d[l], c);
@@ -1323,10 +1346,18 @@ static inline_always void plain_resources(struct rt_model *md, const struct step
     const struct mdl_machine *m = md->m;
     const struct mdl_use *u = &m->uses[s->t->use_first];
     for (unsigned k = 0; k < s->t->use_count; k++) {
-        if (port_placed(md, s, u[k].resource))
-            continue;
         size_t row = (size_t)u[k].resource * md->L;
-        pass_use(t, &md->res_t[row], d, &md->res_scale[row], u[k].cost, a, b);
+        if (!port_placed(md, s, u[k].resource)) {
+            pass_use(t, &md->res_t[row], d, &md->res_scale[row], u[k].cost, a, b);
+            continue;
+        }
+        for (unsigned j = 0; j < md->n_no_ports; j++) {     /* as lane_resources does for them */
+            unsigned l = md->no_ports[j];
+            if (l >= a && l < b) {
+                t[l] = dmax(md->res_t[row + l], t[l]);
+                md->res_t[row + l] = dmax(md->res_t[row + l], d[l]) + u[k].cost * md->res_scale[row + l];
+            }
+        }
     }
     const struct mdl_async_use *as = &m->async_uses[s->t->async_first];
     for (unsigned k = 0; k < s->t->async_count; k++)
@@ -1374,7 +1405,8 @@ static inline_always void plain_ports(struct rt_model *md, const struct step *s,
         if (c->when[u] != when)
             continue;
         for (unsigned l = a; l < b; l++)
-            t[l] = dmax(ports_take(md->pl, c->port[u], l, from[l], c->len[u], d[l]) - rank, t[l]);
+            if (!md->ports_off[l])
+                t[l] = dmax(ports_take(md->pl, c->port[u], l, from[l], c->len[u], d[l]) - rank, t[l]);
         rank++;
     }
 }
@@ -1869,12 +1901,9 @@ void rt_model_step(struct rt_model *md, const struct rt_insn *in, uint32_t sidx,
         md->reg_cls[in->dst[k]] = s.cls;
     mark_loaded(md, in, s.cls);
     ring_push(&md->rob_ring, s.uops, retire, md->L, md->active);
-    if (s.rs_uops) {
-        _Alignas(64) double freed[RT_MAX_LANES];
-        for (unsigned l = 0; l < md->active; l++)
-            freed[l] = md->rs_t[l] + 1;
-        ring_push(&md->rs_ring, s.rs_uops, freed, md->L, md->active);
-    }
+    for (unsigned l = 0; s.rs_uops && l < md->active; l++)
+        station_hold(md->rs, l, station_next(md->rs), s.rs_uops, md->rs_t[l] + 1);
+    station_advance(md->rs, s.rs_uops);
     if (s.loads) {
         if (md->tn_on)
             taint_copy(md->tn_on, taint_lb(md->tn_on, md->lb_ring.pos), TN_RETIRED);

@@ -142,6 +142,22 @@ Test(mdlsim, gives_one_port_to_the_uops_at_even_slots_of_an_issue_group)
     json_decref(o);
 }
 
+/* cmovz rax, rcx; cmovz rdx, rcx; cmovz rsi, rcx; cmovz rdi, rcx: four one-cycle chains of one
+ * uop each on p06, 2 cycles an iteration by their ports. Skylake's description has cmovcc taken
+ * by its one complex decoder only (`decoder complex`): one a cycle, 4 cycles an iteration, front
+ * end bound. Ice Lake's has no such rule: the ports bind. */
+Test(mdlsim, decodes_condition_moves_one_a_cycle_where_the_description_says_only_the_complex_decoder_takes_them)
+{
+    json_t *o = block_json("block --machine skylake --json --hex 480f44c1480f44d1480f44f1480f44f9");
+    cr_expect_float_eq(num(o, "cycles_per_iteration"), 4.0, 0.01);
+    double s;
+    cr_expect_str_eq(top_bottleneck(o, &s), "frontend");
+    json_decref(o);
+    o = block_json("block --machine icelake --json --hex 480f44c1480f44d1480f44f1480f44f9");
+    cr_expect_float_eq(num(o, "cycles_per_iteration"), 2.0, 0.01);
+    json_decref(o);
+}
+
 Test(mdlsim, lists_the_machines_compiled_in)
 {
     struct run r = mdlsim("machines");

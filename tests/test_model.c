@@ -172,13 +172,13 @@ Test(model, waits_a_cycle_more_for_operands_ready_as_the_uop_issues_when_the_des
 
 /* A SLOW (20 cycles, p1) and an ALU that waits for it, per iteration, one instruction issued a
  * cycle. With no scheduler limit the SLOWs overlap and issue binds: 2 cycles per iteration. With
- * 4 entries and groups of one, an instruction issues once the entry 4 back has freed, the cycle
- * after its uop started: each SLOW waits for the ALU two iterations back, which started 20 cycles
- * after its SLOW: three iterations take 22 cycles. */
+ * 4 entries and groups of one, an instruction issues only while at most 3 are held; an entry frees
+ * the cycle after its uop starts, so an ALU holds one 21 cycles from its SLOW's start and the
+ * SLOW's frees at once: 3 ALUs wait at a time, four iterations take 21 cycles. */
 Test(model, holds_issue_until_the_scheduler_has_room_for_a_group)
 {
     const char *const extra[2] = { "frontend { issue_width 1; }\n", "frontend { issue_width 1; }\nwindow { scheduler 4; }\n" };
-    const double want[2] = { 2.0, 22.0 / 3 };
+    const double want[2] = { 2.0, 21.0 / 4 };
     for (int i = 0; i < 2; i++) {
         const struct mdl_machine *m = machine(extra[i]);
         struct rt_insn body[2] = { insn(m, "SLOW", 0, 1), insn(m, "ALU", 1, 2) };
