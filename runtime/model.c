@@ -845,14 +845,16 @@ void rt_model_legacy_decode(struct rt_model *md, bool on)
 /* Times within this of a whole cycle are in it (lane 0's times are multiples of a quarter). */
 #define EPS_CYCLE 1e-9
 
+/* The cycle of time T >= 0: a floor without libm's call, which the code of the baseline ISA
+ * would make. */
+static inline double cycle_of(double t) { return (double)(int64_t)(t + EPS_CYCLE); }
+
 /* Issue by groups (uiCA's renamer): up to issue_width fused uops issue together in a cycle, and a
- * group starts only once the scheduler has room for a whole one; an entry frees the cycle after
- * its uop starts. The entries are taken to free in program order (the one issue_width from the
- * end of the scheduler must have left), which the dev blocks cannot tell from counting the
- * entries still held. */
+ * group starts only once the scheduler has room for a whole one (station.h); an entry frees the
+ * cycle after its uop starts. */
 static inline_always bool joins_group(const struct rt_model *md, const struct step *s, unsigned l, double d)
 {
-    return floor(d + EPS_CYCLE) == md->grp_c[l] &&
+    return cycle_of(d) == md->grp_c[l] &&
            md->grp_n[l] + s->t->uops_fused + s->in->sync <= md->m->issue_width;
 }
 
@@ -882,7 +884,7 @@ static inline_always void issue_in_group(struct rt_model *md, const struct step 
     if (joins_group(md, s, l, d)) {
         md->grp_n[l] += fused;
     } else {
-        md->grp_c[l] = floor(d + EPS_CYCLE);
+        md->grp_c[l] = cycle_of(d);
         md->grp_n[l] = fused;
     }
 }
@@ -892,7 +894,7 @@ static inline_always void issue_in_group(struct rt_model *md, const struct step 
  * scaled as latencies are). */
 static inline_always double woken(const struct rt_model *md, double src, double d, unsigned l)
 {
-    double x = src - floor(d + EPS_CYCLE);
+    double x = src - cycle_of(d);
     return x > -EPS_CYCLE && x < 2 - EPS_CYCLE ? src + md->m->wakeup_delay * md->lat_scale[l] : src;
 }
 
@@ -1302,6 +1304,35 @@ static inline_always void pass_issue(const double *restrict d, double *restrict 
     }
 }
 
+/* scheduler_room and issue_in_group for lanes [a, b): the lanes that start a group, a few, ask
+ * for room one by one; the groups move on in one pass. */
+static inline_always void pass_groups(struct rt_model *md, const struct step *s, unsigned a, unsigned b,
+                                      double *restrict d)
+{
+    _Alignas(64) double starts[RT_MAX_LANES];
+    double *restrict gc = md->grp_c, *restrict gn = md->grp_n;
+    double fused = s->t->uops_fused + s->in->sync, w = md->m->issue_width;
+    for (unsigned l = a; l < b; l++)
+        starts[l] = cycle_of(d[l]) != gc[l] || gn[l] + fused > w;
+    if (a == 0)
+        md->rs_wait0 = -INFINITY;
+    for (unsigned l = a; l < b; l++)
+        if (starts[l] != 0) {
+            uint64_t made[STATION_MADE_MAX];
+            unsigned n_made;
+            double c = station_room(md->rs, l, d[l], made, &n_made);
+            if (l == 0)
+                md->rs_wait0 = c;
+            d[l] = dmax(d[l], c);
+        }
+    for (unsigned l = a; l < b; l++) {
+        double g = cycle_of(d[l]);
+        bool join = g == gc[l] && gn[l] + fused <= w;
+        gn[l] = join ? gn[l] + fused : fused;
+        gc[l] = join ? gc[l] : g;
+    }
+}
+
 static inline_always void plain_dispatch(struct rt_model *md, const struct step *s, const struct plain_in *in,
                                          unsigned a, unsigned b, double *d, double *t)
 {
@@ -1317,15 +1348,7 @@ static inline_always void plain_dispatch(struct rt_model *md, const struct step 
         window_odd(&md->lb_ring, 1, md->lb, L, a, b, d);
     if (s->stores)
         window_odd(&md->sb_ring, 1, md->sb, L, a, b, d);
-    for (unsigned l = a; l < b; l++) {
-        uint64_t made[STATION_MADE_MAX];
-        unsigned n_made;
-        double c = scheduler_room(md, s, l, d[l], made, &n_made);
-        if (l == 0)
-            md->rs_wait0 = c;
-        d[l] = dmax(d[l], c);
-        issue_in_group(md, s, l, d[l]);
-    }
+    pass_groups(md, s, a, b, d);
     pass_issue(d, md->disp_t, md->fe_t, md->fe_cost, s->t->uops_fused + s->in->sync, t, a, b);
 }
 
@@ -1433,6 +1456,18 @@ static inline_always void plain_load(struct rt_model *md, const struct step *s, 
     pass_load_done(t, ld, md->lat_scale, md->mem_scale, s->load_lat, s->extra_lat, a, b);
 }
 
+/* T waits for the operands (SRC) and, for operands ready in the issue cycle (of D) or the next,
+ * DELAY (scaled) more: woken() for lanes [a, b). */
+static inline_always void pass_woken(double *restrict t, const double *restrict src, const double *restrict d,
+                                     const double *restrict lat, double delay, unsigned a, unsigned b)
+{
+    for (unsigned l = a; l < b; l++) {
+        double x = src[l] - cycle_of(d[l]);
+        double w = x > -EPS_CYCLE && x < 2 - EPS_CYCLE ? src[l] + delay * lat[l] : src[l];
+        t[l] = dmax(t[l], w);
+    }
+}
+
 /* The result is ready OP_LAT (scaled) after the start; retirement follows in order. */
 static inline_always void pass_retire(double *restrict t, const double *restrict lat, double op_lat,
                                       double *restrict ret, double *restrict last, const double *restrict ret_cost,
@@ -1480,8 +1515,7 @@ static lane_clones void step_lanes_plain(struct rt_model *md, const struct step 
             src[l] = s->loads ? t[l] : -INFINITY;
         for (unsigned k = 0; k < s->in->n_src; k++)
             pass_after_bypass(src, &md->reg_t[(size_t)s->in->src[k] * md->L], md->lat_scale, s->src_bypass[k], a, b);
-        for (unsigned l = a; l < b; l++)
-            t[l] = dmax(t[l], woken(md, src[l], d[l], l));
+        pass_woken(t, src, d, md->lat_scale, md->m->wakeup_delay, a, b);
     }
     for (unsigned k = 0; k < s->in->n_src; k++)
         pass_after_bypass(t, &md->reg_t[(size_t)s->in->src[k] * md->L], md->lat_scale, s->src_bypass[k], a, b);
@@ -1901,8 +1935,7 @@ void rt_model_step(struct rt_model *md, const struct rt_insn *in, uint32_t sidx,
         md->reg_cls[in->dst[k]] = s.cls;
     mark_loaded(md, in, s.cls);
     ring_push(&md->rob_ring, s.uops, retire, md->L, md->active);
-    for (unsigned l = 0; s.rs_uops && l < md->active; l++)
-        station_hold(md->rs, l, station_next(md->rs), s.rs_uops, md->rs_t[l] + 1);
+    station_hold(md->rs, station_next(md->rs), s.rs_uops, md->rs_t, md->active);
     station_advance(md->rs, s.rs_uops);
     if (s.loads) {
         if (md->tn_on)

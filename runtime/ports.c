@@ -7,7 +7,7 @@
  * lane's (its issue times and its ports' calendars): the choice is the same in every lane, so a
  * lane's times do not depend on which others run. Counting the last 64 uops in program order
  * instead came to MAPE 1.35% against uiCA on the dev blocks, where groups and counts in time,
- * with the scheduler filling as uiCA's does (model.c), come to 1.22%. */
+ * with the scheduler filling as uiCA's does (station.h), came to 1.22%. */
 #include "ports.h"
 #include <math.h>
 #include <stdlib.h>

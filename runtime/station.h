@@ -19,8 +19,8 @@ uint64_t station_next(const struct station *sc);
  * *N_MADE. Entries freed by then leave the lane's heap (issue never goes back). */
 enum { STATION_MADE_MAX = 8 };
 double station_room(struct station *sc, unsigned l, double d, uint64_t *made, unsigned *n_made);
-/* Lane L's COUNT entries from ENTRY on free at T. */
-void station_hold(struct station *sc, unsigned l, uint64_t entry, unsigned count, double t);
+/* COUNT entries from ENTRY on are held in lanes [0, N), each until the cycle after its START. */
+void station_hold(struct station *sc, uint64_t entry, unsigned count, const double *start, unsigned n);
 /* N entries were pushed (in every lane). */
 void station_advance(struct station *sc, unsigned n);
 
