@@ -94,7 +94,7 @@ struct rt_model {
     uint8_t reg_cls[RT_REG_COUNT];  /* class of each register's last writer */
     bool loaded[RT_REG_COUNT];      /* last written by an integer load of 4 or 8 bytes: a pointer */
     struct ring rob_ring, lb_ring, sb_ring;
-    struct station *rs;               /* the scheduler's entries held, per lane */
+    struct station *rs;             /* the scheduler's entries held, per lane */
     double *rs_t;                   /* [L] when the current instruction's first uop started */
     double *grp_c, *grp_n;          /* [L] the cycle of the current issue group, its fused uops */
     double rs_wait0;                /* when lane 0's current instruction found room in the scheduler */

@@ -298,29 +298,37 @@ static double *hist_row(double *hist, unsigned it, unsigned back, unsigned L)
 enum { SERIES = 64 };               /* a power of two above PMAX */
 
 struct series {
-    double v[SERIES];               /* the last values: value J at J % SERIES */
+    /* the last values: value J at J % SERIES and again SERIES after, so that the PMAX before the
+     * next one are in a row (the comparisons below vectorise) */
+    double v[2 * SERIES];
+    double at[SERIES];              /* the times whose differences the values are: time J at J % SERIES */
     unsigned n;                     /* values so far */
     unsigned run[PMAX + 1];         /* RUN[P]: how many of the last values equal the one P before */
 };
 
-static void series_add(struct series *s, double x)
+/* The first time, T: no value yet. */
+static void series_start(struct series *s, double t) { s->at[0] = t; }
+
+/* The time moves on to T: the value is the difference from the time before. */
+static void series_add(struct series *s, double t)
 {
-    for (unsigned p = 1; p <= PMAX && p <= s->n; p++) {
-        double y = s->v[(s->n - p) % SERIES];
-        s->run[p] = fabs(x - y) <= 1e-9 * (fabs(x) > 1 ? fabs(x) : 1) ? s->run[p] + 1 : 0;
-    }
-    s->v[s->n++ % SERIES] = x;
+    double x = t - s->at[s->n % SERIES];
+    s->at[(s->n + 1) % SERIES] = t;
+    unsigned i = s->n % SERIES, top = s->n < PMAX ? s->n : PMAX;
+    double tol = 1e-9 * (fabs(x) > 1 ? fabs(x) : 1);
+    const double *before = &s->v[i + SERIES];       /* before[-P]: the value P before */
+    for (unsigned p = 1; p <= top; p++)
+        s->run[p] = fabs(x - before[-(int)p]) <= tol ? s->run[p] + 1 : 0;
+    s->v[i] = s->v[i + SERIES] = x;
+    s->n++;
 }
 
 static bool series_repeats(const struct series *s, unsigned p) { return s->run[p] >= SPAN && s->n > SPAN + p; }
 
-/* The sum of the last P values. */
+/* The sum of the last P values: the time over them. */
 static double series_sum(const struct series *s, unsigned p)
 {
-    double sum = 0;
-    for (unsigned k = 1; k <= p; k++)
-        sum += s->v[(s->n - k) % SERIES];
-    return sum;
+    return s->at[s->n % SERIES] - s->at[(s->n - p) % SERIES];
 }
 
 static bool same_time(double x, double y) { return fabs(x - y) <= 1e-9 * (fabs(x) > 1 ? fabs(x) : 1); }
@@ -337,11 +345,14 @@ struct progress {
 
 static unsigned lane_period(const struct progress *g, bool issue)
 {
-    for (unsigned p = 1; p <= PMAX; p++)
-        if (series_repeats(&g->ret, p) && series_repeats(&g->end, p) &&
-            same_time(series_sum(&g->ret, p), series_sum(&g->end, p)) &&
-            (!issue || (series_repeats(&g->issue, p) && same_time(series_sum(&g->ret, p), series_sum(&g->issue, p)))))
+    for (unsigned p = 1; p <= PMAX; p++) {
+        /* the repeats first: the sums are the costly part */
+        if (!series_repeats(&g->ret, p) || !series_repeats(&g->end, p) || (issue && !series_repeats(&g->issue, p)))
+            continue;
+        double ret = series_sum(&g->ret, p);
+        if (same_time(ret, series_sum(&g->end, p)) && (!issue || same_time(ret, series_sum(&g->issue, p))))
             return p;
+    }
     return 0;
 }
 
@@ -352,7 +363,6 @@ struct measure {
     bool issue;                     /* the issue must keep pace (the machine chooses ports) */
     double *hist;                   /* [HIST][lanes]: retire times after each iteration */
     struct progress *cycles;        /* [lanes]: the cycles of each iteration, of retirement, results, issue */
-    double *last_end, *last_issue;  /* [lanes]: the latest result and the last issue after the iteration before */
     double *half;                   /* [lanes]: at the start of the second half */
     unsigned *period;               /* [lanes] */
     bool *done;                     /* [lanes] */
@@ -383,13 +393,19 @@ static bool measure_lanes(struct measure *ms, struct rt_model *md, unsigned it, 
     for (unsigned l = 0; l < L; l++) {
         double end = rt_model_latest(md, l), issued = rt_model_issued(md, l);
         now[l] = rt_model_time(md, l);
-        if (it > 0 && !ms->done[l]) {
-            series_add(&ms->cycles[l].ret, now[l] - hist_row(ms->hist, it, 1, L)[l]);
-            series_add(&ms->cycles[l].end, end - ms->last_end[l]);
-            series_add(&ms->cycles[l].issue, issued - ms->last_issue[l]);
+        struct progress *g = &ms->cycles[l];
+        if (ms->done[l]) {
+            continue;
+        } else if (it == 0) {
+            series_start(&g->ret, now[l]);
+            series_start(&g->end, end);
+            series_start(&g->issue, issued);
+        } else {
+            series_add(&g->ret, now[l]);
+            series_add(&g->end, end);
+            if (ms->issue)
+                series_add(&g->issue, issued);
         }
-        ms->last_end[l] = end;
-        ms->last_issue[l] = issued;
     }
     if (it + 1 == ms->warm)
         memcpy(ms->half, now, L * sizeof *ms->half);
@@ -545,7 +561,6 @@ bool block_run(const struct block *b, const struct mdl_machine *m, const struct 
     struct measure ms = { n_lanes, iterations, iterations / 2, n_lanes, m->port_choice != MDL_PORT_CHOICE_NONE,
                           calloc(HIST * (size_t)n_lanes, sizeof(double)),
                           calloc(n_lanes, sizeof(struct progress)), calloc(n_lanes, sizeof(double)),
-                          calloc(n_lanes, sizeof(double)), calloc(n_lanes, sizeof(double)),
                           calloc(n_lanes, sizeof(unsigned)), calloc(n_lanes, sizeof(bool)) };
     unsigned it, measured = 0;
     struct slots sl;
@@ -575,8 +590,6 @@ bool block_run(const struct block *b, const struct mdl_machine *m, const struct 
         r->crit[i] = rt_model_critical(md, (uint32_t)i, &r->seen[i]);
     free(ms.hist);
     free(ms.cycles);
-    free(ms.last_end);
-    free(ms.last_issue);
     free(ms.half);
     free(ms.period);
     free(ms.done);

@@ -2,7 +2,8 @@
 # Tests mdlprobe: its command line (usage errors exit 2 with a precise message; an unwritable
 # output fails at once and leaves nothing behind), its form keys against mdlsim's decoder, and one
 # real run: the caches agree with sysfs, ADD/IMUL/the load chain have the latencies of every
-# current x86-64 core, the draft compiles with -Wmissing-source --Werror, raw.json parses.
+# current x86-64 core, the draft compiles with -Wmissing-source --Werror, raw.json parses. A run
+# that misses those core facts is measured once more before they are checked.
 # Where the host cannot be measured (mdlprobe exits 3: not x86-64, an emulator, noisy timing) the
 # measurement checks are skipped with mdlprobe's reason; so is the L2 comparison when mdlprobe
 # could not measure L2's geometry (its reason is printed: a VM whose memory the host maps in
@@ -92,22 +93,8 @@ else
 fi
 
 # ---- one real run ---------------------------------------------------------------------------------
-t0=$SECONDS
-$P -o "$T/draft.mdl" --json "$T/raw.json" 2>"$T/progress"
-rc=$?
-echo "mdlprobe took $((SECONDS - t0)) s (status $rc)"
-if [ $rc -eq 3 ]; then
-    skip "measurements: $(grep '^mdlprobe: cannot measure' "$T/progress" | head -1)"
-elif [ $rc -ne 0 ]; then
-    fail "mdlprobe: status $rc: $(tail -3 "$T/progress")"
-else
-    build/mdlc -I machines -Wmissing-source --Werror --check "$T/draft.mdl" >"$T/mdlc" 2>&1 &&
-        pass "the draft compiles with -Wmissing-source --Werror" || fail "the draft: $(cat "$T/mdlc")"
-    # mdlsim analyses a block on the draft as it stands, given by path (--mdl), from anywhere
-    (cd "$T" && XDG_CACHE_HOME="$T/cache" "$OLDPWD/build/mdlsim" block --mdl draft.mdl --hex 4801d8 >"$T/block" 2>&1) &&
-        grep -q '^Machine: *host$' "$T/block" && pass "mdlsim block --mdl draft.mdl runs on the draft" ||
-        fail "mdlsim block --mdl draft.mdl: $(cat "$T/block")"
-    # One line per fact from raw.json: NAME VALUE (or NAME unreliable: NOTE, NAME none).
+# One line per fact from raw.json: NAME VALUE (or NAME unreliable: NOTE, NAME none).
+facts() {
     python3 - "$T/raw.json" >"$T/facts" 2>"$T/pyerr" <<'EOF'
 import json, sys
 raw = json.load(open(sys.argv[1]))
@@ -132,8 +119,37 @@ say("add", get("form", "latency", form="ADD_01 (R64, R64)"))
 say("imul", get("form", "latency", form="IMUL (R64, R64)"))
 say("load", get("form", "latency", form="MOV (R64, M64)"))
 EOF
+}
+fact() { awk -v k="$1" '$1 == k { $1 = ""; sub(/^ /, ""); print }' "$T/facts"; }
+# The core facts every x86-64 core has, as measured: on a shared VM a neighbour's burst can slip
+# a measurement past mdlprobe's noise check, so a run that misses them is measured once more.
+core_facts_hold() {
+    facts && [ "$(fact add)" = 1 ] && [ "$(fact imul)" = 3 ] && [ "$(fact L1.line)" = "$(fact L1.line.sysfs)" ] &&
+        case "$(fact L1.latency)" in 3 | 4 | 5 | 6) true ;; *) false ;; esac
+}
+
+t0=$SECONDS
+$P -o "$T/draft.mdl" --json "$T/raw.json" 2>"$T/progress"
+rc=$?
+if [ $rc -eq 0 ] && ! core_facts_hold; then
+    echo "mdlprobe: the core facts missed ($(tr '\n' ' ' <"$T/facts")): measured again"
+    $P -o "$T/draft.mdl" --json "$T/raw.json" 2>"$T/progress"
+    rc=$?
+fi
+echo "mdlprobe took $((SECONDS - t0)) s (status $rc)"
+if [ $rc -eq 3 ]; then
+    skip "measurements: $(grep '^mdlprobe: cannot measure' "$T/progress" | head -1)"
+elif [ $rc -ne 0 ]; then
+    fail "mdlprobe: status $rc: $(tail -3 "$T/progress")"
+else
+    build/mdlc -I machines -Wmissing-source --Werror --check "$T/draft.mdl" >"$T/mdlc" 2>&1 &&
+        pass "the draft compiles with -Wmissing-source --Werror" || fail "the draft: $(cat "$T/mdlc")"
+    # mdlsim analyses a block on the draft as it stands, given by path (--mdl), from anywhere
+    (cd "$T" && XDG_CACHE_HOME="$T/cache" "$OLDPWD/build/mdlsim" block --mdl draft.mdl --hex 4801d8 >"$T/block" 2>&1) &&
+        grep -q '^Machine: *host$' "$T/block" && pass "mdlsim block --mdl draft.mdl runs on the draft" ||
+        fail "mdlsim block --mdl draft.mdl: $(cat "$T/block")"
+    facts
     [ -s "$T/facts" ] && pass "raw.json parses" || fail "raw.json: $(cat "$T/pyerr")"
-    fact() { awk -v k="$1" '$1 == k { $1 = ""; sub(/^ /, ""); print }' "$T/facts"; }
     for level in 1 2; do
         v=$(fact "L$level.size")
         if [ $level -eq 2 ] && [ "${v%%:*}" = unreliable ]; then
