@@ -846,8 +846,10 @@ void rt_model_legacy_decode(struct rt_model *md, bool on)
 #define EPS_CYCLE 1e-9
 
 /* The cycle of time T >= 0: a floor without libm's call, which the code of the baseline ISA
- * would make. */
+ * would make (the passes, compiled for wider vectors, take floor() itself: there it is one
+ * instruction, and the same value). */
 static inline double cycle_of(double t) { return (double)(int64_t)(t + EPS_CYCLE); }
+static inline_always double cycle_of_vec(double t) { return floor(t + EPS_CYCLE); }
 
 /* Issue by groups (uiCA's renamer): up to issue_width fused uops issue together in a cycle, and a
  * group starts only once the scheduler has room for a whole one (station.h); an entry frees the
@@ -1313,7 +1315,7 @@ static inline_always void pass_groups(struct rt_model *md, const struct step *s,
     double *restrict gc = md->grp_c, *restrict gn = md->grp_n;
     double fused = s->t->uops_fused + s->in->sync, w = md->m->issue_width;
     for (unsigned l = a; l < b; l++)
-        starts[l] = cycle_of(d[l]) != gc[l] || gn[l] + fused > w;
+        starts[l] = cycle_of_vec(d[l]) != gc[l] || gn[l] + fused > w;
     if (a == 0)
         md->rs_wait0 = -INFINITY;
     for (unsigned l = a; l < b; l++)
@@ -1326,7 +1328,7 @@ static inline_always void pass_groups(struct rt_model *md, const struct step *s,
             d[l] = dmax(d[l], c);
         }
     for (unsigned l = a; l < b; l++) {
-        double g = cycle_of(d[l]);
+        double g = cycle_of_vec(d[l]);
         bool join = g == gc[l] && gn[l] + fused <= w;
         gn[l] = join ? gn[l] + fused : fused;
         gc[l] = join ? gc[l] : g;
@@ -1462,7 +1464,7 @@ static inline_always void pass_woken(double *restrict t, const double *restrict 
                                      const double *restrict lat, double delay, unsigned a, unsigned b)
 {
     for (unsigned l = a; l < b; l++) {
-        double x = src[l] - cycle_of(d[l]);
+        double x = src[l] - cycle_of_vec(d[l]);
         double w = x > -EPS_CYCLE && x < 2 - EPS_CYCLE ? src[l] + delay * lat[l] : src[l];
         t[l] = dmax(t[l], w);
     }

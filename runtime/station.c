@@ -7,8 +7,10 @@
 #include <math.h>
 #include <stdlib.h>
 
-/* Cycles ahead a calendar holds; an entry freeing later is taken to free at its end. */
+/* Cycles a calendar holds: an entry freeing further ahead than its end moves the calendar on,
+ * forgetting the entries due before (they have freed unless a uop waited that long). */
 enum { HORIZON = 1 << 14 };
+#define SLOT(k) ((size_t)((uint64_t)(k) & (HORIZON - 1)))
 #define NONE UINT64_MAX
 
 struct lane_cal {
@@ -19,7 +21,7 @@ struct lane_cal {
 struct station {
     unsigned size, width, L;
     uint64_t next;
-    uint16_t *count;                /* [L][HORIZON]: entries freeing at each cycle */
+    uint32_t *count;                /* [L][HORIZON]: entries freeing at each cycle */
     struct lane_cal *cal;           /* [L] */
     uint64_t (*last)[2];            /* [HORIZON]: lane 0's last two entries freeing at each cycle
                                        (NONE: none), for what made room (two chains in turn) */
@@ -76,40 +78,41 @@ uint64_t station_next(const struct station *sc) { return sc->next; }
 
 void station_advance(struct station *sc, unsigned n) { sc->next += n; }
 
-static void hold(struct station *sc, unsigned l, uint64_t entry, unsigned count, double t)
+/* Lane L holds COUNT entries until the cycle K they free at; returns the cycle they went to. */
+static inline int64_t hold(struct station *sc, unsigned l, unsigned count, int64_t k)
 {
     struct lane_cal *c = &sc->cal[l];
-    int64_t k = (int64_t)(t + 1e-9);   /* T is the start plus one: its cycle's end (T >= 0: a floor) */
     if (k < c->base)
         k = c->base;
     if (k >= c->base + HORIZON)
-        k = c->base + HORIZON - 1;
-    uint16_t *n = &sc->count[(size_t)l * HORIZON + (size_t)(k % HORIZON)];
-    *n = (uint16_t)(*n + count < UINT16_MAX ? *n + count : UINT16_MAX);
+        move_to(sc, l, k - HORIZON + 1);
+    sc->count[(size_t)l * HORIZON + SLOT(k)] += count;
     c->held += count;
-    uint64_t *last = sc->last[k % HORIZON];
-    if (l == 0 && last[0] != entry) {
-        last[1] = last[0];
-        last[0] = entry;
-    }
+    return k;
 }
 
 void station_hold(struct station *sc, uint64_t entry, unsigned count, const double *start, unsigned n)
 {
-    if (!sc->size || !count)
+    if (!sc->size || !count || !n)
         return;
-    for (unsigned l = 0; l < n; l++)
-        hold(sc, l, entry, count, start[l] + 1);
+    /* an entry frees the cycle after its uop's start (a floor: times are not negative) */
+    uint64_t *last = sc->last[SLOT(hold(sc, 0, count, (int64_t)(start[0] + 1e-9) + 1))];
+    if (last[0] != entry) {
+        last[1] = last[0];
+        last[0] = entry;
+    }
+    for (unsigned l = 1; l < n; l++)
+        hold(sc, l, count, (int64_t)(start[l] + 1e-9) + 1);
 }
 
 /* Lane L's entries freeing at cycle K are gone. */
 static void forget(struct station *sc, unsigned l, int64_t k)
 {
-    uint16_t *n = &sc->count[(size_t)l * HORIZON + (size_t)(k % HORIZON)];
+    uint32_t *n = &sc->count[(size_t)l * HORIZON + SLOT(k)];
     sc->cal[l].held -= *n;
     *n = 0;
     if (l == 0)
-        sc->last[k % HORIZON][0] = sc->last[k % HORIZON][1] = NONE;
+        sc->last[SLOT(k)][0] = sc->last[SLOT(k)][1] = NONE;
 }
 
 /* Lane L's calendar moves on to cycle K: the entries freeing before it are gone. */
@@ -132,12 +135,12 @@ double station_room(struct station *sc, unsigned l, double d, uint64_t *made, un
     struct lane_cal *c = &sc->cal[l];
     if (c->held <= limit)
         return -INFINITY;
-    uint16_t *n = &sc->count[(size_t)l * HORIZON];
+    const uint32_t *n = &sc->count[(size_t)l * HORIZON];
     double room = -INFINITY;
     while (c->held > limit) {
         int64_t k = c->base;
-        const uint64_t *last = sc->last[k % HORIZON];
-        if (n[k % HORIZON])
+        const uint64_t *last = sc->last[SLOT(k)];
+        if (n[SLOT(k)])
             room = (double)k;
         for (unsigned j = 0; l == 0 && j < 2; j++)
             if (last[j] != NONE)
