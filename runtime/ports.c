@@ -9,6 +9,7 @@
  * instead came to MAPE 1.35% against uiCA on the dev blocks, where groups and counts in time,
  * with the scheduler filling as uiCA's does (station.h), came to 1.22%. */
 #include "ports.h"
+#include "xalloc.h"
 #include <math.h>
 #include <stdlib.h>
 
@@ -25,14 +26,6 @@ struct ports {
     unsigned n_load_ports, next_load;   /* and the index of the next one a load takes */
 };
 
-static void *xcalloc(size_t n, size_t size)
-{
-    void *p = calloc(n ? n : 1, size);
-    if (!p)
-        abort();
-    return p;
-}
-
 static uint64_t template_units(const struct mdl_machine *m, const struct mdl_template *t)
 {
     uint64_t u = 0;
@@ -45,7 +38,7 @@ struct ports *ports_new(const struct mdl_machine *m, unsigned L)
 {
     if (m->port_choice == MDL_PORT_CHOICE_NONE)
         return NULL;
-    struct ports *pc = xcalloc(1, sizeof *pc);
+    struct ports *pc = xalloc(1, sizeof *pc);
     uint64_t all = 0;
     for (unsigned r = 0; r < m->n_resources; r++)
         all |= m->resources[r].units;
@@ -56,7 +49,7 @@ struct ports *ports_new(const struct mdl_machine *m, unsigned L)
     for (uint64_t u = pc->load_units; u; u &= u - 1)
         pc->load_port[pc->n_load_ports++] = (uint8_t)__builtin_ctzll(u);
     pc->lanes.L = L;
-    pc->lanes.cal = xcalloc((size_t)pc->n_ports * L, sizeof *pc->lanes.cal);
+    pc->lanes.cal = xalloc((size_t)pc->n_ports * L, sizeof *pc->lanes.cal);
     ports_clear(pc);
     return pc;
 }

@@ -1,20 +1,13 @@
 /* Byte-exact shadow memory: an open-addressing hash of 8-byte words to the store that wrote each
  * byte last, and a pool of stores with their lane-contiguous times. */
 #include "shadow.h"
+#include "xalloc.h"
 #include <stdlib.h>
 #include <string.h>
 
 static void *xrealloc(void *p, size_t n)
 {
     p = realloc(p, n);
-    if (!p)
-        abort();
-    return p;
-}
-
-static void *xcalloc(size_t n, size_t size)
-{
-    void *p = calloc(n, size);
     if (!p)
         abort();
     return p;
@@ -28,8 +21,8 @@ void shadow_init(struct shadow *sh, unsigned lanes, uint64_t horizon)
     sh->cap = 1024;
     sh->last_w = UINT64_MAX;        /* no word: addresses are below 2^64, words below 2^61 */
     sh->free_st = sh->freed = SHADOW_NONE;
-    sh->keys = xcalloc(sh->cap, sizeof *sh->keys);
-    sh->index = xcalloc(sh->cap, sizeof *sh->index);
+    sh->keys = xalloc(sh->cap, sizeof *sh->keys);
+    sh->index = xalloc(sh->cap, sizeof *sh->index);
 }
 
 void shadow_clear(struct shadow *sh)
@@ -106,15 +99,15 @@ static void rehash(struct shadow *sh, uint32_t cap, const bool *keep)
 {
     uint64_t *keys = sh->keys;
     uint32_t *index = sh->index, old_cap = sh->cap, kept = 0;
-    uint32_t *remap = xcalloc(sh->n ? sh->n : 1, sizeof *remap);
+    uint32_t *remap = xalloc(sh->n ? sh->n : 1, sizeof *remap);
     for (uint32_t e = 0; e < sh->n; e++) {
         remap[e] = keep && !keep[e] ? UINT32_MAX : kept;
         if (remap[e] != UINT32_MAX)
             memmove(sh->owner[kept++], sh->owner[e], sizeof *sh->owner);
     }
     sh->cap = cap;
-    sh->keys = xcalloc(cap, sizeof *sh->keys);
-    sh->index = xcalloc(cap, sizeof *sh->index);
+    sh->keys = xalloc(cap, sizeof *sh->keys);
+    sh->index = xalloc(cap, sizeof *sh->index);
     for (uint32_t i = 0; i < old_cap; i++)
         if (keys[i] && remap[index[i]] != UINT32_MAX)
             place(sh, keys[i] - 1, remap[index[i]]);
@@ -259,7 +252,7 @@ static void purge(struct shadow *sh, uint64_t oldest)
     for (uint32_t st = 0; st < sh->n_st; st++)
         if (sh->written[st] < oldest)
             release(sh, st, &sh->free_st);
-    bool *keep = xcalloc(sh->n ? sh->n : 1, sizeof *keep);
+    bool *keep = xalloc(sh->n ? sh->n : 1, sizeof *keep);
     for (uint32_t e = 0; e < sh->n; e++)
         for (unsigned b = 0; b < 8; b++) {
             uint32_t st = sh->owner[e][b];

@@ -4,6 +4,7 @@
  * frees at the start of the cycle after its uop started (the next whole cycle); issue only moves
  * on, so the calendar is read forward once. */
 #include "station.h"
+#include "xalloc.h"
 #include <math.h>
 #include <stdlib.h>
 
@@ -27,24 +28,16 @@ struct station {
                                        (NONE: none), for what made room (two chains in turn) */
 };
 
-static void *xcalloc(size_t n, size_t size)
-{
-    void *p = calloc(n ? n : 1, size);
-    if (!p)
-        abort();
-    return p;
-}
-
 struct station *station_new(unsigned size, unsigned width, unsigned L)
 {
-    struct station *sc = xcalloc(1, sizeof *sc);
+    struct station *sc = xalloc(1, sizeof *sc);
     sc->size = size;
     sc->width = width ? width : 1;
     sc->L = L;
     if (size) {
-        sc->count = xcalloc((size_t)HORIZON * L, sizeof *sc->count);
-        sc->cal = xcalloc(L, sizeof *sc->cal);
-        sc->last = xcalloc(HORIZON, sizeof *sc->last);
+        sc->count = xalloc((size_t)HORIZON * L, sizeof *sc->count);
+        sc->cal = xalloc(L, sizeof *sc->cal);
+        sc->last = xalloc(HORIZON, sizeof *sc->last);
         for (unsigned k = 0; k < HORIZON; k++)
             sc->last[k][0] = sc->last[k][1] = NONE;
     }
