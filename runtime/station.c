@@ -23,6 +23,7 @@ struct station {
     unsigned size, width, L;
     uint64_t next;
     uint32_t *count;                /* [L][HORIZON]: entries freeing at each cycle */
+    uint64_t *busy;                 /* [L][HORIZON / 64]: the cycles whose count is not zero */
     struct lane_cal *cal;           /* [L] */
     uint64_t (*last)[2];            /* [HORIZON]: lane 0's last two entries freeing at each cycle
                                        (NONE: none), for what made room (two chains in turn) */
@@ -36,6 +37,7 @@ struct station *station_new(unsigned size, unsigned width, unsigned L)
     sc->L = L;
     if (size) {
         sc->count = xalloc((size_t)HORIZON * L, sizeof *sc->count);
+        sc->busy = xalloc((size_t)HORIZON / 64 * L, sizeof *sc->busy);
         sc->cal = xalloc(L, sizeof *sc->cal);
         sc->last = xalloc(HORIZON, sizeof *sc->last);
         for (unsigned k = 0; k < HORIZON; k++)
@@ -49,6 +51,7 @@ void station_free(struct station *sc)
     if (!sc)
         return;
     free(sc->count);
+    free(sc->busy);
     free(sc->cal);
     free(sc->last);
     free(sc);
@@ -80,6 +83,7 @@ static inline int64_t hold(struct station *sc, unsigned l, unsigned count, int64
     if (k >= c->base + HORIZON)
         move_to(sc, l, k - HORIZON + 1);
     sc->count[(size_t)l * HORIZON + SLOT(k)] += count;
+    sc->busy[(size_t)l * (HORIZON / 64) + SLOT(k) / 64] |= 1ull << (SLOT(k) % 64);
     c->held += count;
     return k;
 }
@@ -104,16 +108,36 @@ static void forget(struct station *sc, unsigned l, int64_t k)
     uint32_t *n = &sc->count[(size_t)l * HORIZON + SLOT(k)];
     sc->cal[l].held -= *n;
     *n = 0;
+    sc->busy[(size_t)l * (HORIZON / 64) + SLOT(k) / 64] &= ~(1ull << (SLOT(k) % 64));
     if (l == 0)
         sc->last[SLOT(k)][0] = sc->last[SLOT(k)][1] = NONE;
+}
+
+/* The first cycle from FROM on, before TO, at which lane L has entries freeing; TO if none. A
+ * word of the busy bits at a time: a serialising form can move time on by a million cycles, and
+ * entries then lie far apart. */
+static int64_t next_held(const struct station *sc, unsigned l, int64_t from, int64_t to)
+{
+    const uint64_t *busy = &sc->busy[(size_t)l * (HORIZON / 64)];
+    while (from < to) {
+        size_t slot = SLOT(from);
+        uint64_t w = busy[slot / 64] >> (slot % 64);
+        if (w)
+            return from + __builtin_ctzll(w) < to ? from + __builtin_ctzll(w) : to;
+        from += 64 - (int64_t)(slot % 64);
+    }
+    return to;
 }
 
 /* Lane L's calendar moves on to cycle K: the entries freeing before it are gone. */
 static void move_to(struct station *sc, unsigned l, int64_t k)
 {
     struct lane_cal *c = &sc->cal[l];
-    for (; c->base < k && c->held; c->base++)
-        forget(sc, l, c->base);
+    /* every entry held frees within a horizon of the base: one pass over its cycles meets them
+     * all, however far K is */
+    int64_t end = k - c->base > HORIZON ? c->base + HORIZON : k;
+    for (int64_t j = c->base; c->held && (j = next_held(sc, l, j, end)) < end; j++)
+        forget(sc, l, j);
     if (c->base < k)
         c->base = k;
 }
@@ -128,18 +152,20 @@ double station_room(struct station *sc, unsigned l, double d, uint64_t *made, un
     struct lane_cal *c = &sc->cal[l];
     if (c->held <= limit)
         return -INFINITY;
-    const uint32_t *n = &sc->count[(size_t)l * HORIZON];
     double room = -INFINITY;
-    while (c->held > limit) {
-        int64_t k = c->base;
+    while (c->held > limit) {       /* the entries held all free within a horizon of the base */
+        int64_t k = next_held(sc, l, c->base, c->base + HORIZON);
+        if (k == c->base + HORIZON) {   /* cannot be: no entry is held beyond the horizon */
+            c->held = 0;
+            break;
+        }
         const uint64_t *last = sc->last[SLOT(k)];
-        if (n[SLOT(k)])
-            room = (double)k;
+        room = (double)k;
         for (unsigned j = 0; l == 0 && j < 2; j++)
             if (last[j] != NONE)
                 made[(*n_made)++ % STATION_MADE_MAX] = last[j];
         forget(sc, l, k);
-        c->base++;
+        c->base = k + 1;
     }
     if (*n_made > STATION_MADE_MAX)
         *n_made = STATION_MADE_MAX;
