@@ -56,13 +56,42 @@ struct prep {
     double op_lat, load_lat;        /* execution after the operands; load-to-use of its load */
     double serial;                  /* measured inverse throughput beyond what its ports explain */
     bool placed;                    /* its uops are given ports (ports.h) */
+    uint64_t port_units;            /* the ports its uops may take, where placed */
 };
+
+/* Where a lane's parameters differ from the baseline's: until a step reads one of them, the lane
+ * has the baseline's state and need not be stepped (lanes and slots, below). */
+enum { DIFF_RES_WORDS = 4 };        /* resources told apart; a machine of more: any resource counts */
+struct lane_diff {
+    bool always;                    /* a scale every step reads (latency, issue, retirement) */
+    bool penalty, memory, serial;   /* the mispredict penalty, latency beyond L1, the serial unit */
+    uint32_t rob, lb, sb;           /* where the window sizes differ, the smaller (0: the same) */
+    uint32_t caches;                /* cache levels of another bandwidth */
+    uint64_t ports;                 /* ports of another speed */
+    uint64_t res[DIFF_RES_WORDS];   /* resources of another cost */
+};
+
+/* A lane is stepped in a slot of its own (LIVE), shares the baseline's state (SHARED: none of its
+ * parameters read so far differs), or is measured and keeps what it had (DONE). */
+enum { LANE_LIVE, LANE_SHARED, LANE_DONE };
 
 struct rt_model {
     const struct mdl_machine *m;
-    unsigned L;                     /* lanes, padded: the stride of every [entity][lane] array */
-    unsigned active;                /* lanes still advanced: L, or 1 once the others are done */
-    /* per-lane parameters */
+    unsigned L;                     /* slots, padded: the stride of every [entity][slot] array */
+    /* Lanes and slots: the parameters and state of a lane being stepped are its slot's (every
+     * [entity][slot] array below); slots [0, live) are stepped, slot 0 is the baseline's. */
+    unsigned n_lanes, live;
+    struct rt_lane_cfg *cfg;        /* [n_lanes] */
+    uint8_t *lane_state;            /* [n_lanes]: LANE_* */
+    unsigned *slot_of;              /* [n_lanes]: a live lane's slot */
+    unsigned *lane_of;              /* [L]: the lane of a live slot */
+    struct lane_diff *diff;         /* [n_lanes] */
+    unsigned *shared, n_shared;     /* the lanes sharing the baseline's state */
+    struct lane_diff shared_any;    /* what any of them differs in: a step touching none skips them */
+    double *frozen;                 /* [n_lanes][FROZEN + n_async]: a done lane's readings */
+    bool share;                     /* lanes may share the baseline's state (else each has a slot) */
+    uint32_t win_max[3];            /* the largest ROB, load and store buffer of any lane */
+    /* per-slot parameters */
     double *res_scale;              /* [n_resources][L]: multiplies a use's cost */
     double *cache_scale;            /* [n_caches][L] */
     double *lat_scale, *fe_cost, *ret_cost, *penalty;   /* [L] */
@@ -227,16 +256,7 @@ static void bypass_table(struct rt_model *md)
     }
 }
 
-static uint32_t max_of(const uint32_t *v, unsigned n)
-{
-    uint32_t x = 0;
-    for (unsigned i = 0; i < n; i++)
-        if (v[i] > x)
-            x = v[i];
-    return x;
-}
-
-static uint32_t ring_cap(const uint32_t *size, unsigned L) { return pow2_above(max_of(size, L) + 1); }
+static uint32_t ring_cap(uint32_t largest) { return pow2_above(largest + 1); }
 
 /* The scheduler entries whose taints are kept: any entry still held belongs to an instruction
  * in the window, of at most a window of fused uops, each a few unfused ones. */
@@ -245,26 +265,32 @@ static uint32_t rs_taints(const struct rt_model *md)
     return pow2_above(4 * (md->m->rob ? md->m->rob : 224) + md->m->scheduler);
 }
 
-/* Empty, for lanes whose windows have SIZE entries. The times need no clearing: an entry is
- * read only once a window's worth have been pushed after it (ring_wait). */
-static void ring_reset(struct ring *r, const uint32_t *size, unsigned L)
+/* Which of slots [0, N), whose windows have SIZE entries, have another size than slot 0's. */
+static void ring_lanes(struct ring *r, const uint32_t *size, unsigned n)
 {
-    r->pos = 0;
     r->n_odd = 0;
-    for (unsigned l = 0; l < L; l++) {
+    for (unsigned l = 0; l < n; l++) {
         r->skip[l] = size[l] != size[0] ? -INFINITY : 0;
         if (size[l] != size[0])
             r->odd[r->n_odd++] = l;
     }
 }
 
-static void ring_init(struct ring *r, const uint32_t *size, unsigned L)
+/* Empty. The times need no clearing: an entry is read only once a window's worth have been
+ * pushed after it (ring_wait). */
+static void ring_reset(struct ring *r, const uint32_t *size, unsigned n)
 {
-    r->cap = ring_cap(size, L);
+    r->pos = 0;
+    ring_lanes(r, size, n);
+}
+
+static void ring_init(struct ring *r, uint32_t largest, const uint32_t *size, unsigned n, unsigned L)
+{
+    r->cap = ring_cap(largest);
     r->t = xcalloc((size_t)r->cap * L, sizeof *r->t);
     r->skip = xcalloc(L, sizeof *r->skip);
     r->odd = xcalloc(L, sizeof *r->odd);
-    ring_reset(r, size, L);
+    ring_reset(r, size, n);
 }
 
 static void ring_free(struct ring *r)
@@ -320,22 +346,202 @@ static unsigned padded(unsigned n)
     return n > 1 ? (n + g - 1) / g * g : n;
 }
 
-/* The lanes' parameters; the padding lanes are copies of lane 0. */
-static void set_lanes(struct rt_model *md, const struct rt_lane_cfg *lanes, unsigned n)
+/* ---- lanes and slots ------------------------------------------------------------------------ */
+
+static void clear_state(struct rt_model *md);
+
+/* Lane C's parameters in slot L. */
+static void slot_params(struct rt_model *md, const struct rt_lane_cfg *c, unsigned l)
 {
-    for (unsigned l = 0; l < md->L; l++) {
-        const struct rt_lane_cfg *c = &lanes[l < n ? l : 0];
-        lane_params(md, c, l);
-        md->ser_scale[l] = lane_has(c, RT_KNOB_ALL_RESOURCES) ? 0 : knob_scale(c, RT_KNOB_SERIAL, 0);
-        if (md->pc)
-            ports_lane_scale(md->pc, md->res_scale, l);
-    }
+    lane_params(md, c, l);
+    md->ser_scale[l] = lane_has(c, RT_KNOB_ALL_RESOURCES) ? 0 : knob_scale(c, RT_KNOB_SERIAL, 0);
+    if (md->pc)
+        ports_lane_scale(md->pc, md->res_scale, l);
+    md->ports_off[l] = md->pc && lane_has(c, RT_KNOB_NO_DEPS);
+}
+
+/* What the live slots have in common: the window sizes that differ from the baseline's, and
+ * the slots whose uops are not given ports. */
+static void slots_changed(struct rt_model *md)
+{
+    ring_lanes(&md->rob_ring, md->rob, md->live);
+    ring_lanes(&md->lb_ring, md->lb, md->live);
+    ring_lanes(&md->sb_ring, md->sb, md->live);
     md->n_no_ports = 0;
-    for (unsigned l = 0; l < md->L; l++) {
-        md->ports_off[l] = md->pc && lane_has(&lanes[l < n ? l : 0], RT_KNOB_NO_DEPS);
+    for (unsigned l = 0; l < md->live; l++)
         if (md->ports_off[l])
             md->no_ports[md->n_no_ports++] = l;
+}
+
+static void size_diff(uint32_t *d, uint32_t size, uint32_t base)
+{
+    *d = size == base ? 0 : size < base ? size : base;
+}
+
+/* Where slot L's parameters differ from slot 0's (the baseline's). */
+static void slot_diff(const struct rt_model *md, unsigned l, struct lane_diff *d)
+{
+    const struct mdl_machine *m = md->m;
+    unsigned L = md->L;
+    *d = (struct lane_diff){ 0 };
+    d->always = md->lat_scale[l] != md->lat_scale[0] || md->fe_cost[l] != md->fe_cost[0] ||
+                md->ret_cost[l] != md->ret_cost[0] || md->ports_off[l] != md->ports_off[0];
+    d->penalty = md->penalty[l] != md->penalty[0];
+    d->memory = md->mem_scale[l] != md->mem_scale[0];
+    d->serial = md->ser_scale[l] != md->ser_scale[0];
+    size_diff(&d->rob, md->rob[l], md->rob[0]);
+    size_diff(&d->lb, md->lb[l], md->lb[0]);
+    size_diff(&d->sb, md->sb[l], md->sb[0]);
+    for (unsigned r = 0; r < m->n_resources; r++)
+        if (md->res_scale[(size_t)r * L + l] != md->res_scale[(size_t)r * L]) {
+            if (r < 64 * DIFF_RES_WORDS)
+                d->res[r / 64] |= 1ull << (r % 64);
+            else
+                d->always = true;
+        }
+    for (unsigned k = 0; k < m->n_caches; k++)
+        if (md->cache_scale[(size_t)k * L + l] != md->cache_scale[(size_t)k * L]) {
+            if (k < 32)
+                d->caches |= 1u << k;
+            else
+                d->always = true;
+        }
+    const struct ports_lanes *pl = md->pl;
+    for (unsigned p = 0; pl && p < ports_count(md->pc); p++)
+        if (pl->cal[(size_t)p * L + l].scale != pl->cal[(size_t)p * L].scale)
+            d->ports |= 1ull << p;
+}
+
+static uint32_t size_min(uint32_t a, uint32_t b) { return !a ? b : !b ? a : a < b ? a : b; }
+
+/* D grows to hold what E differs in too. */
+static void diff_merge(struct lane_diff *d, const struct lane_diff *e)
+{
+    d->always |= e->always;
+    d->penalty |= e->penalty;
+    d->memory |= e->memory;
+    d->serial |= e->serial;
+    d->rob = size_min(d->rob, e->rob);
+    d->lb = size_min(d->lb, e->lb);
+    d->sb = size_min(d->sb, e->sb);
+    d->caches |= e->caches;
+    d->ports |= e->ports;
+    for (unsigned w = 0; w < DIFF_RES_WORDS; w++)
+        d->res[w] |= e->res[w];
+}
+
+static void shared_merge(struct rt_model *md)
+{
+    md->shared_any = (struct lane_diff){ 0 };
+    for (unsigned k = 0; k < md->n_shared; k++)
+        diff_merge(&md->shared_any, &md->diff[md->shared[k]]);
+}
+
+/* The lanes' parameters: the baseline in slot 0, each lane that reads a parameter of its own at
+ * every step in the next slot, the others sharing the baseline's state (each is tried in the next
+ * free slot to see where it differs). */
+static void set_lanes(struct rt_model *md, const struct rt_lane_cfg *lanes, unsigned n)
+{
+    md->n_lanes = n;
+    if (md->cfg != lanes)
+        memcpy(md->cfg, lanes, n * sizeof *lanes);
+    md->live = md->n_shared = 0;
+    memset(md->win_max, 0, sizeof md->win_max);
+    for (unsigned l = 0; l < n; l++) {
+        unsigned s = md->live;
+        slot_params(md, &lanes[l], s);
+        md->win_max[0] = md->rob[s] > md->win_max[0] ? md->rob[s] : md->win_max[0];
+        md->win_max[1] = md->lb[s] > md->win_max[1] ? md->lb[s] : md->win_max[1];
+        md->win_max[2] = md->sb[s] > md->win_max[2] ? md->sb[s] : md->win_max[2];
+        slot_diff(md, s, &md->diff[l]);
+        if (l > 0 && md->share && !md->diff[l].always) {
+            md->lane_state[l] = LANE_SHARED;
+            md->shared[md->n_shared++] = l;
+            continue;
+        }
+        md->lane_state[l] = LANE_LIVE;
+        md->slot_of[l] = s;
+        md->lane_of[s] = l;
+        md->live++;
     }
+    shared_merge(md);
+}
+
+/* Slot TO's state becomes slot FROM's. */
+static void slot_copy(struct rt_model *md, unsigned from, unsigned to)
+{
+    const struct mdl_machine *m = md->m;
+    unsigned L = md->L;
+    struct { double *a; size_t rows; } cols[] = {
+        { md->res_t, m->n_resources }, { md->cache_t, m->n_caches }, { md->reg_t, RT_REG_COUNT },
+        { md->async_total, m->n_async },
+        { md->rob_ring.t, md->rob_ring.pos < md->rob_ring.cap ? md->rob_ring.pos : md->rob_ring.cap },
+        { md->lb_ring.t, md->lb_ring.pos < md->lb_ring.cap ? md->lb_ring.pos : md->lb_ring.cap },
+        { md->sb_ring.t, md->sb_ring.pos < md->sb_ring.cap ? md->sb_ring.pos : md->sb_ring.cap },
+    };
+    for (unsigned c = 0; c < sizeof cols / sizeof *cols; c++)
+        for (size_t i = 0; i < cols[c].rows; i++)
+            cols[c].a[i * L + to] = cols[c].a[i * L + from];
+    double **per_lane[N_LANE_ARRAYS];
+    lane_arrays(md, per_lane);
+    for (unsigned i = 0; i < N_LANE_STATE; i++)
+        (*per_lane[i])[to] = (*per_lane[i])[from];
+    station_copy_lane(md->rs, from, to);
+    if (md->pc)
+        ports_copy_lane(md->pc, from, to);
+    shadow_copy_lane(&md->mem, from, to);
+}
+
+/* The readings a done lane keeps: its time, latest result and issue, then its async totals. */
+enum { FROZEN_TIME, FROZEN_LATEST, FROZEN_ISSUED, FROZEN };
+
+static const double *frozen_of(const struct rt_model *md, unsigned lane)
+{
+    return &md->frozen[(size_t)lane * (FROZEN + md->m->n_async)];
+}
+
+/* The slot whose readings are LANE's while it is not done: its own, or the baseline's. */
+static unsigned reading_slot(const struct rt_model *md, unsigned lane)
+{
+    return md->lane_state[lane] == LANE_LIVE ? md->slot_of[lane] : 0;
+}
+
+void rt_model_lane_done(struct rt_model *md, unsigned lane)
+{
+    if (lane == 0 || lane >= md->n_lanes || md->lane_state[lane] == LANE_DONE)
+        return;     /* the baseline steps on: it makes the choices every lane shares */
+    unsigned s = reading_slot(md, lane), L = md->L;
+    double *f = (double *)frozen_of(md, lane);
+    f[FROZEN_TIME] = md->last_ret[s];
+    f[FROZEN_LATEST] = md->end_t[s];
+    f[FROZEN_ISSUED] = md->disp_t[s];
+    for (unsigned a = 0; a < md->m->n_async; a++)
+        f[FROZEN + a] = md->async_total[(size_t)a * L + s];
+    if (md->lane_state[lane] == LANE_SHARED) {
+        unsigned k = 0;
+        while (md->shared[k] != lane)
+            k++;
+        md->shared[k] = md->shared[--md->n_shared];
+        shared_merge(md);
+    } else {
+        unsigned last = --md->live;     /* the last live slot moves into the lane's */
+        if (s != last) {
+            slot_copy(md, last, s);
+            md->lane_of[s] = md->lane_of[last];
+            md->slot_of[md->lane_of[s]] = s;
+            slot_params(md, &md->cfg[md->lane_of[s]], s);
+        }
+        slots_changed(md);
+    }
+    md->lane_state[lane] = LANE_DONE;
+}
+
+void rt_model_share_baseline(struct rt_model *md, bool on)
+{
+    md->share = on;
+    set_lanes(md, md->cfg, md->n_lanes);
+    slots_changed(md);
+    clear_state(md);
 }
 
 /* No slots yet; no load outstanding at any level (empty intervals). */
@@ -364,9 +570,9 @@ static void clear_state(struct rt_model *md)
     lane_arrays(md, per_lane);
     for (unsigned i = 0; i < N_LANE_STATE; i++)
         memset(*per_lane[i], 0, L * sizeof(double));
-    ring_reset(&md->rob_ring, md->rob, L);
-    ring_reset(&md->lb_ring, md->lb, L);
-    ring_reset(&md->sb_ring, md->sb, L);
+    ring_reset(&md->rob_ring, md->rob, md->live);
+    ring_reset(&md->lb_ring, md->lb, md->live);
+    ring_reset(&md->sb_ring, md->sb, md->live);
     station_clear(md->rs);
     shadow_clear(&md->mem);
     if (md->pc)
@@ -377,7 +583,6 @@ static void clear_state(struct rt_model *md)
     md->fe_addr = 0;
     md->pd_block = 0;
     md->pd_count = 0;
-    md->active = L;
     if (md->tn)
         taint_reset(md->tn);
     md->tn_on = NULL;
@@ -403,6 +608,14 @@ struct rt_model *rt_model_new(const struct mdl_machine *m, const struct rt_lane_
     n = padded(n);      /* a lone lane is not padded: it takes the scalar path */
     md->m = m;
     md->L = n;
+    md->share = true;
+    md->cfg = xcalloc(n, sizeof *md->cfg);
+    md->lane_state = xcalloc(n, sizeof *md->lane_state);
+    md->slot_of = xcalloc(n, sizeof *md->slot_of);
+    md->lane_of = xcalloc(n, sizeof *md->lane_of);
+    md->diff = xcalloc(n, sizeof *md->diff);
+    md->shared = xcalloc(n, sizeof *md->shared);
+    md->frozen = xcalloc((size_t)n * (FROZEN + m->n_async), sizeof *md->frozen);
     md->res_scale = xcalloc((size_t)m->n_resources * n, sizeof(double));
     md->cache_scale = xcalloc((size_t)m->n_caches * n, sizeof(double));
     double **per_lane[N_LANE_ARRAYS];
@@ -429,9 +642,10 @@ struct rt_model *rt_model_new(const struct mdl_machine *m, const struct rt_lane_
     md->cache_t = xcalloc((size_t)m->n_caches * n, sizeof(double));
     md->reg_t = xcalloc((size_t)RT_REG_COUNT * n, sizeof(double));
     md->async_total = xcalloc((size_t)m->n_async * n, sizeof(double));
-    ring_init(&md->rob_ring, md->rob, n);
-    ring_init(&md->lb_ring, md->lb, n);
-    ring_init(&md->sb_ring, md->sb, n);
+    ring_init(&md->rob_ring, md->win_max[0], md->rob, md->live, n);
+    ring_init(&md->lb_ring, md->win_max[1], md->lb, md->live, n);
+    ring_init(&md->sb_ring, md->win_max[2], md->sb, md->live, n);
+    slots_changed(md);
     /* A store a full window older than a load has retired before the load dispatches (each
      * instruction takes at least one slot). The horizon is the same whatever the lanes, so that
      * they cannot change the baseline: 16 of the machine's windows cover a lane's window grown
@@ -457,8 +671,9 @@ bool rt_model_reset(struct rt_model *md, const struct rt_lane_cfg *lanes, unsign
     if (!lanes_valid(md->m, lanes, n, md->tn != NULL, err, sizeof err) || padded(n) != md->L)
         return false;
     set_lanes(md, lanes, n);
-    if (ring_cap(md->rob, md->L) != md->rob_ring.cap || ring_cap(md->lb, md->L) != md->lb_ring.cap ||
-        ring_cap(md->sb, md->L) != md->sb_ring.cap)
+    slots_changed(md);
+    if (ring_cap(md->win_max[0]) != md->rob_ring.cap || ring_cap(md->win_max[1]) != md->lb_ring.cap ||
+        ring_cap(md->win_max[2]) != md->sb_ring.cap)
         return false;
     if (n_static > md->n_static)
         grow_static(md, n_static);
@@ -482,6 +697,8 @@ void rt_model_free(struct rt_model *md)
     ports_free(md->pc);
     free(md->no_ports);
     free(md->ports_off);
+    free(md->cfg); free(md->lane_state); free(md->slot_of); free(md->lane_of); free(md->diff); free(md->shared);
+    free(md->frozen);
     taint_free(md->tn);
     free(md->crit); free(md->seen); free(md->prep); free(md->charge);
     free(md);
@@ -535,6 +752,7 @@ struct step {
     double pd_cycles;               /* legacy predecode cycles from the previous instruction's */
     bool fuse_wait;                 /* the previous instruction was fusible */
     bool placed;                    /* its uops are given ports (ports.h) */
+    uint64_t port_units;            /* as in struct prep */
     bool mispredicted;
 };
 
@@ -750,15 +968,15 @@ static bool ring_wait(const struct ring *r, uint32_t need, uint32_t size, unsign
     return true;
 }
 
-/* Pushes N entries; only the first ACTIVE lanes of each are written. */
-static void ring_push(struct ring *r, uint32_t n, const double *t, unsigned L, unsigned active)
+/* Pushes N entries; only the first LIVE slots of each are written. */
+static void ring_push(struct ring *r, uint32_t n, const double *t, unsigned L, unsigned live)
 {
     for (uint32_t k = 0; k < n; k++, r->pos++) {
         double *slot = &r->t[(r->pos & (r->cap - 1)) * L];
-        if (active == 1)
+        if (live == 1)
             *slot = *t;
         else
-            memcpy(slot, t, active * sizeof *t);
+            memcpy(slot, t, live * sizeof *t);
     }
 }
 
@@ -1642,6 +1860,7 @@ static const struct prep *prepared(struct rt_model *md, const struct rt_insn *in
     }
     p->serial = rt_serial_cost(m, t);
     p->placed = !in->eliminated && ports_places(md->pc, t);
+    p->port_units = p->placed ? ports_units(md->pc, t) : 0;
     p->cls = insn_class(in, t);
     prep_latencies(md, in, t, p);
     p->ready = true;
@@ -1870,6 +2089,62 @@ void rt_model_topdown(const struct rt_model *md, bool with_tail, struct rt_topdo
         out->memory[k] *= w;
 }
 
+/* ---- lanes sharing the baseline's state ------------------------------------------------------ */
+
+static bool uses_any(const struct rt_model *md, const struct mdl_template *t, const uint64_t *res)
+{
+    const struct mdl_use *u = &md->m->uses[t->use_first];
+    for (unsigned k = 0; k < t->use_count; k++)
+        if (u[k].resource < 64 * DIFF_RES_WORDS && (res[u[k].resource / 64] >> (u[k].resource % 64) & 1))
+            return true;
+    return false;
+}
+
+/* A window of the smaller of two sizes, SIZE, is full for the next NEED entries: from then on the
+ * two sizes may bind differently. */
+static bool window_full(const struct ring *r, uint32_t need, uint32_t size)
+{
+    return size && need && r->pos + need > size;
+}
+
+/* Whether step S reads a parameter in which a lane differing in D from the baseline differs
+ * (conservatively: a parameter it may read). Every parameter the step reads is here. */
+static bool step_touches(const struct rt_model *md, const struct step *s, const struct lane_diff *d)
+{
+    bool ops = !s->in->eliminated;
+    if (d->always || (d->penalty && s->mispredicted) || (d->memory && s->loads && s->extra_lat != 0) ||
+        (d->serial && ops && s->serial > 0) || (d->ports & s->port_units) ||
+        window_full(&md->rob_ring, s->uops, d->rob) || window_full(&md->lb_ring, s->loads, d->lb) ||
+        window_full(&md->sb_ring, s->stores, d->sb))
+        return true;
+    for (unsigned x = 0; d->caches && x < s->n_cross; x++)
+        if (s->cross[x].k < 32 && (d->caches >> s->cross[x].k & 1))
+            return true;
+    return ops && uses_any(md, s->t, d->res);
+}
+
+/* The sharing lanes that step S touches take a slot each, with the baseline's state as it is
+ * before the step: from here on they are stepped. */
+static void share_split(struct rt_model *md, const struct step *s)
+{
+    for (unsigned k = 0; k < md->n_shared;) {
+        unsigned lane = md->shared[k];
+        if (!step_touches(md, s, &md->diff[lane])) {
+            k++;
+            continue;
+        }
+        unsigned slot = md->live++;
+        md->lane_state[lane] = LANE_LIVE;
+        md->slot_of[lane] = slot;
+        md->lane_of[slot] = lane;
+        slot_params(md, &md->cfg[lane], slot);
+        slot_copy(md, 0, slot);
+        md->shared[k] = md->shared[--md->n_shared];
+    }
+    shared_merge(md);
+    slots_changed(md);
+}
+
 void rt_model_step(struct rt_model *md, const struct rt_insn *in, uint32_t sidx, const uint64_t *addr,
                    const uint8_t *levels, bool mispredicted)
 {
@@ -1889,6 +2164,7 @@ void rt_model_step(struct rt_model *md, const struct rt_insn *in, uint32_t sidx,
     s.levels = levels;
     s.mispredicted = mispredicted;
     s.placed = p->placed;
+    s.port_units = p->port_units;
     step_bypasses(md, &s);
     step_merges(md, &s);
     step_chase(md, &s);
@@ -1903,23 +2179,25 @@ void rt_model_step(struct rt_model *md, const struct rt_insn *in, uint32_t sidx,
         causality_enter(md, sidx);
     shadow_tick(&md->mem);
     step_memory(md, &s);
+    if (md->n_shared && step_touches(md, &s, &md->shared_any))
+        share_split(md, &s);
     _Alignas(64) double retire[RT_MAX_LANES];
     /* The stack engine's synchronisation uop makes rsp one cycle later for this reader. */
     if (in->sync)
-        for (unsigned l = 0; l < md->active; l++)
+        for (unsigned l = 0; l < md->live; l++)
             md->reg_t[(size_t)(RT_X86_GPR + 4) * md->L + l] += md->lat_scale[l];
     /* The baseline lane carries the taints; the others go phase by phase together. A lane
      * alone takes the scalar path, without taints a copy the compiler specialises. */
-    unsigned first_plain = md->tn_on || md->active == 1 ? 1 : 0;
+    unsigned first_plain = md->tn_on || md->live == 1 ? 1 : 0;
     if (md->tn_on)
         retire[0] = step_baseline_taints(md, &s, md->tn_on);
-    else if (md->active == 1)
+    else if (md->live == 1)
         retire[0] = step_baseline(md, &s);
-    if (md->active > first_plain) {
+    if (md->live > first_plain) {
         _Alignas(64) double fe_ready[RT_MAX_LANES];
         struct plain_in pin;
-        plain_inputs(md, &s, first_plain, md->active, fe_ready, &pin);
-        step_lanes_plain(md, &s, &pin, first_plain, md->active, retire);
+        plain_inputs(md, &s, first_plain, md->live, fe_ready, &pin);
+        step_lanes_plain(md, &s, &pin, first_plain, md->live, retire);
     }
     if (md->td.on)
         topdown_step(md, &s);   /* before the window entries are pushed: it reads the windows */
@@ -1936,38 +2214,50 @@ void rt_model_step(struct rt_model *md, const struct rt_insn *in, uint32_t sidx,
     for (unsigned k = 0; k < in->n_dst; k++)
         md->reg_cls[in->dst[k]] = s.cls;
     mark_loaded(md, in, s.cls);
-    ring_push(&md->rob_ring, s.uops, retire, md->L, md->active);
-    station_hold(md->rs, station_next(md->rs), s.rs_uops, md->rs_t, md->active);
+    ring_push(&md->rob_ring, s.uops, retire, md->L, md->live);
+    station_hold(md->rs, station_next(md->rs), s.rs_uops, md->rs_t, md->live);
     station_advance(md->rs, s.rs_uops);
     if (s.loads) {
         if (md->tn_on)
             taint_copy(md->tn_on, taint_lb(md->tn_on, md->lb_ring.pos), TN_RETIRED);
-        ring_push(&md->lb_ring, 1, retire, md->L, md->active);
+        ring_push(&md->lb_ring, 1, retire, md->L, md->live);
     }
     if (s.stores) {
         if (md->tn_on)
             taint_copy(md->tn_on, taint_sb(md->tn_on, md->sb_ring.pos), TN_RETIRED);
-        ring_push(&md->sb_ring, 1, retire, md->L, md->active);
+        ring_push(&md->sb_ring, 1, retire, md->L, md->live);
     }
 }
 
-void rt_model_baseline_only(struct rt_model *md) { md->active = 1; }
+void rt_model_baseline_only(struct rt_model *md)
+{
+    for (unsigned l = 1; l < md->n_lanes; l++)
+        rt_model_lane_done(md, l);
+}
 
 void rt_model_topdown_stop(struct rt_model *md) { md->td.on = false; }
 
 uint32_t rt_model_causal_window(const struct rt_model *md) { return md->tn ? taint_window(md->tn) : 0; }
 
-double rt_model_time(const struct rt_model *md, unsigned lane) { return md->last_ret[lane]; }
+/* LANE's reading WHICH (FROZEN_*) of per-slot array A. */
+static double reading(const struct rt_model *md, unsigned lane, const double *a, unsigned which)
+{
+    if (lane < md->n_lanes && md->lane_state[lane] == LANE_DONE)
+        return frozen_of(md, lane)[which];
+    return a[lane < md->n_lanes ? reading_slot(md, lane) : 0];
+}
 
-double rt_model_latest(const struct rt_model *md, unsigned lane) { return md->end_t[lane]; }
+double rt_model_time(const struct rt_model *md, unsigned lane) { return reading(md, lane, md->last_ret, FROZEN_TIME); }
 
-double rt_model_issued(const struct rt_model *md, unsigned lane) { return md->disp_t[lane]; }
+double rt_model_latest(const struct rt_model *md, unsigned lane) { return reading(md, lane, md->end_t, FROZEN_LATEST); }
+
+double rt_model_issued(const struct rt_model *md, unsigned lane) { return reading(md, lane, md->disp_t, FROZEN_ISSUED); }
 
 double rt_model_async_bound(const struct rt_model *md, unsigned lane)
 {
     double bound = 0;
     for (unsigned a = 0; a < md->m->n_async; a++) {
-        double t = md->async_total[(size_t)a * md->L + lane];
+        double t = reading(md, lane, &md->async_total[(size_t)a * md->L], FROZEN + a);
         if (t > bound)
             bound = t;
     }

@@ -58,6 +58,14 @@ void rt_model_legacy_decode(struct rt_model *md, bool on);
 /* From now on only the baseline lane advances (the others have what they need); their times
  * stay as they are. */
 void rt_model_baseline_only(struct rt_model *md);
+/* LANE (not the baseline, which makes the choices every lane shares) has what it needs: it is no
+ * longer stepped, and its readings stay as they are. */
+void rt_model_lane_done(struct rt_model *md, unsigned lane);
+/* Lanes are stepped only once they differ from the baseline: a lane whose parameters differ
+ * only in what no step has read so far has the baseline's state, which it shares (exact: it
+ * takes a copy at the first step that reads one). ON by default; off, every lane is stepped
+ * from the start (the reference the sharing is tested against). Before the first step. */
+void rt_model_share_baseline(struct rt_model *md, bool on);
 
 /* Time (cycles) at which everything issued so far has retired, in LANE. */
 double rt_model_time(const struct rt_model *md, unsigned lane);

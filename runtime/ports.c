@@ -10,7 +10,6 @@
  * with the scheduler filling as uiCA's does (station.h), came to 1.22%. */
 #include "ports.h"
 #include "xalloc.h"
-#include <math.h>
 #include <stdlib.h>
 
 struct ports {
@@ -91,10 +90,25 @@ void ports_lane_scale(struct ports *pc, const double *res_scale, unsigned l)
     }
 }
 
-/* How many uops an occupancy is: one on a single unit, however many cycles; else its count. */
+void ports_copy_lane(struct ports *pc, unsigned from, unsigned to)
+{
+    unsigned L = pc->lanes.L;
+    for (unsigned p = 0; p < pc->n_ports; p++) {
+        struct ports_cal *c = &pc->lanes.cal[(size_t)p * L + to];
+        const struct ports_cal *f = &pc->lanes.cal[(size_t)p * L + from];
+        c->base = f->base;
+        memcpy(c->bits, f->bits, sizeof c->bits);
+    }
+}
+
+uint64_t ports_units(const struct ports *pc, const struct mdl_template *t) { return template_units(pc->m, t); }
+
+/* How many uops an occupancy is: one on a single unit, however many cycles; else its count,
+ * rounded as lround would (the sum is exact in a double; libm's call would be code of the baseline
+ * ISA inside the model's vector clones, which choose ports as lane 0 steps). */
 static unsigned occ_uops(const struct mdl_occupancy *o)
 {
-    return !(o->units & (o->units - 1)) ? 1u : (unsigned)lround(o->count > 1 ? o->count : 1);
+    return !(o->units & (o->units - 1)) ? 1u : (unsigned)((o->count > 1 ? (double)o->count : 1.0) + 0.5);
 }
 
 bool ports_places(const struct ports *pc, const struct mdl_template *t)

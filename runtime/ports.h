@@ -34,6 +34,10 @@ unsigned ports_count(const struct ports *pc);
 /* Lane L's port speeds from the resources' cost scales (RES_SCALE, [n_resources][L]): a port
  * is as fast as the fastest resource holding it. */
 void ports_lane_scale(struct ports *pc, const double *res_scale, unsigned l);
+/* Lane TO's port calendars become lane FROM's (its speeds stay its own). */
+void ports_copy_lane(struct ports *pc, unsigned from, unsigned to);
+/* The ports the uops of template T may take (a bit per port). */
+uint64_t ports_units(const struct ports *pc, const struct mdl_template *t);
 /* Whether the uops of template T are given ports (PC NULL: none are). */
 bool ports_places(const struct ports *pc, const struct mdl_template *t);
 /* The next instruction in program order issues at AT in the baseline lane, FUSED uops (an issue

@@ -39,6 +39,12 @@ void shadow_clear(struct shadow *sh)
     sh->last_w = UINT64_MAX;
 }
 
+void shadow_copy_lane(struct shadow *sh, unsigned from, unsigned to)
+{
+    for (uint32_t st = 0; st < sh->n_st; st++)
+        sh->times[(size_t)st * sh->lanes + to] = sh->times[(size_t)st * sh->lanes + from];
+}
+
 void shadow_free(struct shadow *sh)
 {
     free(sh->keys);

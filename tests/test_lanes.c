@@ -68,19 +68,34 @@ static void random_block(const struct mdl_machine *m, struct dec *dec, const str
     free(bytes);
 }
 
+/* How a run goes beyond its lanes: whether every lane is stepped from the start (rather than
+ * sharing the baseline's state until it differs), from which repetition on the odd lanes are done
+ * (0: never), and how many repetitions. */
+struct how {
+    bool every_lane;
+    unsigned odd_done_at;
+    unsigned reps;              /* repetitions (0: REPS) */
+};
+
+enum { REPS = 300 };
+
 /* The block repeated on a model of LANES: addresses within 48 bytes (every width overlaps others),
  * cache levels and mispredictions at random, the same sequence for every run. Each lane's time,
  * and with causality the critical and seen counts of each instruction. */
-static void run(const struct mdl_machine *m, const struct block *b, const struct rt_lane_cfg *lanes, unsigned n,
-                bool causality, double *times, uint64_t *crit, uint64_t *seen)
+static void run_how(const struct mdl_machine *m, const struct block *b, const struct rt_lane_cfg *lanes, unsigned n,
+                    bool causality, struct how how, double *times, uint64_t *crit, uint64_t *seen)
 {
     char err[256];
     struct rt_model *md = rt_model_new(m, lanes, n, causality, (unsigned)b->n_orig, err, sizeof err);
     cr_assert(md, "%s", err);
     if (causality)
         rt_model_sample_causality(md, 2);
+    if (how.every_lane)
+        rt_model_share_baseline(md, false);
     uint64_t x = 0x2545f4914f6cdd1dull;
-    for (unsigned rep = 0; rep < 300; rep++)
+    for (unsigned rep = 0; rep < (how.reps ? how.reps : REPS); rep++) {
+        for (unsigned l = 1; rep == how.odd_done_at && rep && l < n; l += 2)
+            rt_model_lane_done(md, l);
         for (size_t i = 0; i < b->n; i++) {
             uint64_t addr[RT_MAX_MEM];
             uint8_t level[RT_MAX_MEM];
@@ -91,11 +106,18 @@ static void run(const struct mdl_machine *m, const struct block *b, const struct
             bool miss = b->insns[i].branch != RT_BR_NONE && next_random(&x) % 5 == 0;
             rt_model_step(md, &b->insns[i], b->orig[i], addr, level, miss);
         }
+    }
     for (unsigned l = 0; l < n; l++)
         times[l] = rt_model_time(md, l);
     for (uint32_t i = 0; crit && i < b->n_orig; i++)
         crit[i] = rt_model_critical(md, i, &seen[i]);
     rt_model_free(md);
+}
+
+static void run(const struct mdl_machine *m, const struct block *b, const struct rt_lane_cfg *lanes, unsigned n,
+                bool causality, double *times, uint64_t *crit, uint64_t *seen)
+{
+    run_how(m, b, lanes, n, causality, (struct how){ 0 }, times, crit, seen);
 }
 
 /* Every lane of the plan together (the passes; lane 0 scalar with its taints) against each lane
@@ -109,6 +131,12 @@ static void expect_paths_agree(const struct mdl_machine *m, const struct analysi
     uint64_t *crit_t = calloc(b->n_orig, sizeof *crit_t), *seen_t = calloc(b->n_orig, sizeof *seen_t);
     uint64_t *crit_s = calloc(b->n_orig, sizeof *crit_s), *seen_s = calloc(b->n_orig, sizeof *seen_s);
     run(m, b, plan->lanes, plan->n_lanes, true, together, crit_t, seen_t);
+    /* the lanes sharing the baseline's state until they differ, as the lanes each stepped */
+    double every[RT_MAX_LANES];
+    run_how(m, b, plan->lanes, plan->n_lanes, true, (struct how){ .every_lane = true }, every, NULL, NULL);
+    for (unsigned l = 0; l < plan->n_lanes; l++)
+        cr_expect_eq(together[l], every[l], "%s, seed %u, lane %u: %.17g sharing the baseline's state, %.17g stepped",
+                     m->name, seed, l, together[l], every[l]);
     run(m, b, plan->lanes, 1, true, &alone, crit_s, seen_s);
     cr_expect_eq(together[0], alone, "%s, seed %u: the baseline", m->name, seed);
     run(m, b, plan->lanes, 1, false, &alone, NULL, NULL);
@@ -140,6 +168,28 @@ static void expect_paths_agree(const struct mdl_machine *m, const struct analysi
     free(seen_s);
 }
 
+/* What a machine's random blocks are made and planned with. */
+struct setup {
+    struct dec *dec;
+    struct cls_index *ci;
+    struct analysis_plan plan;
+};
+
+static void setup_machine(const struct mdl_machine *m, const double *weights, unsigned n_weights, struct setup *su)
+{
+    char err[256];
+    su->dec = dec_open((enum mdl_isa)m->isa, err, sizeof err);
+    cr_assert(su->dec, "%s", err);
+    su->ci = cls_build(m);
+    cr_assert(analysis_plan_init(&su->plan, m, weights, n_weights, true, err, sizeof err), "%s", err);
+}
+
+static void setup_free(struct setup *su)
+{
+    cls_free(su->ci);
+    dec_close(su->dec);
+}
+
 Test(lanes, time_every_knob_and_pair_alike_on_both_step_paths_on_every_machine, .timeout = 300)
 {
     const struct mdl_machine *const machines[] = { &mdl_machine_skylake, &mdl_machine_icelake,
@@ -147,24 +197,49 @@ Test(lanes, time_every_knob_and_pair_alike_on_both_step_paths_on_every_machine, 
     const double weights[] = { 1.15, 2 };
     for (size_t k = 0; k < sizeof machines / sizeof *machines; k++) {
         const struct mdl_machine *m = machines[k];
-        char err[256];
-        struct dec *dec = dec_open((enum mdl_isa)m->isa, err, sizeof err);
-        cr_assert(dec, "%s", err);
-        struct cls_index *ci = cls_build(m);
-        struct analysis_plan plan;
-        cr_assert(analysis_plan_init(&plan, m, weights, 2, true, err, sizeof err), "%s", err);
+        struct setup su;
+        setup_machine(m, weights, 2, &su);
         for (unsigned seed = 1; seed <= 3; seed++) {
             uint64_t x = seed * 0x9e3779b97f4a7c15ull + k;
             struct block b = { 0 };
-            random_block(m, dec, ci, 12, &x, &b);
+            random_block(m, su.dec, su.ci, 12, &x, &b);
             double *busy = calloc(m->n_resources + 1u, sizeof *busy), fe, ret;
             block_busy(&b, m, busy, &fe, &ret);
-            analysis_plan_pairs(&plan, busy, fe, ret);
+            analysis_plan_pairs(&su.plan, busy, fe, ret);
             free(busy);
-            expect_paths_agree(m, &plan, &b, seed);
+            expect_paths_agree(m, &su.plan, &b, seed);
             block_free(&b);
         }
-        cls_free(ci);
-        dec_close(dec);
+        setup_free(&su);
+    }
+}
+
+/* A lane done keeps the time it had, and the lanes still stepped (which take the done ones'
+ * slots) go on as they would have: every lane's time after REPS / 2 repetitions and after REPS,
+ * against a run whose odd lanes are done half-way. */
+Test(lanes, a_lane_done_keeps_its_time_and_leaves_the_others_as_they_were)
+{
+    const struct mdl_machine *const machines[] = { &mdl_machine_skylake, &mdl_machine_cortex_a72 };
+    const double weights[] = { 1.15 };
+    for (size_t k = 0; k < sizeof machines / sizeof *machines; k++) {
+        const struct mdl_machine *m = machines[k];
+        struct setup su;
+        setup_machine(m, weights, 1, &su);
+        const struct analysis_plan *plan = &su.plan;
+        analysis_plan_pairs(&su.plan, NULL, 0, 0);
+        uint64_t x = 0x51ed270b27ull + k;
+        struct block b = { 0 };
+        random_block(m, su.dec, su.ci, 10, &x, &b);
+        double half[RT_MAX_LANES], end[RT_MAX_LANES], done[RT_MAX_LANES];
+        run_how(m, &b, plan->lanes, plan->n_lanes, false, (struct how){ .reps = REPS / 2 }, half, NULL, NULL);
+        run(m, &b, plan->lanes, plan->n_lanes, false, end, NULL, NULL);
+        run_how(m, &b, plan->lanes, plan->n_lanes, false, (struct how){ .odd_done_at = REPS / 2 }, done, NULL, NULL);
+        for (unsigned l = 0; l < plan->n_lanes; l++) {
+            double want = l % 2 ? half[l] : end[l];
+            cr_expect_eq(done[l], want, "%s, lane %u (%s): %.17g, expected %.17g (%s)", m->name, l,
+                         rt_knob_name(plan->lanes[l].knob[0]), done[l], want, l % 2 ? "done half-way" : "stepped");
+        }
+        block_free(&b);
+        setup_free(&su);
     }
 }

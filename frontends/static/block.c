@@ -286,6 +286,7 @@ static void addresses(struct addr_gen *g, const struct rt_insn *in, uint64_t *ad
  * takes the filling of the window, which can run at a steady rate for 20 iterations and more,
  * for the steady state. */
 enum { PMAX = 32, SPAN = 24, HIST = SPAN + PMAX + 2 };
+_Static_assert(PMAX <= 32, "a bit per period in struct series");
 
 /* The times of every lane BACK iterations before iteration IT (IT >= BACK). */
 static double *hist_row(double *hist, unsigned it, unsigned back, unsigned L)
@@ -303,27 +304,34 @@ struct series {
     double v[2 * SERIES];
     double at[SERIES];              /* the times whose differences the values are: time J at J % SERIES */
     unsigned n;                     /* values so far */
-    unsigned run[PMAX + 1];         /* RUN[P]: how many of the last values equal the one P before */
+    uint32_t run[PMAX];             /* RUN[PMAX - P]: how many of the last values equal the one P before */
+    uint32_t repeats;               /* bit P - 1: the last SPAN values (of more than SPAN + P) repeat with period P */
 };
 
 /* The first time, T: no value yet. */
 static void series_start(struct series *s, double t) { s->at[0] = t; }
 
-/* The time moves on to T: the value is the difference from the time before. */
+/* The time moves on to T: the value is the difference from the time before. The periods are
+ * compared all at once, from the longest (a fixed count of comparisons in a row, which
+ * vectorises; a period longer than the values so far has no run). */
 static void series_add(struct series *s, double t)
 {
     double x = t - s->at[s->n % SERIES];
     s->at[(s->n + 1) % SERIES] = t;
-    unsigned i = s->n % SERIES, top = s->n < PMAX ? s->n : PMAX;
+    unsigned i = s->n % SERIES, n = s->n;
     double tol = 1e-9 * (fabs(x) > 1 ? fabs(x) : 1);
-    const double *before = &s->v[i + SERIES];       /* before[-P]: the value P before */
-    for (unsigned p = 1; p <= top; p++)
-        s->run[p] = fabs(x - before[-(int)p]) <= tol ? s->run[p] + 1 : 0;
+    const double *before = &s->v[i + SERIES - PMAX];    /* before[PMAX - P]: the value P before */
+    for (unsigned q = 0; q < PMAX; q++) {
+        bool same = fabs(x - before[q]) <= tol && PMAX - q <= n;
+        s->run[q] = same ? s->run[q] + 1 : 0;
+    }
+    uint32_t repeats = 0;
+    for (unsigned q = 0; q < PMAX; q++)
+        repeats |= (uint32_t)(s->run[q] >= SPAN && n + 1 > SPAN + PMAX - q) << (PMAX - 1 - q);
+    s->repeats = repeats;
     s->v[i] = s->v[i + SERIES] = x;
     s->n++;
 }
-
-static bool series_repeats(const struct series *s, unsigned p) { return s->run[p] >= SPAN && s->n > SPAN + p; }
 
 /* The sum of the last P values: the time over them. */
 static double series_sum(const struct series *s, unsigned p)
@@ -345,10 +353,9 @@ struct progress {
 
 static unsigned lane_period(const struct progress *g, bool issue)
 {
-    for (unsigned p = 1; p <= PMAX; p++) {
-        /* the repeats first: the sums are the costly part */
-        if (!series_repeats(&g->ret, p) || !series_repeats(&g->end, p) || (issue && !series_repeats(&g->issue, p)))
-            continue;
+    /* the periods that every series repeats with, the smallest first */
+    for (uint32_t c = g->ret.repeats & g->end.repeats & (issue ? g->issue.repeats : ~0u); c; c &= c - 1) {
+        unsigned p = (unsigned)__builtin_ctz(c) + 1;
         double ret = series_sum(&g->ret, p);
         if (same_time(ret, series_sum(&g->end, p)) && (!issue || same_time(ret, series_sum(&g->issue, p))))
             return p;
@@ -420,6 +427,7 @@ static bool measure_lanes(struct measure *ms, struct rt_model *md, unsigned it, 
         cycles[l] = slope > async ? slope : async;
         ms->done[l] = true;
         ms->open--;
+        rt_model_lane_done(md, l);      /* no longer stepped (the baseline steps on for the others) */
     }
     return ms->open == 0;
 }
