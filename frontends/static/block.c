@@ -12,6 +12,9 @@
 #include <string.h>
 #include "classify.h"
 #include "decode.h"
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 void block_free(struct block *b)
 {
@@ -286,7 +289,7 @@ static void addresses(struct addr_gen *g, const struct rt_insn *in, uint64_t *ad
  * takes the filling of the window, which can run at a steady rate for 20 iterations and more,
  * for the steady state. */
 enum { PMAX = 32, SPAN = 24, HIST = SPAN + PMAX + 2 };
-_Static_assert(PMAX <= 32, "a bit per period in struct series");
+_Static_assert(PMAX <= 32 && PMAX % 2 == 0, "a bit per period in struct series, two at a time");
 
 /* The times of every lane BACK iterations before iteration IT (IT >= BACK). */
 static double *hist_row(double *hist, unsigned it, unsigned back, unsigned L)
@@ -299,36 +302,49 @@ static double *hist_row(double *hist, unsigned it, unsigned back, unsigned L)
 enum { SERIES = 64 };               /* a power of two above PMAX */
 
 struct series {
-    /* the last values: value J at J % SERIES and again SERIES after, so that the PMAX before the
-     * next one are in a row (the comparisons below vectorise) */
+    /* the last values, the newest first: value J at SERIES - 1 - J % SERIES and again SERIES after,
+     * so that the PMAX before the next one are in a row, the nearest first (the comparisons below
+     * take them a vector at a time, each period's answer in its bit) */
     double v[2 * SERIES];
     double at[SERIES];              /* the times whose differences the values are: time J at J % SERIES */
     unsigned n;                     /* values so far */
-    uint32_t run[PMAX];             /* RUN[PMAX - P]: how many of the last values equal the one P before */
+    uint32_t same[SPAN];            /* value J at J % SPAN: bit P - 1 when it equals the one P before */
     uint32_t repeats;               /* bit P - 1: the last SPAN values (of more than SPAN + P) repeat with period P */
 };
 
 /* The first time, T: no value yet. */
 static void series_start(struct series *s, double t) { s->at[0] = t; }
 
-/* The time moves on to T: the value is the difference from the time before. The periods are
- * compared all at once, from the longest (a fixed count of comparisons in a row, which
- * vectorises; a period longer than the values so far has no run). */
+/* The time moves on to T: the value is the difference from the time before. Each value is
+ * compared with the PMAX before it at once, in a mask of the periods it repeats; a period holds
+ * over the last SPAN values where all their masks have it. */
 static void series_add(struct series *s, double t)
 {
     double x = t - s->at[s->n % SERIES];
     s->at[(s->n + 1) % SERIES] = t;
-    unsigned i = s->n % SERIES, n = s->n;
+    unsigned i = SERIES - 1 - s->n % SERIES, n = s->n;
     double tol = 1e-9 * (fabs(x) > 1 ? fabs(x) : 1);
-    const double *before = &s->v[i + SERIES - PMAX];    /* before[PMAX - P]: the value P before */
-    for (unsigned q = 0; q < PMAX; q++) {
-        bool same = fabs(x - before[q]) <= tol && PMAX - q <= n;
-        s->run[q] = same ? s->run[q] + 1 : 0;
+    const double *before = &s->v[i + 1];            /* before[P - 1]: the value P before */
+    uint32_t same = 0;
+#if defined(__SSE2__)
+    __m128d vx = _mm_set1_pd(x), vtol = _mm_set1_pd(tol), sign = _mm_set1_pd(-0.0);
+    for (unsigned p = 0; p < PMAX; p += 2) {
+        __m128d d = _mm_andnot_pd(sign, _mm_sub_pd(vx, _mm_loadu_pd(&before[p])));     /* |x - before| */
+        same |= (uint32_t)_mm_movemask_pd(_mm_cmple_pd(d, vtol)) << p;
     }
-    uint32_t repeats = 0;
-    for (unsigned q = 0; q < PMAX; q++)
-        repeats |= (uint32_t)(s->run[q] >= SPAN && n + 1 > SPAN + PMAX - q) << (PMAX - 1 - q);
-    s->repeats = repeats;
+#else
+    for (unsigned p = 0; p < PMAX; p++)
+        same |= (uint32_t)(fabs(x - before[p]) <= tol) << p;
+#endif
+    if (n < PMAX)
+        same &= (1u << n) - 1;              /* a period longer than the values so far: none */
+    s->same[n % SPAN] = same;
+    uint32_t all = ~0u;                     /* zero until SPAN values have come */
+    for (unsigned k = 0; k < SPAN; k++)
+        all &= s->same[k];
+    /* and more than SPAN + P values in all (the first has no value P before it) */
+    unsigned c = n > SPAN ? n - SPAN : 0;
+    s->repeats = all & (c >= 32 ? ~0u : (1u << c) - 1);
     s->v[i] = s->v[i + SERIES] = x;
     s->n++;
 }
