@@ -75,8 +75,14 @@ struct lane_diff {
  * parameters read so far differs), or is measured and keeps what it had (DONE). */
 enum { LANE_LIVE, LANE_SHARED, LANE_DONE };
 
+struct step;
+struct kin;
+
 struct rt_model {
     const struct mdl_machine *m;
+    /* the kernel's copy for the vector extension chosen (rt_model_vectors) */
+    void (*step)(struct rt_model *md, const struct step *s, const struct kin *in, unsigned a, unsigned b,
+                 struct taint *tn, double *retire);
     unsigned L;                     /* slots, padded: the stride of every [entity][slot] array */
     /* Lanes and slots: the parameters and state of a lane being stepped are its slot's (every
      * [entity][slot] array below); slots [0, live) are stepped, slot 0 is the baseline's. */
@@ -349,6 +355,7 @@ static unsigned padded(unsigned n)
 /* ---- lanes and slots ------------------------------------------------------------------------ */
 
 static void clear_state(struct rt_model *md);
+static void vectors_widest(struct rt_model *md);
 
 /* Lane C's parameters in slot L. */
 static void slot_params(struct rt_model *md, const struct rt_lane_cfg *c, unsigned l)
@@ -608,6 +615,7 @@ struct rt_model *rt_model_new(const struct mdl_machine *m, const struct rt_lane_
     n = padded(n);      /* a lone lane is not padded: it takes the scalar path */
     md->m = m;
     md->L = n;
+    vectors_widest(md);
     md->share = true;
     md->cfg = xcalloc(n, sizeof *md->cfg);
     md->lane_state = xcalloc(n, sizeof *md->lane_state);
@@ -934,29 +942,6 @@ double rt_serial_cost(const struct mdl_machine *m, const struct mdl_template *t)
     return t->tp >= 2 && t->tp > 1.5 * most ? t->tp : 0;
 }
 
-/* Taint bookkeeping happens in the baseline lane only; elsewhere these are plain max/advance.
- * Forced inline: a dozen calls an instruction, where TN is known NULL in the lone-lane copy. */
-static inline_always void constrain(struct taint *tn, unsigned s, double *t, double c, unsigned cs)
-{
-    if (tn)
-        taint_constrain(tn, s, t, c, cs);
-    else if (c > *t)
-        *t = c;
-}
-
-static inline_always void used(struct taint *tn, unsigned s, double *t, double tmin)
-{
-    if (tn)
-        taint_used(tn, s, t, tmin);
-    else if (*t < tmin)
-        *t = tmin;
-}
-
-static unsigned res_set(struct taint *tn, unsigned r) { return tn ? taint_res(tn, r) : 0; }
-static unsigned reg_set(struct taint *tn, unsigned r) { return tn ? taint_reg(tn, r) : 0; }
-static unsigned cache_set(struct taint *tn, unsigned k) { return tn ? taint_cache(tn, k) : 0; }
-static unsigned rob_set(struct taint *tn, uint64_t p) { return tn ? taint_rob(tn, p) : 0; }
-
 /* The window entry that must have retired before NEED more slots are taken, or none. */
 static bool ring_wait(const struct ring *r, uint32_t need, uint32_t size, unsigned L, unsigned l,
                       double *t, uint64_t *pos)
@@ -1016,7 +1001,7 @@ static double predecode_cycles(struct rt_model *md, const struct rt_insn *in)
  * more than four comes from the microcode sequencer, which holds the decoders meanwhile; a
  * branch ends the cycle. A fusible instruction waits for the next one to be predecoded (it may be
  * the jump it fuses with): it is accounted for here, with the next one. */
-static inline_always double fe_avail(struct rt_model *md, const struct step *s, unsigned l)
+static double fe_avail(struct rt_model *md, const struct step *s, unsigned l)
 {
     const struct mdl_machine *m = md->m;
     if (!md->legacy)
@@ -1047,126 +1032,10 @@ static inline_always double fe_avail(struct rt_model *md, const struct step *s, 
     return md->fe_t[l] > d ? md->fe_t[l] : d;
 }
 
-/* Issue: uops / issue width, the stack engine's synchronisation uop included. */
-static void fe_advance(struct rt_model *md, const struct step *s, unsigned l, double from)
-{
-    double *r = &md->fe_t[l];
-    *r = (*r > from ? *r : from) + (s->t->uops_fused + s->in->sync) * md->fe_cost[l];
-}
-
 void rt_model_legacy_decode(struct rt_model *md, bool on)
 {
     md->legacy = on && md->m->fetch_bytes && md->m->decode_width;
     md->pd_block = -1;
-}
-
-/* Times within this of a whole cycle are in it (lane 0's times are multiples of a quarter). */
-#define EPS_CYCLE 1e-9
-
-/* The cycle of time T >= 0: a floor without libm's call, which the code of the baseline ISA
- * would make (the passes, compiled for wider vectors, take floor() itself: there it is one
- * instruction, and the same value). */
-static inline double cycle_of(double t) { return (double)(int64_t)(t + EPS_CYCLE); }
-static inline_always double cycle_of_vec(double t) { return floor(t + EPS_CYCLE); }
-
-/* Issue by groups (uiCA's renamer): up to issue_width fused uops issue together in a cycle, and a
- * group starts only once the scheduler has room for a whole one (station.h); an entry frees the
- * cycle after its uop starts. */
-static inline_always bool joins_group(const struct rt_model *md, const struct step *s, unsigned l, double d)
-{
-    return cycle_of(d) == md->grp_c[l] &&
-           md->grp_n[l] + s->t->uops_fused + s->in->sync <= md->m->issue_width;
-}
-
-/* When the scheduler has room for the instruction if it issues at D in lane L (the entries in
- * MADE, *N_MADE of them, freed to make it); minus infinity when it joins the current group or the
- * scheduler has room at D. */
-static inline_always double scheduler_room(struct rt_model *md, const struct step *s, unsigned l, double d,
-                                           uint64_t *made, unsigned *n_made)
-{
-    *n_made = 0;
-    return joins_group(md, s, l, d) ? -INFINITY : station_room(md->rs, l, d, made, n_made);
-}
-
-/* Room for a group is made by the entries that freed while it waited: what set each of their
- * uops' starts is a cause (two chains in turn both hold the issue, not only the one whose entry
- * freed last). Lane 0 only. */
-static void room_made(struct taint *tn, const uint64_t *made, unsigned n, double c)
-{
-    for (unsigned k = 0; k < n; k++)
-        taint_constrain(tn, TN_DISPATCH, &c, c, taint_rs(tn, made[k]));
-}
-
-/* The instruction issues at D in lane L: it joins the current group or starts the next. */
-static inline_always void issue_in_group(struct rt_model *md, const struct step *s, unsigned l, double d)
-{
-    double fused = s->t->uops_fused + s->in->sync;
-    if (joins_group(md, s, l, d)) {
-        md->grp_n[l] += fused;
-    } else {
-        md->grp_c[l] = cycle_of(d);
-        md->grp_n[l] = fused;
-    }
-}
-
-/* When a uop whose operands are ready at SRC may start, issued at D in lane L: operands ready in
- * the cycle it issues or the next cost the description's wakeup_delay more (uiCA's scheduler;
- * scaled as latencies are). */
-static inline_always double woken(const struct rt_model *md, double src, double d, unsigned l)
-{
-    double x = src - cycle_of(d);
-    return x > -EPS_CYCLE && x < 2 - EPS_CYCLE ? src + md->m->wakeup_delay * md->lat_scale[l] : src;
-}
-
-/* Dispatch: window slots must be free, then the front end delivers the instruction
- * (Algorithm 1, lines 20-26). */
-static inline_always double lane_dispatch(struct rt_model *md, const struct step *s, unsigned l, struct taint *tn)
-{
-    unsigned L = md->L;
-    double d = md->disp_t[l], c;
-    uint64_t pos;
-    if (ring_wait(&md->rob_ring, s->uops, md->rob[l], L, l, &c, &pos))
-        constrain(tn, TN_DISPATCH, &d, c, rob_set(tn, pos));
-    if (s->loads && ring_wait(&md->lb_ring, 1, md->lb[l], L, l, &c, &pos))
-        constrain(tn, TN_DISPATCH, &d, c, tn ? taint_lb(tn, pos) : 0);
-    if (s->stores && ring_wait(&md->sb_ring, 1, md->sb[l], L, l, &c, &pos))
-        constrain(tn, TN_DISPATCH, &d, c, tn ? taint_sb(tn, pos) : 0);
-    /* The front end delivers the instruction at the start of its issue slot: the slot's length
-     * (uops / issue width) delays the next instruction, not this one. When the front end was
-     * waiting for the window or the scheduler (a tie included), they are the cause, not the
-     * instructions the front end delivered before. */
-    double fa = fe_avail(md, s, l);
-    uint64_t made[STATION_MADE_MAX];
-    unsigned n_made;
-    c = scheduler_room(md, s, l, fa > d ? fa : d, made, &n_made);
-    if (c > d) {    /* then an entry freed to make room: N_MADE >= 1 */
-        constrain(tn, TN_DISPATCH, &d, c, tn ? taint_rs(tn, made[0]) : 0);
-        if (tn)
-            room_made(tn, made + 1, n_made - 1, c);
-    }
-    if (l == 0)
-        md->rs_wait0 = c;
-    if (fa <= d) {
-        if (tn)
-            taint_copy(tn, TN_FRONTEND, TN_DISPATCH);
-    } else {
-        d = fa;
-        if (tn)
-            taint_copy(tn, TN_DISPATCH, TN_FRONTEND);
-    }
-    if (tn)
-        taint_add_current(tn, TN_FRONTEND);
-    issue_in_group(md, s, l, d);
-    fe_advance(md, s, l, d);
-    md->disp_t[l] = d;
-    return d;
-}
-
-static inline_always void lane_regs(struct rt_model *md, const uint8_t *regs, unsigned n, unsigned l,
-                                    struct taint *tn, unsigned s, double *t)
-{
-    for (unsigned k = 0; k < n; k++)
-        constrain(tn, s, t, md->reg_t[(size_t)regs[k] * md->L + l], reg_set(tn, regs[k]));
 }
 
 /* A memory access uses the bandwidth of every cache level it crosses, down to the one that
@@ -1188,18 +1057,6 @@ static void step_crossings(const struct rt_model *md, struct step *s)
     }
 }
 
-static inline_always void lane_cache(struct rt_model *md, const struct step *s, unsigned l, struct taint *tn,
-                                     unsigned set, double disp, double *t)
-{
-    for (unsigned x = 0; x < s->n_cross; x++) {
-        unsigned k = s->cross[x].k;
-        double *ct = &md->cache_t[k * md->L + l];
-        constrain(tn, set, t, *ct, cache_set(tn, k));
-        used(tn, cache_set(tn, k), ct, disp);
-        *ct += s->cross[x].cost * md->cache_scale[k * md->L + l];
-    }
-}
-
 /* Load-to-use beyond the first level: the serving level's latency replaces the first's. */
 static double level_extra(const struct rt_model *md, const struct step *s)
 {
@@ -1215,9 +1072,6 @@ static double level_extra(const struct rt_model *md, const struct step *s)
     }
     return extra;
 }
-
-static inline_always void lane_resources(struct rt_model *md, const struct step *s, unsigned l, struct taint *tn,
-                                         unsigned set, double disp, double *t);
 
 /* Where the instruction's uops have ports (ports.h), the ports stand for the port sets: only
  * `maximum` groups remain abstract. */
@@ -1236,234 +1090,84 @@ static inline void choose_ports(struct rt_model *md, const struct step *s, doubl
         ports_choose(md->pc, s->t, s->stores && !s->loads, &md->choice);
 }
 
-/* The uops of the instruction that run WHEN (ports.h; their ports chosen as the step began):
- * each takes its port from the time *T it is ready, and the instruction goes on once they have
- * started, the K-th of them allowed K cycles after the first (a form's uops run one after
- * another). A port holds what set the time of its last uop, that uop included: a uop it makes
- * wait waits for that uop, and so for what that uop waited for (a port that only held its users
- * would cut every chain it delays from its past). */
-static inline_always void lane_ports(struct rt_model *md, const struct step *s, unsigned l, struct taint *tn,
-                                     unsigned set, double disp, double *t, enum ports_when when)
-{
-    if (!s->placed || md->ports_off[l])
-        return;
-    const struct ports_choice *c = &md->choice;
-    double from = *t;
-    unsigned rank = 0;
-    for (unsigned u = 0; u < c->n; u++) {
-        if (c->when[u] != when)
-            continue;
-        double at = ports_take(md->pl, c->port[u], l, from, c->len[u], disp);
-        unsigned ps = res_set(tn, md->m->n_resources + 1u + c->port[u]);
-        if (at - rank > *t)
-            constrain(tn, set, t, at - rank, ps);
-        rank++;
-        if (tn) {
-            taint_copy(tn, ps, set);
-            taint_add_current(tn, ps);
-        }
-    }
-}
+/* ---- the step over lanes [a, b): each rule once ------------------------------------------------ */
 
-/* Loads wait for their address registers and for the store they read from (shadow memory:
- * store-to-load forwarding), then take their load-to-use latency. */
-static inline_always void lane_memory(struct rt_model *md, const struct step *s, unsigned l, struct taint *tn,
-                                      double disp, double *t)
-{
-    double ld = disp;
-    if (tn)
-        taint_copy(tn, TN_LOAD, TN_DISPATCH);
-    lane_cache(md, s, l, tn, TN_LOAD, disp, &ld);
-    lane_regs(md, s->in->addr, s->in->n_addr, l, tn, TN_LOAD, &ld);
-    for (unsigned k = 0; k < s->n_reads; k++) {
-        double st = shadow_times(&md->mem, s->read_st[k])[l] + s->read_extra[k] * md->lat_scale[l];
-        if (tn)
-            taint_constrain_seq(tn, TN_LOAD, &ld, st, shadow_seq(&md->mem, s->read_st[k]));
-        else if (st > ld)
-            ld = st;
-    }
-    /* A load takes its port when it issues, before its latency: the ports bound the load, not
-     * the operation after it (else a load's latency would hide its port's throughput). */
-    if (!s->in->eliminated)
-        lane_resources(md, s, l, tn, TN_LOAD, disp, &ld);
-    lane_ports(md, s, l, tn, TN_LOAD, disp, &ld, PORTS_AT_LOAD);
-    if (l == 0)
-        md->load0 = ld;
-    md->rs_t[l] = ld;
-    /* Instruction latency and the memory hierarchy's latency are separate resources; the bound
-     * without dependencies (lat_scale 0) drops both. */
-    ld = ld + s->load_lat * md->lat_scale[l] + (md->lat_scale[l] > 0 ? s->extra_lat * md->mem_scale[l] : 0);
-    constrain(tn, TN_INSN, t, ld, TN_LOAD);
-}
-
-static inline_always void lane_resources(struct rt_model *md, const struct step *s, unsigned l, struct taint *tn,
-                                         unsigned set, double disp, double *t)
-{
-    if (s->serial > 0) {
-        unsigned ser = res_set(tn, md->m->n_resources);
-        constrain(tn, set, t, md->ser_t[l], ser);
-        used(tn, ser, &md->ser_t[l], disp);
-        md->ser_t[l] += s->serial * md->ser_scale[l];
-    }
-    const struct mdl_machine *m = md->m;
-    const struct mdl_use *u = &m->uses[s->t->use_first];
-    for (unsigned k = 0; k < s->t->use_count; k++) {
-        if (port_placed(md, s, u[k].resource) && !md->ports_off[l])
-            continue;
-        size_t i = (size_t)u[k].resource * md->L + l;
-        constrain(tn, set, t, md->res_t[i], res_set(tn, u[k].resource));
-        used(tn, res_set(tn, u[k].resource), &md->res_t[i], disp);
-        md->res_t[i] += u[k].cost * md->res_scale[i];
-    }
-    const struct mdl_async_use *a = &m->async_uses[s->t->async_first];
-    for (unsigned k = 0; k < s->t->async_count; k++)
-        md->async_total[(size_t)a[k].resource * md->L + l] += a[k].cost;
-}
-
-/* Registers and memory take the new value: loads read the newest write in program order. */
-static inline_always void lane_writes(struct rt_model *md, const struct step *s, unsigned l, struct taint *tn,
-                                      double t_end)
-{
-    for (unsigned k = 0; k < s->in->n_dst; k++) {
-        md->reg_t[(size_t)s->in->dst[k] * md->L + l] = t_end;
-        if (tn)
-            taint_copy(tn, taint_reg(tn, s->in->dst[k]), TN_INSN);
-    }
-    for (unsigned k = 0; k < s->n_writes; k++)
-        shadow_times(&md->mem, s->write_st[k])[l] = t_end;
-}
-
-/* Retirement in order, retire_width uops per cycle; a window entry frees at retirement. The
- * entry carries what set its retirement time: its own execution, or the older instruction it
- * waited for (then it is not itself on the path; the retire slots are not counted as a cause,
- * or every instruction behind a long one would be). */
-static inline_always double lane_retire(struct rt_model *md, const struct step *s, unsigned l, struct taint *tn,
-                                        double t_end)
-{
-    double r = md->ret_t[l];
-    constrain(tn, TN_RETIRE, &r, t_end, TN_INSN);
-    if (tn)
-        taint_copy(tn, TN_RETIRED, TN_RETIRE);
-    md->ret_t[l] = r + s->uops * md->ret_cost[l];
-    md->last_ret[l] = r;
-    return r;
-}
-
-/* One lane; TN is the taint state (the baseline lane while a period is open) or NULL. */
-static inline_always double step_lane(struct rt_model *md, const struct step *s, unsigned l, struct taint *tn)
-{
-    double disp = lane_dispatch(md, s, l, tn);
-    if (l == 0)
-        choose_ports(md, s, disp);
-    double t = disp;
-    if (tn)
-        taint_copy(tn, TN_INSN, TN_DISPATCH);
-    if (s->loads)
-        lane_memory(md, s, l, tn, disp, &t);
-    else if (s->stores)
-        lane_cache(md, s, l, tn, TN_INSN, disp, &t);
-    if (s->stores) {
-        lane_regs(md, s->in->addr, s->in->n_addr, l, tn, TN_INSN, &t);
-        lane_ports(md, s, l, tn, TN_INSN, disp, &t, PORTS_AT_ADDRESS);
-    }
-    double src = s->loads ? t : -INFINITY;     /* when the operands are ready, the issue aside */
-    for (unsigned k = 0; k < s->in->n_src; k++) {
-        double r = md->reg_t[(size_t)s->in->src[k] * md->L + l] + s->src_bypass[k] * md->lat_scale[l];
-        src = r > src ? r : src;
-        constrain(tn, TN_INSN, &t, r, reg_set(tn, s->in->src[k]));
-    }
-    if (md->m->wakeup_delay > 0 && !s->in->eliminated) {
-        double w = woken(md, src, disp, l);
-        t = w > t ? w : t;
-    }
-    if (!s->in->eliminated && !s->loads)
-        lane_resources(md, s, l, tn, TN_INSN, disp, &t);
-    lane_ports(md, s, l, tn, TN_INSN, disp, &t, PORTS_AT_OPERATION);
-    if (!s->loads)
-        md->rs_t[l] = t;
-    /* A scheduler entry holds what set its uop's start (not the uop: an instruction that waits
-     * for room waits for the chain that holds the entry, and in a full scheduler every load
-     * would otherwise be on the path of the instructions after it). */
-    for (uint32_t k = 0; tn && k < s->rs_uops; k++)
-        taint_copy(tn, taint_rs(tn, station_next(md->rs) + k), s->loads ? TN_LOAD : TN_INSN);
-    double t_end = t + s->op_lat * md->lat_scale[l];
-    if (tn)
-        taint_add_current(tn, TN_INSN);
-    lane_writes(md, s, l, tn, t_end);
-    if (s->mispredicted)
-        constrain(tn, TN_FRONTEND, &md->fe_t[l], t_end + md->penalty[l], TN_INSN);
-    if (t_end > md->end_t[l])
-        md->end_t[l] = t_end;
-    return lane_retire(md, s, l, tn, t_end);
-}
-
-/* The baseline lane alone, with its taints or without. */
-static double step_baseline_taints(struct rt_model *md, const struct step *s, struct taint *tn)
-{
-    return step_lane(md, s, 0, tn);
-}
-
-static double step_baseline(struct rt_model *md, const struct step *s) { return step_lane(md, s, 0, NULL); }
-
-/* ---- the lanes without taints, phase by phase ---------------------------------------------- */
-
-/* Lanes [a, b) take the same steps as step_lane, but each phase is one pass over all of them:
- * one lookup of a register, resource or memory word serves every lane, and the passes over
- * contiguous lane arrays vectorise (the lanes are padded to whole vectors: a pass from lane 0
- * has no remainder). The passes are small functions of their own so that their pointers can be
- * restrict: no aliasing checks before each one. Must stay equivalent to step_lane without
- * taints. */
-
-/* The passes are compiled once per vector extension and the widest the processor has is chosen
- * at load time; each is inlined into that choice, which has its own copy. Nothing they call may
- * be code of the baseline ISA: SSE code after wide vector code stalls (the upper halves of the
- * vector registers are still dirty), so the decoders and shadow memory are asked beforehand. */
-#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
-#define VECTOR_CLONES 1
-#define lane_clones __attribute__((target_clones("avx512f", "avx2", "default")))
-#else
-#define VECTOR_CLONES 0
-#define lane_clones
-#endif
-
-/* Doubles in the widest vector the clones use here. */
-unsigned rt_lane_group(void)
-{
-#if VECTOR_CLONES
-    return __builtin_cpu_supports("avx512f") ? 8 : 4;
-#else
-    return 4;
-#endif
-}
+/* Every rule of the model is a pass over a range of lanes [a, b) of the lane-contiguous arrays
+ * (Algorithm 1 for many configurations at once): one lookup of a register, resource or memory
+ * word serves every lane, and the passes vectorise. The per-lane value of a rule is one inline
+ * function, which the pass applies to each lane.
+ *
+ * The causality lane goes through the same passes. While a period is open (TN not NULL; then
+ * the range starts at lane 0, the baseline), a pass first calls its hook for lane 0: the hook
+ * reads lane 0's values before the pass changes them and keeps the taint sets (which of the
+ * constraints on a time bound it, a tie keeping both, seed 001's ConstrainBy / UsedBy / SetBy);
+ * it never changes a time. The kernel is compiled once per vector extension (the passes over
+ * the other lanes) and once in the baseline ISA for lane 0 alone (with its taints or not). */
 
 static inline double dmax(double x, double y) { return x > y ? x : y; }
 
-/* What the passes need from outside: when the front end delivers the instruction in each lane,
- * and the lane arrays of the stores it reads and writes. */
-struct plain_in {
+/* Times within this of a whole cycle are in it (lane 0's times are multiples of a quarter). */
+#define EPS_CYCLE 1e-9
+
+/* The cycle of time T >= 0. VEC: compiled for a vector extension, where floor() is one
+ * instruction; else a floor without libm's call (the same value for T >= 0). */
+static inline_always double cycle_of(double t, bool vec)
+{
+    return vec ? floor(t + EPS_CYCLE) : (double)(int64_t)(t + EPS_CYCLE);
+}
+
+/* What the passes need from outside the model's arrays: when the front end delivers the
+ * instruction in each lane, and the lane arrays of the stores it reads and writes. */
+struct kin {
     const double *fe;
     const double *load[RT_MAX_MEM * SHADOW_MAX_READ];
     double *store[RT_MAX_MEM];
 };
 
-/* T waits for R, or for R plus BYPASS cycles scaled by each lane's latency scale (LAT). */
-static inline_always void pass_after(double *restrict t, const double *restrict r, unsigned a, unsigned b)
+/* The running time of lane 0 that a hook constrains: a copy, so that the hook decides the
+ * sets as the pass decides the time, and the time stays the pass's. */
+static inline_always void hook_constrain(struct taint *tn, unsigned set, double t0, double c, unsigned cset)
 {
+    taint_constrain(tn, set, &t0, c, cset);
+}
+
+/* T waits for R (registers, the windows' entries): R's set where it binds. */
+static inline_always void pass_after(struct taint *tn, unsigned set, double *restrict t, const double *restrict r,
+                                     unsigned rset, unsigned a, unsigned b)
+{
+    if (tn)
+        hook_constrain(tn, set, t[0], r[0], rset);
     for (unsigned l = a; l < b; l++)
         t[l] = dmax(r[l], t[l]);
 }
 
-static inline_always void pass_after_bypass(double *restrict t, const double *restrict r, const double *restrict lat,
-                                            double bypass, unsigned a, unsigned b)
+/* A value ready at R plus BYPASS cycles, scaled by the lane's latency scale (LAT). */
+static inline_always double bypassed(const double *r, const double *lat, double bypass, unsigned l)
 {
-    for (unsigned l = a; l < b; l++)
-        t[l] = dmax(r[l] + bypass * lat[l], t[l]);
+    return r[l] + bypass * lat[l];
 }
 
-/* T waits for throughput resource R, which is then busy from dispatch D for COST (scaled). */
-static inline_always void pass_use(double *restrict t, double *restrict r, const double *restrict d,
-                                   const double *restrict scale, double cost, unsigned a, unsigned b)
+static inline_always void pass_after_bypass(struct taint *tn, unsigned set, double *restrict t,
+                                            const double *restrict r, const double *restrict lat, double bypass,
+                                            unsigned rset, unsigned a, unsigned b)
 {
+    if (tn)
+        hook_constrain(tn, set, t[0], bypassed(r, lat, bypass, 0), rset);
+    for (unsigned l = a; l < b; l++)
+        t[l] = dmax(bypassed(r, lat, bypass, l), t[l]);
+}
+
+/* T waits for throughput resource R, which is then busy from dispatch D for COST (scaled): the
+ * resource's set is what set its time, then its users (UsedBy). */
+static inline_always void pass_use(struct taint *tn, unsigned set, unsigned rset, double *restrict t,
+                                   double *restrict r, const double *restrict d, const double *restrict scale,
+                                   double cost, unsigned a, unsigned b)
+{
+    if (tn) {
+        double r0 = r[0];
+        hook_constrain(tn, set, t[0], r0, rset);
+        taint_used(tn, rset, &r0, d[0]);
+    }
     for (unsigned l = a; l < b; l++) {
         t[l] = dmax(r[l], t[l]);
         r[l] = dmax(r[l], d[l]) + cost * scale[l];
@@ -1476,17 +1180,21 @@ static inline_always void pass_copy(double *restrict to, const double *restrict 
         to[l] = from[l];
 }
 
-/* The row of ring R that the lanes of lane 0's SIZE wait for before NEED more slots, and the
- * skip that leaves the other lanes out; the never row while it binds nothing. */
+/* ---- dispatch ---- */
+
+/* The row of ring R that the lanes of lane 0's SIZE wait for before NEED more slots (its
+ * position in *POS), and the skip that leaves the other lanes out; the never row while it binds
+ * nothing. */
 static inline_always const double *window_row(const struct rt_model *md, const struct ring *r, uint32_t need,
-                                              uint32_t size, const double **skip)
+                                              uint32_t size, const double **skip, uint64_t *pos)
 {
     if (!need || !size || r->pos + need <= size) {
         *skip = md->never;
         return md->never;
     }
     *skip = r->skip;
-    return &r->t[((r->pos + need - 1 - size) & (r->cap - 1)) * md->L];
+    *pos = r->pos + need - 1 - size;
+    return &r->t[(*pos & (r->cap - 1)) * md->L];
 }
 
 /* The lanes whose window has another size wait for their own row. */
@@ -1502,6 +1210,8 @@ static inline_always void window_odd(const struct ring *r, uint32_t need, const 
     }
 }
 
+/* Dispatch waits for the window entries to retire and for the front end (Algorithm 1, lines
+ * 20-26). */
 static inline_always void pass_windows(double *restrict d, const double *restrict disp, const double *restrict fe,
                                        const double *restrict rob, const double *restrict rob_skip,
                                        const double *restrict lb, const double *restrict lb_skip,
@@ -1512,7 +1222,88 @@ static inline_always void pass_windows(double *restrict d, const double *restric
         d[l] = dmax(dmax(dmax(dmax(rob[l] + rob_skip[l], disp[l]), lb[l] + lb_skip[l]), sb[l] + sb_skip[l]), fe[l]);
 }
 
-/* The instruction dispatches at D: the front end moves on by its issue slots; T starts there. */
+/* Lane 0's window bound with its causes (the entries it waited for), from its dispatch before. */
+static inline_always double hook_windows(const struct rt_model *md, struct taint *tn, const double *rob,
+                                         uint64_t rob_pos, const double *lb, uint64_t lb_pos, const double *sb,
+                                         uint64_t sb_pos)
+{
+    double d = md->disp_t[0];
+    if (rob != md->never)
+        taint_constrain(tn, TN_DISPATCH, &d, rob[0], taint_rob(tn, rob_pos));
+    if (lb != md->never)
+        taint_constrain(tn, TN_DISPATCH, &d, lb[0], taint_lb(tn, lb_pos));
+    if (sb != md->never)
+        taint_constrain(tn, TN_DISPATCH, &d, sb[0], taint_sb(tn, sb_pos));
+    return d;
+}
+
+/* Room for a group is made by the entries that freed while it waited: what set each of their
+ * uops' starts is a cause (two chains in turn both hold the issue, not only the one whose entry
+ * freed last). */
+static void room_made(struct taint *tn, const uint64_t *made, unsigned n, double c)
+{
+    for (unsigned k = 0; k < n; k++)
+        taint_constrain(tn, TN_DISPATCH, &c, c, taint_rs(tn, made[k]));
+}
+
+/* Lane 0 waited for its windows until W, for room in the scheduler until C (freed by the entries
+ * MADE), for the front end until FE: the scheduler binds when it is later than the windows; when
+ * the front end was waiting for the window or the scheduler (a tie included), they are the
+ * cause, not the instructions the front end delivered before. */
+static void hook_front(struct taint *tn, double w, double c, const uint64_t *made, unsigned n_made, double fe)
+{
+    if (c > w) {    /* then an entry freed to make room: N_MADE >= 1 */
+        taint_constrain(tn, TN_DISPATCH, &w, c, taint_rs(tn, made[0]));
+        room_made(tn, made + 1, n_made - 1, c);
+    }
+    if (fe <= w)
+        taint_copy(tn, TN_FRONTEND, TN_DISPATCH);
+    else
+        taint_copy(tn, TN_DISPATCH, TN_FRONTEND);
+    taint_add_current(tn, TN_FRONTEND);
+}
+
+/* Issue by groups (uiCA's renamer): up to issue_width fused uops issue together in a cycle, and a
+ * group starts only once the scheduler has room for a whole one (station.h); an entry frees the
+ * cycle after its uop starts. Whether an instruction of FUSED uops issuing at D joins the group
+ * of cycle GC that has GN uops. */
+static inline_always bool joins_group(double d, double gc, double gn, double fused, double width, bool vec)
+{
+    return cycle_of(d, vec) == gc && gn + fused <= width;
+}
+
+/* The lanes that start a group, a few, ask for room one by one (lane 0's entries that made it
+ * go to MADE); the groups move on in one pass. */
+static inline_always void pass_groups(struct rt_model *md, const struct step *s, unsigned a, unsigned b,
+                                      double *restrict d, uint64_t *made, unsigned *n_made, bool vec)
+{
+    _Alignas(64) double starts[RT_MAX_LANES];
+    double *restrict gc = md->grp_c, *restrict gn = md->grp_n;
+    double fused = s->t->uops_fused + s->in->sync, w = md->m->issue_width;
+    for (unsigned l = a; l < b; l++)
+        starts[l] = !joins_group(d[l], gc[l], gn[l], fused, w, vec);
+    *n_made = 0;
+    if (a == 0)
+        md->rs_wait0 = -INFINITY;
+    for (unsigned l = a; l < b; l++)
+        if (starts[l] != 0) {
+            uint64_t other[STATION_MADE_MAX];
+            unsigned n_other;
+            double c = station_room(md->rs, l, d[l], l == 0 ? made : other, l == 0 ? n_made : &n_other);
+            if (l == 0)
+                md->rs_wait0 = c;
+            d[l] = dmax(d[l], c);
+        }
+    for (unsigned l = a; l < b; l++) {
+        double g = cycle_of(d[l], vec);
+        bool join = joins_group(d[l], gc[l], gn[l], fused, w, vec);
+        gn[l] = join ? gn[l] + fused : fused;
+        gc[l] = join ? gc[l] : g;
+    }
+}
+
+/* The instruction dispatches at D: the front end moves on by its issue slots (uops / issue
+ * width, the stack engine's synchronisation uop included); T starts there. */
 static inline_always void pass_issue(const double *restrict d, double *restrict disp, double *restrict fe,
                                      const double *restrict fe_cost, double slots, double *restrict t, unsigned a,
                                      unsigned b)
@@ -1524,43 +1315,16 @@ static inline_always void pass_issue(const double *restrict d, double *restrict 
     }
 }
 
-/* scheduler_room and issue_in_group for lanes [a, b): the lanes that start a group, a few, ask
- * for room one by one; the groups move on in one pass. */
-static inline_always void pass_groups(struct rt_model *md, const struct step *s, unsigned a, unsigned b,
-                                      double *restrict d)
-{
-    _Alignas(64) double starts[RT_MAX_LANES];
-    double *restrict gc = md->grp_c, *restrict gn = md->grp_n;
-    double fused = s->t->uops_fused + s->in->sync, w = md->m->issue_width;
-    for (unsigned l = a; l < b; l++)
-        starts[l] = cycle_of_vec(d[l]) != gc[l] || gn[l] + fused > w;
-    if (a == 0)
-        md->rs_wait0 = -INFINITY;
-    for (unsigned l = a; l < b; l++)
-        if (starts[l] != 0) {
-            uint64_t made[STATION_MADE_MAX];
-            unsigned n_made;
-            double c = station_room(md->rs, l, d[l], made, &n_made);
-            if (l == 0)
-                md->rs_wait0 = c;
-            d[l] = dmax(d[l], c);
-        }
-    for (unsigned l = a; l < b; l++) {
-        double g = cycle_of_vec(d[l]);
-        bool join = g == gc[l] && gn[l] + fused <= w;
-        gn[l] = join ? gn[l] + fused : fused;
-        gc[l] = join ? gc[l] : g;
-    }
-}
-
-static inline_always void plain_dispatch(struct rt_model *md, const struct step *s, const struct plain_in *in,
-                                         unsigned a, unsigned b, double *d, double *t)
+static inline_always void kernel_dispatch(struct rt_model *md, const struct step *s, const struct kin *in,
+                                          unsigned a, unsigned b, struct taint *tn, double *d, double *t, bool vec)
 {
     unsigned L = md->L;
     const double *rob_skip, *lb_skip, *sb_skip;
-    const double *rob = window_row(md, &md->rob_ring, s->uops, md->rob[0], &rob_skip);
-    const double *lb = window_row(md, &md->lb_ring, s->loads, md->lb[0], &lb_skip);
-    const double *sb = window_row(md, &md->sb_ring, s->stores, md->sb[0], &sb_skip);
+    uint64_t rob_pos = 0, lb_pos = 0, sb_pos = 0;
+    const double *rob = window_row(md, &md->rob_ring, s->uops, md->rob[0], &rob_skip, &rob_pos);
+    const double *lb = window_row(md, &md->lb_ring, s->loads, md->lb[0], &lb_skip, &lb_pos);
+    const double *sb = window_row(md, &md->sb_ring, s->stores, md->sb[0], &sb_skip, &sb_pos);
+    double w0 = tn ? hook_windows(md, tn, rob, rob_pos, lb, lb_pos, sb, sb_pos) : 0;
     pass_windows(d, md->disp_t, in->fe, rob, rob_skip, lb, lb_skip, sb, sb_skip, a, b);
     if (s->uops)
         window_odd(&md->rob_ring, s->uops, md->rob, L, a, b, d);
@@ -1568,33 +1332,52 @@ static inline_always void plain_dispatch(struct rt_model *md, const struct step 
         window_odd(&md->lb_ring, 1, md->lb, L, a, b, d);
     if (s->stores)
         window_odd(&md->sb_ring, 1, md->sb, L, a, b, d);
-    pass_groups(md, s, a, b, d);
+    uint64_t made[STATION_MADE_MAX];
+    unsigned n_made;
+    pass_groups(md, s, a, b, d, made, &n_made, vec);
+    if (tn)
+        hook_front(tn, w0, md->rs_wait0, made, n_made, in->fe[0]);
     pass_issue(d, md->disp_t, md->fe_t, md->fe_cost, s->t->uops_fused + s->in->sync, t, a, b);
 }
 
-static inline_always void plain_cache(struct rt_model *md, const struct step *s, unsigned a, unsigned b,
-                                      const double *d, double *t)
+/* ---- execution ---- */
+
+static inline_always void kernel_regs(const struct rt_model *md, struct taint *tn, unsigned set, const uint8_t *regs,
+                                      unsigned n, unsigned a, unsigned b, double *t)
+{
+    for (unsigned k = 0; k < n; k++)
+        pass_after(tn, set, t, &md->reg_t[(size_t)regs[k] * md->L], tn ? taint_reg(tn, regs[k]) : 0, a, b);
+}
+
+/* A memory access uses the bandwidth of every level it crosses (step_crossings). */
+static inline_always void kernel_cache(struct rt_model *md, const struct step *s, struct taint *tn, unsigned set,
+                                       unsigned a, unsigned b, const double *d, double *t)
 {
     for (unsigned x = 0; x < s->n_cross; x++) {
-        size_t row = (size_t)s->cross[x].k * md->L;
-        pass_use(t, &md->cache_t[row], d, &md->cache_scale[row], s->cross[x].cost, a, b);
+        unsigned k = s->cross[x].k;
+        size_t row = (size_t)k * md->L;
+        pass_use(tn, set, tn ? taint_cache(tn, k) : 0, t, &md->cache_t[row], d, &md->cache_scale[row],
+                 s->cross[x].cost, a, b);
     }
 }
 
-static inline_always void plain_resources(struct rt_model *md, const struct step *s, unsigned a, unsigned b,
-                                          const double *d, double *t)
+/* The serial unit and the resources of the instruction's mapping; the ports stand for those
+ * they place, but in the lanes without dependencies (no_ports), where the resources bound them. */
+static inline_always void kernel_resources(struct rt_model *md, const struct step *s, struct taint *tn, unsigned set,
+                                           unsigned a, unsigned b, const double *d, double *t)
 {
-    if (s->serial > 0)
-        pass_use(t, md->ser_t, d, md->ser_scale, s->serial, a, b);
     const struct mdl_machine *m = md->m;
+    if (s->serial > 0)
+        pass_use(tn, set, tn ? taint_res(tn, m->n_resources) : 0, t, md->ser_t, d, md->ser_scale, s->serial, a, b);
     const struct mdl_use *u = &m->uses[s->t->use_first];
     for (unsigned k = 0; k < s->t->use_count; k++) {
         size_t row = (size_t)u[k].resource * md->L;
         if (!port_placed(md, s, u[k].resource)) {
-            pass_use(t, &md->res_t[row], d, &md->res_scale[row], u[k].cost, a, b);
+            pass_use(tn, set, tn ? taint_res(tn, u[k].resource) : 0, t, &md->res_t[row], d, &md->res_scale[row],
+                     u[k].cost, a, b);
             continue;
         }
-        for (unsigned j = 0; j < md->n_no_ports; j++) {     /* as lane_resources does for them */
+        for (unsigned j = 0; j < md->n_no_ports; j++) {     /* never lane 0: the baseline has ports */
             unsigned l = md->no_ports[j];
             if (l >= a && l < b) {
                 t[l] = dmax(md->res_t[row + l], t[l]);
@@ -1608,87 +1391,121 @@ static inline_always void plain_resources(struct rt_model *md, const struct step
             md->async_total[(size_t)as[k].resource * md->L + l] += as[k].cost;
 }
 
-static inline_always void plain_regs(const struct rt_model *md, const uint8_t *regs, unsigned n, unsigned a, unsigned b,
-                                     double *t)
-{
-    for (unsigned k = 0; k < n; k++)
-        pass_after(t, &md->reg_t[(size_t)regs[k] * md->L], a, b);
-}
-
-/* A load waits for a store it reads, EXTRA cycles (scaled) beyond its data. */
-static inline_always void pass_forward(double *restrict ld, const double *restrict st, const double *restrict lat,
-                                       double extra, unsigned a, unsigned b)
-{
-    for (unsigned l = a; l < b; l++)
-        ld[l] = dmax(st[l] + extra * lat[l], ld[l]);
-}
-
-/* The operation starts after its load: the load-to-use latency and that of the hierarchy. */
-static inline_always void pass_load_done(double *restrict t, const double *restrict ld, const double *restrict lat,
-                                         const double *restrict mem, double load_lat, double extra, unsigned a,
-                                         unsigned b)
-{
-    for (unsigned l = a; l < b; l++)
-        t[l] = dmax(ld[l] + load_lat * lat[l] + (lat[l] > 0 ? extra * mem[l] : 0), t[l]);
-}
-
-/* lane_ports for lanes [a, b) without taints, a uop at a time (a lane at a time through
- * lane_ports is a fifth slower in run mode): each lane's ports see its uops in the same order as
- * in lane_ports, so the times are the same. */
-static inline_always void plain_ports(struct rt_model *md, const struct step *s, unsigned a, unsigned b,
-                                      const double *d, double *t, enum ports_when when)
+/* The uops of the instruction that run WHEN (ports.h; their ports chosen as the step began):
+ * each takes its port from the time T was when they became ready, and the instruction goes on
+ * once they have started, the K-th of them allowed K cycles after the first (a form's uops run
+ * one after another). Each lane's ports see its uops in the same order. A port holds what set
+ * the time of its last uop, that uop included: a uop it makes wait waits for that uop, and so
+ * for what that uop waited for (a port that only held its users would cut every chain it delays
+ * from its past). */
+static inline_always void kernel_ports(struct rt_model *md, const struct step *s, struct taint *tn, unsigned set,
+                                       unsigned a, unsigned b, const double *d, double *t, enum ports_when when)
 {
     if (!s->placed)
         return;
     const struct ports_choice *c = &md->choice;
-    _Alignas(64) double from[RT_MAX_LANES];
+    _Alignas(64) double from[RT_MAX_LANES], at[RT_MAX_LANES];
     pass_copy(from, t, a, b);
     unsigned rank = 0;
     for (unsigned u = 0; u < c->n; u++) {
         if (c->when[u] != when)
             continue;
         for (unsigned l = a; l < b; l++)
-            if (!md->ports_off[l])
-                t[l] = dmax(ports_take(md->pl, c->port[u], l, from[l], c->len[u], d[l]) - rank, t[l]);
+            at[l] = md->ports_off[l] ? -INFINITY : ports_take(md->pl, c->port[u], l, from[l], c->len[u], d[l]) - rank;
+        if (tn) {
+            unsigned ps = taint_res(tn, md->m->n_resources + 1u + c->port[u]);
+            if (at[0] > t[0])
+                hook_constrain(tn, set, t[0], at[0], ps);
+            taint_copy(tn, ps, set);
+            taint_add_current(tn, ps);
+        }
+        for (unsigned l = a; l < b; l++)
+            t[l] = dmax(at[l], t[l]);
         rank++;
     }
 }
 
-static inline_always void plain_load(struct rt_model *md, const struct step *s, const struct plain_in *in,
-                                     unsigned a, unsigned b, const double *d, double *t)
+/* A load waits for a store it reads, EXTRA cycles (scaled) beyond its data. */
+static inline_always double forwarded(const double *st, const double *lat, double extra, unsigned l)
+{
+    return st[l] + extra * lat[l];
+}
+
+/* The operation starts after its load: the load-to-use latency and that of the hierarchy.
+ * Instruction latency and the memory hierarchy's latency are separate resources; the bound
+ * without dependencies (LAT 0) drops both. */
+static inline_always double load_done(const double *ld, const double *lat, const double *mem, double load_lat,
+                                      double extra, unsigned l)
+{
+    return ld[l] + load_lat * lat[l] + (lat[l] > 0 ? extra * mem[l] : 0);
+}
+
+/* Loads wait for their address registers and for the store they read from (shadow memory:
+ * store-to-load forwarding), then take their load-to-use latency. */
+static inline_always void kernel_load(struct rt_model *md, const struct step *s, const struct kin *in,
+                                      struct taint *tn, unsigned a, unsigned b, const double *d, double *t)
 {
     _Alignas(64) double ld[RT_MAX_LANES];
+    if (tn)
+        taint_copy(tn, TN_LOAD, TN_DISPATCH);
     pass_copy(ld, d, a, b);
-    plain_cache(md, s, a, b, d, ld);
-    plain_regs(md, s->in->addr, s->in->n_addr, a, b, ld);
+    kernel_cache(md, s, tn, TN_LOAD, a, b, d, ld);
+    kernel_regs(md, tn, TN_LOAD, s->in->addr, s->in->n_addr, a, b, ld);
     for (unsigned k = 0; k < s->n_reads; k++) {
-        if (s->read_extra[k] != 0)
-            pass_forward(ld, in->load[k], md->lat_scale, s->read_extra[k], a, b);
-        else
-            pass_after(ld, in->load[k], a, b);
+        const double *st = in->load[k], *lat = md->lat_scale;
+        double extra = s->read_extra[k];
+        if (tn) {
+            double ld0 = ld[0];
+            taint_constrain_seq(tn, TN_LOAD, &ld0, forwarded(st, lat, extra, 0), shadow_seq(&md->mem, s->read_st[k]));
+        }
+        for (unsigned l = a; l < b; l++)
+            ld[l] = dmax(forwarded(st, lat, extra, l), ld[l]);
     }
+    /* A load takes its port when it issues, before its latency: the ports bound the load, not
+     * the operation after it (else a load's latency would hide its port's throughput). */
     if (!s->in->eliminated)
-        plain_resources(md, s, a, b, d, ld);
-    plain_ports(md, s, a, b, d, ld, PORTS_AT_LOAD);
+        kernel_resources(md, s, tn, TN_LOAD, a, b, d, ld);
+    kernel_ports(md, s, tn, TN_LOAD, a, b, d, ld, PORTS_AT_LOAD);
     if (a == 0)
         md->load0 = ld[0];
     pass_copy(md->rs_t, ld, a, b);
-    pass_load_done(t, ld, md->lat_scale, md->mem_scale, s->load_lat, s->extra_lat, a, b);
+    const double *lat = md->lat_scale, *mem = md->mem_scale;
+    if (tn)
+        hook_constrain(tn, TN_INSN, t[0], load_done(ld, lat, mem, s->load_lat, s->extra_lat, 0), TN_LOAD);
+    for (unsigned l = a; l < b; l++)
+        t[l] = dmax(load_done(ld, lat, mem, s->load_lat, s->extra_lat, l), t[l]);
 }
 
-/* T waits for the operands (SRC) and, for operands ready in the issue cycle (of D) or the next,
- * DELAY (scaled) more: woken() for lanes [a, b). */
-static inline_always void pass_woken(double *restrict t, const double *restrict src, const double *restrict d,
-                                     const double *restrict lat, double delay, unsigned a, unsigned b)
+/* When a uop whose operands are ready at SRC may start, issued at D: operands ready in the cycle
+ * it issues or the next cost the description's wakeup_delay more (uiCA's scheduler; scaled as
+ * latencies are). A delay, not a cause: no taint of its own. */
+static inline_always double woken(double src, double d, double lat, double delay, bool vec)
 {
-    for (unsigned l = a; l < b; l++) {
-        double x = src[l] - cycle_of_vec(d[l]);
-        double w = x > -EPS_CYCLE && x < 2 - EPS_CYCLE ? src[l] + delay * lat[l] : src[l];
-        t[l] = dmax(t[l], w);
-    }
+    double x = src - cycle_of(d, vec);
+    return x > -EPS_CYCLE && x < 2 - EPS_CYCLE ? src + delay * lat : src;
 }
 
-/* The result is ready OP_LAT (scaled) after the start; retirement follows in order. */
+/* T waits for the operands (SRC: the load, then the source registers with their bypasses) and
+ * for the wakeup delay. */
+static inline_always void kernel_operands(struct rt_model *md, const struct step *s, struct taint *tn, unsigned a,
+                                          unsigned b, const double *d, double *t, bool vec)
+{
+    const double *lat = md->lat_scale;
+    _Alignas(64) double src[RT_MAX_LANES];
+    for (unsigned l = a; l < b; l++)
+        src[l] = s->loads ? t[l] : -INFINITY;
+    for (unsigned k = 0; k < s->in->n_src; k++) {
+        const double *r = &md->reg_t[(size_t)s->in->src[k] * md->L];
+        pass_after_bypass(tn, TN_INSN, t, r, lat, s->src_bypass[k], tn ? taint_reg(tn, s->in->src[k]) : 0, a, b);
+        pass_after_bypass(NULL, 0, src, r, lat, s->src_bypass[k], 0, a, b);
+    }
+    if (md->m->wakeup_delay > 0 && !s->in->eliminated)
+        for (unsigned l = a; l < b; l++)
+            t[l] = dmax(woken(src[l], d[l], lat[l], md->m->wakeup_delay, vec), t[l]);
+}
+
+/* The result is ready OP_LAT (scaled) after the start; retirement follows in order, retire_width
+ * uops per cycle, and a window entry frees at retirement. T becomes the result's time. */
 static inline_always void pass_retire(double *restrict t, const double *restrict lat, double op_lat,
                                       double *restrict ret, double *restrict last, const double *restrict ret_cost,
                                       double uops, double *restrict retire, double *restrict latest, unsigned a,
@@ -1705,58 +1522,157 @@ static inline_always void pass_retire(double *restrict t, const double *restrict
     }
 }
 
-static inline_always void plain_writes(struct rt_model *md, const struct step *s, const struct plain_in *in,
-                                       unsigned a, unsigned b, const double *end)
+/* A mispredicted branch redirects the front end once it resolves, after the penalty. */
+static inline_always double redirect(const double *end, const double *penalty, unsigned l)
 {
-    for (unsigned k = 0; k < s->in->n_dst; k++)
-        pass_copy(&md->reg_t[(size_t)s->in->dst[k] * md->L], end, a, b);
-    for (unsigned k = 0; k < s->n_writes; k++)
-        pass_copy(in->store[k], end, a, b);
+    return end[l] + penalty[l];
 }
 
-static lane_clones void step_lanes_plain(struct rt_model *md, const struct step *s, const struct plain_in *in,
-                                         unsigned a, unsigned b, double *retire)
+/* Lane 0's result (END[0], from the instruction's set), its writes, a redirect of its front end
+ * (FE: the front end before it) and its retirement (RET: the retire slot before it). The
+ * retirement carries what set it: the instruction's execution, or the older instruction it
+ * waited for (then it is not itself on the path; the retire slots are not counted as a cause, or
+ * every instruction behind a long one would be). */
+static void hook_retire(const struct rt_model *md, const struct step *s, struct taint *tn, double fe, double ret,
+                        const double *end)
+{
+    taint_add_current(tn, TN_INSN);
+    for (unsigned k = 0; k < s->in->n_dst; k++)
+        taint_copy(tn, taint_reg(tn, s->in->dst[k]), TN_INSN);
+    if (s->mispredicted)
+        hook_constrain(tn, TN_FRONTEND, fe, redirect(end, md->penalty, 0), TN_INSN);
+    hook_constrain(tn, TN_RETIRE, ret, end[0], TN_INSN);
+    taint_copy(tn, TN_RETIRED, TN_RETIRE);
+}
+
+/* One step of lanes [a, b) (TN: lane 0's taints, then A is 0; VEC: compiled for a vector
+ * extension); each lane's retirement time to RETIRE. */
+static inline_always void step_kernel(struct rt_model *md, const struct step *s, const struct kin *in, unsigned a,
+                                      unsigned b, struct taint *tn, double *retire, bool vec)
 {
     _Alignas(64) double d[RT_MAX_LANES], t[RT_MAX_LANES];
-    plain_dispatch(md, s, in, a, b, d, t);
+    kernel_dispatch(md, s, in, a, b, tn, d, t, vec);
     if (a == 0)
         choose_ports(md, s, d[0]);
+    if (tn)
+        taint_copy(tn, TN_INSN, TN_DISPATCH);
     if (s->loads)
-        plain_load(md, s, in, a, b, d, t);
+        kernel_load(md, s, in, tn, a, b, d, t);
     else if (s->stores)
-        plain_cache(md, s, a, b, d, t);
+        kernel_cache(md, s, tn, TN_INSN, a, b, d, t);
     if (s->stores) {
-        plain_regs(md, s->in->addr, s->in->n_addr, a, b, t);
-        plain_ports(md, s, a, b, d, t, PORTS_AT_ADDRESS);
+        kernel_regs(md, tn, TN_INSN, s->in->addr, s->in->n_addr, a, b, t);
+        kernel_ports(md, s, tn, TN_INSN, a, b, d, t, PORTS_AT_ADDRESS);
     }
-    if (md->m->wakeup_delay > 0 && !s->in->eliminated) {
-        _Alignas(64) double src[RT_MAX_LANES];     /* as in step_lane */
-        for (unsigned l = a; l < b; l++)
-            src[l] = s->loads ? t[l] : -INFINITY;
-        for (unsigned k = 0; k < s->in->n_src; k++)
-            pass_after_bypass(src, &md->reg_t[(size_t)s->in->src[k] * md->L], md->lat_scale, s->src_bypass[k], a, b);
-        pass_woken(t, src, d, md->lat_scale, md->m->wakeup_delay, a, b);
-    }
-    for (unsigned k = 0; k < s->in->n_src; k++)
-        pass_after_bypass(t, &md->reg_t[(size_t)s->in->src[k] * md->L], md->lat_scale, s->src_bypass[k], a, b);
+    kernel_operands(md, s, tn, a, b, d, t, vec);
     if (!s->in->eliminated && !s->loads)
-        plain_resources(md, s, a, b, d, t);
-    plain_ports(md, s, a, b, d, t, PORTS_AT_OPERATION);
+        kernel_resources(md, s, tn, TN_INSN, a, b, d, t);
+    kernel_ports(md, s, tn, TN_INSN, a, b, d, t, PORTS_AT_OPERATION);
     if (!s->loads)
         pass_copy(md->rs_t, t, a, b);
+    /* A scheduler entry holds what set its uop's start (not the uop: an instruction that waits
+     * for room waits for the chain that holds the entry, and in a full scheduler every load
+     * would otherwise be on the path of the instructions after it). */
+    for (uint32_t k = 0; tn && k < s->rs_uops; k++)
+        taint_copy(tn, taint_rs(tn, station_next(md->rs) + k), s->loads ? TN_LOAD : TN_INSN);
+    double fe0 = md->fe_t[0], ret0 = md->ret_t[0];
     pass_retire(t, md->lat_scale, s->op_lat, md->ret_t, md->last_ret, md->ret_cost, s->uops, retire, md->end_t, a, b);
-    plain_writes(md, s, in, a, b, t);
+    for (unsigned k = 0; k < s->in->n_dst; k++)
+        pass_copy(&md->reg_t[(size_t)s->in->dst[k] * md->L], t, a, b);
+    for (unsigned k = 0; k < s->n_writes; k++)
+        pass_copy(in->store[k], t, a, b);
+    if (tn)
+        hook_retire(md, s, tn, fe0, ret0, t);
     for (unsigned l = a; s->mispredicted && l < b; l++)
-        if (t[l] + md->penalty[l] > md->fe_t[l])
-            md->fe_t[l] = t[l] + md->penalty[l];
+        md->fe_t[l] = dmax(redirect(t, md->penalty, l), md->fe_t[l]);
 }
 
+/* The kernel compiled for each vector extension the build knows, the widest the processor has
+ * chosen when a model is made (rt_model_vectors can choose another). The baseline ISA's copy
+ * takes a floor without libm. */
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+#define VECTOR_CLONES 1
+#else
+#define VECTOR_CLONES 0
+#endif
+
+#define STEP_ARGS struct rt_model *md, const struct step *s, const struct kin *in, unsigned a, unsigned b, \
+                  struct taint *tn, double *retire
+#if VECTOR_CLONES
+static __attribute__((target("avx512f,popcnt"))) void step_avx512(STEP_ARGS)
+{
+    step_kernel(md, s, in, a, b, tn, retire, true);
+}
+static __attribute__((target("avx2,popcnt"))) void step_avx2(STEP_ARGS)
+{
+    step_kernel(md, s, in, a, b, tn, retire, true);
+}
+#endif
+static void step_default(STEP_ARGS) { step_kernel(md, s, in, a, b, tn, retire, false); }
+
+/* Lane 0 alone, with its taints or without: the kernel over one lane, in the baseline ISA. */
+static void step_baseline(struct rt_model *md, const struct step *s, const struct kin *in, struct taint *tn,
+                          double *retire)
+{
+    step_kernel(md, s, in, 0, 1, tn, retire, false);
+}
+
+static const struct {
+    const char *name;
+    void (*step)(STEP_ARGS);
+    unsigned group;                 /* doubles in its vectors */
+} vector_isas[] = {
+#if VECTOR_CLONES
+    { "avx512f", step_avx512, 8 },
+    { "avx2", step_avx2, 4 },
+#endif
+    { "default", step_default, 4 },
+};
+
+static bool isa_supported(const char *name)
+{
+#if VECTOR_CLONES
+    if (!strcmp(name, "avx512f"))
+        return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("popcnt");
+    if (!strcmp(name, "avx2"))
+        return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("popcnt");
+#endif
+    return !strcmp(name, "default");
+}
+
+/* The widest copy of the kernel the processor runs. */
+static unsigned widest_isa(void)
+{
+    unsigned k = 0;
+    while (!isa_supported(vector_isas[k].name))
+        k++;
+    return k;
+}
+
+unsigned rt_lane_group(void) { return vector_isas[widest_isa()].group; }
+
+static void vectors_widest(struct rt_model *md) { md->step = vector_isas[widest_isa()].step; }
+
+const char *rt_model_vector_isa(unsigned k)
+{
+    return k < sizeof vector_isas / sizeof *vector_isas ? vector_isas[k].name : NULL;
+}
+
+bool rt_model_vectors(struct rt_model *md, const char *isa)
+{
+    for (unsigned k = 0; k < sizeof vector_isas / sizeof *vector_isas; k++)
+        if (!strcmp(vector_isas[k].name, isa) && isa_supported(isa)) {
+            md->step = vector_isas[k].step;
+            return true;
+        }
+    return false;
+}
 
 /* The passes' inputs for lanes [a, b): the legacy decoders' delivery times (FE_READY, one per
  * lane), and the lane arrays of the stores read and written (step_memory made the new ones: no
  * store moves any more in this step). */
-static void plain_inputs(struct rt_model *md, const struct step *s, unsigned a, unsigned b, double *fe_ready,
-                         struct plain_in *in)
+static void kernel_inputs(struct rt_model *md, const struct step *s, unsigned a, unsigned b, double *fe_ready,
+                          struct kin *in)
 {
     in->fe = md->fe_t;
     if (md->legacy) {
@@ -2181,24 +2097,19 @@ void rt_model_step(struct rt_model *md, const struct rt_insn *in, uint32_t sidx,
     step_memory(md, &s);
     if (md->n_shared && step_touches(md, &s, &md->shared_any))
         share_split(md, &s);
-    _Alignas(64) double retire[RT_MAX_LANES];
+    _Alignas(64) double retire[RT_MAX_LANES], fe_ready[RT_MAX_LANES];
     /* The stack engine's synchronisation uop makes rsp one cycle later for this reader. */
     if (in->sync)
         for (unsigned l = 0; l < md->live; l++)
             md->reg_t[(size_t)(RT_X86_GPR + 4) * md->L + l] += md->lat_scale[l];
-    /* The baseline lane carries the taints; the others go phase by phase together. A lane
-     * alone takes the scalar path, without taints a copy the compiler specialises. */
-    unsigned first_plain = md->tn_on || md->live == 1 ? 1 : 0;
-    if (md->tn_on)
-        retire[0] = step_baseline_taints(md, &s, md->tn_on);
-    else if (md->live == 1)
-        retire[0] = step_baseline(md, &s);
-    if (md->live > first_plain) {
-        _Alignas(64) double fe_ready[RT_MAX_LANES];
-        struct plain_in pin;
-        plain_inputs(md, &s, first_plain, md->live, fe_ready, &pin);
-        step_lanes_plain(md, &s, &pin, first_plain, md->live, retire);
-    }
+    /* The kernel over the live lanes, lane 0 with its taints while a period is open; lane 0
+     * alone in the copy of the baseline ISA, which a vector copy does not pay for one lane. */
+    struct kin kin;
+    kernel_inputs(md, &s, 0, md->live, fe_ready, &kin);
+    if (md->live == 1)
+        step_baseline(md, &s, &kin, md->tn_on, retire);
+    else
+        md->step(md, &s, &kin, 0, md->live, md->tn_on, retire);
     if (md->td.on)
         topdown_step(md, &s);   /* before the window entries are pushed: it reads the windows */
     if (retire[0] > md->ret0) {

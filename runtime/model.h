@@ -29,6 +29,9 @@ enum { RT_MAX_LANES = 512 };
 /* Lanes are stepped a vector at a time: a model's are padded to a multiple of this many (8 with
  * AVX-512, else 4). Models that share lanes out waste least with multiples of it. */
 unsigned rt_lane_group(void);
+/* The copies of the stepping kernel the build makes, one per vector extension, by index (NULL
+ * beyond the last): "avx512f", "avx2" (x86-64 with GCC), "default" (the baseline ISA). */
+const char *rt_model_vector_isa(unsigned k);
 
 struct rt_model;
 
@@ -66,6 +69,10 @@ void rt_model_lane_done(struct rt_model *md, unsigned lane);
  * takes a copy at the first step that reads one). ON by default; off, every lane is stepped
  * from the start (the reference the sharing is tested against). Before the first step. */
 void rt_model_share_baseline(struct rt_model *md, bool on);
+/* MD steps its lanes with the kernel's copy for vector extension ISA (rt_model_vector_isa) rather
+ * than the widest the processor has (the default); false when this processor lacks it. Every copy
+ * gives the same times to the bit. */
+bool rt_model_vectors(struct rt_model *md, const char *isa);
 
 /* Time (cycles) at which everything issued so far has retired, in LANE. */
 double rt_model_time(const struct rt_model *md, unsigned lane);

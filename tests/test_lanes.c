@@ -1,7 +1,9 @@
-/* The model written twice (the scalar lane with its taints, the passes over lanes) proven equal
- * on random blocks of the four bundled machines: serial forms, bypass rules, fused pairs, stores
- * and loads of every width at overlapping addresses, every knob at every weight and the pair
- * lanes; each lane's time and the critical counts must agree to the bit. */
+/* The stepping kernel's copies proven equal on random blocks of the four bundled machines: lane 0
+ * alone in the baseline ISA (with its taints and without) against the vector copies over every
+ * lane, each copy this processor runs (AVX-512, AVX2, the baseline ISA), lanes sharing the
+ * baseline's state against lanes each stepped, lanes done half-way. Serial forms, bypass rules,
+ * fused pairs, stores and loads of every width at overlapping addresses, every knob at every
+ * weight and the pair lanes; each lane's time and the critical counts must agree to the bit. */
 #include <criterion/criterion.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -70,11 +72,12 @@ static void random_block(const struct mdl_machine *m, struct dec *dec, const str
 
 /* How a run goes beyond its lanes: whether every lane is stepped from the start (rather than
  * sharing the baseline's state until it differs), from which repetition on the odd lanes are done
- * (0: never), and how many repetitions. */
+ * (0: never), how many repetitions, and with which copy of the kernel. */
 struct how {
     bool every_lane;
     unsigned odd_done_at;
     unsigned reps;              /* repetitions (0: REPS) */
+    const char *isa;            /* the kernel's copy (rt_model_vectors); NULL: the widest */
 };
 
 enum { REPS = 300 };
@@ -82,12 +85,16 @@ enum { REPS = 300 };
 /* The block repeated on a model of LANES: addresses within 48 bytes (every width overlaps others),
  * cache levels and mispredictions at random, the same sequence for every run. Each lane's time,
  * and with causality the critical and seen counts of each instruction. */
-static void run_how(const struct mdl_machine *m, const struct block *b, const struct rt_lane_cfg *lanes, unsigned n,
+static bool run_how(const struct mdl_machine *m, const struct block *b, const struct rt_lane_cfg *lanes, unsigned n,
                     bool causality, struct how how, double *times, uint64_t *crit, uint64_t *seen)
 {
     char err[256];
     struct rt_model *md = rt_model_new(m, lanes, n, causality, (unsigned)b->n_orig, err, sizeof err);
     cr_assert(md, "%s", err);
+    if (how.isa && !rt_model_vectors(md, how.isa)) {
+        rt_model_free(md);
+        return false;           /* this processor lacks it */
+    }
     if (causality)
         rt_model_sample_causality(md, 2);
     if (how.every_lane)
@@ -112,6 +119,7 @@ static void run_how(const struct mdl_machine *m, const struct block *b, const st
     for (uint32_t i = 0; crit && i < b->n_orig; i++)
         crit[i] = rt_model_critical(md, i, &seen[i]);
     rt_model_free(md);
+    return true;
 }
 
 static void run(const struct mdl_machine *m, const struct block *b, const struct rt_lane_cfg *lanes, unsigned n,
@@ -137,6 +145,24 @@ static void expect_paths_agree(const struct mdl_machine *m, const struct analysi
     for (unsigned l = 0; l < plan->n_lanes; l++)
         cr_expect_eq(together[l], every[l], "%s, seed %u, lane %u: %.17g sharing the baseline's state, %.17g stepped",
                      m->name, seed, l, together[l], every[l]);
+    /* every copy of the kernel this processor runs: each lane's time and the critical counts */
+    for (unsigned k = 0; rt_model_vector_isa(k); k++) {
+        const char *isa = rt_model_vector_isa(k);
+        double other[RT_MAX_LANES];
+        uint64_t *crit_v = calloc(b->n_orig, sizeof *crit_v), *seen_v = calloc(b->n_orig, sizeof *seen_v);
+        if (run_how(m, b, plan->lanes, plan->n_lanes, true, (struct how){ .isa = isa }, other, crit_v, seen_v)) {
+            for (unsigned l = 0; l < plan->n_lanes; l++)
+                cr_expect_eq(together[l], other[l], "%s, seed %u, lane %u: %.17g, %.17g with the %s copy", m->name,
+                             seed, l, together[l], other[l], isa);
+            for (size_t i = 0; i < b->n_orig; i++)
+                cr_expect(crit_v[i] == crit_t[i] && seen_v[i] == seen_t[i],
+                          "%s, seed %u, instruction %zu: critical %llu/%llu, %llu/%llu with the %s copy", m->name, seed,
+                          i, (unsigned long long)crit_t[i], (unsigned long long)seen_t[i],
+                          (unsigned long long)crit_v[i], (unsigned long long)seen_v[i], isa);
+        }
+        free(crit_v);
+        free(seen_v);
+    }
     run(m, b, plan->lanes, 1, true, &alone, crit_s, seen_s);
     cr_expect_eq(together[0], alone, "%s, seed %u: the baseline", m->name, seed);
     run(m, b, plan->lanes, 1, false, &alone, NULL, NULL);
