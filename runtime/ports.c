@@ -155,6 +155,17 @@ static unsigned choose_one(struct ports *pc, uint64_t units, unsigned slot)
     return pc->snap[second] >= pc->snap[first] + 3 ? (unsigned)first : (unsigned)second;
 }
 
+/* The bits set in X. The baseline ISA has no popcnt instruction, and __builtin_popcountll is then
+ * a call into libgcc (4% of block mode's baseline); the kernel's vector copies have popcnt and
+ * take this for it. */
+static inline unsigned bits_set(uint64_t x)
+{
+    x = x - (x >> 1 & 0x5555555555555555ull);
+    x = (x & 0x3333333333333333ull) + (x >> 2 & 0x3333333333333333ull);
+    x = (x + (x >> 4)) & 0x0f0f0f0f0f0f0f0full;
+    return (unsigned)((x * 0x0101010101010101ull) >> 56);
+}
+
 /* The uops port P starts from cycle K on in the baseline lane: its calendar holds them (it keeps
  * the cycle before the latest issue, ports_take). */
 static unsigned waiting(const struct ports *pc, unsigned p, int64_t k)
@@ -166,7 +177,7 @@ static unsigned waiting(const struct ports *pc, unsigned p, int64_t k)
         off = 0;
     for (unsigned w = 0; w < CAL_WORDS; w++, off -= 64)
         if (off < 64)
-            n += (unsigned)__builtin_popcountll(off > 0 ? c->bits[w] >> off : c->bits[w]);
+            n += bits_set(off > 0 ? c->bits[w] >> off : c->bits[w]);
     return n;
 }
 

@@ -106,23 +106,64 @@ def mca_accepts(mca, cpu, asm):
     return out.returncode == 0
 
 
-def run_mca(mca, cpu, blocks, asm, iterations, extra=(), repeat=REPEAT):
+def mca_file(blocks, asm):
+    """An assembly file of one llvm-mca code region per block; its path."""
     with tempfile.NamedTemporaryFile("w", suffix=".s", delete=False) as f:
         for i, b in enumerate(blocks):
             f.write(f"# LLVM-MCA-BEGIN b{i}\n" + "\n".join(asm[b]) + "\n# LLVM-MCA-END\n")
-        path = f.name
-    out, dt = timed([mca, f"-mcpu={cpu}", f"-iterations={iterations}", *extra, path], repeat)
-    os.unlink(path)
+        return f.name
+
+
+def mca_cycles(stdout, blocks, iterations):
     pred = {}
     region = None
-    for line in out.stdout.splitlines():
+    for line in stdout.splitlines():
         m = re.match(r"\[\d+\] Code Region - b(\d+)", line)
         if m:
             region = int(m.group(1))
         m = re.match(r"Total Cycles:\s+(\d+)", line)
         if m and region is not None:
             pred[blocks[region]] = int(m.group(1)) / iterations
-    return pred, dt
+    return pred
+
+
+def run_mca(mca, cpu, blocks, asm, iterations, extra=(), repeat=REPEAT):
+    path = mca_file(blocks, asm)
+    out, dt = timed([mca, f"-mcpu={cpu}", f"-iterations={iterations}", *extra, path], repeat)
+    os.unlink(path)
+    return mca_cycles(out.stdout, blocks, iterations), dt
+
+
+def run_mca_jobs(mca, cpu, blocks, asm, iterations, jobs, repeat=REPEAT):
+    """The wall time of JOBS llvm-mca processes at once, each on a share of the blocks (llvm-mca
+    has no threads of its own): its rate on every processor, as mdlsim's --jobs is measured."""
+    shares = [blocks[k::jobs] for k in range(jobs)]
+    paths = [mca_file(share, asm) for share in shares]
+    best = None
+    for _ in range(repeat):
+        t0 = time.perf_counter()
+        procs = [subprocess.Popen([mca, f"-mcpu={cpu}", f"-iterations={iterations}", path],
+                                  stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL) for path in paths]
+        for p in procs:
+            p.wait()
+        dt = time.perf_counter() - t0
+        best = dt if best is None or dt < best else best
+    for path in paths:
+        os.unlink(path)
+    return best
+
+
+def host():
+    """The processor's model name and count, for the figures' context."""
+    name = "unknown processor"
+    try:
+        for line in open("/proc/cpuinfo"):
+            if line.startswith("model name"):
+                name = line.split(":", 1)[1].strip()
+                break
+    except OSError:
+        pass
+    return f"{name}, {os.cpu_count()} processors"
 
 
 def qemu_speed(mdlsim, machine, qemu_cpu, program, args):
@@ -165,6 +206,7 @@ def main():
     blocks = [b for b in blocks if b in ref and ref[b] > 0]
     n = len(blocks)
     print(f"{n} blocks of {args.blocks}, reference {args.reference}, machine {args.machine}")
+    print(f"host: {host()}")
 
     # one thread, then the default: one thread per processor
     base, t_base, unknown, total = run_mdlsim(args.mdlsim, args.machine, blocks, ["--no-sensitivity", "--jobs", "1"])
@@ -174,7 +216,7 @@ def main():
     _, t_lanes_jobs, _, _ = run_mdlsim(args.mdlsim, args.machine, blocks, [])
     print(f"mdlsim: {len(base)}/{n} blocks handled; {unknown} of {total} instructions modelled by a class default")
 
-    mca_pred, t_mca, handled = {}, None, []
+    mca_pred, t_mca, t_mca_jobs, handled = {}, None, None, []
     have_mca = subprocess.run(["which", args.mca], capture_output=True).returncode == 0
     if have_mca:
         with ThreadPoolExecutor(max_workers=os.cpu_count() or 2) as ex:
@@ -182,34 +224,36 @@ def main():
             ok = list(ex.map(lambda b: asm[b] is not None and mca_accepts(args.mca, args.cpu, asm[b]), blocks))
         handled = [b for b, good in zip(blocks, ok) if good]
         mca_pred, t_mca = run_mca(args.mca, args.cpu, handled, asm, 100)
+        t_mca_jobs = run_mca_jobs(args.mca, args.cpu, handled, asm, 100, jobs)
         print(f"llvm-mca: {len(mca_pred)}/{n} blocks handled")
     else:
         print(f"llvm-mca: {args.mca} not found (install llvm-19); speed and accuracy of the peer not measured")
 
-    print(f"\nspeed (one process, blocks per second, best of {REPEAT} runs):")
-    rows = [("mdlsim baseline + causality, one thread", len(base) / t_base),
-            ("mdlsim all sensitivity lanes, one thread", len(lanes) / t_lanes),
-            (f"mdlsim baseline + causality, default ({jobs} threads)", len(base) / t_jobs),
-            (f"mdlsim all sensitivity lanes, default ({jobs} threads)", len(lanes) / t_lanes_jobs)]
-    for label, rate in rows:
-        print(f"  {label:<52}{rate:10.0f}")
+    # Rates side by side, each as a multiple of llvm-mca-19's on as many processors in this run
+    # (the goal: baseline at least 20x, every lane at least 10x, on one thread).
+    print(f"\nspeed (blocks per second, best of {REPEAT} runs; x: the multiple of llvm-mca-19's rate"
+          f" measured beside it):")
+    print(f"  {'':40}{'one thread':>22}{f'{jobs} threads (--jobs default)':>34}")
+    mca_one = len(mca_pred) / t_mca if t_mca else None
+    mca_all = len(mca_pred) / t_mca_jobs if t_mca else None
+    rows = [("mdlsim baseline + causality", len(base) / t_base, len(base) / t_jobs),
+            ("mdlsim every sensitivity lane", len(lanes) / t_lanes, len(lanes) / t_lanes_jobs)]
     if t_mca:
-        mca_rate = len(mca_pred) / t_mca
-        print(f"  {'llvm-mca-19 -iterations=100':<52}{mca_rate:10.0f}")
-        print(f"  ratio mdlsim baseline / llvm-mca: {len(base) / t_base / mca_rate:.1f}x on one thread,"
-              f" {len(base) / t_jobs / mca_rate:.1f}x by default ({jobs} threads);"
-              f" all lanes / llvm-mca: {len(lanes) / t_lanes / mca_rate:.1f}x on one thread,"
-              f" {len(lanes) / t_lanes_jobs / mca_rate:.1f}x by default")
+        rows.append(("llvm-mca-19 -iterations=100", mca_one, mca_all))
+    for label, one, every in rows:
+        x1 = f"{one / mca_one:9.1f}x" if mca_one else ""
+        xa = f"{every / mca_all:9.1f}x" if mca_all else ""
+        print(f"  {label:<40}{one:12.0f}{x1:>10}{every:24.0f}{xa:>10}")
 
     print("\naccuracy against the reference (MAPE, median error, Kendall tau):")
     both = [b for b in blocks if b in base and b in mca_pred] if mca_pred else [b for b in blocks if b in base]
     m = accuracy(base, ref, both)
-    print(f"  mdlsim       on {len(both)} common blocks: {m[0]:6.1f}%  {m[1]:6.1f}%  {m[2]:.3f}")
+    print(f"  mdlsim       on {len(both)} common blocks: {m[0]:6.2f}%  {m[1]:6.2f}%  {m[2]:.3f}")
     if mca_pred:
         c = accuracy(mca_pred, ref, both)
-        print(f"  llvm-mca-19  on {len(both)} common blocks: {c[0]:6.1f}%  {c[1]:6.1f}%  {c[2]:.3f}")
+        print(f"  llvm-mca-19  on {len(both)} common blocks: {c[0]:6.2f}%  {c[1]:6.2f}%  {c[2]:.3f}")
     allm = accuracy(base, ref, list(base))
-    print(f"  mdlsim       on all {len(base)} blocks it handles: {allm[0]:6.1f}%  {allm[1]:6.1f}%  {allm[2]:.3f}")
+    print(f"  mdlsim       on all {len(base)} blocks it handles: {allm[0]:6.2f}%  {allm[1]:6.2f}%  {allm[2]:.3f}")
 
     if args.programs:
         print(f"\nmdlsim run under QEMU (MIPS = executed instructions per second, whole run, best of {REPEAT}):")
