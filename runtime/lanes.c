@@ -1,0 +1,240 @@
+/* Lanes and slots: which lanes the model steps (the live slots), which share the baseline's state
+ * until a step reads a parameter in which they differ, which are done; a lane's state moves with
+ * it from slot to slot. */
+#include "lanes.h"
+#include "model_impl.h"
+
+/* What the live slots have in common: the window sizes that differ from the baseline's, and
+ * the slots whose uops are not given ports. */
+void lanes_changed(struct rt_model *md)
+{
+    ring_lanes(&md->rob_ring, md->rob, md->live);
+    ring_lanes(&md->lb_ring, md->lb, md->live);
+    ring_lanes(&md->sb_ring, md->sb, md->live);
+    md->n_no_ports = 0;
+    for (unsigned l = 0; l < md->live; l++)
+        if (md->ports_off[l])
+            md->no_ports[md->n_no_ports++] = l;
+}
+
+static void size_diff(uint32_t *d, uint32_t size, uint32_t base)
+{
+    *d = size == base ? 0 : size < base ? size : base;
+}
+
+/* Where slot L's parameters differ from slot 0's (the baseline's). */
+static void slot_diff(const struct rt_model *md, unsigned l, struct lane_diff *d)
+{
+    const struct mdl_machine *m = md->m;
+    unsigned L = md->L;
+    *d = (struct lane_diff){ 0 };
+    d->always = md->lat_scale[l] != md->lat_scale[0] || md->fe_cost[l] != md->fe_cost[0] ||
+                md->ret_cost[l] != md->ret_cost[0] || md->ports_off[l] != md->ports_off[0];
+    d->penalty = md->penalty[l] != md->penalty[0];
+    d->memory = md->mem_scale[l] != md->mem_scale[0];
+    d->serial = md->ser_scale[l] != md->ser_scale[0];
+    size_diff(&d->rob, md->rob[l], md->rob[0]);
+    size_diff(&d->lb, md->lb[l], md->lb[0]);
+    size_diff(&d->sb, md->sb[l], md->sb[0]);
+    for (unsigned r = 0; r < m->n_resources; r++)
+        if (md->res_scale[(size_t)r * L + l] != md->res_scale[(size_t)r * L]) {
+            if (r < 64 * DIFF_RES_WORDS)
+                d->res[r / 64] |= 1ull << (r % 64);
+            else
+                d->always = true;
+        }
+    for (unsigned k = 0; k < m->n_caches; k++)
+        if (md->cache_scale[(size_t)k * L + l] != md->cache_scale[(size_t)k * L]) {
+            if (k < 32)
+                d->caches |= 1u << k;
+            else
+                d->always = true;
+        }
+    const struct ports_lanes *pl = md->pl;
+    for (unsigned p = 0; pl && p < ports_count(md->pc); p++)
+        if (pl->cal[(size_t)p * L + l].scale != pl->cal[(size_t)p * L].scale)
+            d->ports |= 1ull << p;
+}
+
+static uint32_t size_min(uint32_t a, uint32_t b) { return !a ? b : !b ? a : a < b ? a : b; }
+
+/* D grows to hold what E differs in too. */
+static void diff_merge(struct lane_diff *d, const struct lane_diff *e)
+{
+    d->always |= e->always;
+    d->penalty |= e->penalty;
+    d->memory |= e->memory;
+    d->serial |= e->serial;
+    d->rob = size_min(d->rob, e->rob);
+    d->lb = size_min(d->lb, e->lb);
+    d->sb = size_min(d->sb, e->sb);
+    d->caches |= e->caches;
+    d->ports |= e->ports;
+    for (unsigned w = 0; w < DIFF_RES_WORDS; w++)
+        d->res[w] |= e->res[w];
+}
+
+static void shared_merge(struct rt_model *md)
+{
+    md->shared_any = (struct lane_diff){ 0 };
+    for (unsigned k = 0; k < md->n_shared; k++)
+        diff_merge(&md->shared_any, &md->diff[md->shared[k]]);
+}
+
+/* The lanes' parameters: the baseline in slot 0, each lane that reads a parameter of its own at
+ * every step in the next slot, the others sharing the baseline's state (each is tried in the next
+ * free slot to see where it differs). */
+void lanes_set(struct rt_model *md, const struct rt_lane_cfg *lanes, unsigned n)
+{
+    md->n_lanes = n;
+    if (md->cfg != lanes)
+        memcpy(md->cfg, lanes, n * sizeof *lanes);
+    md->live = md->n_shared = 0;
+    memset(md->win_max, 0, sizeof md->win_max);
+    for (unsigned l = 0; l < n; l++) {
+        unsigned s = md->live;
+        model_slot_params(md, &lanes[l], s);
+        md->win_max[0] = md->rob[s] > md->win_max[0] ? md->rob[s] : md->win_max[0];
+        md->win_max[1] = md->lb[s] > md->win_max[1] ? md->lb[s] : md->win_max[1];
+        md->win_max[2] = md->sb[s] > md->win_max[2] ? md->sb[s] : md->win_max[2];
+        slot_diff(md, s, &md->diff[l]);
+        if (l > 0 && md->share && !md->diff[l].always) {
+            md->lane_state[l] = LANE_SHARED;
+            md->shared[md->n_shared++] = l;
+            continue;
+        }
+        md->lane_state[l] = LANE_LIVE;
+        md->slot_of[l] = s;
+        md->lane_of[s] = l;
+        md->live++;
+    }
+    shared_merge(md);
+}
+
+/* Slot TO's state becomes slot FROM's. */
+static void lanes_copy(struct rt_model *md, unsigned from, unsigned to)
+{
+    const struct mdl_machine *m = md->m;
+    unsigned L = md->L;
+    struct { double *a; size_t rows; } cols[] = {
+        { md->res_t, m->n_resources }, { md->cache_t, m->n_caches }, { md->reg_t, RT_REG_COUNT },
+        { md->async_total, m->n_async },
+        { md->rob_ring.t, md->rob_ring.pos < md->rob_ring.cap ? md->rob_ring.pos : md->rob_ring.cap },
+        { md->lb_ring.t, md->lb_ring.pos < md->lb_ring.cap ? md->lb_ring.pos : md->lb_ring.cap },
+        { md->sb_ring.t, md->sb_ring.pos < md->sb_ring.cap ? md->sb_ring.pos : md->sb_ring.cap },
+    };
+    for (unsigned c = 0; c < sizeof cols / sizeof *cols; c++)
+        for (size_t i = 0; i < cols[c].rows; i++)
+            cols[c].a[i * L + to] = cols[c].a[i * L + from];
+    double **per_lane[N_LANE_ARRAYS];
+    model_lane_arrays(md, per_lane);
+    for (unsigned i = 0; i < N_LANE_STATE; i++)
+        (*per_lane[i])[to] = (*per_lane[i])[from];
+    station_copy_lane(md->rs, from, to);
+    if (md->pc)
+        ports_copy_lane(md->pc, from, to);
+    shadow_copy_lane(&md->mem, from, to);
+}
+
+const double *lanes_frozen(const struct rt_model *md, unsigned lane)
+{
+    return &md->frozen[(size_t)lane * (FROZEN + md->m->n_async)];
+}
+
+/* The slot whose readings are LANE's while it is not done: its own, or the baseline's. */
+unsigned lanes_reading_slot(const struct rt_model *md, unsigned lane)
+{
+    return md->lane_state[lane] == LANE_LIVE ? md->slot_of[lane] : 0;
+}
+
+void lanes_done(struct rt_model *md, unsigned lane)
+{
+    if (lane == 0 || lane >= md->n_lanes || md->lane_state[lane] == LANE_DONE)
+        return;     /* the baseline steps on: it makes the choices every lane shares */
+    unsigned s = lanes_reading_slot(md, lane), L = md->L;
+    double *f = (double *)lanes_frozen(md, lane);
+    f[FROZEN_TIME] = md->last_ret[s];
+    f[FROZEN_LATEST] = md->end_t[s];
+    f[FROZEN_ISSUED] = md->disp_t[s];
+    for (unsigned a = 0; a < md->m->n_async; a++)
+        f[FROZEN + a] = md->async_total[(size_t)a * L + s];
+    if (md->lane_state[lane] == LANE_SHARED) {
+        unsigned k = 0;
+        while (md->shared[k] != lane)
+            k++;
+        md->shared[k] = md->shared[--md->n_shared];
+        shared_merge(md);
+    } else {
+        unsigned last = --md->live;     /* the last live slot moves into the lane's */
+        if (s != last) {
+            lanes_copy(md, last, s);
+            md->lane_of[s] = md->lane_of[last];
+            md->slot_of[md->lane_of[s]] = s;
+            model_slot_params(md, &md->cfg[md->lane_of[s]], s);
+        }
+        lanes_changed(md);
+    }
+    md->lane_state[lane] = LANE_DONE;
+}
+
+/* ---- lanes sharing the baseline's state ---- */
+
+static bool uses_any(const struct rt_model *md, const struct mdl_template *t, const uint64_t *res)
+{
+    const struct mdl_use *u = &md->m->uses[t->use_first];
+    for (unsigned k = 0; k < t->use_count; k++)
+        if (u[k].resource < 64 * DIFF_RES_WORDS && (res[u[k].resource / 64] >> (u[k].resource % 64) & 1))
+            return true;
+    return false;
+}
+
+/* A window of the smaller of two sizes, SIZE, is full for the next NEED entries: from then on the
+ * two sizes may bind differently. */
+static bool window_full(const struct ring *r, uint32_t need, uint32_t size)
+{
+    return size && need && r->pos + need > size;
+}
+
+/* Whether step S reads a parameter in which a lane differing in D from the baseline differs
+ * (conservatively: a parameter it may read). Every parameter the step reads is here. */
+static bool step_touches(const struct rt_model *md, const struct step *s, const struct lane_diff *d)
+{
+    bool ops = !s->in->eliminated;
+    if (d->always || (d->penalty && s->mispredicted) || (d->memory && s->loads && s->extra_lat != 0) ||
+        (d->serial && ops && s->serial > 0) || (d->ports & s->port_units) ||
+        window_full(&md->rob_ring, s->uops, d->rob) || window_full(&md->lb_ring, s->loads, d->lb) ||
+        window_full(&md->sb_ring, s->stores, d->sb))
+        return true;
+    for (unsigned x = 0; d->caches && x < s->n_cross; x++)
+        if (s->cross[x].k < 32 && (d->caches >> s->cross[x].k & 1))
+            return true;
+    return ops && uses_any(md, s->t, d->res);
+}
+
+/* The sharing lanes that step S touches take a slot each, with the baseline's state as it is
+ * before the step: from here on they are stepped. */
+static void share_split(struct rt_model *md, const struct step *s)
+{
+    for (unsigned k = 0; k < md->n_shared;) {
+        unsigned lane = md->shared[k];
+        if (!step_touches(md, s, &md->diff[lane])) {
+            k++;
+            continue;
+        }
+        unsigned slot = md->live++;
+        md->lane_state[lane] = LANE_LIVE;
+        md->slot_of[lane] = slot;
+        md->lane_of[slot] = lane;
+        model_slot_params(md, &md->cfg[lane], slot);
+        lanes_copy(md, 0, slot);
+        md->shared[k] = md->shared[--md->n_shared];
+    }
+    shared_merge(md);
+    lanes_changed(md);
+}
+
+void lanes_split(struct rt_model *md, const struct step *s)
+{
+    if (md->n_shared && step_touches(md, s, &md->shared_any))
+        share_split(md, s);
+}
