@@ -308,17 +308,15 @@ struct series {
     double v[2 * SERIES];
     double at[SERIES];              /* the times whose differences the values are: time J at J % SERIES */
     unsigned n;                     /* values so far */
-    uint32_t same[SPAN];            /* value J at J % SPAN: bit P - 1 when it equals the one P before */
-    uint32_t repeats;               /* bit P - 1: the last SPAN values (of more than SPAN + P) repeat with period P */
 };
 
 /* The first time, T: no value yet. */
 static void series_start(struct series *s, double t) { s->at[0] = t; }
 
 /* The time moves on to T: the value is the difference from the time before. Each value is
- * compared with the PMAX before it at once, in a mask of the periods it repeats; a period holds
- * over the last SPAN values where all their masks have it. */
-static void series_add(struct series *s, double t)
+ * compared with the PMAX before it at once: the mask of the periods it repeats (bit P - 1: it
+ * equals the value P before; none longer than the values so far). */
+static uint32_t series_add(struct series *s, double t)
 {
     double x = t - s->at[s->n % SERIES];
     s->at[(s->n + 1) % SERIES] = t;
@@ -338,15 +336,9 @@ static void series_add(struct series *s, double t)
 #endif
     if (n < PMAX)
         same &= (1u << n) - 1;              /* a period longer than the values so far: none */
-    s->same[n % SPAN] = same;
-    uint32_t all = ~0u;                     /* zero until SPAN values have come */
-    for (unsigned k = 0; k < SPAN; k++)
-        all &= s->same[k];
-    /* and more than SPAN + P values in all (the first has no value P before it) */
-    unsigned c = n > SPAN ? n - SPAN : 0;
-    s->repeats = all & (c >= 32 ? ~0u : (1u << c) - 1);
     s->v[i] = s->v[i + SERIES] = x;
     s->n++;
+    return same;
 }
 
 /* The sum of the last P values: the time over them. */
@@ -365,12 +357,27 @@ static bool same_time(double x, double y) { return fabs(x - y) <= 1e-9 * (fabs(x
  * scheduler fills. */
 struct progress {
     struct series ret, end, issue;
+    uint32_t same[SPAN];            /* iteration J at J % SPAN: the periods all its series repeat */
+    uint32_t repeats;               /* bit P - 1: the last SPAN iterations (of more than SPAN + P) repeat with period P */
 };
+
+/* The periods the iteration's series all repeat (SAME, the AND of their masks; N values before
+ * it): a period holds over the last SPAN iterations where all their masks have it. */
+static void progress_add(struct progress *g, uint32_t same, unsigned n)
+{
+    g->same[n % SPAN] = same;
+    uint32_t all = ~0u;                     /* zero until SPAN values have come */
+    for (unsigned k = 0; k < SPAN; k++)
+        all &= g->same[k];
+    /* and more than SPAN + P values in all (the first has no value P before it) */
+    unsigned c = n > SPAN ? n - SPAN : 0;
+    g->repeats = all & (c >= 32 ? ~0u : (1u << c) - 1);
+}
 
 static unsigned lane_period(const struct progress *g, bool issue)
 {
     /* the periods that every series repeats with, the smallest first */
-    for (uint32_t c = g->ret.repeats & g->end.repeats & (issue ? g->issue.repeats : ~0u); c; c &= c - 1) {
+    for (uint32_t c = g->repeats; c; c &= c - 1) {
         unsigned p = (unsigned)__builtin_ctz(c) + 1;
         double ret = series_sum(&g->ret, p);
         if (same_time(ret, series_sum(&g->end, p)) && (!issue || same_time(ret, series_sum(&g->issue, p))))
@@ -424,10 +431,11 @@ static bool measure_lanes(struct measure *ms, struct rt_model *md, unsigned it, 
             series_start(&g->end, end);
             series_start(&g->issue, issued);
         } else {
-            series_add(&g->ret, now[l]);
-            series_add(&g->end, end);
+            unsigned n = g->ret.n;
+            uint32_t same = series_add(&g->ret, now[l]) & series_add(&g->end, end);
             if (ms->issue)
-                series_add(&g->issue, issued);
+                same &= series_add(&g->issue, issued);
+            progress_add(g, same, n);
         }
     }
     if (it + 1 == ms->warm)
