@@ -129,8 +129,8 @@ static inline int64_t ports_cal_run_(struct ports_cal *c, int64_t k, int64_t n)
  * lane's scale), now taken; 0 cycles take nothing. DISP is the lane's dispatch time: nothing
  * placed later starts before it, and the calendar keeps the cycle before it (ports_issue counts
  * the uops that started there). */
-static inline double ports_take(const struct ports_lanes *pl, unsigned p, unsigned l, double t, double len,
-                                double disp)
+static inline __attribute__((always_inline)) double ports_take(const struct ports_lanes *pl, unsigned p,
+                                                               unsigned l, double t, double len, double disp)
 {
     struct ports_cal *c = &pl->cal[(size_t)p * pl->L + l];
     double per = c->per;
