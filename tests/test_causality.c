@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "analysis.h"
 #include "block.h"
 #include "classify.h"
 #include "decode.h"
@@ -115,4 +116,55 @@ Test(causality, counts_the_critical_instructions_of_real_blocks_on_skylake_as_be
 Test(causality, counts_the_critical_instructions_of_real_blocks_on_icelake_as_before, .timeout = 120)
 {
     expect_golden(&mdl_machine_icelake);
+}
+
+/* Causality follows the baseline lane from its measurement on, whichever other lanes run (the
+ * baseline does not depend on them): every lane of the plan, pairs included, and the baseline
+ * alone give each instruction the same counts, on the first 300 blocks. */
+Test(causality, finds_the_same_critical_path_whichever_lanes_run, .timeout = 120)
+{
+    const struct mdl_machine *m = &mdl_machine_skylake;
+    char err[256];
+    struct dec *dec = dec_open((enum mdl_isa)m->isa, err, sizeof err);
+    cr_assert(dec, "%s", err);
+    struct cls_index *ci = cls_build(m);
+    const double weight = 1.15;
+    struct analysis_plan *plan = malloc(sizeof *plan);
+    cr_assert(analysis_plan_init(plan, m, &weight, 1, true, err, sizeof err), "%s", err);
+    FILE *in = fopen("causality/blocks.txt", "r");
+    cr_assert(in, "causality/blocks.txt: run the tests from tests/");
+    char line[8192];
+    struct rt_model *alone = NULL, *every = NULL;
+    for (unsigned n = 1; n <= 300 && fgets(line, sizeof line, in); n++) {
+        uint8_t *bytes;
+        size_t nb;
+        struct block b = { 0 };
+        struct block_result r1 = { 0 }, r2 = { 0 };
+        line[strcspn(line, "\n")] = 0;
+        cr_assert(block_parse_hex(line, &bytes, &nb, err, sizeof err), "block %u: %s", n, err);
+        cr_assert(block_decode(&b, dec, ci, m, NULL, bytes, nb, BLOCK_PC, err, sizeof err), "block %u: %s", n, err);
+        double *busy = calloc(m->n_resources + 1u, sizeof *busy), fe, ret;
+        block_busy(&b, m, busy, &fe, &ret);
+        analysis_plan_pairs(plan, busy, fe, ret);
+        free(busy);
+        cr_assert(block_run(&b, m, plan->lanes, 1, true, 200, &alone, &r1, err, sizeof err), "%s", err);
+        cr_assert(block_run(&b, m, plan->lanes, plan->n_lanes, true, 200, &every, &r2, err, sizeof err), "%s", err);
+        for (size_t i = 0; i < b.n_orig; i++)
+            cr_expect(r1.crit[i] == r2.crit[i] && r1.seen[i] == r2.seen[i],
+                      "block %u, instruction %zu: %llu/%llu alone, %llu/%llu with %u lanes", n, i,
+                      (unsigned long long)r1.crit[i], (unsigned long long)r1.seen[i], (unsigned long long)r2.crit[i],
+                      (unsigned long long)r2.seen[i], plan->n_lanes);
+        free(r1.crit);
+        free(r1.seen);
+        free(r2.crit);
+        free(r2.seen);
+        free(bytes);
+        block_free(&b);
+    }
+    fclose(in);
+    rt_model_free(alone);
+    rt_model_free(every);
+    free(plan);
+    cls_free(ci);
+    dec_close(dec);
 }

@@ -582,10 +582,11 @@ bool block_run(const struct block *b, const struct mdl_machine *m, const struct 
      * convention of BHive's measurements): it comes through the legacy decoders. */
     rt_model_legacy_decode(md, true);
     /* Causality counts an instruction when it leaves a window of twice the ROB. It starts once
-     * every lane is measured, so that the path it finds is the steady state's, not the warm-up's:
-     * the baseline lane alone then goes on until a period's worth of instructions (whole periods,
-     * at least 12 iterations; at most a window's worth) have left the window, so the shares are
-     * those of whole periods. */
+     * the baseline lane is measured, so that the path it finds is the steady state's, not the
+     * warm-up's, and the same whichever other lanes run (lane 0 does not depend on them): it
+     * follows a period's worth of instructions (whole periods, at least 12 iterations; at most a
+     * window's worth) until they have left the window, so the shares are those of whole periods.
+     * The other lanes go on meanwhile; once they are all measured, the baseline lane alone. */
     size_t n = b->n ? b->n : 1;
     rt_model_follow(md, 0);
     struct addr_gen g;
@@ -595,8 +596,9 @@ bool block_run(const struct block *b, const struct mdl_machine *m, const struct 
                           calloc(n_lanes, sizeof(struct progress)), calloc(n_lanes, sizeof(double)),
                           calloc(n_lanes, sizeof(unsigned)), calloc(n_lanes, sizeof(bool)) };
     unsigned it, measured = 0;
+    bool followed = false;          /* causality's period has begun */
     struct slots sl;
-    for (it = 0; measured ? rt_model_following(md) : it < iterations; it++) {
+    for (it = 0; measured ? followed && rt_model_following(md) : it < iterations; it++) {
         for (size_t i = 0; i < b->n; i++) {
             uint64_t addr[RT_MAX_MEM];
             addresses(&g, &b->insns[i], addr);
@@ -606,14 +608,16 @@ bool block_run(const struct block *b, const struct mdl_machine *m, const struct 
             continue;
         bool base_before = ms.done[0], all = measure_lanes(&ms, md, it, r->cycles);
         slots_take(&sl, &ms, md, m->issue_width, it, base_before, &r->topdown);
+        if (causality && !base_before && ms.done[0]) {
+            unsigned p = ms.period[0] ? ms.period[0] : PMAX;
+            rt_model_follow(md, (uint32_t)((12 + p - 1) / p * p * n));
+            followed = true;
+        }
         if (!all)
             continue;
         measured = it + 1;
         rt_model_baseline_only(md);
         rt_model_topdown_stop(md);
-        unsigned p = ms.period[0] ? ms.period[0] : PMAX;
-        if (causality)
-            rt_model_follow(md, (uint32_t)((12 + p - 1) / p * p * n));
     }
     r->iterations = measured;
     r->crit = calloc(b->n_orig ? b->n_orig : 1, sizeof *r->crit);
