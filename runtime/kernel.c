@@ -148,12 +148,11 @@ static inline_always void pass_copy(double *restrict to, const double *restrict 
 static inline_always const double *window_row(const struct rt_model *md, const struct ring *r, uint32_t need,
                                               uint32_t size, const double **skip, uint64_t *pos)
 {
-    if (!need || !size || r->pos + need <= size) {
+    if (!ring_binds(r, need, size, pos)) {
         *skip = md->never;
         return md->never;
     }
     *skip = r->skip;
-    *pos = r->pos + need - 1 - size;
     return &r->t[(*pos & (r->cap - 1)) * md->L];
 }
 
@@ -430,6 +429,8 @@ static inline_always void kernel_load(struct rt_model *md, const struct step *s,
         md->load0 = ld[0];
     pass_copy(md->rs_t, ld, a, b);
     const double *lat = md->lat_scale, *mem = md->mem_scale;
+    if (a == 0)
+        md->load0_done = load_done(ld, lat, mem, s->load_lat, s->extra_lat, 0);
     if (tn)
         hook_constrain(tn, TN_INSN, t[0], load_done(ld, lat, mem, s->load_lat, s->extra_lat, 0), TN_LOAD);
     for (unsigned l = a; l < b; l++)

@@ -192,7 +192,8 @@ static bool uses_any(const struct rt_model *md, const struct mdl_template *t, co
  * two sizes may bind differently. */
 static bool window_full(const struct ring *r, uint32_t need, uint32_t size)
 {
-    return size && need && r->pos + need > size;
+    uint64_t pos;
+    return ring_binds(r, need, size, &pos);
 }
 
 /* Whether step S reads a parameter in which a lane differing in D from the baseline differs

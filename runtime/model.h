@@ -105,6 +105,9 @@ struct rt_topdown {
  * retiring. A machine of more data-side levels than RT_TD_LEVELS - 1 counts the deepest ones and
  * memory together, in the last entry. */
 void rt_model_topdown(const struct rt_model *md, bool with_tail, struct rt_topdown *out);
+/* The slots of T that issued nothing (every category but retiring), and all of them. */
+double rt_topdown_gaps(const struct rt_topdown *t);
+double rt_topdown_total(const struct rt_topdown *t);
 /* From now on the slots are not counted (rt_model_topdown keeps what it had): a block measured
  * once, whose baseline goes on for causality only. rt_model_reset counts again. */
 void rt_model_topdown_stop(struct rt_model *md);

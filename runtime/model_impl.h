@@ -155,7 +155,7 @@ struct rt_model {
     double ret0;                    /* the baseline's last retirement time */
     struct prep *prep;              /* [n_static] */
     uint32_t n_static;
-    double load0;                   /* lane 0's start of the load just stepped (its latency follows) */
+    double load0, load0_done;       /* lane 0's load just stepped: when it started, when it completed */
     struct topdown td;
 };
 
@@ -202,13 +202,23 @@ enum { N_LANE_STATE = 12, N_LANE_ARRAYS = 18 };
 /* The readings a done lane keeps: its time, latest result and issue, then its async totals. */
 enum { FROZEN_TIME, FROZEN_LATEST, FROZEN_ISSUED, FROZEN };
 
-/* The window entry that must have retired before NEED more slots are taken, or none. */
-static inline bool ring_wait(const struct ring *r, uint32_t need, uint32_t size, unsigned L, unsigned l,
-                             double *t, uint64_t *pos)
+/* Whether a window of SIZE entries (0: no limit) is full for NEED more: then the entry at *POS
+ * must have retired before they are taken. */
+static inline bool ring_binds(const struct ring *r, uint32_t need, uint32_t size, uint64_t *pos)
 {
     if (!size || !need || r->pos + need <= size)
         return false;
     *pos = r->pos + need - 1 - size;
+    return true;
+}
+
+/* The window entry that must have retired before NEED more slots are taken in lane L (its time in
+ * *T), or none. */
+static inline bool ring_wait(const struct ring *r, uint32_t need, uint32_t size, unsigned L, unsigned l,
+                             double *t, uint64_t *pos)
+{
+    if (!ring_binds(r, need, size, pos))
+        return false;
     *t = r->t[(*pos & (r->cap - 1)) * L + l];
     return true;
 }

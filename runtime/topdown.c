@@ -17,8 +17,8 @@ void topdown_clear(struct rt_model *md)
 
 /* Lane 0's instructions issue in order, each in its own slots from its dispatch time; the time
  * between one's last slot and the next one's dispatch is a gap, charged to what held the dispatch
- * back. Lane 0's state is read after its step, whichever path stepped it (both hand back the
- * start of its load), so that both paths share the accounting. Gaps are summed in cycles and
+ * back. Lane 0's state is read after its step, whichever copy of the kernel stepped it (each
+ * hands back when its load started and completed). Gaps are summed in cycles and
  * retiring is what the gaps leave of the issue time: a step without a gap costs a few loads and
  * stores, the scale by the issue width is left to the query. */
 
@@ -166,21 +166,20 @@ static unsigned topdown_level(const struct rt_model *md, const struct step *s)
 }
 
 /* The step's load was outstanding from its start (once its address, the store it reads and its
- * port were ready) for its load-to-use latency and the hierarchy's, as lane_memory has it. It
+ * port were ready) until it completed (the kernel's load_done, kept for lane 0). It
  * counts only when its completion, through the operation after it, set the instruction's
  * retirement: then the oldest instruction in the window waited for memory. A load that completed
  * before older instructions retired (a gemm's loads, issued far ahead of its add chain) held
  * nothing back, whatever was outstanding meanwhile. */
 static void topdown_load(struct rt_model *md, const struct step *s)
 {
-    double lat = md->lat_scale[0], start = md->load0;
-    double done = start + s->load_lat * lat + (lat > 0 ? s->extra_lat * md->mem_scale[0] : 0);
+    double lat = md->lat_scale[0], start = md->load0, done = md->load0_done;
     if (done > start && done + s->op_lat * lat >= md->last_ret[0])
         spans_add(&md->td.spans[topdown_level(md, s)], start, done);
 }
 
 /* The gap [A, D] before the step's dispatch at D, which the window bound (a tie included, as in
- * lane_dispatch) or else the front end. A redirect always leaves a gap before the next dispatch:
+ * the kernel's dispatch) or else the front end. A redirect always leaves a gap before the next dispatch:
  * it is consumed there. */
 static void topdown_gap(struct rt_model *md, const struct step *s, double a, double d)
 {
@@ -214,6 +213,24 @@ void topdown_step(struct rt_model *md, const struct step *s)
         topdown_load(md, s);
 }
 
+double rt_topdown_gaps(const struct rt_topdown *t)
+{
+    double gaps = t->bad_speculation + t->frontend_latency + t->frontend_bandwidth + t->core;
+    for (unsigned k = 0; k < t->n_levels && k < RT_TD_LEVELS; k++)
+        gaps += t->memory[k];
+    return gaps;
+}
+
+/* Summed from retiring on, category by category (not retiring plus the gaps): the same
+ * rounding as the three sums it replaced in block mode and the analysis. */
+double rt_topdown_total(const struct rt_topdown *t)
+{
+    double total = t->retiring + t->bad_speculation + t->frontend_latency + t->frontend_bandwidth + t->core;
+    for (unsigned k = 0; k < t->n_levels && k < RT_TD_LEVELS; k++)
+        total += t->memory[k];
+    return total;
+}
+
 void topdown_read(const struct rt_model *md, bool with_tail, struct rt_topdown *out)
 {
     const struct topdown *td = &md->td;
@@ -223,10 +240,7 @@ void topdown_read(const struct rt_model *md, bool with_tail, struct rt_topdown *
         topdown_backend(td, issue, end, out);
     /* the last slots beyond the end of the run are not counted */
     double total = with_tail ? end : issue;
-    double gaps = out->bad_speculation + out->frontend_latency + out->frontend_bandwidth + out->core;
-    for (unsigned k = 0; k < out->n_levels; k++)
-        gaps += out->memory[k];
-    out->retiring = (total - gaps) * w;
+    out->retiring = (total - rt_topdown_gaps(out)) * w;
     out->bad_speculation *= w;
     out->frontend_latency *= w;
     out->frontend_bandwidth *= w;

@@ -680,7 +680,7 @@ static void topdown(struct result *r, const struct rt_topdown *td)
     double mem = 0;
     for (unsigned k = 0; k < td->n_levels && k < RT_TD_LEVELS; k++)
         mem += td->memory[k];
-    double total = td->retiring + td->bad_speculation + td->frontend_latency + td->frontend_bandwidth + td->core + mem;
+    double total = rt_topdown_total(td);
     if (!(total > 0))
         return;
     o->valid = true;

@@ -470,18 +470,10 @@ struct slots {
     struct snapshot hist[HIST], half;
 };
 
-static double slots_sum(const struct rt_topdown *t)
-{
-    double sum = t->retiring + t->bad_speculation + t->frontend_latency + t->frontend_bandwidth + t->core;
-    for (unsigned k = 0; k < t->n_levels && k < RT_TD_LEVELS; k++)
-        sum += t->memory[k];
-    return sum;
-}
-
 static void snapshot_take(struct snapshot *sn, const struct rt_model *md, unsigned width)
 {
     rt_model_topdown(md, false, &sn->issued);
-    sn->drain = fmax(0, rt_model_time(md, 0) * width - slots_sum(&sn->issued));
+    sn->drain = fmax(0, rt_model_time(md, 0) * width - rt_topdown_total(&sn->issued));
 }
 
 /* The back end's slots in T, and X more of them (X may be negative) split as D's are (core
@@ -513,7 +505,7 @@ static void slots_diff(struct rt_topdown *out, const struct snapshot *now, const
     for (unsigned k = 0; k < a->n_levels && k < RT_TD_LEVELS; k++)
         out->memory[k] = a->memory[k] - b->memory[k];
     double grown = now->drain - then->drain;
-    if (grown > 1e-9 * slots_sum(out)) {
+    if (grown > 1e-9 * rt_topdown_total(out)) {
         grown += out->frontend_latency + out->frontend_bandwidth;
         out->frontend_latency = out->frontend_bandwidth = 0;
     }
