@@ -127,9 +127,14 @@ fact() { awk -v k="$1" '$1 == k { $1 = ""; sub(/^ /, ""); print }' "$T/facts"; }
 # A host without sysfs's cache directories (some VMs) gives no line size to compare with: L1's line
 # is then 64 bytes, as on every x86-64 core of the last fifteen years.
 l1_line_expected() { local s; s=$(fact L1.line.sysfs); [ "${s%%:*}" = unreliable ] && echo 64 || echo "$s"; }
+# within VALUE LOW HIGH: a measured number in [LOW, HIGH]. The latencies are measured in cycles of a
+# clock calibrated on this host: on a shared VM the calibration can be a few percent off for a
+# whole run (three runs in a row here gave IMUL 2.9 and L1 3.9, ADD 1), so each fact is checked
+# within 5% of the cycles every x86-64 core has.
+within() { awk -v v="$1" -v lo="$2" -v hi="$3" 'BEGIN { exit !(v ~ /^[0-9.]+$/ && v + 0 >= lo && v + 0 <= hi) }'; }
 core_facts_hold() {
-    facts && [ "$(fact add)" = 1 ] && [ "$(fact imul)" = 3 ] && [ "$(fact L1.line)" = "$(l1_line_expected)" ] &&
-        case "$(fact L1.latency)" in 3 | 4 | 5 | 6) true ;; *) false ;; esac
+    facts && within "$(fact add)" 0.95 1.05 && within "$(fact imul)" 2.85 3.15 &&
+        [ "$(fact L1.line)" = "$(l1_line_expected)" ] && within "$(fact L1.latency)" 2.85 6.3
 }
 
 t0=$SECONDS
@@ -170,11 +175,13 @@ else
             check "L$level $key agrees with sysfs" "$(fact "L$level.$key.sysfs")" "$(fact "L$level.$key")"
         done
     done
-    check "ADD latency" 1 "$(fact add)"
-    check "IMUL latency" 3 "$(fact imul)"
+    within "$(fact add)" 0.95 1.05 && pass "ADD latency $(fact add) is 1 (within 5%)" ||
+        fail "ADD latency: expected 1 (within 5%), got '$(fact add)'"
+    within "$(fact imul)" 2.85 3.15 && pass "IMUL latency $(fact imul) is 3 (within 5%)" ||
+        fail "IMUL latency: expected 3 (within 5%), got '$(fact imul)'"
     l1=$(fact L1.latency)
     check "the load chain's latency is L1's" "$l1" "$(fact load)"
-    case "$l1" in 3 | 4 | 5 | 6) pass "L1 latency $l1 in 3..6" ;; *) fail "L1 latency '$l1' not in 3..6" ;; esac
+    within "$l1" 2.85 6.3 && pass "L1 latency $l1 in 3..6 (within 5%)" || fail "L1 latency '$l1' not in 3..6 (within 5%)"
 fi
 
 if [ $FAILS -ne 0 ]; then
