@@ -12,6 +12,7 @@
 #include "block.h"
 #include "classify.h"
 #include "decode.h"
+#include "files.h"
 #include "model.h"
 
 extern const struct mdl_machine mdl_machine_skylake, mdl_machine_icelake;
@@ -57,26 +58,6 @@ static char *critical_counts(const struct mdl_machine *m, size_t *len)
     return out;
 }
 
-/* The file at PATH, or an empty text when there is none. */
-static char *slurp(const char *path, size_t *len)
-{
-    FILE *f = fopen(path, "rb");
-    char *text = NULL;
-    if (!f) {
-        text = calloc(1, 1);
-        *len = 0;
-        return text;
-    }
-    FILE *o = open_memstream(&text, len);
-    char buf[65536];
-    size_t n;
-    while ((n = fread(buf, 1, sizeof buf, f)) > 0)
-        fwrite(buf, 1, n, o);
-    fclose(o);
-    fclose(f);
-    return text;
-}
-
 /* The first line where A and B differ (1-based), 0 when they are equal. */
 static unsigned first_difference(const char *a, const char *b)
 {
@@ -92,7 +73,11 @@ static void expect_golden(const struct mdl_machine *m)
     char *got = critical_counts(m, &got_len), path[128], actual[128];
     snprintf(path, sizeof path, "causality/%s.expected", m->name);
     snprintf(actual, sizeof actual, "causality/%s.actual", m->name);
-    char *want = slurp(path, &want_len);
+    char *want = files_read(path, &want_len);
+    if (!want) {                            /* none yet: every line differs */
+        want = calloc(1, 1);
+        want_len = 0;
+    }
     unsigned line = first_difference(got, want);
     if (line) {
         FILE *f = fopen(actual, "w");

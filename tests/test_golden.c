@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "driver.h"
+#include "files.h"
 
 enum { MIN_GOLDEN_CASES = 30 };
 
@@ -67,27 +68,6 @@ static struct run check_file(const char *path)
     return r;
 }
 
-static char *read_whole(const char *path, size_t *len)
-{
-    FILE *fp = fopen(path, "rb");
-    if (!fp)
-        return NULL;
-    char *buf = NULL;
-    size_t cap = 0, n = 0, got;
-    do {
-        if (n + 4096 > cap) {
-            cap = cap ? 2 * cap : 8192;
-            buf = realloc(buf, cap);
-        }
-        got = fread(buf + n, 1, cap - n - 1, fp);
-        n += got;
-    } while (got > 0);
-    fclose(fp);
-    buf[n] = '\0';
-    *len = n;
-    return buf;
-}
-
 /* The .mdl files of diag/ (not those of diag/include/, which the cases include). */
 static size_t list_cases(glob_t *g)
 {
@@ -113,7 +93,7 @@ ParameterizedTest(struct golden_case *c, golden, prints_the_expected_diagnostics
     size_t base = strlen(c->name) - strlen(".mdl");
     snprintf(expected_path, sizeof expected_path, "%.*s.expected", (int)base, c->name);
     size_t want_len = 0;
-    char *want = read_whole(expected_path, &want_len);
+    char *want = files_read(expected_path, &want_len);
     cr_assert(want, "%s: missing %s (generate it with ../build/mdlc --check %s 2> %s, then read it)",
               c->name, expected_path, c->name, expected_path);
 
@@ -249,7 +229,7 @@ Test(golden, the_command_line_prints_what_the_expected_file_holds)
     snprintf(cmd, sizeof cmd, "../build/mdlc --check diag/three_independent_errors.mdl 2>%s >/dev/null", tmp);
     cr_expect_eq(shell_status(cmd), 1);
     size_t got_len = 0, want_len = 0;
-    char *got = read_whole(tmp, &got_len), *want = read_whole("diag/three_independent_errors.expected", &want_len);
+    char *got = files_read(tmp, &got_len), *want = files_read("diag/three_independent_errors.expected", &want_len);
     unlink(tmp);
     cr_assert(got && want);
     cr_expect_str_eq(got, want);

@@ -15,6 +15,7 @@
 #include <time.h>
 #include <unistd.h>
 #include "capture.h"
+#include "files.h"
 #include "view_json.h"
 
 /* mdlsim's output, as REDIRECT sends it to the pipe; run by PREFIX ("env -i ..."). */
@@ -966,17 +967,9 @@ Test(topdown, does_not_blame_memory_for_loads_that_completed_early)
 
 static char *slurp(const char *path)
 {
-    FILE *fp = fopen(path, "r");
-    cr_assert(fp, "cannot read %s", path);
-    char *buf = NULL;
-    size_t len = 0;
-    FILE *mem = open_memstream(&buf, &len);
-    int c;
-    while ((c = fgetc(fp)) != EOF)
-        fputc(c, mem);
-    fclose(mem);
-    fclose(fp);
-    return buf;
+    char *text = files_read(path, NULL);
+    cr_assert(text, "cannot read %s", path);
+    return text;
 }
 
 /* mdlsim ARGS writes, on the stream REDIRECT keeps, exactly views/golden/NAME.expected. A guest's

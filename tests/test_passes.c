@@ -4,6 +4,7 @@
  * safe, files are written only when they change and never on error), and garbage input.
  * Descriptions are written to a fresh temporary directory, removed after each test. */
 #include <criterion/criterion.h>
+#include "files.h"
 #include "fixture.h"
 #include <errno.h>
 #include <fcntl.h>
@@ -78,23 +79,6 @@ static void write_bytes(const char *rel, const char *text, size_t len)
 }
 
 static void write_file(const char *rel, const char *text) { write_bytes(rel, text, strlen(text)); }
-
-static char *read_file(const char *path, size_t *len)
-{
-    FILE *fp = fopen(path, "rb");
-    if (!fp)
-        return NULL;
-    fseek(fp, 0, SEEK_END);
-    long n = ftell(fp);
-    fseek(fp, 0, SEEK_SET);
-    char *buf = malloc((size_t)n + 1);
-    size_t got = fread(buf, 1, (size_t)n, fp);
-    fclose(fp);
-    buf[got] = '\0';
-    if (len)
-        *len = got;
-    return buf;
-}
 
 static bool exists(const char *path)
 {
@@ -248,7 +232,7 @@ static const char *cc_log(void)
 {
     static char *log;
     free(log);
-    log = read_file(tmp_path("cc.log"), NULL);
+    log = files_read(tmp_path("cc.log"), NULL);
     return log ? log : "";
 }
 
@@ -377,7 +361,7 @@ Test(resolve, lists_every_file_read_in_the_depfile)
     struct run r = run_opts((struct mdlc_opts){ .action = MDLC_CHECK, .input = tmp_path("m.mdl"), .outdir = ".",
                                                 .depfile = tmp_path("m.d"), .deptarget = "stamp" });
     cr_assert_eq(r.status, 0, "%s", r.err);
-    out = read_file(tmp_path("m.d"), NULL);
+    out = files_read(tmp_path("m.d"), NULL);
     cr_assert_not_null(out, "no depfile written");
     char want[4 * PATH_MAX];
     snprintf(want, sizeof want, "stamp: %s %s\n%s:\n%s:\n", tmp_path("m.mdl"), tmp_path("a.mdl"), tmp_path("m.mdl"),
@@ -394,7 +378,7 @@ Test(resolve, escapes_spaces_of_paths_in_the_depfile)
     struct run r = run_opts((struct mdlc_opts){ .action = MDLC_CHECK, .input = tmp_path("my dir/m.mdl"),
                                                 .outdir = ".", .depfile = tmp_path("m.d"), .deptarget = "stamp" });
     cr_assert_eq(r.status, 0, "%s", r.err);
-    char *out = read_file(tmp_path("m.d"), NULL);
+    char *out = files_read(tmp_path("m.d"), NULL);
     cr_assert_not_null(out);
     cr_expect(strstr(out, "/my\\ dir/m.mdl"), "the space is not escaped:\n%s", out);
     cr_expect_null(strstr(out, "/my dir/"), "an unescaped space splits the path:\n%s", out);
@@ -810,7 +794,7 @@ Test(emit, writes_c_that_compiles_with_warnings_as_errors)
     cr_assert_eq(r.status, 0, "%s", r.err);
     cr_assert(exists(tmp_path("out/full.c")) && exists(tmp_path("out/full.h")));
     cr_expect_eq(cc_compile(tmp_path("out/full.c"), tmp_path("out"), tmp_path("full.o")), 0, "%s", cc_log());
-    char *c = read_file(tmp_path("out/full.c"), NULL);
+    char *c = files_read(tmp_path("out/full.c"), NULL);
     cr_expect(strstr(c, "const struct mdl_machine mdl_machine_full = {"), "the machine object is missing");
     free(c);
     free(r.err);
@@ -824,7 +808,7 @@ Test(emit, turns_a_hyphenated_machine_name_into_a_c_identifier)
     cr_assert_eq(r.status, 0, "%s", r.err);
     cr_assert(exists(tmp_path("out/cortex-a72.r1.c")), "outputs are named after the machine");
     cr_assert(exists(tmp_path("out/cortex-a72.r1.h")));
-    char *c = read_file(tmp_path("out/cortex-a72.r1.c"), NULL), *h = read_file(tmp_path("out/cortex-a72.r1.h"), NULL);
+    char *c = files_read(tmp_path("out/cortex-a72.r1.c"), NULL), *h = files_read(tmp_path("out/cortex-a72.r1.h"), NULL);
     cr_expect(strstr(c, "mdl_machine_cortex_a72_r1 = {"), "%s", c);
     cr_expect(strstr(h, "extern const struct mdl_machine mdl_machine_cortex_a72_r1;"), "%s", h);
     cr_expect(strstr(h, "#define MDL_CORTEX_A72_R1_ISA 1"), "%s", h);
@@ -853,7 +837,7 @@ static char *print_field(const char *machine, const char *field)
              runtime_dir(), tmp_path("out"), tmp_path("out"), machine, tmp_path("main.c"), tmp_path("prog"),
              tmp_path("cc.log"), tmp_path("prog"), tmp_path("printed"));
     cr_assert_eq(system(cmd), 0, "the emitted C did not build or run:\n%s", cc_log());
-    return read_file(tmp_path("printed"), NULL);
+    return files_read(tmp_path("printed"), NULL);
 }
 
 Test(emit, escapes_strings_so_that_they_cannot_inject_c)
@@ -874,7 +858,7 @@ Test(emit, escapes_strings_so_that_they_cannot_inject_c)
     got = print_field("esc", "qemu_cpu");
     cr_expect_str_eq(got, "?\?)");
     free(got);
-    char *c = read_file(tmp_path("out/esc.c"), NULL);
+    char *c = files_read(tmp_path("out/esc.c"), NULL);
     cr_expect_null(strstr(c, "?\?"), "a trigraph survived into the C file");
     free(c);
     free(r.err);
@@ -938,7 +922,7 @@ Test(emit, rewrites_only_the_output_whose_content_changed)
     cr_assert_eq(r.status, 0, "%s", r.err);
     cr_expect_neq(mtime_of(tmp_path("out/full.c")).tv_sec, 1000000000, "the new description was not written");
     cr_expect_eq(mtime_of(tmp_path("out/full.h")).tv_sec, 1000000000, "the header did not change");
-    char *c = read_file(tmp_path("out/full.c"), NULL);
+    char *c = files_read(tmp_path("out/full.c"), NULL);
     cr_expect(strstr(c, "A test machine"));
     free(c);
     free(r.err);
@@ -952,7 +936,7 @@ Test(emit, writes_nothing_when_the_description_has_errors)
     struct run r = emit_to(tmp_path("full.mdl"), tmp_path("out"));
     cr_assert_eq(r.status, 0, "%s", r.err);
     size_t before_len = 0;
-    char *before = read_file(tmp_path("out/full.c"), &before_len);
+    char *before = files_read(tmp_path("out/full.c"), &before_len);
 
     char *text = malloc(sizeof full_mdl + 64);
     snprintf(text, sizeof full_mdl + 64, "%sinsn BAD latency 1 ports 1*p9;\n", full_mdl);
@@ -963,7 +947,7 @@ Test(emit, writes_nothing_when_the_description_has_errors)
     r = emit_to(tmp_path("full.mdl"), tmp_path("out"));
     cr_expect_eq(r.status, 1);
     size_t after_len = 0;
-    char *after = read_file(tmp_path("out/full.c"), &after_len);
+    char *after = files_read(tmp_path("out/full.c"), &after_len);
     cr_expect(after && after_len == before_len && memcmp(before, after, before_len) == 0,
               "a failed run changed the previous output");
     free(before);
