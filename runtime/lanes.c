@@ -17,6 +17,14 @@ void lanes_changed(struct rt_model *md)
             md->no_ports[md->n_no_ports++] = l;
 }
 
+/* LANE is stepped in SLOT from now on. */
+static void lanes_place(struct rt_model *md, unsigned lane, unsigned slot)
+{
+    md->lane_state[lane] = LANE_LIVE;
+    md->slot_of[lane] = slot;
+    md->lane_of[slot] = lane;
+}
+
 static void size_diff(uint32_t *d, uint32_t size, uint32_t base)
 {
     *d = size == base ? 0 : size < base ? size : base;
@@ -103,13 +111,14 @@ void lanes_set(struct rt_model *md, const struct rt_lane_cfg *lanes, unsigned n)
             md->shared[md->n_shared++] = l;
             continue;
         }
-        md->lane_state[l] = LANE_LIVE;
-        md->slot_of[l] = s;
-        md->lane_of[s] = l;
+        lanes_place(md, l, s);
         md->live++;
     }
     shared_merge(md);
 }
+
+/* The rows of ring R written so far. */
+static size_t ring_rows(const struct ring *r) { return r->pos < r->cap ? r->pos : r->cap; }
 
 /* Slot TO's state becomes slot FROM's. */
 static void lanes_copy(struct rt_model *md, unsigned from, unsigned to)
@@ -119,9 +128,8 @@ static void lanes_copy(struct rt_model *md, unsigned from, unsigned to)
     struct { double *a; size_t rows; } cols[] = {
         { md->res_t, m->n_resources }, { md->cache_t, m->n_caches }, { md->reg_t, RT_REG_COUNT },
         { md->async_total, m->n_async },
-        { md->rob_ring.t, md->rob_ring.pos < md->rob_ring.cap ? md->rob_ring.pos : md->rob_ring.cap },
-        { md->lb_ring.t, md->lb_ring.pos < md->lb_ring.cap ? md->lb_ring.pos : md->lb_ring.cap },
-        { md->sb_ring.t, md->sb_ring.pos < md->sb_ring.cap ? md->sb_ring.pos : md->sb_ring.cap },
+        { md->rob_ring.t, ring_rows(&md->rob_ring) }, { md->lb_ring.t, ring_rows(&md->lb_ring) },
+        { md->sb_ring.t, ring_rows(&md->sb_ring) },
     };
     for (unsigned c = 0; c < sizeof cols / sizeof *cols; c++)
         for (size_t i = 0; i < cols[c].rows; i++)
@@ -168,8 +176,7 @@ void lanes_done(struct rt_model *md, unsigned lane)
         unsigned last = --md->live;     /* the last live slot moves into the lane's */
         if (s != last) {
             lanes_copy(md, last, s);
-            md->lane_of[s] = md->lane_of[last];
-            md->slot_of[md->lane_of[s]] = s;
+            lanes_place(md, md->lane_of[last], s);
             model_slot_params(md, &md->cfg[md->lane_of[s]], s);
         }
         lanes_changed(md);
@@ -223,9 +230,7 @@ static void share_split(struct rt_model *md, const struct step *s)
             continue;
         }
         unsigned slot = md->live++;
-        md->lane_state[lane] = LANE_LIVE;
-        md->slot_of[lane] = slot;
-        md->lane_of[slot] = lane;
+        lanes_place(md, lane, slot);
         model_slot_params(md, &md->cfg[lane], slot);
         lanes_copy(md, 0, slot);
         md->shared[k] = md->shared[--md->n_shared];
