@@ -16350,10 +16350,10 @@ static const struct mdl_bypass bypasses[2] = {
 };
 
 static const struct mdl_cache caches[4] = {
-    { "L1D", 1, 0, 1, 2, 49152ull, 12, 64, 5.0f, 96.0f },
-    { "L1I", 1, 1, 1, 1, 32768ull, 8, 64, 0.0f, 32.0f },
-    { "L2", 2, 2, 1, 2, 1310720ull, 10, 64, 15.0f, 64.0f },
-    { "L3", 3, 2, 1, 0, 31457280ull, 12, 64, 65.0f, 32.0f },
+    { "L1D", 1, 0, 1, 2, 49152ull, 12, 64, 5.0f, 96.0f, 16 },
+    { "L1I", 1, 1, 1, 1, 32768ull, 8, 64, 0.0f, 32.0f, 0 },
+    { "L2", 2, 2, 1, 2, 1310720ull, 10, 64, 15.0f, 64.0f, 48 },
+    { "L3", 3, 2, 1, 0, 31457280ull, 12, 64, 65.0f, 32.0f, 0 },
 };
 
 const struct mdl_machine mdl_machine_alderlake = {

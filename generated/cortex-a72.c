@@ -1343,9 +1343,9 @@ static const struct mdl_bypass bypasses[2] = {
 };
 
 static const struct mdl_cache caches[3] = {
-    { "L1D", 1, 0, 1, 1, 32768ull, 2, 64, 4.0f, 16.0f },
-    { "L1I", 1, 1, 1, 1, 49152ull, 3, 64, 0.0f, 16.0f },
-    { "L2", 2, 2, 1, 0, 1048576ull, 16, 64, 21.0f, 16.0f },
+    { "L1D", 1, 0, 1, 1, 32768ull, 2, 64, 4.0f, 16.0f, 6 },
+    { "L1I", 1, 1, 1, 1, 49152ull, 3, 64, 0.0f, 16.0f, 0 },
+    { "L2", 2, 2, 1, 0, 1048576ull, 16, 64, 21.0f, 16.0f, 16 },
 };
 
 const struct mdl_machine mdl_machine_cortex_a72 = {

@@ -7172,10 +7172,10 @@ static const struct mdl_bypass bypasses[11] = {
 };
 
 static const struct mdl_cache caches[4] = {
-    { "L1D", 1, 0, 1, 2, 32768ull, 8, 64, 4.0f, 64.0f },
-    { "L1I", 1, 1, 1, 1, 32768ull, 8, 64, 0.0f, 16.0f },
-    { "L2", 2, 2, 1, 2, 262144ull, 4, 64, 12.0f, 64.0f },
-    { "L3", 3, 2, 1, 0, 8388608ull, 16, 64, 42.0f, 32.0f },
+    { "L1D", 1, 0, 1, 2, 32768ull, 8, 64, 4.0f, 64.0f, 10 },
+    { "L1I", 1, 1, 1, 1, 32768ull, 8, 64, 0.0f, 16.0f, 0 },
+    { "L2", 2, 2, 1, 2, 262144ull, 4, 64, 12.0f, 64.0f, 16 },
+    { "L3", 3, 2, 1, 0, 8388608ull, 16, 64, 42.0f, 32.0f, 0 },
 };
 
 const struct mdl_machine mdl_machine_skylake = {

@@ -190,7 +190,7 @@ static void emit_caches(FILE *out, const struct mdl_machine *m)
         c_float(out, c->latency);
         fputs(", ", out);
         c_float(out, c->bandwidth);
-        fputs(" },\n", out);
+        fprintf(out, ", %u },\n", c->outstanding);
     }
     fputs("};\n\n", out);
 }

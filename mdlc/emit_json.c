@@ -98,10 +98,10 @@ static json_t *json_caches(const struct mdl_machine *m)
     json_t *a = json_array();
     for (unsigned i = 0; i < m->n_caches; i++) {
         const struct mdl_cache *c = &m->caches[i];
-        json_array_append_new(a, json_pack("{s:s, s:i, s:i, s:i, s:i, s:I, s:i, s:i, s:f, s:f}", "name", c->name,
+        json_array_append_new(a, json_pack("{s:s, s:i, s:i, s:i, s:i, s:I, s:i, s:i, s:f, s:f, s:i}", "name", c->name,
             "level", c->level, "kind", c->kind, "policy", c->policy, "prefetch", c->prefetch,
             "size", (json_int_t)c->size, "ways", c->ways, "line", c->line, "latency", (double)c->latency,
-            "bandwidth", (double)c->bandwidth));
+            "bandwidth", (double)c->bandwidth, "outstanding", c->outstanding));
     }
     return a;
 }

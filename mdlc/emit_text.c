@@ -25,9 +25,12 @@ void emit_summary(FILE *out, const struct mdl_machine *m)
             check_enum_name("PORT_CHOICE", m->port_choice), (double)m->wakeup_delay);
     for (unsigned i = 0; i < m->n_caches; i++) {
         const struct mdl_cache *c = &m->caches[i];
-        fprintf(out, "  cache %s: L%u %s, %llu KiB, %u-way, %u B lines, %g cycles, %g B/cycle\n", c->name, c->level,
+        fprintf(out, "  cache %s: L%u %s, %llu KiB, %u-way, %u B lines, %g cycles, %g B/cycle", c->name, c->level,
                 cache_kinds[c->kind], (unsigned long long)(c->size / 1024), c->ways, c->line, (double)c->latency,
                 (double)c->bandwidth);
+        if (c->outstanding)
+            fprintf(out, ", %u misses in flight", c->outstanding);
+        fputc('\n', out);
     }
     fprintf(out, "  memory: %g cycles, %g B/cycle; mispredict penalty %g cycles\n", (double)m->memory_latency,
             (double)m->memory_bandwidth, (double)m->mispredict_penalty);

@@ -499,7 +499,7 @@ static void lower_caches(struct lowering *lw)
             .prefetch = (uint8_t)(v[P_CACHE_prefetch].set ? v[P_CACHE_prefetch].enum_index : MDL_PREFETCH_NONE),
             .size = (uint64_t)v[P_CACHE_size].num, .ways = (uint32_t)v[P_CACHE_ways].num,
             .line = (uint32_t)v[P_CACHE_line].num, .latency = (float)v[P_CACHE_latency].num,
-            .bandwidth = (float)v[P_CACHE_bandwidth].num,
+            .bandwidth = (float)v[P_CACHE_bandwidth].num, .outstanding = (uint32_t)v[P_CACHE_outstanding].num,
         };
     }
     qsort(c, n, sizeof *c, cache_cmp);

@@ -399,12 +399,47 @@ static inline_always double load_done(const double *ld, const double *lat, const
     return ld[l] + load_lat * lat[l] + (lat[l] > 0 ? extra * mem[l] : 0);
 }
 
+/* A miss waits for an entry at each level it passes: the miss that held it last has completed. */
+static inline_always void kernel_miss_entries(struct rt_model *md, const struct step *s, struct taint *tn,
+                                              unsigned a, unsigned b, double *ld)
+{
+    const struct fills_step *f = &s->fills;
+    for (unsigned j = 0; j < f->n_levels; j++)
+        if (f->at[j].full)
+            pass_after(tn, TN_LOAD, ld, fills_slot(&md->fills, f->at[j].level, f->at[j].slot),
+                       tn ? taint_slot(tn, f->at[j].set) : 0, a, b);
+}
+
+/* A load to a line still being filled completes with it; a miss records when its line arrives
+ * (DONE: the load's completion), for the loads after it and in the entries it holds. */
+static inline_always void kernel_fills(struct rt_model *md, const struct step *s, struct taint *tn, unsigned a,
+                                       unsigned b, double *done)
+{
+    const struct fills_step *f = &s->fills;
+    if (f->wait >= 0)
+        pass_after(tn, TN_LOAD, done, fills_done(&md->fills, f->wait), tn ? taint_fill(tn, (unsigned)f->wait) : 0,
+                   a, b);
+    if (f->fill < 0)
+        return;
+    if (tn) {
+        taint_copy(tn, taint_fill(tn, (unsigned)f->fill), TN_LOAD);
+        taint_add_current(tn, taint_fill(tn, (unsigned)f->fill));
+    }
+    pass_copy(fills_done(&md->fills, f->fill), done, a, b);
+    for (unsigned j = 0; j < f->n_levels; j++) {
+        pass_copy(fills_slot(&md->fills, f->at[j].level, f->at[j].slot), done, a, b);
+        if (tn)
+            taint_copy(tn, taint_slot(tn, f->at[j].set), taint_fill(tn, (unsigned)f->fill));
+    }
+}
+
 /* Loads wait for their address registers and for the store they read from (shadow memory:
- * store-to-load forwarding), then take their load-to-use latency. */
+ * store-to-load forwarding, whose data carries the set of what computed it), then take their
+ * load-to-use latency, or the arrival of the line they wait for. */
 static inline_always void kernel_load(struct rt_model *md, const struct step *s, const struct kin *in,
                                       struct taint *tn, unsigned a, unsigned b, const double *d, double *t)
 {
-    _Alignas(64) double ld[RT_MAX_LANES];
+    _Alignas(64) double ld[RT_MAX_LANES], done[RT_MAX_LANES];
     if (tn)
         taint_copy(tn, TN_LOAD, TN_DISPATCH);
     pass_copy(ld, d, a, b);
@@ -415,11 +450,16 @@ static inline_always void kernel_load(struct rt_model *md, const struct step *s,
         double extra = s->read_extra[k];
         if (tn) {
             double ld0 = ld[0];
-            taint_constrain_seq(tn, TN_LOAD, &ld0, forwarded(st, lat, extra, 0), shadow_seq(&md->mem, s->read_st[k]));
+            uint64_t seq = shadow_seq(&md->mem, s->read_st[k]);
+            if (taint_store_kept(tn, seq))
+                taint_constrain(tn, TN_LOAD, &ld0, forwarded(st, lat, extra, 0), taint_store(tn, seq));
+            else
+                taint_constrain_seq(tn, TN_LOAD, &ld0, forwarded(st, lat, extra, 0), seq);
         }
         for (unsigned l = a; l < b; l++)
             ld[l] = dmax(forwarded(st, lat, extra, l), ld[l]);
     }
+    kernel_miss_entries(md, s, tn, a, b, ld);
     /* A load takes its port when it issues, before its latency: the ports bound the load, not
      * the operation after it (else a load's latency would hide its port's throughput). */
     if (!s->in->eliminated)
@@ -429,12 +469,15 @@ static inline_always void kernel_load(struct rt_model *md, const struct step *s,
         md->load0 = ld[0];
     pass_copy(md->rs_t, ld, a, b);
     const double *lat = md->lat_scale, *mem = md->mem_scale;
-    if (a == 0)
-        md->load0_done = load_done(ld, lat, mem, s->load_lat, s->extra_lat, 0);
-    if (tn)
-        hook_constrain(tn, TN_INSN, t[0], load_done(ld, lat, mem, s->load_lat, s->extra_lat, 0), TN_LOAD);
     for (unsigned l = a; l < b; l++)
-        t[l] = dmax(load_done(ld, lat, mem, s->load_lat, s->extra_lat, l), t[l]);
+        done[l] = load_done(ld, lat, mem, s->load_lat, s->extra_lat, l);
+    kernel_fills(md, s, tn, a, b, done);
+    if (a == 0)
+        md->load0_done = done[0];
+    if (tn)
+        hook_constrain(tn, TN_INSN, t[0], done[0], TN_LOAD);
+    for (unsigned l = a; l < b; l++)
+        t[l] = dmax(done[l], t[l]);
 }
 
 /* When a uop whose operands are ready at SRC may start, issued at D: operands ready in the cycle
@@ -489,7 +532,7 @@ static inline_always double redirect(const double *end, const double *penalty, u
     return end[l] + penalty[l];
 }
 
-/* Lane 0's result (END[0], from the instruction's set), its writes, a redirect of its front end
+/* Lane 0's result (END[0], from the instruction's set), its writes (registers and stored data), a redirect of its front end
  * (FE: the front end before it) and its retirement (RET: the retire slot before it). The
  * retirement carries what set it: the instruction's execution, or the older instruction it
  * waited for (then it is not itself on the path; the retire slots are not counted as a cause, or
@@ -500,6 +543,8 @@ static void hook_retire(const struct rt_model *md, const struct step *s, struct 
     taint_add_current(tn, TN_INSN);
     for (unsigned k = 0; k < s->in->n_dst; k++)
         taint_copy(tn, taint_reg(tn, s->in->dst[k]), TN_INSN);
+    if (s->n_writes)
+        taint_store_data(tn, TN_INSN);
     if (s->mispredicted)
         hook_constrain(tn, TN_FRONTEND, fe, redirect(end, md->penalty, 0), TN_INSN);
     hook_constrain(tn, TN_RETIRE, ret, end[0], TN_INSN);

@@ -142,6 +142,7 @@ static void lanes_copy(struct rt_model *md, unsigned from, unsigned to)
     if (md->pc)
         ports_copy_lane(md->pc, from, to);
     shadow_copy_lane(&md->mem, from, to);
+    fills_copy_lane(&md->fills, from, to);
 }
 
 const double *lanes_frozen(const struct rt_model *md, unsigned lane)

@@ -102,6 +102,7 @@ struct mdl_cache {
     uint64_t size;
     uint32_t ways, line;
     float latency, bandwidth;       /* cycles; bytes per cycle (0: unlimited) */
+    uint32_t outstanding;           /* misses in flight at once (0: unlimited) */
 };
 
 struct mdl_machine {

@@ -224,6 +224,7 @@ static void clear_state(struct rt_model *md)
     ring_reset(&md->sb_ring, md->sb, md->live);
     station_clear(md->rs);
     shadow_clear(&md->mem);
+    fills_clear(&md->fills);
     if (md->pc)
         ports_clear(md->pc);
     memset(md->reg_cls, 0, sizeof md->reg_cls);
@@ -243,6 +244,8 @@ static void clear_state(struct rt_model *md)
     memset(md->charge, 0, md->n_static * sizeof *md->charge);
     memset(md->prep, 0, md->n_static * sizeof *md->prep);
     md->ret0 = 0;
+    md->prev_sidx = UINT32_MAX;
+    md->prev_slots = 0;
     md->rs_wait0 = -INFINITY;
     topdown_clear(md);
 }
@@ -309,14 +312,17 @@ struct rt_model *rt_model_new(const struct mdl_machine *m, const struct rt_lane_
      * they cannot change the baseline: 16 of the machine's windows cover a lane's window grown
      * by the largest weight (1000%: 11 times) with a margin. */
     shadow_init(&md->mem, n, 16ull * (m->rob ? m->rob : 224));
+    fills_init(&md->fills, m, md->data, md->n_data, n);
     md->n_static = n_static;
     md->crit = xcalloc(n_static, sizeof(uint64_t));
     md->charge = xcalloc(n_static, sizeof(double));
     md->seen = xcalloc(n_static, sizeof(uint64_t));
     md->prep = xcalloc(n_static, sizeof(struct prep));
     if (causality)
-        md->tn = taint_new(2 * md->rob[0], m->n_resources + 1u + ports_count(md->pc), m->n_caches, RT_REG_COUNT,
-                           md->rob_ring.cap, md->lb_ring.cap, md->sb_ring.cap, rs_taints(md));
+        md->tn = taint_new(&(struct taint_sizes){
+            .window = 2 * md->rob[0], .n_res = m->n_resources + 1u + ports_count(md->pc), .n_caches = m->n_caches,
+            .n_regs = RT_REG_COUNT, .rob_cap = md->rob_ring.cap, .lb_cap = md->lb_ring.cap, .sb_cap = md->sb_ring.cap,
+            .rs_cap = rs_taints(md), .n_fills = FILLS_LINES, .n_slots = md->fills.n_slots });
     clear_state(md);
     return md;
 }
@@ -352,6 +358,7 @@ void rt_model_free(struct rt_model *md)
     free(md->res_t); free(md->cache_t); free(md->reg_t); free(md->async_total);
     ring_free(&md->rob_ring); ring_free(&md->lb_ring); ring_free(&md->sb_ring);
     shadow_free(&md->mem);
+    fills_free(&md->fills);
     ports_free(md->pc);
     free(md->no_ports);
     free(md->ports_off);
@@ -386,9 +393,14 @@ bool rt_insn_reads_rsp(const struct rt_insn *in)
 
 /* Microcoded and serialising forms (lock, fences, dividers) are measured much slower than
  * their port mapping allows; their measured inverse throughput becomes one more resource,
- * shared by all such forms. Ordinary forms (within a factor 1.5 of their ports) pay nothing. */
-double rt_serial_cost(const struct mdl_machine *m, const struct mdl_template *t)
+ * shared by all such forms. Ordinary forms (within a factor 1.5 of their ports) pay nothing, and
+ * neither do branches, calls and returns (the decoder's branch kind): their measured throughput is
+ * that of the front end's taken branches and the return stack, which pipeline, not a unit each
+ * instance holds. */
+double rt_serial_cost(const struct mdl_machine *m, const struct mdl_template *t, const struct rt_insn *in)
 {
+    if (in->branch != RT_BR_NONE)
+        return 0;
     double most = 0;
     for (unsigned k = 0; k < t->use_count; k++)
         if (m->uses[t->use_first + k].cost > most)
@@ -483,6 +495,23 @@ void model_grow_static(struct rt_model *md, uint32_t need)
     md->n_static = n;
 }
 
+/* Retirement moved on from the previous instruction's slot start to this one's (RET0 to RETIRE):
+ * by the previous instruction's own retire slots, then by the wait for this one, the oldest not
+ * yet retired (perf's rule: a stall is the instruction's the core waits on). So no instruction
+ * is charged less than its slots, and the charges add up to the baseline's time. */
+static void model_charge(struct rt_model *md, uint32_t sidx, double retire, uint32_t uops)
+{
+    double moved = retire - md->ret0, slots = md->prev_slots < moved ? md->prev_slots : moved;
+    if (md->prev_sidx < md->n_static)
+        md->charge[md->prev_sidx] += slots;
+    else
+        slots = 0;
+    md->charge[sidx] += moved - slots;
+    md->ret0 = retire;
+    md->prev_sidx = sidx;
+    md->prev_slots = uops * md->ret_cost[0];
+}
+
 void rt_model_step(struct rt_model *md, const struct rt_insn *in, uint32_t sidx, const uint64_t *addr,
                    const uint8_t *levels, bool mispredicted)
 {
@@ -504,10 +533,7 @@ void rt_model_step(struct rt_model *md, const struct rt_insn *in, uint32_t sidx,
     kernel_step(md, &s, &kin, retire);
     if (md->td.on)
         topdown_step(md, &s);   /* before the window entries are pushed: it reads the windows */
-    if (retire[0] > md->ret0) {
-        md->charge[sidx] += retire[0] - md->ret0;
-        md->ret0 = retire[0];
-    }
+    model_charge(md, sidx, retire[0], s.uops);
 
     if (md->tn_on) {
         for (uint32_t k = 0; k < s.uops; k++)

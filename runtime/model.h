@@ -118,8 +118,9 @@ double rt_model_async_bound(const struct rt_model *md, unsigned lane);
  * how many of its instances left the taint window. */
 uint64_t rt_model_critical(const struct rt_model *md, uint32_t sidx, uint64_t *seen);
 /* The cycles charged to static instruction SIDX in the baseline lane: at each of its retirements,
- * how far the retirement time moved on (by retirement: the instruction that retires after a stall
- * carries it). They add up to rt_model_time(md, 0). */
+ * its own retire slots and the time retirement waited for it, the oldest instruction not yet
+ * retired (a stall is charged to the instruction the core waits on, as perf charges it). They add
+ * up to rt_model_time(md, 0). */
 double rt_model_charge(const struct rt_model *md, uint32_t sidx);
 /* Causality follows dynamic instructions in periods: a period follows a number of them and
  * counts each as it leaves the window (rt_model_causal_window instructions later). By default
@@ -134,8 +135,9 @@ bool rt_model_following(const struct rt_model *md);
 uint32_t rt_model_causal_window(const struct rt_model *md);
 const char *rt_knob_name(enum rt_knob k);
 /* Cycles a form holds the serial unit (the divider, microcoded and serialising forms): its measured
- * inverse throughput where that is well beyond what its ports explain, else 0. */
-double rt_serial_cost(const struct mdl_machine *m, const struct mdl_template *t);
+ * inverse throughput where that is well beyond what its ports explain, else 0 (always 0 for IN, a
+ * branch, call or return). */
+double rt_serial_cost(const struct mdl_machine *m, const struct mdl_template *t, const struct rt_insn *in);
 /* What the knob's lane argument names, and how the lane plan uses it (knob.def). */
 enum rt_knob_arg rt_knob_arg(enum rt_knob k);
 enum rt_knob_kind rt_knob_kind(enum rt_knob k);

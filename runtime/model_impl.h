@@ -8,6 +8,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <string.h>
+#include "fills.h"
 #include "model.h"
 #include "ports.h"
 #include "shadow.h"
@@ -136,6 +137,7 @@ struct rt_model {
     double *grp_c, *grp_n;          /* [L] the cycle of the current issue group, its fused uops */
     double rs_wait0;                /* when lane 0's current instruction found room in the scheduler */
     struct shadow mem;
+    struct fills fills;             /* misses in flight */
     struct ports *pc;               /* the ports of each uop, where the machine chooses them; else NULL */
     const struct ports_lanes *pl;   /* its per-lane part */
     /* The lanes without dependencies: their uops are not given ports, the port sets bound them as
@@ -151,8 +153,10 @@ struct rt_model {
     unsigned one_in;                /* sampled runs: one period in ONE_IN; 0: periods on request */
     uint64_t gap_left;              /* instructions before the next sampled period */
     uint64_t *crit, *seen;          /* [n_static] */
-    double *charge;                 /* [n_static]: cycles the baseline's retirement moved on at its retirements */
+    double *charge;                 /* [n_static]: cycles the baseline's retirement spent on each (model_charge) */
     double ret0;                    /* the baseline's last retirement time */
+    uint32_t prev_sidx;             /* the instruction that retired there, and its retire slots' cycles */
+    double prev_slots;
     struct prep *prep;              /* [n_static] */
     uint32_t n_static;
     double load0, load0_done;       /* lane 0's load just stepped: when it started, when it completed */
@@ -178,6 +182,7 @@ struct step {
     double read_extra[RT_MAX_MEM * SHADOW_MAX_READ];
     uint32_t write_st[RT_MAX_MEM];
     double extra_lat;               /* load-to-use beyond the first level */
+    struct fills_step fills;        /* the fill it waits for, the one it starts, the entries it holds */
     unsigned n_cross;               /* the cache levels its accesses cross, with their cycles */
     struct { unsigned k; double cost; } cross[RT_MAX_MEM * 8];
     double pd_cycles;               /* legacy predecode cycles from the previous instruction's */

@@ -141,6 +141,8 @@ static inline __attribute__((always_inline)) double ports_take(const struct port
     if (k < c->base)
         k = c->base;
     int64_t n = len <= 1 ? 1 : (int64_t)__builtin_ceil(len - PORTS_EPS);
+    if (k + n > c->base + CAL_CYCLES)
+        return t;
     k = n == 1 ? ports_cal_free_(c, k) : ports_cal_run_(c, k, n);
     for (int64_t j = k; j < k + n; j++)
         c->bits[(j - c->base) / 64] |= 1ull << ((j - c->base) % 64);

@@ -254,7 +254,7 @@ static const struct prep *prep_get(struct rt_model *md, const struct rt_insn *in
         p->loads |= in->mem[i].load;
         p->stores |= in->mem[i].store;
     }
-    p->serial = rt_serial_cost(m, t);
+    p->serial = rt_serial_cost(m, t, in);
     p->placed = !in->eliminated && ports_places(md->pc, t);
     p->port_units = p->placed ? ports_units(md->pc, t) : 0;
     p->cls = insn_class(in, t);
@@ -289,6 +289,7 @@ void prep_step(struct rt_model *md, struct step *s, const struct rt_insn *in, ui
     step_merges(md, s);
     step_chase(md, s);
     s->extra_lat = level_extra(md, s);
+    fills_prep(&md->fills, in, addr, levels, &s->fills);
     step_crossings(md, s);
     if (md->legacy) {
         s->pd_cycles = predecode_cycles(md, in);

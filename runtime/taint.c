@@ -4,34 +4,46 @@
 #include <stdlib.h>
 #include <string.h>
 
-struct taint *taint_new(uint32_t window, unsigned n_res, unsigned n_caches, unsigned n_regs, uint32_t rob_cap,
-                        uint32_t lb_cap, uint32_t sb_cap, uint32_t rs_cap)
+static uint32_t pow2_at_least(uint32_t n)
+{
+    uint32_t p = 1;
+    while (p < n)
+        p *= 2;
+    return p;
+}
+
+struct taint *taint_new(const struct taint_sizes *z)
 {
     struct taint *tn = calloc(1, sizeof *tn);
     if (!tn)
         abort();
-    tn->window = window ? window : 1;
+    tn->window = z->window ? z->window : 1;
     tn->leaving = -1;
     tn->stride = (tn->window + 63) / 64;
     tn->res0 = TN_FIXED;
-    tn->cache0 = tn->res0 + n_res;
-    tn->reg0 = tn->cache0 + n_caches;
-    tn->rob0 = tn->reg0 + n_regs;
-    tn->rob_cap = rob_cap;
-    tn->lb0 = tn->rob0 + rob_cap;
-    tn->lb_cap = lb_cap;
-    tn->sb0 = tn->lb0 + lb_cap;
-    tn->sb_cap = sb_cap;
-    tn->rs0 = tn->sb0 + sb_cap;
-    tn->rs_cap = rs_cap;
-    tn->n_sets = tn->rs0 + rs_cap;
+    tn->cache0 = tn->res0 + z->n_res;
+    tn->reg0 = tn->cache0 + z->n_caches;
+    tn->rob0 = tn->reg0 + z->n_regs;
+    tn->rob_cap = z->rob_cap;
+    tn->lb0 = tn->rob0 + z->rob_cap;
+    tn->lb_cap = z->lb_cap;
+    tn->sb0 = tn->lb0 + z->lb_cap;
+    tn->sb_cap = z->sb_cap;
+    tn->rs0 = tn->sb0 + z->sb_cap;
+    tn->rs_cap = z->rs_cap;
+    tn->fill0 = tn->rs0 + z->rs_cap;
+    tn->slot0 = tn->fill0 + z->n_fills;
+    tn->st0 = tn->slot0 + z->n_slots;
+    tn->st_cap = pow2_at_least(tn->window);
+    tn->n_sets = tn->st0 + tn->st_cap;
+    tn->st_seq = calloc(tn->st_cap, sizeof *tn->st_seq);
     uint32_t n_bufs = tn->n_sets + 1;   /* a set being copied on write shares its buffer: one spare */
     tn->ref = calloc(tn->n_sets, sizeof *tn->ref);
     tn->bits = calloc((size_t)n_bufs * tn->stride, sizeof *tn->bits);
     tn->rc = calloc(n_bufs, sizeof *tn->rc);
     tn->spare = malloc(n_bufs * sizeof *tn->spare);
     tn->sidx = malloc(tn->window * sizeof *tn->sidx);
-    if (!tn->ref || !tn->bits || !tn->rc || !tn->spare || !tn->sidx)
+    if (!tn->ref || !tn->bits || !tn->rc || !tn->spare || !tn->sidx || !tn->st_seq)
         abort();
     return tn;
 }
@@ -42,6 +54,7 @@ void taint_reset(struct taint *tn)
     tn->n_follow = tn->words = 0;
     tn->period = false;
     tn->leaving = -1;
+    memset(tn->st_seq, 0, tn->st_cap * sizeof *tn->st_seq);
 }
 
 void taint_free(struct taint *tn)
@@ -53,6 +66,7 @@ void taint_free(struct taint *tn)
     free(tn->rc);
     free(tn->spare);
     free(tn->sidx);
+    free(tn->st_seq);
     free(tn);
 }
 

@@ -22,8 +22,9 @@ struct taint {
     uint32_t window;                /* instructions entered before a followed one is counted */
     uint32_t words;                 /* words per set in this period */
     uint32_t stride;                /* words per buffer: a full window's */
-    unsigned n_sets, res0, cache0, reg0, rob0, lb0, sb0, rs0;
-    uint32_t rob_cap, lb_cap, sb_cap, rs_cap;
+    unsigned n_sets, res0, cache0, reg0, rob0, lb0, sb0, rs0, fill0, slot0, st0;
+    uint32_t rob_cap, lb_cap, sb_cap, rs_cap, st_cap;
+    uint64_t *st_seq;               /* [st_cap]: the store whose data each store set holds */
     uint32_t *ref;                  /* [n_sets]: the buffer holding each set */
     uint64_t *bits;                 /* [n_sets + 1][stride]: the buffers */
     uint32_t *rc;                   /* [buffer]: sets referring to it */
@@ -36,10 +37,17 @@ struct taint {
     bool period;                    /* a period is open */
 };
 
-/* ROB_CAP, LB_CAP, SB_CAP, RS_CAP: sizes (powers of two) of the window, load buffer, store
- * buffer and scheduler rings. */
-struct taint *taint_new(uint32_t window, unsigned n_res, unsigned n_caches, unsigned n_regs, uint32_t rob_cap,
-                        uint32_t lb_cap, uint32_t sb_cap, uint32_t rs_cap);
+/* The sets a model keeps: one per resource, cache level and register; one per entry of the
+ * window, load buffer, store buffer and scheduler rings (their sizes, powers of two); one per
+ * line being filled and per entry of the levels' misses in flight (fills.h); and the data of the
+ * stores of the last window (a load that reads one takes its set). */
+struct taint_sizes {
+    uint32_t window;
+    unsigned n_res, n_caches, n_regs;
+    uint32_t rob_cap, lb_cap, sb_cap, rs_cap;
+    unsigned n_fills, n_slots;
+};
+struct taint *taint_new(const struct taint_sizes *z);
 /* No instruction entered yet and no period open, as after taint_new. */
 void taint_reset(struct taint *tn);
 void taint_free(struct taint *tn);
@@ -81,6 +89,13 @@ static inline unsigned taint_sb(const struct taint *tn, uint64_t pos)
 static inline unsigned taint_rs(const struct taint *tn, uint64_t pos)
 {
     return tn->rs0 + (unsigned)(pos & (tn->rs_cap - 1));
+}
+static inline unsigned taint_fill(const struct taint *tn, unsigned entry) { return tn->fill0 + entry; }
+static inline unsigned taint_slot(const struct taint *tn, unsigned set) { return tn->slot0 + set; }
+/* The set of the data the store of dynamic instruction SEQ wrote. */
+static inline unsigned taint_store(const struct taint *tn, uint64_t seq)
+{
+    return tn->st0 + (unsigned)(seq & (tn->st_cap - 1));
 }
 /* Sequence number of the current instruction (1 for the first); instructions a dynamic
  * instruction stays in the window before it is counted. */
@@ -147,6 +162,19 @@ static inline void taint_clear_(struct taint *tn, unsigned s)
 {
     if (tn->ref[s] != 0)
         taint_point_(tn, s, 0);
+}
+
+/* The data the current instruction stores takes set S (its result's). */
+static inline void taint_store_data(struct taint *tn, unsigned s)
+{
+    tn->st_seq[tn->seq & (tn->st_cap - 1)] = tn->seq;
+    taint_copy(tn, taint_store(tn, tn->seq), s);
+}
+
+/* Whether the set of the data dynamic instruction SEQ stored is still kept (a window's stores). */
+static inline bool taint_store_kept(const struct taint *tn, uint64_t seq)
+{
+    return seq && tn->st_seq[seq & (tn->st_cap - 1)] == seq;
 }
 
 /* ConstrainBy: set S with time *t is bound by time C whose set is CS. */

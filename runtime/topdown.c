@@ -155,10 +155,11 @@ static void topdown_frontend(struct topdown *td, double a, double b)
     td->sum.frontend_bandwidth += g - whole;
 }
 
-/* The serving level of the step's load (the deepest of its accesses), within the entries kept. */
+/* The serving level of the step's load (the deepest of its accesses, or of the fill it waits for),
+ * within the entries kept. */
 static unsigned topdown_level(const struct rt_model *md, const struct step *s)
 {
-    unsigned k = 0;
+    unsigned k = s->fills.wait >= 0 ? s->fills.wait_level : 0;   /* a hit waiting for a line on its way */
     for (unsigned i = 0; s->levels && i < s->in->n_mem; i++)
         if (s->in->mem[i].load && s->levels[i] > k)
             k = s->levels[i];

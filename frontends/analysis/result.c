@@ -77,7 +77,7 @@ void result_row_from_insn(struct result *r, struct result_row *row, const struct
     row->eliminated = in->eliminated;
     for (unsigned k = 0; !in->eliminated && k < t->use_count; k++)
         result_add_use(r, row, m->uses[t->use_first + k].resource, m->uses[t->use_first + k].cost);
-    double serial = in->eliminated ? 0 : rt_serial_cost(m, t);
+    double serial = in->eliminated ? 0 : rt_serial_cost(m, t, in);
     if (serial > 0)
         result_add_use(r, row, m->n_resources, serial);
 }

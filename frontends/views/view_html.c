@@ -831,14 +831,14 @@ static void critical(FILE *out, const struct result *r)
     fputs("</tbody>\n</table>\n</section>\n", out);
 }
 
-/* Where the cycles went, by function (perf report's view): each instruction carries the cycles the
- * baseline's retirement moved on when it retired. */
+/* Where the cycles went, by function (perf report's view): each instruction carries its retire
+ * slots and the stalls while the core waited for it. */
 static void functions(FILE *out, const struct result *r)
 {
     if (!r->n_functions)
         return;
-    fputs("<section id=\"functions\">\n<h2>Hottest functions</h2>\n<p class=\"sub\">Cycles charged to the "
-          "instruction that retires after them, summed over each function&#39;s own instructions.</p>\n<table>\n"
+    fputs("<section id=\"functions\">\n<h2>Hottest functions</h2>\n<p class=\"sub\">A stall is charged "
+          "to the instruction the core waits on, summed over each function&#39;s own instructions.</p>\n<table>\n"
           "<thead><tr><th class=\"n\">overhead</th><th class=\"n\">cycles</th><th class=\"n\">instructions</th>"
           "<th class=\"n\">IPC</th><th class=\"n\">critical</th><th class=\"n\">L1 misses</th>"
           "<th class=\"n\">LL misses</th><th class=\"n\">mispredicted</th><th>function</th></tr></thead>\n<tbody>\n",

@@ -160,13 +160,13 @@ static void row_line(FILE *out, const struct result *r, const struct result_row 
     fputc('\n', out);
 }
 
-/* Like perf report: where the cycles went, by function (each instruction carries the cycles the
- * baseline's retirement moved on when it retired). */
+/* Like perf report: where the cycles went, by function (each instruction carries its retire slots
+ * and the stalls while the core waited for it, the oldest instruction not retired). */
 static void functions(FILE *out, const struct result *r)
 {
     if (!r->n_functions)
         return;
-    fprintf(out, "\nHottest functions (cycles charged to the instruction that retires after them; children: with\n"
+    fprintf(out, "\nHottest functions (a stall charged to the instruction the core waits on; children: with\n"
                  "what its calls cost, shared among callers by their calls):\n"
                  "  %8s %8s %12s %12s %6s %8s %9s %9s %8s  %s\n",
             "overhead", "children", "cycles", "instructions", "IPC", "critical", "L1 misses", "LL misses", "mispred",
