@@ -245,7 +245,7 @@ static void clear_state(struct rt_model *md)
     memset(md->prep, 0, md->n_static * sizeof *md->prep);
     md->ret0 = 0;
     md->prev_sidx = UINT32_MAX;
-    md->prev_slots = 0;
+    md->prev_slots = md->owed = 0;
     md->rs_wait0 = -INFINITY;
     topdown_clear(md);
 }
@@ -495,21 +495,26 @@ void model_grow_static(struct rt_model *md, uint32_t need)
     md->n_static = n;
 }
 
-/* Retirement moved on from the previous instruction's slot start to this one's (RET0 to RETIRE):
- * by the previous instruction's own retire slots, then by the wait for this one, the oldest not
- * yet retired (perf's rule: a stall is the instruction's the core waits on). So no instruction
- * is charged less than its slots, and the charges add up to the baseline's time. */
+/* Retirement moved on from the previous instruction's slot start to this one's (RET0 to RETIRE).
+ * Each instruction is charged its own slots, its uops at the narrower of the issue and retire
+ * widths, and the wait for it as the oldest instruction not yet retired (perf's rule: a stall is
+ * the instruction's the core waits on). Slots charged ahead of retirement (a burst retiring
+ * faster than the core issues) are owed, and come out of the next waits: no function retires
+ * faster than the core is wide, and the charges add up to the baseline's time but for what is
+ * owed at the end (less than a window's slots). */
 static void model_charge(struct rt_model *md, uint32_t sidx, double retire, uint32_t uops)
 {
-    double moved = retire - md->ret0, slots = md->prev_slots < moved ? md->prev_slots : moved;
-    if (md->prev_sidx < md->n_static)
-        md->charge[md->prev_sidx] += slots;
-    else
-        slots = 0;
-    md->charge[sidx] += moved - slots;
+    double moved = retire - md->ret0;
+    if (md->prev_sidx < md->n_static) {
+        md->charge[md->prev_sidx] += md->prev_slots;
+        md->owed += md->prev_slots;
+    }
+    double paid = md->owed < moved ? md->owed : moved;
+    md->owed -= paid;
+    md->charge[sidx] += moved - paid;
     md->ret0 = retire;
     md->prev_sidx = sidx;
-    md->prev_slots = uops * md->ret_cost[0];
+    md->prev_slots = uops * (md->fe_cost[0] > md->ret_cost[0] ? md->fe_cost[0] : md->ret_cost[0]);
 }
 
 void rt_model_step(struct rt_model *md, const struct rt_insn *in, uint32_t sidx, const uint64_t *addr,

@@ -118,9 +118,10 @@ double rt_model_async_bound(const struct rt_model *md, unsigned lane);
  * how many of its instances left the taint window. */
 uint64_t rt_model_critical(const struct rt_model *md, uint32_t sidx, uint64_t *seen);
 /* The cycles charged to static instruction SIDX in the baseline lane: at each of its retirements,
- * its own retire slots and the time retirement waited for it, the oldest instruction not yet
- * retired (a stall is charged to the instruction the core waits on, as perf charges it). They add
- * up to rt_model_time(md, 0). */
+ * its own slots (its uops at the narrower of the issue and retire widths) and the time retirement
+ * waited for it, the oldest instruction not yet retired (a stall is charged to the instruction the
+ * core waits on, as perf charges it). They add up to rt_model_time(md, 0), within a window's
+ * slots. */
 double rt_model_charge(const struct rt_model *md, uint32_t sidx);
 /* Causality follows dynamic instructions in periods: a period follows a number of them and
  * counts each as it leaves the window (rt_model_causal_window instructions later). By default

@@ -155,8 +155,9 @@ struct rt_model {
     uint64_t *crit, *seen;          /* [n_static] */
     double *charge;                 /* [n_static]: cycles the baseline's retirement spent on each (model_charge) */
     double ret0;                    /* the baseline's last retirement time */
-    uint32_t prev_sidx;             /* the instruction that retired there, and its retire slots' cycles */
+    uint32_t prev_sidx;             /* the instruction that retired there, and its slots' cycles */
     double prev_slots;
+    double owed;                    /* slots charged ahead of retirement (model_charge) */
     struct prep *prep;              /* [n_static] */
     uint32_t n_static;
     double load0, load0_done;       /* lane 0's load just stepped: when it started, when it completed */

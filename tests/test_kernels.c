@@ -118,3 +118,25 @@ Test(real_kernels, a_loop_calling_a_tiny_function_takes_a_few_cycles_and_is_not_
         json_decref(o);
     }
 }
+
+/* A stall is charged to the instruction the core waits on and every instruction to its own
+ * retire slots, so no function retires faster than the core's width (a fused compare and branch
+ * retire as one uop: 5 instructions in 4 slots at most). */
+Test(real_kernels, no_function_retires_faster_than_the_core_is_wide, .timeout = 120)
+{
+    static const double width[] = { 4, 5, 6, 3 };
+    for (unsigned m = 0; m < sizeof machines / sizeof *machines; m++) {
+        json_t *o = kernel_report(m, "main", "calls", "20000", "--no-sensitivity");
+        json_t *fns = json_object_get(o, "functions"), *f;
+        size_t i;
+        cr_assert_gt(json_array_size(fns), 0);
+        json_array_foreach(fns, i, f) {
+            double n = json_number_value(json_object_get(f, "instructions"));
+            double c = json_number_value(json_object_get(f, "cycles"));
+            if (n >= 1000)
+                cr_expect_leq(n / c, 1.25 * width[m], "%s: %s at IPC %.2f", machines[m][0],
+                              json_string_value(json_object_get(f, "function")), n / c);
+        }
+        json_decref(o);
+    }
+}
