@@ -396,10 +396,11 @@ bool rt_insn_reads_rsp(const struct rt_insn *in)
  * shared by all such forms. Ordinary forms (within a factor 1.5 of their ports) pay nothing, and
  * neither do branches, calls and returns (the decoder's branch kind): their measured throughput is
  * that of the front end's taken branches and the return stack, which pipeline, not a unit each
- * instance holds. */
+ * instance holds. Nor do forms with a length-changing prefix: theirs is the legacy predecoder's
+ * stall, which the front end models where it applies. */
 double rt_serial_cost(const struct mdl_machine *m, const struct mdl_template *t, const struct rt_insn *in)
 {
-    if (in->branch != RT_BR_NONE)
+    if (in->branch != RT_BR_NONE || in->lcp)
         return 0;
     double most = 0;
     for (unsigned k = 0; k < t->use_count; k++)
