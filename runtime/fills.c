@@ -5,6 +5,9 @@
 #include <string.h>
 #include "xalloc.h"
 
+/* A lane's weight divides a knob's scale by at most 11 (1000% faster). */
+enum { FILLS_GROWTH = 11 };
+
 void fills_init(struct fills *f, const struct mdl_machine *m, const unsigned *data, unsigned n_data, unsigned L)
 {
     memset(f, 0, sizeof *f);
@@ -13,12 +16,31 @@ void fills_init(struct fills *f, const struct mdl_machine *m, const unsigned *da
     f->done = xalloc((size_t)FILLS_LINES * L, sizeof *f->done);
     for (unsigned j = 0; j < n_data && j < FILLS_LEVELS; j++) {
         struct fills_ring *r = &f->ring[j];
-        r->cap = m->caches[data[j]].outstanding;
+        r->outstanding = m->caches[data[j]].outstanding;
+        r->cap = r->outstanding ? r->outstanding * FILLS_GROWTH + 1 : 0;
         r->t = r->cap ? xalloc((size_t)r->cap * L, sizeof *r->t) : NULL;
+        r->count = xalloc(L, sizeof *r->count);
         f->n_slots += r->cap;
         if (r->cap)
             f->n_levels = j + 1;
     }
+}
+
+void fills_lane(struct fills *f, unsigned l, double times)
+{
+    for (unsigned j = 0; j < f->n_levels; j++) {
+        struct fills_ring *r = &f->ring[j];
+        double n = r->outstanding * times;
+        r->count[l] = times <= 0 ? 0 : n < 1 ? 1 : n > r->cap - 1 ? r->cap - 1 : (uint32_t)(n + 0.5);
+    }
+}
+
+bool fills_same(const struct fills *f, unsigned l)
+{
+    for (unsigned j = 0; j < f->n_levels; j++)
+        if (f->ring[j].count[l] != f->ring[j].count[0])
+            return false;
+    return true;
 }
 
 void fills_clear(struct fills *f)
@@ -31,28 +53,25 @@ void fills_clear(struct fills *f)
 void fills_free(struct fills *f)
 {
     free(f->done);
-    for (unsigned j = 0; j < FILLS_LEVELS; j++)
+    for (unsigned j = 0; j < FILLS_LEVELS; j++) {
         free(f->ring[j].t);
+        free(f->ring[j].count);
+    }
 }
 
 static unsigned entry_of(uint64_t line) { return (unsigned)(line ^ line >> 6) & (FILLS_LINES - 1); }
 
-/* A miss served by level SERVED holds an entry at every level above it that bounds its misses;
- * the ring entry it takes held the miss `cap` before it, which must have completed. */
+/* A miss served by level SERVED holds an entry at every level above it that bounds its misses. */
 static void take_entries(struct fills *f, unsigned served, struct fills_step *out)
 {
-    uint32_t set = 0;
-    for (unsigned j = 0; j < f->n_levels; j++) {
+    for (unsigned j = 0; j < f->n_levels && j < served; j++) {
         struct fills_ring *r = &f->ring[j];
-        if (j < served && r->cap) {
-            uint32_t slot = (uint32_t)(r->pos % r->cap);
-            out->at[out->n_levels].slot = slot;
-            out->at[out->n_levels].set = set + slot;
-            out->at[out->n_levels].full = r->pos >= r->cap;
-            out->at[out->n_levels++].level = (uint8_t)j;
-            r->pos++;
-        }
-        set += r->cap;
+        if (!r->cap)
+            continue;
+        out->at[out->n_levels].pos = r->pos;
+        out->at[out->n_levels].set = fills_set(f, j, r->pos);
+        out->at[out->n_levels++].level = (uint8_t)j;
+        r->pos++;
     }
 }
 

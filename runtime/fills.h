@@ -20,25 +20,28 @@ struct fills {
     uint64_t tag[FILLS_LINES];      /* line address + 1 of each entry's fill; 0: none */
     uint8_t level[FILLS_LINES];     /* the level that served it */
     double *done;                   /* [FILLS_LINES][L]: when its line arrives */
-    /* per data level with a bound: the completion of its last `cap` misses, oldest overwritten */
+    /* per data level with a bound: the completion of its last `cap` misses, oldest overwritten;
+     * a lane keeps COUNT of them in flight (at most cap: the description's, grown by the largest
+     * weight a lane may have) */
     struct fills_ring {
-        uint32_t cap;
+        uint32_t outstanding, cap;
         uint64_t pos;
         double *t;                  /* [cap][L] */
+        uint32_t *count;            /* [L]; 0: no limit */
     } ring[FILLS_LEVELS];
     unsigned n_levels;
     uint32_t n_slots;               /* the ring entries of all levels: their causality sets */
 };
 
 /* What one step's loads do with the fills: the entry whose fill they wait for and the entry
- * their miss fills (-1: none), and for each level the miss passes, the ring entry it takes
- * (FULL: that entry still holds an older miss's completion, which the new one waits for; SET:
- * its causality set among all levels' entries). */
+ * their miss fills (-1: none), and for each level the miss passes, its position among the
+ * level's misses (a lane waits for the miss its count before it) and its causality set among all
+ * levels' entries. */
 struct fills_step {
     int wait, fill;
     uint8_t wait_level;             /* the level that serves the fill waited for */
     unsigned n_levels;
-    struct { uint32_t slot, set; uint8_t level; bool full; } at[FILLS_LEVELS];
+    struct { uint64_t pos; uint32_t set; uint8_t level; } at[FILLS_LEVELS];
 };
 
 /* DATA: the indices in M's caches of the data-side levels in order (N_DATA of them). */
@@ -51,11 +54,24 @@ void fills_prep(struct fills *f, const struct rt_insn *in, const uint64_t *addr,
                 struct fills_step *out);
 /* Slot TO's times become slot FROM's. */
 void fills_copy_lane(struct fills *f, unsigned from, unsigned to);
+/* Slot L keeps the description's misses in flight TIMES over (0: no limit). */
+void fills_lane(struct fills *f, unsigned l, double times);
+/* Whether slots L and 0 keep as many misses in flight. */
+bool fills_same(const struct fills *f, unsigned l);
+/* The causality set (among all levels' entries) of level J's miss at POS. */
+static inline uint32_t fills_set(const struct fills *f, unsigned j, uint64_t pos)
+{
+    uint32_t set = 0;
+    for (unsigned i = 0; i < j; i++)
+        set += f->ring[i].cap;
+    return set + (uint32_t)(pos % f->ring[j].cap);
+}
 
 static inline double *fills_done(const struct fills *f, int entry) { return &f->done[(size_t)entry * f->L]; }
-static inline double *fills_slot(const struct fills *f, unsigned level, uint32_t slot)
+/* Level J's miss at POS (its times per lane). */
+static inline double *fills_slot(const struct fills *f, unsigned j, uint64_t pos)
 {
-    return &f->ring[level].t[(size_t)slot * f->L];
+    return &f->ring[j].t[(size_t)(pos % f->ring[j].cap) * f->L];
 }
 
 #endif

@@ -399,15 +399,23 @@ static inline_always double load_done(const double *ld, const double *lat, const
     return ld[l] + load_lat * lat[l] + (lat[l] > 0 ? extra * mem[l] : 0);
 }
 
-/* A miss waits for an entry at each level it passes: the miss that held it last has completed. */
+/* A miss waits for an entry at each level it passes: in each lane, the miss as many before it as
+ * the lane keeps in flight has completed. */
 static inline_always void kernel_miss_entries(struct rt_model *md, const struct step *s, struct taint *tn,
                                               unsigned a, unsigned b, double *ld)
 {
+    const struct fills *fl = &md->fills;
     const struct fills_step *f = &s->fills;
-    for (unsigned j = 0; j < f->n_levels; j++)
-        if (f->at[j].full)
-            pass_after(tn, TN_LOAD, ld, fills_slot(&md->fills, f->at[j].level, f->at[j].slot),
-                       tn ? taint_slot(tn, f->at[j].set) : 0, a, b);
+    for (unsigned j = 0; j < f->n_levels; j++) {
+        const struct fills_ring *r = &fl->ring[f->at[j].level];
+        uint64_t pos = f->at[j].pos;
+        if (tn && r->count[0] && pos >= r->count[0])
+            hook_constrain(tn, TN_LOAD, ld[0], fills_slot(fl, f->at[j].level, pos - r->count[0])[0],
+                           taint_slot(tn, fills_set(fl, f->at[j].level, pos - r->count[0])));
+        for (unsigned l = a; l < b; l++)
+            if (r->count[l] && pos >= r->count[l])
+                ld[l] = dmax(fills_slot(fl, f->at[j].level, pos - r->count[l])[l], ld[l]);
+    }
 }
 
 /* A load to a line still being filled completes with it; a miss records when its line arrives
@@ -427,7 +435,7 @@ static inline_always void kernel_fills(struct rt_model *md, const struct step *s
     }
     pass_copy(fills_done(&md->fills, f->fill), done, a, b);
     for (unsigned j = 0; j < f->n_levels; j++) {
-        pass_copy(fills_slot(&md->fills, f->at[j].level, f->at[j].slot), done, a, b);
+        pass_copy(fills_slot(&md->fills, f->at[j].level, f->at[j].pos), done, a, b);
         if (tn)
             taint_copy(tn, taint_slot(tn, f->at[j].set), taint_fill(tn, (unsigned)f->fill));
     }

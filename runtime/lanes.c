@@ -41,6 +41,7 @@ static void slot_diff(const struct rt_model *md, unsigned l, struct lane_diff *d
     d->penalty = md->penalty[l] != md->penalty[0];
     d->memory = md->mem_scale[l] != md->mem_scale[0];
     d->serial = md->ser_scale[l] != md->ser_scale[0];
+    d->misses = !fills_same(&md->fills, l);
     size_diff(&d->rob, md->rob[l], md->rob[0]);
     size_diff(&d->lb, md->lb[l], md->lb[0]);
     size_diff(&d->sb, md->sb[l], md->sb[0]);
@@ -73,6 +74,7 @@ static void diff_merge(struct lane_diff *d, const struct lane_diff *e)
     d->penalty |= e->penalty;
     d->memory |= e->memory;
     d->serial |= e->serial;
+    d->misses |= e->misses;
     d->rob = size_min(d->rob, e->rob);
     d->lb = size_min(d->lb, e->lb);
     d->sb = size_min(d->sb, e->sb);
@@ -210,7 +212,7 @@ static bool step_touches(const struct rt_model *md, const struct step *s, const 
 {
     bool ops = !s->in->eliminated;
     if (d->always || (d->penalty && s->mispredicted) || (d->memory && s->loads && s->extra_lat != 0) ||
-        (d->serial && ops && s->serial > 0) || (d->ports & s->port_units) ||
+        (d->serial && ops && s->serial > 0) || (d->misses && s->fills.n_levels) || (d->ports & s->port_units) ||
         window_full(&md->rob_ring, s->uops, d->rob) || window_full(&md->lb_ring, s->loads, d->lb) ||
         window_full(&md->sb_ring, s->stores, d->sb))
         return true;

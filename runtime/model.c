@@ -102,6 +102,7 @@ static void lane_params(struct rt_model *md, const struct rt_lane_cfg *c, unsign
     md->rob[l] = (uint32_t)lround((m->rob ? m->rob : 224) / knob_scale(c, RT_KNOB_ROB, 0));
     md->lb[l] = m->load_buffer ? (uint32_t)lround(m->load_buffer / knob_scale(c, RT_KNOB_LOAD_BUFFER, 0)) : 0;
     md->sb[l] = m->store_buffer ? (uint32_t)lround(m->store_buffer / knob_scale(c, RT_KNOB_STORE_BUFFER, 0)) : 0;
+    fills_lane(&md->fills, l, infinite ? 0 : 1 / knob_scale(c, RT_KNOB_MISSES, 0));
 }
 
 /* The description's bypass rules between classes, the last matching one winning as in the
@@ -291,13 +292,14 @@ struct rt_model *rt_model_new(const struct mdl_machine *m, const struct rt_lane_
     md->pl = md->pc ? ports_lanes(md->pc) : NULL;
     md->no_ports = xcalloc(n, sizeof *md->no_ports);
     md->ports_off = xcalloc(n, sizeof *md->ports_off);
+    for (unsigned k = 0; k < m->n_caches && md->n_data < 8; k++)
+        if (m->caches[k].kind != MDL_CACHE_INSTRUCTION)
+            md->data[md->n_data++] = k;
+    fills_init(&md->fills, m, md->data, md->n_data, n);
     lanes_set(md, lanes, lanes_in);
     md->never = xcalloc(n, sizeof(double));
     for (unsigned l = 0; l < n; l++)
         md->never[l] = -INFINITY;
-    for (unsigned k = 0; k < m->n_caches && md->n_data < 8; k++)
-        if (m->caches[k].kind != MDL_CACHE_INSTRUCTION)
-            md->data[md->n_data++] = k;
     bypass_table(md);
     md->res_t = xcalloc((size_t)m->n_resources * n, sizeof(double));
     md->cache_t = xcalloc((size_t)m->n_caches * n, sizeof(double));
@@ -312,7 +314,6 @@ struct rt_model *rt_model_new(const struct mdl_machine *m, const struct rt_lane_
      * they cannot change the baseline: 16 of the machine's windows cover a lane's window grown
      * by the largest weight (1000%: 11 times) with a margin. */
     shadow_init(&md->mem, n, 16ull * (m->rob ? m->rob : 224));
-    fills_init(&md->fills, m, md->data, md->n_data, n);
     md->n_static = n_static;
     md->crit = xcalloc(n_static, sizeof(uint64_t));
     md->charge = xcalloc(n_static, sizeof(double));

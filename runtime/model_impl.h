@@ -68,6 +68,7 @@ enum { DIFF_RES_WORDS = 4 };        /* resources told apart; a machine of more: 
 struct lane_diff {
     bool always;                    /* a scale every step reads (latency, issue, retirement) */
     bool penalty, memory, serial;   /* the mispredict penalty, latency beyond L1, the serial unit */
+    bool misses;                    /* the misses in flight */
     uint32_t rob, lb, sb;           /* where the window sizes differ, the smaller (0: the same) */
     uint32_t caches;                /* cache levels of another bandwidth */
     uint64_t ports;                 /* ports of another speed */

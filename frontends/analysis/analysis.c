@@ -13,6 +13,15 @@ static void add_lane(struct analysis_plan *p, enum rt_knob k, int arg, double w)
         p->lanes[p->n_lanes++] = (struct rt_lane_cfg){ { k, RT_KNOB_NONE }, { arg, 0 }, w };
 }
 
+/* Whether a level of M keeps a bounded number of misses in flight (else they have no lane). */
+static bool bounds_misses(const struct mdl_machine *m)
+{
+    for (unsigned c = 0; c < m->n_caches; c++)
+        if (m->caches[c].outstanding && m->caches[c].kind != MDL_CACHE_INSTRUCTION)
+            return true;
+    return false;
+}
+
 /* The lanes of knob K at weight W: one, or one per resource or bandwidth-limited data level. */
 static void add_knob(struct analysis_plan *p, enum rt_knob k, double w)
 {
@@ -28,7 +37,8 @@ static void add_knob(struct analysis_plan *p, enum rt_knob k, double w)
                 add_lane(p, k, (int)c, w);
         break;
     case RT_KNOB_ARG_NONE:
-        add_lane(p, k, 0, w);
+        if (k != RT_KNOB_MISSES || bounds_misses(m))
+            add_lane(p, k, 0, w);
         break;
     }
 }
