@@ -862,6 +862,15 @@ static uint8_t x86_opcode_offset(const cs_insn *ci)
     return (uint8_t)(i < n ? i : n - 1);
 }
 
+/* A string instruction under a repeat prefix: which kind of work its iterations do. */
+static uint8_t x86_rep(const cs_x86 *x, const struct x86_ctx *c)
+{
+    if (!c->string || (x->prefix[0] != X86_PREFIX_REP && x->prefix[0] != X86_PREFIX_REPNE))
+        return RT_REP_NONE;
+    uint8_t op = x->opcode[0];
+    return op == 0xa4 || op == 0xa5 ? RT_REP_COPY : op == 0xaa || op == 0xab ? RT_REP_FILL : RT_REP_SCAN;
+}
+
 static void x86_fill(const struct dec *d, const cs_insn *ci, struct rt_insn *o)
 {
     struct x86_ctx c;
@@ -877,6 +886,7 @@ static void x86_fill(const struct dec *d, const cs_insn *ci, struct rt_insn *o)
     o->branch = x86_branch(ci, &c);
     o->cls = x86_class(ci, &c, o);
     o->lcp = x86_lcp(ci);
+    o->rep = x86_rep(&ci->detail->x86, &c);
     o->opcode_at = x86_opcode_offset(ci);
 }
 
