@@ -733,7 +733,7 @@ Test(mdlsim_run, merges_the_iterations_of_a_rep_movsb_into_one_instruction_the_c
 
 /* glibc copies and fills 16 KiB with rep movsb / rep stosb; Skylake moves 32 bytes a cycle in
  * fast strings, the first level's bandwidth bounds them: at most a quarter cycle a byte (each
- * iteration as a microcoded instruction of its own took 2.4), and not the serial unit. */
+ * iteration as a microcoded instruction of its own took 24), and not the serial unit. */
 Test(mdlsim_run, copies_and_fills_16_kib_through_the_string_instructions_at_l1_speed_on_skylake, .timeout = 120)
 {
     static const char *const kernels[] = { "kernel_copy", "kernel_fill" };
