@@ -862,6 +862,15 @@ static uint8_t x86_opcode_offset(const cs_insn *ci)
     return (uint8_t)(i < n ? i : n - 1);
 }
 
+/* A string instruction under a repeat prefix: which kind of work its iterations do. */
+static uint8_t x86_rep(const cs_x86 *x, const struct x86_ctx *c)
+{
+    if (!c->string || (x->prefix[0] != X86_PREFIX_REP && x->prefix[0] != X86_PREFIX_REPNE))
+        return RT_REP_NONE;
+    uint8_t op = x->opcode[0];
+    return op == 0xa4 || op == 0xa5 ? RT_REP_COPY : op == 0xaa || op == 0xab ? RT_REP_FILL : RT_REP_SCAN;
+}
+
 static void x86_fill(const struct dec *d, const cs_insn *ci, struct rt_insn *o)
 {
     struct x86_ctx c;
@@ -877,6 +886,7 @@ static void x86_fill(const struct dec *d, const cs_insn *ci, struct rt_insn *o)
     o->branch = x86_branch(ci, &c);
     o->cls = x86_class(ci, &c, o);
     o->lcp = x86_lcp(ci);
+    o->rep = x86_rep(&ci->detail->x86, &c);
     o->opcode_at = x86_opcode_offset(ci);
 }
 
@@ -1272,6 +1282,27 @@ static uint8_t a64_class(const struct dec *d, const cs_insn *ci, const struct a6
     return a64_int_class(c->mn);
 }
 
+/* DC ZVA zeroes the block of DCZID_EL0 bytes that holds the address in its register: 64 bytes on
+ * the Cortex cores described here (the A72 TRM's DCZID_EL0.BS = 4 words log2, and QEMU's
+ * cortex-a72 model). It is a store of that block, not a barrier: memset takes it for large zero
+ * fills. */
+enum { A64_ZVA_BYTES = 64 };
+
+static bool a64_zva(const cs_arm64 *a, const struct a64_ctx *c)
+{
+    return strcmp(c->mn, "DC") == 0 && a->op_count == 2 && a->operands[0].type == ARM64_OP_SYS &&
+           a->operands[0].sys == ARM64_DC_ZVA && a->operands[1].type == ARM64_OP_REG;
+}
+
+/* The register of DC ZVA is its address: a store of a whole block there. */
+static void a64_zva_store(const struct dec *d, const cs_arm64 *a, struct rt_insn *o)
+{
+    uint8_t base = canon(d, a->operands[1].reg);
+    o->n_src = 0;
+    add_addr(o, base);
+    add_mem(o, base, RT_REG_NONE, 1, A64_ZVA_BYTES, 0, false, true);
+}
+
 static void a64_fill(const struct dec *d, const cs_insn *ci, struct rt_insn *o)
 {
     const cs_arm64 *a = &ci->detail->arm64;
@@ -1288,6 +1319,10 @@ static void a64_fill(const struct dec *d, const cs_insn *ci, struct rt_insn *o)
     a64_implicit(ci, &c, o);
     o->branch = a64_branch(c.mn);
     o->cls = a64_class(d, ci, &c, o);
+    if (a64_zva(a, &c)) {
+        a64_zva_store(d, a, o);
+        o->cls = MDL_CLASS_STORE;
+    }
 }
 
 /* ==== entry points ============================================================================== */

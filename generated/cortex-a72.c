@@ -1400,4 +1400,11 @@ const struct mdl_machine mdl_machine_cortex_a72 = {
     .bypasses = bypasses,
     .n_bypasses = 2,
     .match = match,
+    .strings.startup = 0.0f,
+    .strings.short_startup = 0.0f,
+    .strings.short_max = 0,
+    .strings.copy_rate = 0.0f,
+    .strings.unaligned_rate = 0.0f,
+    .strings.fill_rate = 0.0f,
+    .strings.element_cycles = 0.0f,
 };

@@ -14784,4 +14784,11 @@ const struct mdl_machine mdl_machine_icelake = {
     .bypasses = bypasses,
     .n_bypasses = 2,
     .match = match,
+    .strings.startup = 28.0f,
+    .strings.short_startup = 9.0f,
+    .strings.short_max = 128,
+    .strings.copy_rate = 64.0f,
+    .strings.unaligned_rate = 43.0f,
+    .strings.fill_rate = 64.0f,
+    .strings.element_cycles = 2.0f,
 };

@@ -7230,4 +7230,11 @@ const struct mdl_machine mdl_machine_skylake = {
     .bypasses = bypasses,
     .n_bypasses = 11,
     .match = match,
+    .strings.startup = 24.0f,
+    .strings.short_startup = 0.0f,
+    .strings.short_max = 0,
+    .strings.copy_rate = 32.0f,
+    .strings.unaligned_rate = 21.0f,
+    .strings.fill_rate = 32.0f,
+    .strings.element_cycles = 2.0f,
 };

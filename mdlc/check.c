@@ -400,6 +400,16 @@ static void check_cache(struct program *p, const struct prog_block *b)
                    b->name, span_text(p, size->src->value.span), ways->num, line->num);
 }
 
+/* The short start-up names the strings it applies to: short_startup and short_max go together. */
+static void check_strings(struct program *p, const struct prog_block *b)
+{
+    const struct param_val *start = &b->vals[P_STRINGS_short_startup], *max = &b->vals[P_STRINGS_short_max];
+    if (start->set && !max->set && !block_mentions(b, "short_max"))
+        diag_error(D(p), start->src->key.span, "'short_startup' needs 'short_max', the longest string it applies to");
+    if (max->set && max->num > 0 && !start->set && !block_mentions(b, "short_startup"))
+        diag_error(D(p), max->src->key.span, "'short_max' needs 'short_startup', the start-up of those strings");
+}
+
 static void check_blocks(struct program *p)
 {
     for (size_t l = 0; l < p->layers.n; l++)
@@ -414,6 +424,8 @@ static void check_blocks(struct program *p)
             check_param(p, b, b->params.v[k]);
         if (b->kind == PB_CACHE)
             check_cache(p, b);
+        if (b->kind == PB_STRINGS)
+            check_strings(p, b);
     }
     if (!block_mentions(map_get(&p->block_map, "block:machine"), "isa"))
         diag_error(D(p), p->machine->name.span,

@@ -229,7 +229,11 @@ static void emit_machine(FILE *out, const struct mdl_machine *m, const char *ide
     FIELD_U(n_replaces);
     fputs("    .bypasses = bypasses,\n", out);
     FIELD_U(n_bypasses);
-    fputs("    .match = match,\n};\n", out);
+    fputs("    .match = match,\n", out);
+    FIELD_F(strings.startup); FIELD_F(strings.short_startup); FIELD_U(strings.short_max);
+    FIELD_F(strings.copy_rate); FIELD_F(strings.unaligned_rate); FIELD_F(strings.fill_rate);
+    FIELD_F(strings.element_cycles);
+    fputs("};\n", out);
 }
 
 void emit_c_source(FILE *out, const struct mdl_machine *m, const struct emit_info *info)

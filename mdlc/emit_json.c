@@ -131,6 +131,11 @@ void emit_json(FILE *out, const struct mdl_machine *m)
         m->predictor, "indirect", m->indirect, "history_bits", m->history_bits, "table_entries", m->table_entries,
         "btb_entries", m->btb_entries, "btb_ways", m->btb_ways, "ras_entries", m->ras_entries,
         "mispredict_penalty", (double)m->mispredict_penalty));
+    const struct mdl_strings *st = &m->strings;
+    json_object_set_new(root, "strings", json_pack("{s:f, s:f, s:i, s:f, s:f, s:f, s:f}", "startup",
+        (double)st->startup, "short_startup", (double)st->short_startup, "short_max", st->short_max, "copy_rate",
+        (double)st->copy_rate, "unaligned_rate", (double)st->unaligned_rate, "fill_rate", (double)st->fill_rate,
+        "element_cycles", (double)st->element_cycles));
     json_object_set_new(root, "resources", json_resources(m));
     json_object_set_new(root, "class_defaults", classes);
     json_object_set_new(root, "forms", json_templates(m, 0, m->n_forms));

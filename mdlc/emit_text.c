@@ -34,6 +34,12 @@ void emit_summary(FILE *out, const struct mdl_machine *m)
     }
     fprintf(out, "  memory: %g cycles, %g B/cycle; mispredict penalty %g cycles\n", (double)m->memory_latency,
             (double)m->memory_bandwidth, (double)m->mispredict_penalty);
+    const struct mdl_strings *st = &m->strings;
+    if (st->startup > 0 || st->copy_rate > 0 || st->fill_rate > 0 || st->element_cycles > 0)
+        fprintf(out, "  strings: start-up %g cycles (%g up to %u B), copy %g B/cycle (%g unaligned), fill %g "
+                "B/cycle, %g cycles per element otherwise\n", (double)st->startup, (double)st->short_startup,
+                st->short_max, (double)st->copy_rate, (double)st->unaligned_rate, (double)st->fill_rate,
+                (double)st->element_cycles);
     fprintf(out, "  %u instruction forms, %u class defaults, %u replacement rules, %u bypass rules\n", m->n_forms,
             m->n_templates - m->n_forms, m->n_replaces, m->n_bypasses);
     summary_resources(out, m);

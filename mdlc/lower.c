@@ -533,6 +533,9 @@ static void lower_params(struct lowering *lw)
     m->memory_bandwidth = (float)NUM("block:memory", P_MEMORY_bandwidth);
     m->store_forward_fail = (float)NUM("block:memory", P_MEMORY_store_forward_fail);
     m->pointer_chase = (float)NUM("block:memory", P_MEMORY_pointer_chase);
+#define ST(f) m->strings.f = (__typeof__(m->strings.f))NUM("block:strings", P_STRINGS_##f);
+    ST(startup) ST(short_startup) ST(short_max) ST(copy_rate) ST(unaligned_rate) ST(fill_rate) ST(element_cycles)
+#undef ST
     lower_caches(lw);
 }
 

@@ -31,6 +31,12 @@ enum rt_branch {
     RT_BR_NONE, RT_BR_COND, RT_BR_DIRECT, RT_BR_INDIRECT, RT_BR_CALL, RT_BR_RET
 };
 
+/* x86 string instructions under a rep, repe or repne prefix: QEMU runs each iteration as an
+ * execution of its own, which the reader merges into one (spec.md, `strings`). COPY: movs; FILL:
+ * stos (fast strings move their bytes in bulk); SCAN: cmps, scas, lods, ins, outs (an element at
+ * a time). */
+enum rt_rep { RT_REP_NONE, RT_REP_COPY, RT_REP_FILL, RT_REP_SCAN };
+
 struct rt_mem {
     uint8_t base, index;        /* canonical registers, RT_REG_NONE when absent */
     uint8_t scale, size;        /* size in bytes of the access */
@@ -50,6 +56,7 @@ struct rt_insn {
     bool eliminated;            /* a `replace ... with nop` rule applied: no execution uop */
     bool lcp;                   /* x86 length-changing prefix (0x66 with a 16-bit immediate):
                                    the legacy predecoder stalls on it */
+    uint8_t rep;                /* enum rt_rep */
     uint8_t opcode_at;          /* x86: offset of the opcode byte past prefixes and escapes */
     bool fusible;               /* the machine fuses this form with some following instruction
                                    (a pair rule starts with it): the decoder holds it until the

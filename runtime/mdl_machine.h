@@ -105,6 +105,15 @@ struct mdl_cache {
     uint32_t outstanding;           /* misses in flight at once (0: unlimited) */
 };
 
+/* Repeated string instructions (`strings` block): one rep execution is one instruction whose bytes
+ * move at these rates after its start-up (spec.md). Zero where the description is silent. */
+struct mdl_strings {
+    float startup, short_startup;   /* cycles */
+    uint32_t short_max;             /* bytes */
+    float copy_rate, unaligned_rate, fill_rate;     /* bytes per cycle */
+    float element_cycles;
+};
+
 struct mdl_machine {
     const char *name, *description, *qemu_cpu;
     uint8_t isa;
@@ -142,6 +151,7 @@ struct mdl_machine {
     const struct mdl_bypass *bypasses;
     uint32_t n_bypasses;
     const uint32_t *match;                  /* template lists of rules */
+    struct mdl_strings strings;
 };
 
 #endif

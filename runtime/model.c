@@ -519,16 +519,34 @@ static void model_charge(struct rt_model *md, uint32_t sidx, double retire, uint
     md->prev_slots = uops * (md->fe_cost[0] > md->ret_cost[0] ? md->fe_cost[0] : md->ret_cost[0]);
 }
 
+static void model_step(struct rt_model *md, struct step *s, const struct rt_insn *in, uint32_t sidx);
+
 void rt_model_step(struct rt_model *md, const struct rt_insn *in, uint32_t sidx, const uint64_t *addr,
                    const uint8_t *levels, bool mispredicted)
 {
     struct step s;
     prep_step(md, &s, in, sidx, addr, levels, mispredicted);
+    model_step(md, &s, in, sidx);
+}
+
+void rt_model_step_string(struct rt_model *md, const struct rt_insn *in, uint32_t sidx, const uint64_t *addr,
+                          const uint8_t *levels, const struct rt_string *str)
+{
+    struct step s;
+    prep_step(md, &s, in, sidx, addr, levels, false);
+    prep_string(md, &s, str);
+    model_step(md, &s, in, sidx);
+}
+
+/* The step of S (prepared): its memory, the lanes that must split off, the kernel, and what the
+ * step leaves behind (slots, charges, taints, windows). */
+static void model_step(struct rt_model *md, struct step *s, const struct rt_insn *in, uint32_t sidx)
+{
     if (md->tn)
         causality_enter(md, sidx);
     shadow_tick(&md->mem);
-    prep_memory(md, &s);
-    lanes_split(md, &s);
+    prep_memory(md, s);
+    lanes_split(md, s);
     _Alignas(64) double retire[RT_MAX_LANES], fe_ready[RT_MAX_LANES];
     /* The stack engine's synchronisation uop makes rsp one cycle later for this reader. */
     if (in->sync)
@@ -536,29 +554,29 @@ void rt_model_step(struct rt_model *md, const struct rt_insn *in, uint32_t sidx,
             md->reg_t[(size_t)(RT_X86_GPR + 4) * md->L + l] += md->lat_scale[l];
     /* the kernel over the live lanes, lane 0 with its taints while a period is open */
     struct kin kin;
-    kernel_inputs(md, &s, 0, md->live, fe_ready, &kin);
-    kernel_step(md, &s, &kin, retire);
+    kernel_inputs(md, s, 0, md->live, fe_ready, &kin);
+    kernel_step(md, s, &kin, retire);
     if (md->td.on)
-        topdown_step(md, &s);   /* before the window entries are pushed: it reads the windows */
-    model_charge(md, sidx, retire[0], s.uops);
+        topdown_step(md, s);   /* before the window entries are pushed: it reads the windows */
+    model_charge(md, sidx, retire[0], s->uops);
 
     if (md->tn_on) {
-        for (uint32_t k = 0; k < s.uops; k++)
+        for (uint32_t k = 0; k < s->uops; k++)
             taint_copy(md->tn_on, taint_rob(md->tn_on, md->rob_ring.pos + k), TN_RETIRED);
         causality_judge(md);
     }
     for (unsigned k = 0; k < in->n_dst; k++)
-        md->reg_cls[in->dst[k]] = s.cls;
-    prep_mark_loaded(md, in, s.cls);
-    ring_push(&md->rob_ring, s.uops, retire, md->L, md->live);
-    station_hold(md->rs, station_next(md->rs), s.rs_uops, md->rs_t, md->live);
-    station_advance(md->rs, s.rs_uops);
-    if (s.loads) {
+        md->reg_cls[in->dst[k]] = s->cls;
+    prep_mark_loaded(md, in, s->cls);
+    ring_push(&md->rob_ring, s->uops, retire, md->L, md->live);
+    station_hold(md->rs, station_next(md->rs), s->rs_uops, md->rs_t, md->live);
+    station_advance(md->rs, s->rs_uops);
+    if (s->loads) {
         if (md->tn_on)
             taint_copy(md->tn_on, taint_lb(md->tn_on, md->lb_ring.pos), TN_RETIRED);
         ring_push(&md->lb_ring, 1, retire, md->L, md->live);
     }
-    if (s.stores) {
+    if (s->stores) {
         if (md->tn_on)
             taint_copy(md->tn_on, taint_sb(md->tn_on, md->sb_ring.pos), TN_RETIRED);
         ring_push(&md->sb_ring, 1, retire, md->L, md->live);

@@ -53,6 +53,24 @@ bool rt_model_reset(struct rt_model *md, const struct rt_lane_cfg *lanes, unsign
 void rt_model_step(struct rt_model *md, const struct rt_insn *in, uint32_t sidx, const uint64_t *addr,
                    const uint8_t *levels, bool mispredicted);
 
+/* One execution of a repeated string instruction (insn.h, enum rt_rep) with its iterations merged:
+ * what they moved and what the caches did with it. */
+enum { RT_STRING_LEVELS = 4 };
+struct rt_string {
+    uint64_t iterations;
+    uint64_t bytes;                 /* of each access stream: iterations x the element's size */
+    /* the lines the access streams touched, each once, by how deep the access went: LINES[j] counts
+     * those that reached level j (served there or deeper; memory is the number of levels), the
+     * last entry those of that depth or more; LINES[0] every line */
+    uint32_t lines[RT_STRING_LEVELS];
+    bool unaligned;                 /* the destination starts inside a line */
+};
+/* rt_model_step for IN, a repeated string instruction: ADDR and LEVELS as there, one per access of
+ * IN (its first iteration's addresses, the deepest level each access reached); STR what its
+ * iterations did. Its cost follows the machine's `strings` facts (spec.md). */
+void rt_model_step_string(struct rt_model *md, const struct rt_insn *in, uint32_t sidx, const uint64_t *addr,
+                          const uint8_t *levels, const struct rt_string *str);
+
 /* Instructions come through the legacy decoders (predecoder over fetch blocks, decode width,
  * complex decoders) rather than a uop cache: the case of code run once or unrolled beyond the
  * uop cache. The instructions are taken as laid out back to back. */

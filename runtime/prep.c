@@ -297,3 +297,54 @@ void prep_step(struct rt_model *md, struct step *s, const struct rt_insn *in, ui
         md->prev_fusible = in->fusible;
     }
 }
+
+/* The bytes' time of a repeated string instruction: fast strings (movs, stos) move them at the
+ * description's rate for the case, the other forms take a number of cycles per element. */
+static double string_body(const struct mdl_strings *st, const struct rt_insn *in, const struct rt_string *str)
+{
+    if (in->rep == RT_REP_SCAN)
+        return (double)str->iterations * st->element_cycles;
+    double rate = st->copy_rate;
+    if (in->rep == RT_REP_FILL)
+        rate = st->fill_rate;
+    else if (str->unaligned && st->unaligned_rate > 0)
+        rate = st->unaligned_rate;
+    return rate > 0 ? (double)str->bytes / rate : 0;
+}
+
+/* One rep execution is one instruction (spec.md, `strings`): its template's uops issue once; the
+ * start-up holds the serial unit (where the description gives one: else the template's measured
+ * cost stays); the bytes hold the first cache level for the longer of the rate's time and its
+ * bandwidth's, every line the streams touched crosses the levels below as far as it went, and the
+ * result comes after the start-up and the bytes. */
+void prep_string(const struct rt_model *md, struct step *s, const struct rt_string *str)
+{
+    const struct mdl_strings *st = &md->m->strings;
+    const struct rt_insn *in = s->in;
+    bool short_copy = in->rep == RT_REP_COPY && st->short_max > 0 && str->bytes <= st->short_max;
+    double startup = short_copy ? st->short_startup : st->startup;
+    double body = string_body(st, in, str);
+    if (startup > 0 || short_copy)
+        s->serial = startup;
+    unsigned streams = 0;
+    for (unsigned i = 0; i < in->n_mem; i++)
+        streams += in->mem[i].load || in->mem[i].store;
+    s->n_cross = 0;
+    bool carried = false;
+    for (unsigned j = 0; j < md->n_data; j++) {
+        const struct mdl_cache *c = &md->m->caches[md->data[j]];
+        uint32_t lines = str->lines[j < RT_STRING_LEVELS ? j : RT_STRING_LEVELS - 1];
+        if (c->bandwidth <= 0 || (j > 0 && lines == 0))
+            continue;
+        double cost = j == 0 ? (double)str->bytes * streams / c->bandwidth : (double)lines * c->line / c->bandwidth;
+        if (j == 0) {
+            cost = cost > body ? cost : body;
+            carried = true;
+        }
+        s->cross[s->n_cross].k = md->data[j];
+        s->cross[s->n_cross++].cost = cost;
+    }
+    if (!carried)   /* no first level of limited bandwidth: the bytes' time is the serial unit's */
+        s->serial += body;
+    s->op_lat = startup + body;
+}

@@ -612,3 +612,27 @@ Test(decode, decodes_a_block_the_same_through_the_instruction_cache)
     cls_free(ci);
     dec_close(d);
 }
+
+/* A repeat prefix makes a string instruction one the reader merges: movs copies, stos fills, the
+ * others go an element at a time; without the prefix, or on another opcode, none. */
+Test(decode, tells_the_kind_of_a_repeated_string_instruction)
+{
+    cr_expect_eq(decode_x86("f3 a4").rep, RT_REP_COPY, "rep movsb");
+    cr_expect_eq(decode_x86("f3 48 a5").rep, RT_REP_COPY, "rep movsq");
+    cr_expect_eq(decode_x86("f3 aa").rep, RT_REP_FILL, "rep stosb");
+    cr_expect_eq(decode_x86("f3 a6").rep, RT_REP_SCAN, "repe cmpsb");
+    cr_expect_eq(decode_x86("f2 ae").rep, RT_REP_SCAN, "repne scasb");
+    cr_expect_eq(decode_x86("a4").rep, RT_REP_NONE, "movsb alone");
+    cr_expect_eq(decode_x86("f3 0f b8 c1").rep, RT_REP_NONE, "popcnt (an f3 that is no repeat)");
+}
+
+/* dc zva, x3 zeroes the 64-byte block at x3: a store of the block, with x3 as its address. */
+Test(decode, takes_dc_zva_as_a_store_of_a_whole_block)
+{
+    struct rt_insn in = decode_a64("23 74 0b d5");
+    cr_assert_eq(in.n_mem, 1, "%s", in.disasm);
+    cr_expect(in.mem[0].store && !in.mem[0].load);
+    cr_expect_eq(in.mem[0].size, 64);
+    cr_expect_eq(in.mem[0].base, RT_A64_X + 3);
+    cr_expect_eq(in.cls, MDL_CLASS_STORE);
+}

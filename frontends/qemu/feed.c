@@ -5,7 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum { BATCH = 16384, BATCHES = 8 };
+/* A batch holds at most STRINGS merged string executions, kept beside its events. */
+enum { BATCH = 16384, BATCHES = 8, STRINGS = 1024 };
 
 struct event {
     const struct rt_insn *in;
@@ -13,11 +14,13 @@ struct event {
     uint8_t levels[RT_MAX_MEM];
     uint32_t sidx;
     bool miss;
+    uint16_t str;                   /* 1 + its entry in the batch's strings; 0: an ordinary step */
 };
 
 struct batch {
     struct event ev[BATCH];
-    unsigned n;
+    struct rt_string str[STRINGS];
+    unsigned n, n_str;
     bool full;                      /* handed to the model thread, not yet run */
 };
 
@@ -35,7 +38,10 @@ static void run_batch(struct rt_model *md, const struct batch *b)
 {
     for (unsigned i = 0; i < b->n; i++) {
         const struct event *e = &b->ev[i];
-        rt_model_step(md, e->in, e->sidx, e->addr, e->levels, e->miss);
+        if (e->str)
+            rt_model_step_string(md, e->in, e->sidx, e->addr, e->levels, &b->str[e->str - 1]);
+        else
+            rt_model_step(md, e->in, e->sidx, e->addr, e->levels, e->miss);
     }
 }
 
@@ -53,7 +59,7 @@ static void *model_thread(void *arg)
         run_batch(f->md, &f->b[f->run]);
         pthread_mutex_lock(&f->lock);
         f->b[f->run].full = false;
-        f->b[f->run].n = 0;
+        f->b[f->run].n = f->b[f->run].n_str = 0;
         f->run = (f->run + 1) % BATCHES;
         pthread_cond_broadcast(&f->changed);
         pthread_mutex_unlock(&f->lock);
@@ -91,6 +97,24 @@ static void hand_over(struct feed *f)
     pthread_mutex_unlock(&f->lock);
 }
 
+/* The next event of the batch being filled, with IN's accesses. */
+static struct event *next_event(struct feed *f, const struct rt_insn *in, uint32_t sidx, const uint64_t *addr,
+                                const uint8_t *levels, bool mispredicted)
+{
+    struct batch *b = &f->b[f->fill];
+    struct event *e = &b->ev[b->n++];
+    e->in = in;
+    e->sidx = sidx;
+    e->miss = mispredicted;
+    e->str = 0;
+    unsigned n = in->n_mem < RT_MAX_MEM ? in->n_mem : RT_MAX_MEM;
+    for (unsigned k = 0; k < n; k++) {
+        e->addr[k] = addr ? addr[k] : 0;
+        e->levels[k] = levels ? levels[k] : 0;
+    }
+    return e;
+}
+
 void feed_step(struct feed *f, const struct rt_insn *in, uint32_t sidx, const uint64_t *addr,
                const uint8_t *levels, bool mispredicted)
 {
@@ -98,17 +122,23 @@ void feed_step(struct feed *f, const struct rt_insn *in, uint32_t sidx, const ui
         rt_model_step(f->md, in, sidx, addr, levels, mispredicted);
         return;
     }
-    struct batch *b = &f->b[f->fill];
-    struct event *e = &b->ev[b->n++];
-    e->in = in;
-    e->sidx = sidx;
-    e->miss = mispredicted;
-    unsigned n = in->n_mem < RT_MAX_MEM ? in->n_mem : RT_MAX_MEM;
-    for (unsigned k = 0; k < n; k++) {
-        e->addr[k] = addr ? addr[k] : 0;
-        e->levels[k] = levels ? levels[k] : 0;
+    next_event(f, in, sidx, addr, levels, mispredicted);
+    if (f->b[f->fill].n == BATCH)
+        hand_over(f);
+}
+
+void feed_step_string(struct feed *f, const struct rt_insn *in, uint32_t sidx, const uint64_t *addr,
+                      const uint8_t *levels, const struct rt_string *str)
+{
+    if (!f->threaded) {
+        rt_model_step_string(f->md, in, sidx, addr, levels, str);
+        return;
     }
-    if (b->n == BATCH)
+    struct batch *b = &f->b[f->fill];
+    struct event *e = next_event(f, in, sidx, addr, levels, false);
+    b->str[b->n_str] = *str;
+    e->str = (uint16_t)++b->n_str;
+    if (b->n == BATCH || b->n_str == STRINGS)
         hand_over(f);
 }
 

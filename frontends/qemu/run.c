@@ -36,6 +36,17 @@ struct sinsn {
     struct rt_insn *exec[2], *pair[2];
 };
 
+/* The iterations of the pending execution of a repeated string instruction, merged as they come:
+ * each access reaches the caches as it did, each line is counted once per access slot. */
+enum { REP_SERVED = 9 };
+struct run_rep {
+    struct rt_string str;
+    uint64_t first[RT_MAX_MEM];     /* the first iteration's addresses */
+    uint8_t deepest[RT_MAX_MEM];    /* the deepest level each access slot reached */
+    uint64_t line[RT_MAX_MEM + 6];  /* the line + 1 each access slot touched last */
+    uint64_t served[REP_SERVED];    /* accesses by the level that served them (the last: that or deeper) */
+};
+
 struct reader {
     struct run_source src;
     const struct run *run;          /* whose progress is told between buffers */
@@ -76,6 +87,7 @@ struct run {
     uint64_t addr[RT_MAX_MEM + 6];
     unsigned size[RT_MAX_MEM + 6], n_acc;
     bool store[RT_MAX_MEM + 6];
+    struct run_rep rep;
     /* regions of interest: the entry addresses of their functions, where the guest mapped them;
      * the return addresses of the active calls */
     struct symbols *sym;
@@ -83,6 +95,7 @@ struct run {
     unsigned n_entries;
     bool roi_found[RUN_MAX_ROI];
     unsigned n_levels;              /* data-side cache levels: a level this deep is memory */
+    unsigned line_shift;            /* of the first level's lines (64 bytes without caches) */
     /* the caches and the predictor as the region saw them (they run over the whole run) */
     uint64_t roi_accesses[RESULT_MAX_LEVELS], roi_hits[RESULT_MAX_LEVELS], roi_branches, roi_mispredicted;
     uint64_t ret[256];
@@ -149,6 +162,9 @@ struct run *run_new(const struct run_opts *o, char *err, size_t errlen)
     r->caches = cache_new(o->m);
     r->sym = symbols_new();
     r->n_levels = r->caches ? cache_levels(r->caches) : 0;
+    r->line_shift = r->n_levels ? 0 : 6;
+    while (r->n_levels && (1u << r->line_shift) < cache_level(r->caches, 0)->line)
+        r->line_shift++;
     r->bp = bp_new(o->m);
     long cpus = sysconf(_SC_NPROCESSORS_ONLN);
     r->split = cpus > 1 && o->n_lanes >= 8 ? split_point(o->n_lanes) : o->n_lanes;
@@ -535,11 +551,59 @@ static void count_call(struct run *r, const struct sinsn *s)
 
 static void step(struct run *r, const struct rt_insn *in, uint32_t sidx, const uint64_t *addr,
                  const uint8_t *levels, bool miss);
+static void step_string(struct run *r, const struct rt_insn *in, uint32_t sidx, const uint64_t *addr,
+                        const uint8_t *levels, const struct rt_string *str);
+
+/* One iteration of the pending repeated string instruction (its accesses since its last
+ * execution) into the merged execution: each access reaches the caches as it would on its own, and
+ * each line an access slot moves on to is counted once, at the depth its first access went. An
+ * execution without accesses (the check of a count already zero) is no iteration. */
+static void rep_fold(struct run *r)
+{
+    struct run_rep *p = &r->rep;
+    if (!r->n_acc)
+        return;
+    p->str.iterations++;
+    p->str.bytes += r->size[0];
+    for (unsigned k = 0; k < r->n_acc; k++) {
+        unsigned lv = (unsigned)cache_access(r->caches, r->addr[k], r->size[k], r->store[k]);
+        p->served[lv < REP_SERVED ? lv : REP_SERVED - 1]++;
+        if (k < RT_MAX_MEM && p->str.iterations == 1)
+            p->first[k] = r->addr[k];
+        if (k < RT_MAX_MEM && lv > p->deepest[k])
+            p->deepest[k] = (uint8_t)lv;
+        if (p->str.iterations == 1 && r->store[k])
+            p->str.unaligned = (r->addr[k] & ((1ull << r->line_shift) - 1)) != 0;
+        uint64_t line = (r->addr[k] >> r->line_shift) + 1;
+        if (line == p->line[k])
+            continue;
+        p->line[k] = line;
+        for (unsigned j = 0; j <= lv && j < RT_STRING_LEVELS; j++)
+            p->str.lines[j]++;
+    }
+    r->n_acc = 0;
+}
+
+/* The merged execution's accesses in the region's counts, by the level that served them. */
+static void rep_count(struct run *r, struct sinsn *s)
+{
+    for (unsigned lv = 0; lv < REP_SERVED; lv++) {
+        uint64_t n = r->rep.served[lv];
+        s->l1_misses += lv > 0 ? n : 0;
+        s->ll_misses += lv >= r->n_levels ? n : 0;
+        for (unsigned j = 0; n && j <= lv && j < r->n_levels && j < RESULT_MAX_LEVELS; j++) {
+            r->roi_accesses[j] += n;
+            r->roi_hits[j] += j == lv ? n : 0;
+        }
+    }
+}
 
 static void model_pending(struct run *r, uint64_t next_pc, bool known_next)
 {
     struct sinsn *s = &r->s[r->pend];
     const struct rt_insn *in = &s->in;
+    if (in->rep)
+        rep_fold(r);
     bool taken = known_next && next_pc != in->pc + in->len;
     bool miss = in->branch != RT_BR_NONE && known_next &&
                 bp_branch(r->bp, in->pc, (enum rt_branch)in->branch, taken, next_pc, in->pc + in->len);
@@ -564,6 +628,8 @@ static void model_pending(struct run *r, uint64_t next_pc, bool known_next)
         s->mispredicts += miss;
         r->roi_branches += in->branch != RT_BR_NONE && known_next;
         r->roi_mispredicted += miss;
+        if (in->rep)
+            rep_count(r, s);
         for (unsigned k = 0; k < r->n_acc; k++) {
             s->l1_misses += levels[k] > 0;
             s->ll_misses += levels[k] >= r->n_levels;
@@ -574,7 +640,9 @@ static void model_pending(struct run *r, uint64_t next_pc, bool known_next)
             }
         }
     }
-    if (r->fused_first >= 0) {
+    if (in->rep && inside) {
+        step_string(r, s->exec[sync], (uint32_t)r->pend, r->rep.first, r->rep.deepest, &r->rep.str);
+    } else if (r->fused_first >= 0) {
         /* the second of a fused pair: one entry, the first's accesses, this one's outcome */
         struct sinsn *f = &r->s[r->fused_first];
         step(r, f->pair[r->fused_sync], (uint32_t)r->fused_first, r->fused_addr, r->fused_levels, miss);
@@ -596,6 +664,8 @@ static void model_pending(struct run *r, uint64_t next_pc, bool known_next)
         r->n_calls--;
     r->pend = -1;
     r->n_acc = 0;
+    if (in->rep)
+        memset(&r->rep, 0, sizeof r->rep);
 }
 
 static bool on_exec(struct run *r, uint64_t id, char *err, size_t errlen)
@@ -603,6 +673,10 @@ static bool on_exec(struct run *r, uint64_t id, char *err, size_t errlen)
     if (id >= r->n_s || !r->s[id].in.len) {
         snprintf(err, errlen, "execution of unknown instruction %llu", (unsigned long long)id);
         return false;
+    }
+    if (r->pend >= 0 && r->s[r->pend].in.rep && r->s[id].in.pc == r->s[r->pend].in.pc) {
+        rep_fold(r);    /* the next iteration of a rep: one execution goes on */
+        return true;
     }
     if (r->pend >= 0)
         model_pending(r, r->s[id].in.pc, true);
@@ -722,6 +796,14 @@ static void step(struct run *r, const struct rt_insn *in, uint32_t sidx, const u
     feed_step(r->feed, in, sidx, addr, levels, miss);
     if (r->feed2)
         feed_step(r->feed2, in, sidx, addr, levels, miss);
+}
+
+static void step_string(struct run *r, const struct rt_insn *in, uint32_t sidx, const uint64_t *addr,
+                        const uint8_t *levels, const struct rt_string *str)
+{
+    feed_step_string(r->feed, in, sidx, addr, levels, str);
+    if (r->feed2)
+        feed_step_string(r->feed2, in, sidx, addr, levels, str);
 }
 
 static int by_pc(const void *a, const void *b, void *ctx)
