@@ -862,6 +862,52 @@ static uint8_t x86_opcode_offset(const cs_insn *ci)
     return (uint8_t)(i < n ? i : n - 1);
 }
 
+/* uops.info names LEA by its address: base (B), RIP (R), index (I, IS when scaled),
+ * displacement (D8, D32); the key keeps the operand kinds, the other spelling names the shape. */
+static void x86_lea_key(const struct x86_ctx *c, struct rt_insn *o)
+{
+    const char *kind = strchr(o->key, '(');
+    if (!c->lea || !o->n_mem || !kind)
+        return;
+    kind++;
+    const struct rt_mem *a = &o->mem[0];
+    bool rip = a->base == RT_X86_RIP, base = a->base != RT_REG_NONE && !rip;
+    bool bp = a->base == RT_X86_GPR + 5 || a->base == RT_X86_GPR + 13;    /* rbp/r13 need a disp8 */
+    bool d8 = base && (a->disp ? a->disp >= -128 && a->disp <= 127 : bp);
+    bool d32 = !base || (a->disp && !d8);
+    snprintf(o->alt_key, sizeof o->alt_key, "LEA%s%s%s%s (%.*s)", rip ? "_R" : base ? "_B" : "",
+             a->index ? (a->scale > 1 ? "_IS" : "_I") : "", d8 ? "_D8" : "", d32 ? "_D32" : "",
+             (int)strcspn(kind, ",)"), kind);
+}
+
+/* The vector register a scalar operation reads and writes other than its computed value (the
+ * last register operand): the rest of the register merges from its old value. */
+static uint8_t x86_merge(const struct rt_insn *o)
+{
+    uint8_t value = RT_REG_NONE;
+    for (unsigned k = 0; k < o->n_ops; k++)
+        if (o->op_reg[k] != RT_REG_NONE)
+            value = o->op_reg[k];
+    for (unsigned k = 0; k < o->n_src; k++) {
+        uint8_t r = o->src[k];
+        bool vec = r >= RT_X86_VEC && r < RT_X86_VEC + 32;
+        for (unsigned j = 0; vec && r != value && j < o->n_dst; j++)
+            if (o->dst[j] == r)
+                return r;
+    }
+    return RT_REG_NONE;
+}
+
+/* The stack engine moves rsp for push, pop, call and ret; `leave` writes it as an operation. */
+static void x86_facts(const struct x86_ctx *c, struct rt_insn *o)
+{
+    o->stack = (int8_t)(c->stack_push ? -8 : c->stack_pop ? 8 : 0);
+    o->stack_reg = RT_X86_GPR + 4;
+    o->flags_reg = RT_X86_FLAGS;
+    o->merge = x86_merge(o);
+    x86_lea_key(c, o);
+}
+
 static void x86_fill(const struct dec *d, const cs_insn *ci, struct rt_insn *o)
 {
     struct x86_ctx c;
@@ -878,6 +924,7 @@ static void x86_fill(const struct dec *d, const cs_insn *ci, struct rt_insn *o)
     o->cls = x86_class(ci, &c, o);
     o->lcp = x86_lcp(ci);
     o->opcode_at = x86_opcode_offset(ci);
+    x86_facts(&c, o);
 }
 
 /* ==== AArch64 =================================================================================== */
@@ -1272,6 +1319,18 @@ static uint8_t a64_class(const struct dec *d, const cs_insn *ci, const struct a6
     return a64_int_class(c->mn);
 }
 
+/* No stack engine: `ret` reads x30 and moves nothing, a writeback on sp is an ordinary write of
+ * register sp. Every conditional branch is also spelt B.cond, as cortex-a72.mdl names them. */
+static void a64_facts(const struct a64_ctx *c, struct rt_insn *o)
+{
+    o->stack = 0;
+    o->stack_reg = RT_REG_NONE;
+    o->flags_reg = RT_A64_NZCV;
+    o->merge = RT_REG_NONE;
+    if (starts(c->mn, "B."))
+        snprintf(o->alt_key, sizeof o->alt_key, "B.cond%s", o->key + strlen(c->mn));
+}
+
 static void a64_fill(const struct dec *d, const cs_insn *ci, struct rt_insn *o)
 {
     const cs_arm64 *a = &ci->detail->arm64;
@@ -1288,6 +1347,7 @@ static void a64_fill(const struct dec *d, const cs_insn *ci, struct rt_insn *o)
     a64_implicit(ci, &c, o);
     o->branch = a64_branch(c.mn);
     o->cls = a64_class(d, ci, &c, o);
+    a64_facts(&c, o);
 }
 
 /* ==== entry points ============================================================================== */

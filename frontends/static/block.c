@@ -66,7 +66,8 @@ bool block_parse_hex(const char *hex, uint8_t **bytes, size_t *len, char *err, s
     return true;
 }
 
-/* A read of rsp after pushes or pops needs the stack engine's sync uop. The block repeats, so
+/* A read of the stack register after pushes or pops needs the stack engine's sync uop (none
+ * where the ISA has no stack engine). The block repeats, so
  * the state at its start is the one its end leaves: two passes settle it. */
 static void mark_stack_sync(struct block *b)
 {
@@ -78,8 +79,8 @@ static void mark_stack_sync(struct block *b)
                 dirty = true;
                 continue;
             }
-            in->sync = dirty && rt_insn_reads_rsp(in);
-            if (in->sync || rt_insn_reads_rsp(in))
+            in->sync = dirty && rt_insn_reads_stack(in);
+            if (in->sync || rt_insn_reads_stack(in))
                 dirty = false;
         }
 }
@@ -177,7 +178,6 @@ static int decode_insn(struct dec *dec, const struct cls_index *ci, const struct
     if (n <= 0)
         return n;
     cls_apply(ci, m, in);
-    rt_insn_set_stack(in);
     if (cached)
         cache_put(cache, bytes, in);
     return n;
@@ -210,8 +210,7 @@ bool block_decode(struct block *b, struct dec *dec, const struct cls_index *ci, 
             b->n++;
         off += (size_t)n;
     }
-    if (m->isa == MDL_ISA_X86_64)
-        mark_stack_sync(b);
+    mark_stack_sync(b);
     return true;
 }
 
@@ -250,13 +249,13 @@ static void addr_gen_init(struct addr_gen *g)
     g->fresh = RT_REG_COUNT;
 }
 
-static uint64_t synthetic_address(const struct addr_gen *g, const struct rt_mem *mem)
+static uint64_t synthetic_address(const struct addr_gen *g, const struct rt_mem *mem, uint8_t stack_reg)
 {
     uint64_t h = 0x9e3779b97f4a7c15ull;
     h = (h ^ (mem->base ? g->version[mem->base] : 0)) * 0x100000001b3ull;
     h = (h ^ (mem->index ? g->version[mem->index] : 0)) * 0x100000001b3ull;
     h = (h ^ mem->scale) * 0x100000001b3ull;
-    int64_t disp = mem->disp + (mem->base == RT_X86_GPR + 4 ? g->sp_delta : 0) +
+    int64_t disp = mem->disp + (mem->base && mem->base == stack_reg ? g->sp_delta : 0) +
                    (mem->base ? g->offset[mem->base] : 0) + (mem->index ? g->offset[mem->index] * mem->scale : 0);
     /* Keep the displacement in the low bits so that neighbouring slots overlap as they do. */
     return (h << 24) + (uint64_t)(disp + (1 << 22));
@@ -265,10 +264,10 @@ static uint64_t synthetic_address(const struct addr_gen *g, const struct rt_mem 
 static void addresses(struct addr_gen *g, const struct rt_insn *in, uint64_t *addr)
 {
     for (unsigned i = 0; i < in->n_mem; i++)
-        addr[i] = synthetic_address(g, &in->mem[i]);
+        addr[i] = synthetic_address(g, &in->mem[i], in->stack_reg);
     /* x86 pushes, pops, calls and returns move rsp in the front end (the stack engine), so the
-     * decoder does not list rsp as written; their slots still move, which the delta tracks so
-     * that a pop reads what the matching push wrote. */
+     * decoder does not list it as written; their slots still move, which the delta tracks so
+     * that a pop reads what the matching push wrote (in->stack: 0 on an ISA without one). */
     g->sp_delta += in->stack;
     uint8_t to = in->value_of != RT_REG_NONE ? in->op_reg[0] : RT_REG_NONE;
     uint32_t v = g->version[in->value_of];
@@ -277,7 +276,7 @@ static void addresses(struct addr_gen *g, const struct rt_insn *in, uint64_t *ad
         uint8_t r = in->dst[k];
         g->version[r] = r == to ? v : g->fresh++;
         g->offset[r] = r == to ? off : 0;
-        if (r == RT_X86_GPR + 4)
+        if (r == in->stack_reg)
             g->sp_delta = 0;
     }
 }
