@@ -7,8 +7,10 @@
 #include "block.h"
 #include "classify.h"
 #include "cortex-a72.h"
+#include "check.h"
 #include "decode.h"
 #include "icelake.h"
+#include "isa.h"
 #include "skylake.h"
 
 enum {
@@ -403,6 +405,30 @@ Test(decode, compare_predicates_become_an_immediate)
     struct rt_insn in = classified(&mdl_machine_skylake, "f3 0f c2 c1 00", 0);  /* cmpeqss xmm0, xmm1 */
     cr_assert_str_eq(in.key, "CMPSS (XMM, XMM, I8)");
     cr_assert_not(in.unknown);
+}
+
+Test(decode, has_one_table_entry_per_isa_of_the_descriptions)
+{
+    for (unsigned isa = 0; isa < MDL_ISA_COUNT; isa++) {
+        const struct isa_ops *ops = isa_get(isa);
+        const struct isainfo *info = isainfo_get(isa);
+        cr_assert(ops && info, "ISA %u has its tables", isa);
+        cr_expect_str_eq(info->name, check_enum_name("ISA", isa), "the description's name of ISA %u", isa);
+        cr_expect(ops->reg_info && ops->fill && ops->direct_target && ops->as && ops->objcopy && ops->objdump);
+        char err[128];
+        struct dec *d = dec_open((enum mdl_isa)isa, err, sizeof err);
+        cr_expect(d, "%s: %s", info->name, err);
+        dec_close(d);
+    }
+    cr_expect_null(isa_get(MDL_ISA_COUNT));
+    cr_expect_null(isainfo_get(MDL_ISA_COUNT));
+    char err[128], want[64];
+    cr_expect_null(dec_open(MDL_ISA_COUNT, err, sizeof err));
+    snprintf(want, sizeof want, "no decoder for ISA %d", MDL_ISA_COUNT);
+    cr_expect_str_eq(err, want);
+    char list[128];
+    isa_list(list, sizeof list);
+    cr_expect_str_eq(list, "x86_64 (0) nor aarch64 (1)");
 }
 
 Test(decode, undecodable_bytes_give_an_error_naming_them)

@@ -4,6 +4,7 @@
  * same register values and displacement, which is what lets a store feed a later load of the same
  * slot (store-to-load forwarding). */
 #include "block.h"
+#include "isa.h"
 #include "result.h"
 #include <ctype.h>
 #include <math.h>
@@ -167,7 +168,7 @@ static int decode_insn(struct dec *dec, const struct cls_index *ci, const struct
                        struct block_cache *cache, const uint8_t *bytes, size_t avail, uint64_t pc,
                        struct rt_insn *in, char *err, size_t errlen)
 {
-    bool cached = cache && m->isa == MDL_ISA_X86_64;
+    bool cached = cache && isa_get(m->isa)->cache_decodes;
     const struct rt_insn *hit = cached ? cache_find(cache, bytes, avail) : NULL;
     if (hit) {
         *in = *hit;
