@@ -67,6 +67,8 @@ struct rt_insn {
                                    (x86 scalar SIMD's destination), not the computed value; or NONE */
     char alt_key[32];           /* the form's other spelling, tried when the key has no entry
                                    (uops.info's LEA_B_D8 names, cortex-a72's B.cond); or empty */
+    bool pc_relative;           /* its text or facts name addresses computed from its own (x86
+                                   jmp/jcc/call rel, AArch64 b, bl, adr, adrp, ldr literal) */
     /* x86: the first operand's new value is VALUE_OF's plus VALUE_ADD (a register move, an add
      * or subtract of a constant), for addresses made up in block mode; RT_REG_NONE: a new one */
     uint8_t value_of;

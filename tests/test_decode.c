@@ -264,6 +264,21 @@ Test(decode, aarch64_x4_is_an_ordinary_register_in_every_role)
     cr_expect(has(blr.src, blr.n_src, x4) && has(blr.dst, blr.n_dst, RT_A64_X + 30));
 }
 
+Test(decode, says_which_instructions_name_addresses_computed_from_their_own)
+{
+    static const struct { const char *hex, *what; bool x86, rel; } c[] = {
+        { "75 f4", "jne", true, true }, { "e8 00 00 00 00", "call rel32", true, true },
+        { "ff d0", "call rax", true, false }, { "48 8b 05 10 00 00 00", "mov rax, [rip + 0x10]", true, false },
+        { "40 00 00 54", "b.eq", false, true }, { "00 00 00 10", "adr x0, .", false, true },
+        { "00 00 00 58", "ldr x0, (literal)", false, true }, { "80 00 40 f9", "ldr x0, [x4]", false, false },
+        { "c0 03 5f d6", "ret", false, false },
+    };
+    for (size_t i = 0; i < sizeof c / sizeof *c; i++) {
+        struct rt_insn in = c[i].x86 ? decode_x86(c[i].hex) : decode_a64(c[i].hex);
+        cr_expect_eq(in.pc_relative, c[i].rel, "%s", c[i].what);
+    }
+}
+
 Test(decode, names_the_register_a_scalar_simd_operation_merges_into)
 {
     struct rt_insn cvt = decode_x86("f2 48 0f 2a ca");  /* cvtsi2sd xmm1, rdx */

@@ -434,12 +434,17 @@ static uint8_t a64_class(const struct dec *d, const cs_insn *ci, const struct a6
 
 /* No stack engine: `ret` reads x30 and moves nothing, a writeback on sp is an ordinary write of
  * register sp. Every conditional branch is also spelt B.cond, as cortex-a72.mdl names them. */
-static void a64_facts(const struct a64_ctx *c, struct rt_insn *o)
+static void a64_facts(const cs_insn *ci, const struct a64_ctx *c, struct rt_insn *o)
 {
+    const cs_arm64 *a = &ci->detail->arm64;
+    bool label = false;         /* br, blr and ret name none */
+    for (unsigned i = 0; c->label && i < a->op_count; i++)
+        label |= a->operands[i].type == ARM64_OP_IMM;
     o->stack = 0;
     o->stack_reg = RT_REG_NONE;
     o->flags_reg = RT_A64_NZCV;
     o->merge = RT_REG_NONE;
+    o->pc_relative = label;
     if (dec_starts(c->mn, "B."))
         snprintf(o->alt_key, sizeof o->alt_key, "%s%s", formkey_cond_family(MDL_ISA_AARCH64), o->key + strlen(c->mn));
 }
@@ -460,7 +465,7 @@ static void a64_fill(const struct dec *d, const cs_insn *ci, struct rt_insn *o)
     a64_implicit(ci, &c, o);
     o->branch = a64_branch(c.mn);
     o->cls = a64_class(d, ci, &c, o);
-    a64_facts(&c, o);
+    a64_facts(ci, &c, o);
 }
 
 /* The destination of b, b.cond, cbz or tbz: the label is the last operand. */

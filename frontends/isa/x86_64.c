@@ -703,6 +703,7 @@ static void x86_facts(const struct x86_ctx *c, struct rt_insn *o)
     o->stack_reg = RT_X86_GPR + 4;
     o->flags_reg = RT_X86_FLAGS;
     o->merge = x86_merge(o);
+    o->pc_relative = c->rel;
     x86_lea_key(c, o);
 }
 

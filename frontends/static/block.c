@@ -88,8 +88,9 @@ static void mark_stack_sync(struct block *b)
 
 /* ---- the decoded instructions of a thread ---------------------------------------------------- */
 
-/* x86 instructions only, and those that do not depend on where they are (a relative branch's
- * text names its target). Any number of bytes that decode to an instruction decode to it
+/* Instructions of an ISA whose table caches them (isa_ops.cache_decodes: x86-64), and only those
+ * that do not depend on where they are (not pc_relative: a relative branch's text names its
+ * target). Any number of bytes that decode to an instruction decode to it
  * wherever they are, so the entry whose bytes start the rest of a block is its instruction:
  * lookups try each length from 1 to 15 bytes. */
 enum { CACHE_SLOTS = 1 << 14, CACHE_ENTRIES = CACHE_SLOTS / 2, MAX_INSN_BYTES = 15 };
@@ -147,7 +148,7 @@ static const struct rt_insn *cache_find(struct block_cache *c, const uint8_t *by
 
 static void cache_put(struct block_cache *c, const uint8_t *bytes, const struct rt_insn *in)
 {
-    if (c->n == CACHE_ENTRIES || in->len == 0 || in->len > MAX_INSN_BYTES || strstr(in->key, "Rel"))
+    if (c->n == CACHE_ENTRIES || in->len == 0 || in->len > MAX_INSN_BYTES || in->pc_relative)
         return;
     uint64_t h = 0xcbf29ce484222325ull;
     for (unsigned k = 0; k < in->len; k++)
