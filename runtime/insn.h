@@ -65,8 +65,6 @@ struct rt_insn {
     uint8_t flags_reg;          /* the ISA's condition flags (x86 rflags, AArch64 nzcv) */
     uint8_t merge;              /* a register read and written whose other elements the result keeps
                                    (x86 scalar SIMD's destination), not the computed value; or NONE */
-    char alt_key[32];           /* the form's other spelling, tried when the key has no entry
-                                   (uops.info's LEA_B_D8 names, cortex-a72's B.cond); or empty */
     bool pc_relative;           /* its text or facts name addresses computed from its own (x86
                                    jmp/jcc/call rel, AArch64 b, bl, adr, adrp, ldr literal) */
     /* x86: the first operand's new value is VALUE_OF's plus VALUE_ADD (a register move, an add
@@ -81,6 +79,8 @@ struct rt_insn {
     uint8_t op_reg[RT_MAX_OPS]; /* explicit operands in assembly order: register id or NONE */
     struct rt_mem mem[RT_MAX_MEM];
     char key[64];               /* the form key looked up, e.g. "ADD (R64, M64)" */
+    char alt_key[32];           /* the form's other spelling, tried when the key has no entry
+                                   (uops.info's LEA_B_D8 names, cortex-a72's B.cond); or empty */
     char disasm[64];            /* "add rax, qword ptr [rbx + 8]" */
 };
 
