@@ -17,8 +17,9 @@
 #include "safefile.h"
 #include "sha256.h"
 
-/* runtime/mdl_machine.h, mdl/class.def and mdl/depend.def as this mdlsim was built with them (mdlfile_abi.S). */
-extern const char mdlfile_machine_h[], mdlfile_class_def[], mdlfile_depend_def[];
+/* runtime/mdl_machine.h, mdl/class.def, mdl/depend.def and mdl/isa.def as this mdlsim was built with them
+ * (mdlfile_abi.S). */
+extern const char mdlfile_machine_h[], mdlfile_class_def[], mdlfile_depend_def[], mdlfile_isa_def[];
 
 /* A cache root leaves room for the names under it: an entry, a build directory, their files. */
 enum { MANIFEST_MAX = 1 << 20, SYMBOL_MAX = 256, ROOT_MAX = PATH_MAX / 2, ENTRY_MAX = ROOT_MAX + 80 };
@@ -219,7 +220,10 @@ static bool write_headers(const char *tmp)
     if (!write_text(path, mdlfile_class_def))
         return false;
     snprintf(path, sizeof path, "%s/inc/mdl/depend.def", tmp);
-    return write_text(path, mdlfile_depend_def);
+    if (!write_text(path, mdlfile_depend_def))
+        return false;
+    snprintf(path, sizeof path, "%s/inc/mdl/isa.def", tmp);
+    return write_text(path, mdlfile_isa_def);
 }
 
 /* The generated header's machine symbol (its one extern declaration) and the C file beside it. */

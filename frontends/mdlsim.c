@@ -27,6 +27,7 @@
 #include "launch.h"
 #include "classify.h"
 #include "decode.h"
+#include "isa.h"
 #include "run.h"
 #include "transport.h"
 #include "mdlfile.h"
@@ -76,7 +77,7 @@ static const char help_text[] =
     "                     The directory of every report is checked before the run: one that\n"
     "                     cannot be written fails at once.\n"
     "  --sysroot DIR      (run) where QEMU finds a dynamically linked program's interpreter and\n"
-    "                     libraries (its -L); for AArch64, " LAUNCH_AARCH64_SYSROOT " by default\n"
+    "                     libraries (its -L); for AArch64, /usr/aarch64-linux-gnu by default\n"
     "                     (gcc-aarch64-linux-gnu's), unless QEMU_LD_PREFIX names one\n"
     "  --quiet            no progress line (on a terminal, once the run has taken a second:\n"
     "                     instructions modelled, MIPS and the time, on stderr)\n"
@@ -972,7 +973,7 @@ static pid_t start_qemu(const struct run_cli *o, const struct transport *t, int 
     }
     snprintf(popt, sizeof popt, "%s,", plugin);
     transport_plugin_options(t, popt + strlen(popt), sizeof popt - strlen(popt));
-    const char *qemu = o->b.m->isa == MDL_ISA_AARCH64 ? "qemu-aarch64" : "qemu-x86_64";
+    const char *qemu = isainfo_get(o->b.m->isa)->qemu;
     size_t n = 0;
     while (o->argv[n])
         n++;
@@ -1185,7 +1186,7 @@ static int cmd_run(int argc, char **argv)
             return e == ENOENT ? RUN_NOT_FOUND : RUN_CANNOT_EXECUTE;
         }
     }
-    o.sysroot = launch_sysroot(o.sysroot, o.b.m->isa == MDL_ISA_AARCH64, o.program);
+    o.sysroot = launch_sysroot(o.sysroot, isa_get(o.b.m->isa)->sysroot, o.program);
     struct analysis_plan plan;
     struct run_opts ro;
     if (!run_plan(&plan, &o, &ro))
@@ -1277,8 +1278,8 @@ static int cmd_replay(int argc, char **argv)
         return 1;
     }
     if (t.isa != (enum mdl_isa)o.b.m->isa) {
-        say_error("the trace was recorded for %s, the machine is %s",
-                t.isa == MDL_ISA_AARCH64 ? "aarch64" : "x86_64", o.b.m->isa == MDL_ISA_AARCH64 ? "aarch64" : "x86_64");
+        say_error("the trace was recorded for %s, the machine is %s", isainfo_get(t.isa)->name,
+                  isainfo_get(o.b.m->isa)->name);
         trace_close(&t);
         return 1;
     }

@@ -1,6 +1,7 @@
 /* The form-key convention the decoder and mdlc share: operand kinds, Capstone's mnemonics as
  * uops.info names them, and the list of every mnemonic the decoder can produce. */
 #include "formkey.h"
+#include "isainfo.h"
 #include <capstone/capstone.h>
 #include <ctype.h>
 #include <stdio.h>
@@ -27,7 +28,7 @@ enum formkey_kind formkey_kind_find(enum mdl_isa isa, const char *s, enum formke
     return fallback;
 }
 
-const char *formkey_isa_name(enum mdl_isa isa) { return isa == MDL_ISA_X86_64 ? "x86-64" : "AArch64"; }
+const char *formkey_isa_name(enum mdl_isa isa) { return isainfo_get(isa)->title; }
 
 /* ---- mnemonics ---------------------------------------------------------------------------------- */
 
@@ -110,33 +111,6 @@ static unsigned formkey_int_predicate(char *mn, size_t size)
     return 0;
 }
 
-/* Another name for the same instruction: on x86-64 uops.info's, where Capstone prints an alias;
- * on AArch64 the condition names Capstone prints, HS and LO, for their synonyms CS and CC. */
-static void formkey_rename(enum mdl_isa isa, char *mn, size_t size)
-{
-    static const char *const x86[][2] = {
-        { "MOVABS", "MOV" }, { "SAL", "SHL" },     /* SAL is the /6 alias of SHL */
-        { "XLATB", "XLAT" }, { NULL, NULL },
-    };
-    static const char *const a64[][2] = { { "B.CS", "B.HS" }, { "B.CC", "B.LO" }, { NULL, NULL } };
-    for (const char *const (*r)[2] = isa == MDL_ISA_X86_64 ? x86 : a64; (*r)[0]; r++)
-        if (strcmp(mn, (*r)[0]) == 0)
-            snprintf(mn, size, "%s", (*r)[1]);
-}
-
-unsigned formkey_mnemonic(enum mdl_isa isa, const char *printed, char *out, size_t size)
-{
-    formkey_upper_word(printed, out, size);
-    formkey_rename(isa, out, size);
-    if (isa != MDL_ISA_X86_64)
-        return 0;
-    unsigned flags = formkey_fp_predicate(out, size) | formkey_int_predicate(out, size);
-    formkey_intel_condition(out, size);
-    return flags;
-}
-
-/* ---- the decoder's mnemonics -------------------------------------------------------------------- */
-
 /* Spellings Capstone 4's printer uses beside its instruction names: the flag-setting forms of
  * AArch64 (ADDS is instruction ADD with its flags updated), the condition of a conditional
  * branch (B.EQ; LLVM's condition names), and x86's XSTORE printed as xstorerng. */
@@ -146,6 +120,49 @@ static const char *const formkey_a64_printed[] = {
     "b.eq", "b.ne", "b.hs", "b.lo", "b.mi", "b.pl", "b.vs", "b.vc",
     "b.hi", "b.ls", "b.ge", "b.lt", "b.gt", "b.le", "b.al", "b.nv", NULL,
 };
+
+/* Other names for the same instruction: on x86-64 uops.info's, where Capstone prints an alias;
+ * on AArch64 the condition names Capstone prints, HS and LO, for their synonyms CS and CC. */
+static const char *const formkey_x86_renames[][2] = {
+    { "MOVABS", "MOV" }, { "SAL", "SHL" },     /* SAL is the /6 alias of SHL */
+    { "XLATB", "XLAT" }, { NULL, NULL },
+};
+static const char *const formkey_a64_renames[][2] = { { "B.CS", "B.HS" }, { "B.CC", "B.LO" }, { NULL, NULL } };
+
+/* The form-key convention of each ISA of mdl/isa.def. */
+static const struct {
+    const char *const (*renames)[2];
+    const char *const *printed;
+    bool uops_info;             /* uops.info's names: predicates as immediates, Intel's conditions */
+    const char *cond_family;    /* see formkey_cond_family */
+    bool dotted;
+} formkey_isas[MDL_ISA_COUNT] = {
+    [MDL_ISA_X86_64] = { formkey_x86_renames, formkey_x86_printed, true, NULL, false },
+    [MDL_ISA_AARCH64] = { formkey_a64_renames, formkey_a64_printed, false, "B.cond", true },
+};
+
+const char *formkey_cond_family(enum mdl_isa isa) { return formkey_isas[isa].cond_family; }
+bool formkey_dotted(enum mdl_isa isa) { return formkey_isas[isa].dotted; }
+
+static void formkey_rename(enum mdl_isa isa, char *mn, size_t size)
+{
+    for (const char *const (*r)[2] = formkey_isas[isa].renames; (*r)[0]; r++)
+        if (strcmp(mn, (*r)[0]) == 0)
+            snprintf(mn, size, "%s", (*r)[1]);
+}
+
+unsigned formkey_mnemonic(enum mdl_isa isa, const char *printed, char *out, size_t size)
+{
+    formkey_upper_word(printed, out, size);
+    formkey_rename(isa, out, size);
+    if (!formkey_isas[isa].uops_info)
+        return 0;
+    unsigned flags = formkey_fp_predicate(out, size) | formkey_int_predicate(out, size);
+    formkey_intel_condition(out, size);
+    return flags;
+}
+
+/* ---- the decoder's mnemonics -------------------------------------------------------------------- */
 
 static int formkey_cmp(const void *a, const void *b) { return strcmp(*(const char *const *)a, *(const char *const *)b); }
 
@@ -180,9 +197,9 @@ static void formkey_names_unique(struct formkey_names *names)
 
 bool formkey_names_load(enum mdl_isa isa, struct formkey_names *names, char *err, size_t errlen)
 {
-    bool x86 = isa == MDL_ISA_X86_64;
+    const struct isainfo *info = isainfo_get(isa);
     csh cs;
-    cs_err e = cs_open(x86 ? CS_ARCH_X86 : CS_ARCH_ARM64, x86 ? CS_MODE_64 : CS_MODE_ARM, &cs);
+    cs_err e = cs_open(info->cs_arch, info->cs_mode, &cs);
     *names = (struct formkey_names){ 0 };
     if (e != CS_ERR_OK) {
         snprintf(err, errlen, "cannot open the Capstone disassembler: %s", cs_strerror(e));
@@ -190,11 +207,11 @@ bool formkey_names_load(enum mdl_isa isa, struct formkey_names *names, char *err
     }
     size_t cap = 0;
     bool ok = true;
-    for (unsigned id = 1; ok && id < (x86 ? X86_INS_ENDING : ARM64_INS_ENDING); id++) {
+    for (unsigned id = 1; ok && id < info->cs_insns; id++) {
         const char *name = cs_insn_name(cs, id);
         ok = !name || formkey_names_add(names, &cap, isa, name);
     }
-    for (const char *const *p = x86 ? formkey_x86_printed : formkey_a64_printed; ok && *p; p++)
+    for (const char *const *p = formkey_isas[isa].printed; ok && *p; p++)
         ok = formkey_names_add(names, &cap, isa, *p);
     cs_close(&cs);
     if (!ok) {

@@ -20,6 +20,11 @@ enum mdl_isa formkey_kind_isa(enum formkey_kind k);
 enum formkey_kind formkey_kind_find(enum mdl_isa isa, const char *s, enum formkey_kind fallback);
 /* "x86-64" or "AArch64", for messages. */
 const char *formkey_isa_name(enum mdl_isa isa);
+/* The key that covers every conditional branch without an entry of its own (AArch64's "B.cond"),
+ * or NULL where the ISA has none. */
+const char *formkey_cond_family(enum mdl_isa isa);
+/* Whether the ISA's mnemonics may hold a '.' (AArch64's B.EQ). */
+bool formkey_dotted(enum mdl_isa isa);
 
 /* Set by formkey_mnemonic when the name held a compare predicate (CMPLTPS): uops.info's form has
  * it as an immediate operand instead (CMPPS (XMM, XMM, I8)). */

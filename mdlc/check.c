@@ -4,6 +4,7 @@
 #include <math.h>
 #include <string.h>
 #include "formcheck.h"
+#include "isainfo.h"
 #include "resolve.h"
 
 const char *const check_class_names[] = {
@@ -427,9 +428,14 @@ static void check_blocks(struct program *p)
         if (b->kind == PB_STRINGS)
             check_strings(p, b);
     }
-    if (!block_mentions(map_get(&p->block_map, "block:machine"), "isa"))
-        diag_error(D(p), p->machine->name.span,
-                       "machine '%s' does not give its isa: add 'isa x86_64;' or 'isa aarch64;' to its block", p->name);
+    if (!block_mentions(map_get(&p->block_map, "block:machine"), "isa")) {
+        char isas[128] = "";
+        for (unsigned i = 0, n = 0; i < MDL_ISA_COUNT && n < sizeof isas; i++)
+            n += (unsigned)snprintf(isas + n, sizeof isas - n, "%s'isa %s;'", i == 0 ? "" : i + 1 == MDL_ISA_COUNT ?
+                                    " or " : ", ", isainfo_get(i)->name);
+        diag_error(D(p), p->machine->name.span, "machine '%s' does not give its isa: add %s to its block", p->name,
+                   isas);
+    }
 }
 
 /* ---- instruction forms and class defaults -------------------------------------------------- */

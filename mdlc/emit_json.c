@@ -1,6 +1,7 @@
 /* The lowered machine as JSON, for `mdlc --dump-json` and scripts that inspect a model. */
 #include "emit.h"
 #include "check.h"
+#include "isainfo.h"
 #include <jansson.h>
 
 static const char *const class_names[] = {
@@ -112,7 +113,7 @@ void emit_json(FILE *out, const struct mdl_machine *m)
     for (unsigned c = 0; c < MDL_CLASS_COUNT; c++)
         if (m->class_default[c] != UINT32_MAX)
             json_object_set_new(classes, class_names[c], json_string(m->templates[m->class_default[c]].name));
-    json_t *root = json_pack("{s:s, s:s, s:s, s:s}", "machine", m->name, "isa", m->isa ? "aarch64" : "x86_64",
+    json_t *root = json_pack("{s:s, s:s, s:s, s:s}", "machine", m->name, "isa", isainfo_get(m->isa)->name,
                              "qemu_cpu", m->qemu_cpu, "description", m->description);
     json_object_set_new(root, "frontend", json_pack("{s:i, s:i, s:i, s:i, s:i, s:i, s:i, s:i, s:i, s:f}",
         "fetch_bytes", m->fetch_bytes, "predecode_width", m->predecode_width, "decode_width", m->decode_width, "complex_decoders", m->complex_decoders,

@@ -1,6 +1,7 @@
 /* A human summary of a lowered machine (`mdlc --summary`): what a reader checks first. */
 #include "emit.h"
 #include "check.h"
+#include "isainfo.h"
 
 static const char *const cache_kinds[] = { "data", "instruction", "unified" };
 
@@ -16,7 +17,7 @@ static void summary_resources(FILE *out, const struct mdl_machine *m)
 
 void emit_summary(FILE *out, const struct mdl_machine *m)
 {
-    fprintf(out, "machine %s (%s)%s%s\n", m->name, m->isa ? "aarch64" : "x86_64", *m->description ? ": " : "",
+    fprintf(out, "machine %s (%s)%s%s\n", m->name, isainfo_get(m->isa)->name, *m->description ? ": " : "",
             m->description);
     fprintf(out, "  front end: decode %u, issue %u, uop cache %u/cycle, loop buffer %u, IDQ %u\n", m->decode_width,
             m->issue_width, m->uop_cache_width, m->loop_buffer, m->idq);

@@ -94,10 +94,12 @@ static bool formcheck_has(const struct formcheck *fc, const char *mn)
     return fc->n_mnemonics && bsearch(&mn, fc->mnemonics, fc->n_mnemonics, sizeof *fc->mnemonics, formcheck_cmp);
 }
 
-/* AArch64's key for every conditional branch without one of its own (runtime/classify.c). */
+/* The key for every conditional branch without one of its own (AArch64's B.cond: the decoder's
+ * alt_key, runtime/classify.c). */
 static bool formcheck_b_cond(const struct formcheck *fc, const char *mn)
 {
-    return fc->isa == MDL_ISA_AARCH64 && strcmp(mn, "B.cond") == 0;
+    const char *family = formkey_cond_family(fc->isa);
+    return family && strcmp(mn, family) == 0;
 }
 
 /* What the classifier matches a decoded mnemonic with (runtime/classify.c): the mnemonic itself,
@@ -124,7 +126,7 @@ static bool formcheck_well_spelt(const struct formcheck *fc, const char *mn)
         return false;
     for (const char *c = mn; *c; c++)
         if (!isupper((unsigned char)*c) && !isdigit((unsigned char)*c) && *c != '_' &&
-            !(*c == '.' && fc->isa == MDL_ISA_AARCH64))
+            !(*c == '.' && formkey_dotted(fc->isa)))
             return formcheck_b_cond(fc, mn);
     return true;
 }
@@ -136,8 +138,9 @@ static const char *formcheck_fix_mnemonic(const struct formcheck *fc, const char
     formkey_mnemonic(fc->isa, mn, buf, size);
     if (formcheck_known(fc, buf))
         return buf;
-    if (fc->isa == MDL_ISA_AARCH64 && strcasecmp(mn, "B.cond") == 0)
-        return "B.cond";
+    const char *family = formkey_cond_family(fc->isa);
+    if (family && strcasecmp(mn, family) == 0)
+        return family;
     formkey_upper_word(mn, buf, size);
     return resolve_suggest(buf, fc->mnemonics, fc->n_mnemonics);
 }
@@ -211,8 +214,10 @@ void formcheck_message(const struct formcheck *fc, const struct formcheck_key *k
                        const struct formcheck_verdict *v, char *out, size_t size)
 {
     const char *isa = formkey_isa_name(fc->isa);
-    const char *other = formkey_isa_name(fc->isa == MDL_ISA_X86_64 ? MDL_ISA_AARCH64 : MDL_ISA_X86_64);
-    const char *kind = v->kind < key->n_kinds ? key->kinds[v->kind] : "";
+    const char *kind = v->kind < key->n_kinds ? key->kinds[v->kind] : "", *other = "other";
+    for (unsigned i = 0; i < MDL_ISA_COUNT; i++)    /* the ISA whose kind it is */
+        if (i != fc->isa && formkey_kind_find((enum mdl_isa)i, kind, FK_COUNT) != FK_COUNT)
+            other = formkey_isa_name((enum mdl_isa)i);
     char mean[256];
     formcheck_suggest(fc, key, mean, sizeof mean);
     switch (v->problem) {

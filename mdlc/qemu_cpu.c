@@ -7,6 +7,7 @@
 #include <string.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#include "isainfo.h"
 #include "mdl_machine.h"
 
 extern char **environ;
@@ -72,8 +73,9 @@ void check_qemu_cpu(struct program *p)
     const struct param_val *cpu = b ? &b->vals[P_MACHINE_qemu_cpu] : NULL;
     if (!cpu || !cpu->set || !cpu->str[0])
         return;
-    bool a64 = b->vals[P_MACHINE_isa].set && b->vals[P_MACHINE_isa].enum_index == MDL_ISA_AARCH64;
-    const char *qemu_bin = a64 ? "qemu-aarch64" : "qemu-x86_64";
+    /* unset: param.def's default, the first of mdl/isa.def */
+    unsigned isa = b->vals[P_MACHINE_isa].set ? (unsigned)b->vals[P_MACHINE_isa].enum_index : 0;
+    const char *qemu_bin = isainfo_get(isa)->qemu;
     size_t len = strcspn(cpu->str, ",");
     char *help = cpu_help(qemu_bin);
     if (help && !listed(help, cpu->str, len)) {

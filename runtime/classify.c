@@ -43,7 +43,6 @@ struct cls_index {
     struct table wild;          /* "MNEMONIC/N" -> forms with `*` kinds and N operands */
     uint32_t *single_off, *single;  /* per template: single rules, last declared first */
     uint32_t *pair_off, *pair;      /* per template: pair rules it starts, last declared first */
-    bool x86;
 };
 
 /* ---- form keys ---------------------------------------------------------------------------------- */
@@ -330,7 +329,6 @@ struct cls_index *cls_build(const struct mdl_machine *m)
     struct cls_index *ci = calloc(1, sizeof *ci);
     if (!ci)
         return NULL;
-    ci->x86 = m->isa == MDL_ISA_X86_64;
     uint32_t n = m->n_forms;
     bool ok = table_init(&ci->exact, n + 1) && table_init(&ci->variant, n + 1) &&
               table_init(&ci->loose, 2 * n + 1) && table_init(&ci->wild, 16);
@@ -447,35 +445,11 @@ static int64_t find_loose(const struct cls_index *ci, const struct mdl_machine *
     return best;
 }
 
-/* uops.info names LEA by its address: base (B), RIP (R), index (I, IS when scaled),
- * displacement (D8, D32). */
-static bool lea_key(const struct rt_insn *in, const struct form *q, char *key, size_t n)
-{
-    if (strcmp(q->mn, "LEA") != 0 || !in->n_mem || !q->nk)
-        return false;
-    const struct rt_mem *a = &in->mem[0];
-    bool rip = a->base == RT_X86_RIP, base = a->base != RT_REG_NONE && !rip;
-    bool bp = a->base == RT_X86_GPR + 5 || a->base == RT_X86_GPR + 13;    /* rbp/r13 need a disp8 */
-    bool d8 = base && (a->disp ? a->disp >= -128 && a->disp <= 127 : bp);
-    bool d32 = !base || (a->disp && !d8);
-    snprintf(key, n, "LEA%s%s%s%s (%s)", rip ? "_R" : base ? "_B" : "",
-             a->index ? (a->scale > 1 ? "_IS" : "_I") : "", d8 ? "_D8" : "", d32 ? "_D32" : "", q->kinds[0]);
-    return true;
-}
-
-/* Spellings of the same instruction under another name. */
+/* The same instruction under the other name the decoder gives it (IN->alt_key), else loosened. */
 static int64_t find_related(const struct cls_index *ci, const struct mdl_machine *m, const struct rt_insn *in,
                             const struct form *q)
 {
-    char key[KEY_LEN];
-    int64_t t = -1;
-    if (ci->x86 && lea_key(in, q, key, sizeof key)) {
-        t = find_exact(ci, key);
-    }
-    if (t < 0 && !ci->x86 && strncmp(q->mn, "B.", 2) == 0) {
-        compose(key, sizeof key, "B.cond", q, false);
-        t = find_exact(ci, key);
-    }
+    int64_t t = in->alt_key[0] ? find_exact(ci, in->alt_key) : -1;
     return t >= 0 ? t : find_loose(ci, m, q);
 }
 
@@ -564,9 +538,8 @@ static void apply_depends(const struct mdl_machine *m, struct rt_insn *in)
         for (unsigned i = 0; i < in->n_ops && i < RT_MAX_OPS; i++)
             if (has_reg(in->dst, in->n_dst, in->op_reg[i]))
                 add_reg(in->src, &in->n_src, RT_MAX_SRC, in->op_reg[i]);
-    uint8_t flags = m->isa == MDL_ISA_AARCH64 ? RT_A64_NZCV : RT_X86_FLAGS;
-    if ((bits & (1u << MDL_DEPEND_FLAGS)) && has_reg(in->dst, in->n_dst, flags))
-        add_reg(in->src, &in->n_src, RT_MAX_SRC, flags);
+    if ((bits & (1u << MDL_DEPEND_FLAGS)) && has_reg(in->dst, in->n_dst, in->flags_reg))
+        add_reg(in->src, &in->n_src, RT_MAX_SRC, in->flags_reg);
 }
 
 void cls_apply(const struct cls_index *ci, const struct mdl_machine *m, struct rt_insn *in)

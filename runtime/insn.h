@@ -61,9 +61,19 @@ struct rt_insn {
     bool fusible;               /* the machine fuses this form with some following instruction
                                    (a pair rule starts with it): the decoder holds it until the
                                    next instruction is predecoded */
-    bool sync;                  /* reads rsp after pushes or pops: the stack engine inserts a
-                                   synchronisation uop first (set per execution context) */
-    int8_t stack;               /* rsp moved by the stack engine: -8 push/call, +8 pop/ret */
+    bool sync;                  /* reads the stack register after pushes or pops: the stack engine
+                                   inserts a synchronisation uop first (set per execution context) */
+    /* The decoder's facts, so that the model never asks which ISA or mnemonic it runs: */
+    int8_t stack;               /* STACK_REG moved by the stack engine, not by an operation: x86
+                                   -8 push/call, +8 pop/ret; 0 for every other instruction */
+    uint8_t stack_reg;          /* the register a stack engine tracks on this ISA (x86 rsp), on every
+                                   instruction; RT_REG_NONE where there is none (AArch64's sp is an
+                                   ordinary register, moved by ordinary writebacks) */
+    uint8_t flags_reg;          /* the ISA's condition flags (x86 rflags, AArch64 nzcv) */
+    uint8_t merge;              /* a register read and written whose other elements the result keeps
+                                   (x86 scalar SIMD's destination), not the computed value; or NONE */
+    bool pc_relative;           /* its text or facts name addresses computed from its own (x86
+                                   jmp/jcc/call rel, AArch64 b, bl, adr, adrp, ldr literal) */
     /* x86: the first operand's new value is VALUE_OF's plus VALUE_ADD (a register move, an add
      * or subtract of a constant), for addresses made up in block mode; RT_REG_NONE: a new one */
     uint8_t value_of;
@@ -76,13 +86,13 @@ struct rt_insn {
     uint8_t op_reg[RT_MAX_OPS]; /* explicit operands in assembly order: register id or NONE */
     struct rt_mem mem[RT_MAX_MEM];
     char key[64];               /* the form key looked up, e.g. "ADD (R64, M64)" */
+    char alt_key[32];           /* the form's other spelling, tried when the key has no entry
+                                   (uops.info's LEA_B_D8 names, cortex-a72's B.cond); or empty */
     char disasm[64];            /* "add rax, qword ptr [rbx + 8]" */
 };
 
-/* Sets IN->stack from its form (x86 push, pop, call, ret), once per static instruction. */
-void rt_insn_set_stack(struct rt_insn *in);
-/* Whether IN reads rsp other than through the stack engine: with IN->stack, the two halves of
- * the stack-synchronisation rule. */
-bool rt_insn_reads_rsp(const struct rt_insn *in);
+/* Whether IN reads its stack register (IN->stack_reg) as data or for an address: with IN->stack,
+ * the two halves of the stack-synchronisation rule. False where the ISA has no stack engine. */
+bool rt_insn_reads_stack(const struct rt_insn *in);
 
 #endif

@@ -4,7 +4,13 @@
 #define MDL_MACHINE_H
 #include <stdint.h>
 
-enum mdl_isa { MDL_ISA_X86_64, MDL_ISA_AARCH64 };
+/* The instruction sets of mdl/isa.def (the description's `isa`). */
+enum mdl_isa {
+#define ISA(e, ...) MDL_ISA_##e,
+#include "../mdl/isa.def"
+#undef ISA
+    MDL_ISA_COUNT
+};
 
 enum mdl_class {
 #define X(e, s, doc) MDL_CLASS_##e,

@@ -370,24 +370,14 @@ void rt_model_free(struct rt_model *md)
     free(md);
 }
 
-void rt_insn_set_stack(struct rt_insn *in)
+bool rt_insn_reads_stack(const struct rt_insn *in)
 {
-    if (!strncmp(in->key, "PUSH", 4) || !strncmp(in->key, "CALL", 4))
-        in->stack = -8;
-    else if (!strncmp(in->key, "POP", 3) || !strncmp(in->key, "RET", 3))
-        in->stack = 8;
-    else
-        in->stack = 0;
-}
-
-bool rt_insn_reads_rsp(const struct rt_insn *in)
-{
-    const uint8_t rsp = RT_X86_GPR + 4;
-    for (unsigned k = 0; k < in->n_src; k++)
-        if (in->src[k] == rsp)
+    const uint8_t sp = in->stack_reg;
+    for (unsigned k = 0; sp != RT_REG_NONE && k < in->n_src; k++)
+        if (in->src[k] == sp)
             return true;
-    for (unsigned k = 0; k < in->n_addr; k++)
-        if (in->addr[k] == rsp)
+    for (unsigned k = 0; sp != RT_REG_NONE && k < in->n_addr; k++)
+        if (in->addr[k] == sp)
             return true;
     return false;
 }
@@ -548,10 +538,11 @@ static void model_step(struct rt_model *md, struct step *s, const struct rt_insn
     prep_memory(md, s);
     lanes_split(md, s);
     _Alignas(64) double retire[RT_MAX_LANES], fe_ready[RT_MAX_LANES];
-    /* The stack engine's synchronisation uop makes rsp one cycle later for this reader. */
-    if (in->sync)
+    /* The stack engine's synchronisation uop makes the stack register one cycle later for this
+     * reader. */
+    if (in->sync && in->stack_reg != RT_REG_NONE)
         for (unsigned l = 0; l < md->live; l++)
-            md->reg_t[(size_t)(RT_X86_GPR + 4) * md->L + l] += md->lat_scale[l];
+            md->reg_t[(size_t)in->stack_reg * md->L + l] += md->lat_scale[l];
     /* the kernel over the live lanes, lane 0 with its taints while a period is open */
     struct kin kin;
     kernel_inputs(md, s, 0, md->live, fe_ready, &kin);

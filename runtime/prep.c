@@ -10,12 +10,12 @@ static uint8_t insn_class(const struct rt_insn *in, const struct mdl_template *t
     return t->cls < MDL_CLASS_COUNT ? t->cls : in->cls < MDL_CLASS_COUNT ? in->cls : MDL_CLASS_GENERIC;
 }
 
-/* Whether IN reads a register as data. A push or pop reads rsp for its slot's address only:
- * the stack engine moves rsp, no operation uses it. */
+/* Whether IN reads a register as data. A push or pop reads the stack register for its slot's
+ * address only: the stack engine moves it, no operation uses it. */
 static bool reads_data(const struct rt_insn *in)
 {
     for (unsigned k = 0; k < in->n_src; k++)
-        if (!in->stack || in->src[k] != RT_X86_GPR + 4)
+        if (!in->stack || in->src[k] != in->stack_reg)
             return true;
     return false;
 }
@@ -118,28 +118,20 @@ void prep_memory(struct rt_model *md, struct step *s)
             s->write_st[s->n_writes++] = shadow_write(&md->mem, s->addr[i], s->in->mem[i].size, seq, s->cls);
 }
 
-/* An x86 scalar SIMD operation writes the low element of its destination and merges the rest
- * from a register it reads (cvtsi2sd's destination, the first source of the VEX forms). Where
- * its latency is a range, that merge takes the lower bound, the converted or computed value (the
- * last register operand) the upper one. */
-static void step_merges(const struct rt_model *md, struct step *s)
+/* A scalar SIMD operation that writes the low element of its destination and merges the rest
+ * from a register it reads (the decoder's IN->merge: x86 cvtsi2sd's destination, the first source
+ * of the VEX forms). Where its latency is a range, that merge takes the lower bound, the converted
+ * or computed value the upper one. */
+static void step_merges(struct step *s)
 {
     const struct rt_insn *in = s->in;
     const struct mdl_template *t = s->t;
-    if (md->m->isa != MDL_ISA_X86_64 || s->loads || s->stores || in->eliminated || t->latency_min < 1 ||
+    if (in->merge == RT_REG_NONE || s->loads || s->stores || in->eliminated || t->latency_min < 1 ||
         t->latency_min >= t->latency_max)
         return;
-    uint8_t value = RT_REG_NONE;
-    for (unsigned k = 0; k < in->n_ops; k++)
-        if (in->op_reg[k] != RT_REG_NONE)
-            value = in->op_reg[k];
-    for (unsigned k = 0; k < in->n_src; k++) {
-        uint8_t r = in->src[k];
-        bool vec = r >= RT_X86_VEC && r < RT_X86_VEC + 32;
-        for (unsigned j = 0; vec && r != value && j < in->n_dst; j++)
-            if (in->dst[j] == r)
-                s->src_bypass[k] += t->latency_min - t->latency_max;
-    }
+    for (unsigned k = 0; k < in->n_src; k++)
+        if (in->src[k] == in->merge)
+            s->src_bypass[k] += t->latency_min - t->latency_max;
 }
 
 /* The pointer-chasing fast path (§12.4 pointer_chase): a load whose address is a base register
@@ -168,7 +160,7 @@ void prep_mark_loaded(struct rt_model *md, const struct rt_insn *in, uint8_t cls
     if (in->eliminated && in->n_src == 1 && in->n_mem == 0)
         load = md->loaded[in->src[0]];
     for (unsigned k = 0; k < in->n_dst; k++)
-        md->loaded[in->dst[k]] = load && !(in->stack && in->dst[k] == RT_X86_GPR + 4);
+        md->loaded[in->dst[k]] = load && !(in->stack && in->dst[k] == in->stack_reg);
 }
 
 /* The legacy predecoder marks instruction boundaries in one fetch block per cycle, at most
@@ -286,7 +278,7 @@ void prep_step(struct rt_model *md, struct step *s, const struct rt_insn *in, ui
     s->placed = p->placed;
     s->port_units = p->port_units;
     step_bypasses(md, s);
-    step_merges(md, s);
+    step_merges(s);
     step_chase(md, s);
     s->extra_lat = level_extra(md, s);
     fills_prep(&md->fills, in, addr, levels, &s->fills);

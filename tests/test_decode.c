@@ -7,8 +7,10 @@
 #include "block.h"
 #include "classify.h"
 #include "cortex-a72.h"
+#include "check.h"
 #include "decode.h"
 #include "icelake.h"
+#include "isa.h"
 #include "skylake.h"
 
 enum {
@@ -187,6 +189,109 @@ Test(decode, call_and_ret_are_branches_with_a_stack_slot)
     cr_assert_eq(ret.cls, MDL_CLASS_RET);
 }
 
+Test(decode, gives_the_stack_engine_s_moves_of_push_pop_call_and_ret_on_rsp)
+{
+    static const struct { const char *hex, *what; int stack; } c[] = {
+        { "50", "push rax", -8 }, { "9c", "pushfq", -8 }, { "e8 00 00 00 00", "call", -8 },
+        { "58", "pop rax", 8 }, { "c3", "ret", 8 }, { "c9", "leave", 0 },
+        { "f3 48 0f b8 c3", "popcnt rax, rbx", 0 }, { "48 89 e5", "mov rbp, rsp", 0 },
+    };
+    for (size_t i = 0; i < sizeof c / sizeof *c; i++) {
+        struct rt_insn in = decode_x86(c[i].hex);
+        cr_expect_eq(in.stack, c[i].stack, "%s moves rsp by %d, not %d", c[i].what, in.stack, c[i].stack);
+        cr_expect_eq(in.stack_reg, RSP, "%s: the stack engine's register is rsp", c[i].what);
+        cr_expect_eq(in.flags_reg, RT_X86_FLAGS);
+    }
+}
+
+Test(decode, leave_writes_rsp_as_an_operation_and_loads_through_rbp)
+{
+    struct rt_insn in = decode_x86("c9");               /* leave: mov rsp, rbp; pop rbp */
+    cr_expect_eq(in.stack, 0);
+    cr_expect(has(in.dst, in.n_dst, RSP), "rsp is written by a uop, not by the stack engine");
+    cr_expect(has(in.dst, in.n_dst, RT_X86_GPR + 5));
+    cr_expect(in.n_mem == 1 && in.mem[0].load && in.mem[0].base == RT_X86_GPR + 5);
+}
+
+Test(decode, aarch64_ret_reads_the_link_register_and_moves_no_stack_pointer)
+{
+    struct rt_insn in = decode_a64("c0 03 5f d6");      /* ret */
+    cr_expect_eq(in.branch, RT_BR_RET);
+    cr_expect_eq(in.stack, 0);
+    cr_expect_eq(in.stack_reg, RT_REG_NONE, "AArch64 has no stack engine");
+    cr_expect(in.n_src == 1 && in.src[0] == RT_A64_X + 30, "ret reads x30 alone");
+    cr_expect_eq(in.n_dst, 0);
+    cr_expect_eq(in.n_mem, 0);
+    cr_expect_eq(in.flags_reg, RT_A64_NZCV);
+}
+
+Test(decode, aarch64_bl_writes_the_link_register_and_no_stack_slot)
+{
+    struct rt_insn in = decode_a64("00 00 00 94");      /* bl . */
+    cr_expect_eq(in.branch, RT_BR_CALL);
+    cr_expect(in.stack == 0 && in.stack_reg == RT_REG_NONE);
+    cr_expect(in.n_dst == 1 && in.dst[0] == RT_A64_X + 30);
+    cr_expect_eq(in.n_mem, 0);
+}
+
+Test(decode, aarch64_stp_with_writeback_writes_sp_as_an_ordinary_register)
+{
+    struct rt_insn in = decode_a64("fd 7b bf a9");      /* stp x29, x30, [sp, #-16]! */
+    cr_expect_str_eq(in.key, "STP (X, X, M)");
+    cr_expect(in.stack == 0 && in.stack_reg == RT_REG_NONE);
+    cr_expect(has(in.dst, in.n_dst, RT_A64_SP), "the writeback is the instruction's own write");
+    cr_expect(has(in.addr, in.n_addr, RT_A64_SP));
+    cr_expect(in.n_mem == 1 && in.mem[0].store && in.mem[0].base == RT_A64_SP && in.mem[0].disp == -16 &&
+              in.mem[0].size == 16);
+}
+
+Test(decode, aarch64_x4_is_an_ordinary_register_in_every_role)
+{
+    /* x4 is register number 4 as rsp is on x86: nothing about it is a stack's */
+    const uint8_t x4 = RT_A64_X + 4;
+    struct rt_insn ld = decode_a64("80 00 40 f9");      /* ldr x0, [x4] */
+    struct rt_insn add = decode_a64("84 20 00 91");     /* add x4, x4, #8 */
+    struct rt_insn chase = decode_a64("84 00 40 f9");   /* ldr x4, [x4] */
+    struct rt_insn wb = decode_a64("80 8c 40 f8");      /* ldr x0, [x4, #8]! */
+    struct rt_insn blr = decode_a64("80 00 3f d6");     /* blr x4 */
+    struct rt_insn all[] = { ld, add, chase, wb, blr };
+    for (size_t i = 0; i < sizeof all / sizeof *all; i++)
+        cr_expect(all[i].stack == 0 && all[i].stack_reg == RT_REG_NONE, "%s", all[i].disasm);
+    cr_expect(ld.mem[0].base == x4 && has(ld.addr, ld.n_addr, x4) && !has(ld.dst, ld.n_dst, x4));
+    cr_expect(has(add.src, add.n_src, x4) && has(add.dst, add.n_dst, x4));
+    cr_expect(has(chase.addr, chase.n_addr, x4) && has(chase.dst, chase.n_dst, x4));
+    cr_expect(has(wb.dst, wb.n_dst, x4), "a writeback on x4 writes it");
+    cr_expect(has(blr.src, blr.n_src, x4) && has(blr.dst, blr.n_dst, RT_A64_X + 30));
+}
+
+Test(decode, says_which_instructions_name_addresses_computed_from_their_own)
+{
+    static const struct { const char *hex, *what; bool x86, rel; } c[] = {
+        { "75 f4", "jne", true, true }, { "e8 00 00 00 00", "call rel32", true, true },
+        { "ff d0", "call rax", true, false }, { "48 8b 05 10 00 00 00", "mov rax, [rip + 0x10]", true, false },
+        { "40 00 00 54", "b.eq", false, true }, { "00 00 00 10", "adr x0, .", false, true },
+        { "00 00 00 58", "ldr x0, (literal)", false, true }, { "80 00 40 f9", "ldr x0, [x4]", false, false },
+        { "c0 03 5f d6", "ret", false, false },
+    };
+    for (size_t i = 0; i < sizeof c / sizeof *c; i++) {
+        struct rt_insn in = c[i].x86 ? decode_x86(c[i].hex) : decode_a64(c[i].hex);
+        cr_expect_eq(in.pc_relative, c[i].rel, "%s", c[i].what);
+    }
+}
+
+Test(decode, names_the_register_a_scalar_simd_operation_merges_into)
+{
+    struct rt_insn cvt = decode_x86("f2 48 0f 2a ca");  /* cvtsi2sd xmm1, rdx */
+    struct rt_insn vadd = decode_x86("c5 f3 58 c2");    /* vaddsd xmm0, xmm1, xmm2 */
+    struct rt_insn same = decode_x86("f2 0f 51 c9");    /* sqrtsd xmm1, xmm1: the value is xmm1 */
+    struct rt_insn packed = decode_x86("0f 58 c1");     /* addps xmm0, xmm1 */
+    cr_expect_eq(cvt.merge, RT_X86_VEC + 1);
+    cr_expect_eq(vadd.merge, RT_REG_NONE, "a VEX form writes xmm0, which it does not read");
+    cr_expect_eq(same.merge, RT_REG_NONE);
+    cr_expect_eq(packed.merge, RT_X86_VEC, "addps reads and writes xmm0 besides xmm1");
+    cr_expect_eq(decode_a64("20 cc 22 4e").merge, RT_REG_NONE);     /* fmla v0.4s, v1.4s, v2.4s */
+}
+
 Test(decode, div_reads_and_writes_rax_and_rdx_implicitly)
 {
     struct rt_insn in = decode_x86("48 f7 f1");         /* div rcx */
@@ -303,6 +408,7 @@ Test(decode, lea_takes_uops_info_addressing_variant_and_loads_nothing)
 {
     struct rt_insn in = classified(&mdl_machine_skylake, "48 8d 44 30 08", 0);  /* lea rax, [rax+rsi+8] */
     cr_assert_str_eq(in.key, "LEA (R64, M64)");
+    cr_assert_str_eq(in.alt_key, "LEA_B_I_D8 (R64)");
     cr_assert_str_eq(tmpl_name(&mdl_machine_skylake, &in), "LEA_B_I_D8 (R64)");
     cr_assert(has(in.src, in.n_src, RAX) && has(in.src, in.n_src, RSI));
     cr_assert_not(in.mem[0].load || in.mem[0].store);
@@ -314,6 +420,30 @@ Test(decode, compare_predicates_become_an_immediate)
     struct rt_insn in = classified(&mdl_machine_skylake, "f3 0f c2 c1 00", 0);  /* cmpeqss xmm0, xmm1 */
     cr_assert_str_eq(in.key, "CMPSS (XMM, XMM, I8)");
     cr_assert_not(in.unknown);
+}
+
+Test(decode, has_one_table_entry_per_isa_of_the_descriptions)
+{
+    for (unsigned isa = 0; isa < MDL_ISA_COUNT; isa++) {
+        const struct isa_ops *ops = isa_get(isa);
+        const struct isainfo *info = isainfo_get(isa);
+        cr_assert(ops && info, "ISA %u has its tables", isa);
+        cr_expect_str_eq(info->name, check_enum_name("ISA", isa), "the description's name of ISA %u", isa);
+        cr_expect(ops->reg_info && ops->fill && ops->direct_target && ops->as && ops->objcopy && ops->objdump);
+        char err[128];
+        struct dec *d = dec_open((enum mdl_isa)isa, err, sizeof err);
+        cr_expect(d, "%s: %s", info->name, err);
+        dec_close(d);
+    }
+    cr_expect_null(isa_get(MDL_ISA_COUNT));
+    cr_expect_null(isainfo_get(MDL_ISA_COUNT));
+    char err[128], want[64];
+    cr_expect_null(dec_open(MDL_ISA_COUNT, err, sizeof err));
+    snprintf(want, sizeof want, "no decoder for ISA %d", MDL_ISA_COUNT);
+    cr_expect_str_eq(err, want);
+    char list[128];
+    isa_list(list, sizeof list);
+    cr_expect_str_eq(list, "x86_64 (0) nor aarch64 (1)");
 }
 
 Test(decode, undecodable_bytes_give_an_error_naming_them)
@@ -502,6 +632,7 @@ Test(decode, conditional_branch_reads_nzcv)
 {
     struct rt_insn in = classified(&mdl_machine_cortex_a72, "40 00 00 54", 0);  /* b.eq .+8 */
     cr_assert_str_eq(in.key, "B.EQ (L)");
+    cr_assert_str_eq(in.alt_key, "B.cond (L)");
     cr_assert_eq(in.branch, RT_BR_COND);
     cr_assert(has(in.src, in.n_src, RT_A64_NZCV));
     cr_assert_not(in.unknown);

@@ -395,6 +395,32 @@ static double block_cycles(const char *machine, const char *hex)
     return c;
 }
 
+Test(mdlsim, an_aarch64_ret_moves_no_stack_pointer_so_a_chain_through_memory_holds)
+{
+    /* ldr x0, [x4]; add x0, x0, #1; str x0, [x4]; ret (then nop in its place): the store forwards
+     * to the next load of [x4] (6.5, measured) and the add takes 1, whatever ends the block */
+    double ret = block_cycles("cortex-a72", "800040f900040091800000f9c0035fd6");
+    double nop = block_cycles("cortex-a72", "800040f900040091800000f91f2003d5");
+    cr_expect_float_eq(nop, 7.5, 0.01);
+    cr_expect_float_eq(ret, nop, 0.01, "ret %g cycles, nop %g", ret, nop);
+}
+
+Test(mdlsim, times_an_aarch64_block_the_same_whether_it_uses_x4_or_x5)
+{
+    /* each block with x4, then with x5 in its place: neither is a stack pointer */
+    static const char *const blocks[][2] = {
+        { "800040f900040091800000f9c0035fd6", "a00040f900040091a00000f9c0035fd6" },   /* ldr, add, str, ret */
+        { "840040f9c0035fd6", "a50040f9c0035fd6" },                                   /* ldr x4, [x4]; ret */
+        { "fd7bbfa9800040f9800000f9fd7bc1a8c0035fd6",                                 /* stp, ldr, str, ldp, ret */
+          "fd7bbfa9a00040f9a00000f9fd7bc1a8c0035fd6" },
+        { "808c40f800040091800000f9c0035fd6", "a08c40f800040091a00000f9c0035fd6" },   /* ldr x0, [x4, #8]! ... */
+    };
+    for (size_t i = 0; i < sizeof blocks / sizeof *blocks; i++) {
+        double x4 = block_cycles("cortex-a72", blocks[i][0]), x5 = block_cycles("cortex-a72", blocks[i][1]);
+        cr_expect_float_eq(x4, x5, 1e-9, "block %zu: %g cycles with x4, %g with x5", i, x4, x5);
+    }
+}
+
 Test(mdlsim, chains_bsr_and_bsf_through_the_destination_they_keep_on_every_intel_core)
 {
     /* bsr rax, rdx; add eax, 1 (and bsf): the destination is read, kept when rdx is zero, so the

@@ -309,6 +309,7 @@ Test(model, takes_a_pop_for_a_pure_load_though_it_reads_rsp)
     push.src[push.n_src++] = rsp;
     push.stack = -8;
     pop.stack = 8;
+    push.stack_reg = pop.stack_reg = rsp;
     cr_expect_float_eq(memory_chain(m, push, pop), 5.0, 0.1);
 }
 
@@ -561,8 +562,10 @@ Test(model, merges_a_scalar_simd_result_into_its_destination_at_the_lower_latenc
     cvt.src[cvt.n_src++] = rdx;
     cvt.op_reg[cvt.n_ops++] = xmm1;
     cvt.op_reg[cvt.n_ops++] = rdx;
+    cvt.merge = xmm1;           /* what the decoder says of it */
     cr_expect_float_eq(run(m, &cvt, 1, 200, NULL, 0, 0, NULL), 4.0, 1e-9);
     cvt.op_reg[1] = xmm1;
+    cvt.merge = RT_REG_NONE;
     cr_expect_float_eq(run(m, &cvt, 1, 200, NULL, 0, 0, NULL), 7.0, 1e-9);
 }
 
@@ -980,6 +983,7 @@ static void random_pool(const struct mdl_machine *m, struct rt_insn *pool, unsig
         pool[i].len = (uint8_t)(1 + next_random(x) % 15);
         pool[i].lcp = next_random(x) % 8 == 0;
         pool[i].sync = next_random(x) % 16 == 0;
+        pool[i].stack_reg = RT_X86_GPR + 4;
     }
 }
 

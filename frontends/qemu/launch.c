@@ -51,14 +51,14 @@ static bool has_interpreter(const char *path)
     return interp;
 }
 
-const char *launch_sysroot(const char *given, bool aarch64, const char *program)
+const char *launch_sysroot(const char *given, const char *cross, const char *program)
 {
     struct stat st;
     if (given)
         return given;
-    if (!aarch64 || getenv("QEMU_LD_PREFIX") || !has_interpreter(program))
+    if (!cross || getenv("QEMU_LD_PREFIX") || !has_interpreter(program))
         return NULL;
-    return stat(LAUNCH_AARCH64_SYSROOT, &st) == 0 && S_ISDIR(st.st_mode) ? LAUNCH_AARCH64_SYSROOT : NULL;
+    return stat(cross, &st) == 0 && S_ISDIR(st.st_mode) ? cross : NULL;
 }
 
 bool launch_script(const char *path, char *interp, size_t len, char *arg, size_t arglen)

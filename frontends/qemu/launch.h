@@ -19,13 +19,11 @@ int launch_tool(char *const argv[], const char *out, const char *err);
  * False when PATH does not start with "#!" or names no interpreter. */
 bool launch_script(const char *path, char *interp, size_t len, char *arg, size_t arglen);
 
-/* Where Debian's cross toolchain (gcc-aarch64-linux-gnu) puts the AArch64 C library. */
-#define LAUNCH_AARCH64_SYSROOT "/usr/aarch64-linux-gnu"
-
 /* The root QEMU looks for a guest's interpreter and libraries under (its -L): GIVEN (--sysroot)
- * when there is one; else, for a dynamically linked AArch64 program (an ELF interpreter), the
- * cross toolchain's when it is installed and QEMU_LD_PREFIX does not name one; else NULL (x86-64
- * guests use the host's libraries). */
-const char *launch_sysroot(const char *given, bool aarch64, const char *program);
+ * when there is one; else, for a dynamically linked program (an ELF interpreter) of an ISA whose
+ * libraries come from a cross toolchain, that toolchain's root CROSS (struct isa_ops' sysroot:
+ * gcc-aarch64-linux-gnu's for AArch64) when it is installed and QEMU_LD_PREFIX does not name one;
+ * else NULL (CROSS NULL: x86-64 guests use the host's libraries). */
+const char *launch_sysroot(const char *given, const char *cross, const char *program);
 
 #endif

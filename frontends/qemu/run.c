@@ -29,7 +29,7 @@ struct sinsn {
     uint64_t l1_misses, ll_misses, mispredicts;     /* inside the region */
     bool entry;                     /* the first instruction of a region's function */
     uint64_t fn;                    /* the start of its function, 0 outside any symbol */
-    bool reads_rsp;                 /* other than through the stack engine */
+    bool reads_stack;               /* its stack register, other than through the stack engine */
     /* What the model steps on, without and with the stack engine's sync uop: copies that never
      * change or move while the model thread may still read them. PAIR: with the instruction
      * after it, one macro-fused entry (NULL when they do not fuse). */
@@ -426,11 +426,10 @@ static bool add_insn(struct run *r, struct reader *rd, uint64_t w0, char *err, s
         s->in.unknown = true;
     } else {
         cls_apply(r->ci, r->o.m, &s->in);
-        rt_insn_set_stack(&s->in);
     }
     if (id >= r->n_s)
         r->n_s = id + 1;
-    s->reads_rsp = !s->in.stack && rt_insn_reads_rsp(&s->in);
+    s->reads_stack = !s->in.stack && rt_insn_reads_stack(&s->in);
     s->entry = region_entry(r, pc);
     struct symbols_at at;
     symbols_lookup(r->sym, pc, &at);
@@ -615,12 +614,10 @@ static void model_pending(struct run *r, uint64_t next_pc, bool known_next)
             addr[k] = r->addr[k];
     }
     r->total++;
-    bool sync = false;
-    if (r->o.m->isa == MDL_ISA_X86_64) {
-        bool stack = in->stack != 0, reads = s->reads_rsp;
-        sync = reads && r->stack_dirty;
-        r->stack_dirty = stack || (r->stack_dirty && !reads);
-    }
+    /* The stack engine's facts are the decoder's: nothing moves it on an ISA without one. */
+    bool stack = in->stack != 0, reads = s->reads_stack;
+    bool sync = reads && r->stack_dirty;
+    r->stack_dirty = stack || (r->stack_dirty && !reads);
     bool inside = in_region(r, s);
     if (inside) {
         r->in_roi++;

@@ -2,6 +2,7 @@
  * the frame's place, head and N words, then the N words. The program's frame comes first, the
  * stream's frames follow as recorded, the end frame last. */
 #include "trace.h"
+#include "isa.h"
 #include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
@@ -172,9 +173,11 @@ static bool read_header(struct trace_reader *t, char *err, size_t errlen)
                  "mdlsim)", t->path, version, TRACE_VERSION);
         return false;
     }
-    if (head[1] != MDL_ISA_X86_64 && head[1] != MDL_ISA_AARCH64) {
-        snprintf(err, errlen, "'%s' is corrupt at byte 8: ISA %llu is neither x86_64 (0) nor aarch64 (1)", t->path,
-                 (unsigned long long)head[1]);
+    if (head[1] >= MDL_ISA_COUNT) {
+        char known[128];
+        isa_list(known, sizeof known);
+        snprintf(err, errlen, "'%s' is corrupt at byte 8: ISA %llu is neither %s", t->path, (unsigned long long)head[1],
+                 known);
         return false;
     }
     t->isa = (enum mdl_isa)head[1];

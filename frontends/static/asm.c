@@ -1,6 +1,7 @@
 /* Runs `as` (or the AArch64 cross assembler), `objcopy` and `objdump` in a private temporary
  * directory: the .text section's bytes, its symbols, and llvm-mca's region markers as labels. */
 #include "asm.h"
+#include "isa.h"
 #include "launch.h"
 #include <errno.h>
 #include <stdio.h>
@@ -236,12 +237,12 @@ bool asm_assemble(const char *path, enum mdl_isa isa, struct asm_code *code, cha
     snprintf(log, sizeof log, "%s/log", dir);
     snprintf(copy, sizeof copy, "%s/marked.s", dir);
     snprintf(syms, sizeof syms, "%s/syms", dir);
-    bool a64 = isa == MDL_ISA_AARCH64;
-    const char *as = a64 ? "aarch64-linux-gnu-as" : "as", *objcopy = a64 ? "aarch64-linux-gnu-objcopy" : "objcopy";
+    const struct isa_ops *ops = isa_get(isa);
+    const char *as = ops->as, *objcopy = ops->objcopy;
     int marked = mark_regions(path, copy, code, err, errlen);
     char *as_argv[] = { (char *)as, "-o", obj, (char *)(marked > 0 ? copy : path), NULL };
     char *oc_argv[] = { (char *)objcopy, "-O", "binary", "-j", ".text", obj, bin, NULL };
-    char *sym_argv[] = { a64 ? "aarch64-linux-gnu-objdump" : "objdump", "-t", obj, NULL };
+    char *sym_argv[] = { (char *)ops->objdump, "-t", obj, NULL };
     bool ok = false;
     if (marked < 0)
         ;

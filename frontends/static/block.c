@@ -4,6 +4,7 @@
  * same register values and displacement, which is what lets a store feed a later load of the same
  * slot (store-to-load forwarding). */
 #include "block.h"
+#include "isa.h"
 #include "result.h"
 #include <ctype.h>
 #include <math.h>
@@ -66,7 +67,8 @@ bool block_parse_hex(const char *hex, uint8_t **bytes, size_t *len, char *err, s
     return true;
 }
 
-/* A read of rsp after pushes or pops needs the stack engine's sync uop. The block repeats, so
+/* A read of the stack register after pushes or pops needs the stack engine's sync uop (none
+ * where the ISA has no stack engine). The block repeats, so
  * the state at its start is the one its end leaves: two passes settle it. */
 static void mark_stack_sync(struct block *b)
 {
@@ -78,16 +80,17 @@ static void mark_stack_sync(struct block *b)
                 dirty = true;
                 continue;
             }
-            in->sync = dirty && rt_insn_reads_rsp(in);
-            if (in->sync || rt_insn_reads_rsp(in))
+            in->sync = dirty && rt_insn_reads_stack(in);
+            if (in->sync || rt_insn_reads_stack(in))
                 dirty = false;
         }
 }
 
 /* ---- the decoded instructions of a thread ---------------------------------------------------- */
 
-/* x86 instructions only, and those that do not depend on where they are (a relative branch's
- * text names its target). Any number of bytes that decode to an instruction decode to it
+/* Instructions of an ISA whose table caches them (isa_ops.cache_decodes: x86-64), and only those
+ * that do not depend on where they are (not pc_relative: a relative branch's text names its
+ * target). Any number of bytes that decode to an instruction decode to it
  * wherever they are, so the entry whose bytes start the rest of a block is its instruction:
  * lookups try each length from 1 to 15 bytes. */
 enum { CACHE_SLOTS = 1 << 14, CACHE_ENTRIES = CACHE_SLOTS / 2, MAX_INSN_BYTES = 15 };
@@ -145,7 +148,7 @@ static const struct rt_insn *cache_find(struct block_cache *c, const uint8_t *by
 
 static void cache_put(struct block_cache *c, const uint8_t *bytes, const struct rt_insn *in)
 {
-    if (c->n == CACHE_ENTRIES || in->len == 0 || in->len > MAX_INSN_BYTES || strstr(in->key, "Rel"))
+    if (c->n == CACHE_ENTRIES || in->len == 0 || in->len > MAX_INSN_BYTES || in->pc_relative)
         return;
     uint64_t h = 0xcbf29ce484222325ull;
     for (unsigned k = 0; k < in->len; k++)
@@ -166,7 +169,7 @@ static int decode_insn(struct dec *dec, const struct cls_index *ci, const struct
                        struct block_cache *cache, const uint8_t *bytes, size_t avail, uint64_t pc,
                        struct rt_insn *in, char *err, size_t errlen)
 {
-    bool cached = cache && m->isa == MDL_ISA_X86_64;
+    bool cached = cache && isa_get(m->isa)->cache_decodes;
     const struct rt_insn *hit = cached ? cache_find(cache, bytes, avail) : NULL;
     if (hit) {
         *in = *hit;
@@ -177,7 +180,6 @@ static int decode_insn(struct dec *dec, const struct cls_index *ci, const struct
     if (n <= 0)
         return n;
     cls_apply(ci, m, in);
-    rt_insn_set_stack(in);
     if (cached)
         cache_put(cache, bytes, in);
     return n;
@@ -210,8 +212,7 @@ bool block_decode(struct block *b, struct dec *dec, const struct cls_index *ci, 
             b->n++;
         off += (size_t)n;
     }
-    if (m->isa == MDL_ISA_X86_64)
-        mark_stack_sync(b);
+    mark_stack_sync(b);
     return true;
 }
 
@@ -250,13 +251,13 @@ static void addr_gen_init(struct addr_gen *g)
     g->fresh = RT_REG_COUNT;
 }
 
-static uint64_t synthetic_address(const struct addr_gen *g, const struct rt_mem *mem)
+static uint64_t synthetic_address(const struct addr_gen *g, const struct rt_mem *mem, uint8_t stack_reg)
 {
     uint64_t h = 0x9e3779b97f4a7c15ull;
     h = (h ^ (mem->base ? g->version[mem->base] : 0)) * 0x100000001b3ull;
     h = (h ^ (mem->index ? g->version[mem->index] : 0)) * 0x100000001b3ull;
     h = (h ^ mem->scale) * 0x100000001b3ull;
-    int64_t disp = mem->disp + (mem->base == RT_X86_GPR + 4 ? g->sp_delta : 0) +
+    int64_t disp = mem->disp + (mem->base && mem->base == stack_reg ? g->sp_delta : 0) +
                    (mem->base ? g->offset[mem->base] : 0) + (mem->index ? g->offset[mem->index] * mem->scale : 0);
     /* Keep the displacement in the low bits so that neighbouring slots overlap as they do. */
     return (h << 24) + (uint64_t)(disp + (1 << 22));
@@ -265,10 +266,10 @@ static uint64_t synthetic_address(const struct addr_gen *g, const struct rt_mem 
 static void addresses(struct addr_gen *g, const struct rt_insn *in, uint64_t *addr)
 {
     for (unsigned i = 0; i < in->n_mem; i++)
-        addr[i] = synthetic_address(g, &in->mem[i]);
+        addr[i] = synthetic_address(g, &in->mem[i], in->stack_reg);
     /* x86 pushes, pops, calls and returns move rsp in the front end (the stack engine), so the
-     * decoder does not list rsp as written; their slots still move, which the delta tracks so
-     * that a pop reads what the matching push wrote. */
+     * decoder does not list it as written; their slots still move, which the delta tracks so
+     * that a pop reads what the matching push wrote (in->stack: 0 on an ISA without one). */
     g->sp_delta += in->stack;
     uint8_t to = in->value_of != RT_REG_NONE ? in->op_reg[0] : RT_REG_NONE;
     uint32_t v = g->version[in->value_of];
@@ -277,7 +278,7 @@ static void addresses(struct addr_gen *g, const struct rt_insn *in, uint64_t *ad
         uint8_t r = in->dst[k];
         g->version[r] = r == to ? v : g->fresh++;
         g->offset[r] = r == to ? off : 0;
-        if (r == RT_X86_GPR + 4)
+        if (r == in->stack_reg)
             g->sp_delta = 0;
     }
 }

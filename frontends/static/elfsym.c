@@ -1,6 +1,7 @@
 /* Just enough of a program to find a function, read with libelf: the ELF header, the symbol
  * tables, and the section the function's bytes live in. */
 #include "elfsym.h"
+#include "isa.h"
 #include <elf.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -53,18 +54,21 @@ static void close_file(struct elfsym_file *f)
     close(f->fd);
 }
 
-static const char *header_problem(Elf *e, enum mdl_isa isa)
+/* What keeps E from being a program of ISA, in a literal or in BUF; NULL when nothing does. */
+static const char *header_problem(Elf *e, enum mdl_isa isa, char *buf, size_t len)
 {
+    const struct isa_ops *ops = isa_get(isa);
+    const struct isainfo *info = isainfo_get(isa);
     const char *ident = elf_kind(e) == ELF_K_ELF ? elf_getident(e, NULL) : NULL;
     GElf_Ehdr eh;
     if (!ident || !gelf_getehdr(e, &eh))
         return "not an ELF file";
     if (ident[EI_CLASS] != ELFCLASS64 || ident[EI_DATA] != ELFDATA2LSB)
         return "not a little-endian 64-bit ELF file";
-    unsigned want = isa == MDL_ISA_AARCH64 ? EM_AARCH64 : EM_X86_64;
-    if (eh.e_machine != want)
-        return isa == MDL_ISA_AARCH64 ? "not an AArch64 program (the machine is aarch64)"
-                                      : "not an x86-64 program (the machine is x86_64)";
+    if (!ops || eh.e_machine != ops->elf_machine) {
+        snprintf(buf, len, "not an %s program (the machine is %s)", info ? info->title : "?", info ? info->name : "?");
+        return buf;
+    }
     if (eh.e_shentsize != sizeof(Elf64_Shdr))
         return "unexpected section header size";
     return NULL;
@@ -122,7 +126,8 @@ bool elfsym_function(const char *path, const char *symbol, enum mdl_isa isa, uin
     struct elfsym_file f;
     if (!open_file(path, &f, err, errlen))
         return false;
-    const char *problem = header_problem(f.elf, isa);
+    char why[96];
+    const char *problem = header_problem(f.elf, isa, why, sizeof why);
     bool tables = false;
     GElf_Sym sym;
     bool found = !problem && lookup(f.elf, symbol, &sym, &tables);
@@ -149,7 +154,8 @@ bool elfsym_check(const char *path, enum mdl_isa isa, bool *pie, char *err, size
     struct elfsym_file f;
     if (!open_file(path, &f, err, errlen))
         return false;
-    const char *problem = header_problem(f.elf, isa);
+    char why[96];
+    const char *problem = header_problem(f.elf, isa, why, sizeof why);
     GElf_Ehdr eh;
     if (problem)
         snprintf(err, errlen, "'%s': %s", path, problem);
