@@ -13,6 +13,7 @@ struct event {
     uint8_t levels[RT_MAX_MEM];
     uint32_t sidx;
     bool miss;
+    uint8_t path;                   /* enum rt_path; RT_PATH_COUNT: unchanged */
 };
 
 struct batch {
@@ -31,11 +32,20 @@ struct feed {
     pthread_cond_t changed;
 };
 
+/* One step, after the path that delivers it. */
+static void feed_run(struct rt_model *md, const struct rt_insn *in, uint32_t sidx, const uint64_t *addr,
+                     const uint8_t *levels, bool miss, enum rt_path path)
+{
+    if (path != RT_PATH_COUNT)
+        rt_model_path(md, path);
+    rt_model_step(md, in, sidx, addr, levels, miss);
+}
+
 static void run_batch(struct rt_model *md, const struct batch *b)
 {
     for (unsigned i = 0; i < b->n; i++) {
         const struct event *e = &b->ev[i];
-        rt_model_step(md, e->in, e->sidx, e->addr, e->levels, e->miss);
+        feed_run(md, e->in, e->sidx, e->addr, e->levels, e->miss, (enum rt_path)e->path);
     }
 }
 
@@ -92,10 +102,10 @@ static void hand_over(struct feed *f)
 }
 
 void feed_step(struct feed *f, const struct rt_insn *in, uint32_t sidx, const uint64_t *addr,
-               const uint8_t *levels, bool mispredicted)
+               const uint8_t *levels, bool mispredicted, enum rt_path path)
 {
     if (!f->threaded) {
-        rt_model_step(f->md, in, sidx, addr, levels, mispredicted);
+        feed_run(f->md, in, sidx, addr, levels, mispredicted, path);
         return;
     }
     struct batch *b = &f->b[f->fill];
@@ -103,6 +113,7 @@ void feed_step(struct feed *f, const struct rt_insn *in, uint32_t sidx, const ui
     e->in = in;
     e->sidx = sidx;
     e->miss = mispredicted;
+    e->path = (uint8_t)path;
     unsigned n = in->n_mem < RT_MAX_MEM ? in->n_mem : RT_MAX_MEM;
     for (unsigned k = 0; k < n; k++) {
         e->addr[k] = addr ? addr[k] : 0;

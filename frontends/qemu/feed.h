@@ -12,9 +12,10 @@ struct feed;
 /* Steps go to MD; on a thread of their own when THREADED (else at once, on the caller's). NULL
  * when the thread cannot start. */
 struct feed *feed_new(struct rt_model *md, bool threaded);
-/* One step (rt_model_step's arguments). IN must stay valid and unchanged until feed_finish. */
+/* One step (rt_model_step's arguments), delivered by PATH (rt_model_path; RT_PATH_COUNT: the
+ * model's path stays as it is). IN must stay valid and unchanged until feed_finish. */
 void feed_step(struct feed *f, const struct rt_insn *in, uint32_t sidx, const uint64_t *addr,
-               const uint8_t *levels, bool mispredicted);
+               const uint8_t *levels, bool mispredicted, enum rt_path path);
 /* Returns once every step fed has run; the model may then be read. */
 void feed_finish(struct feed *f);
 void feed_free(struct feed *f);
