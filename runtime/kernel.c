@@ -16,7 +16,7 @@
  * front-end knob makes it). */
 static void fe_restart(struct rt_model *md, const struct step *s, unsigned l, double scale)
 {
-    double low = md->fe_t[l] - md->m->idq * md->fe_cost[l];
+    double low = md->m->idq ? md->fe_t[l] - md->m->idq * md->fe_cost[l] : -INFINITY;   /* 0: no limit */
     if (md->fe_low[l] > low)
         low = md->fe_low[l];
     if (s->fe_switch)
