@@ -1,13 +1,14 @@
-/* Two loops of independent 7-byte adds (x86-64) or 4-byte adds (AArch64), run N times: BIG has 3000
- * of them (21 KB of code on x86-64, beyond any Intel core's decoded-uop cache: it decodes through
- * the legacy decoders), SMALL 300 (2.1 KB: it runs from the uop cache). Each register takes one
- * add in ten, so their chains never bind. Usage: bigloop big|small [N]. */
-#include <stdbool.h>
+/* Loops of independent 7-byte adds (x86-64) or 4-byte adds (AArch64), run N times: BIG has 3000
+ * of them (21 KB of code on x86-64, beyond the decoded-uop caches of Skylake and Ice Lake: it
+ * decodes through the legacy decoders), HUGE 6000 (42 KB, beyond Alder Lake's 4K uops too), SMALL
+ * 300 (2.1 KB: it runs from the uop cache). Each register takes one add in ten, so their chains
+ * never bind. Usage: bigloop big|huge|small [N]. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 long kernel_big(long n);
+long kernel_huge(long n);
 long kernel_small(long n);
 
 #define S_(x) #x
@@ -40,12 +41,14 @@ long kernel_small(long n);
             ".size " #name ", .-" #name "\n");
 
 KERNEL(kernel_big, 300)
+KERNEL(kernel_huge, 600)
 KERNEL(kernel_small, 30)
 
 int main(int argc, char **argv)
 {
-    bool big = argc < 2 || strcmp(argv[1], "small") != 0;
+    const char *size = argc > 1 ? argv[1] : "big";
     long n = argc > 2 ? atol(argv[2]) : 100;
-    printf("%ld\n", big ? kernel_big(n) : kernel_small(n));
+    long (*kernel)(long) = !strcmp(size, "small") ? kernel_small : !strcmp(size, "huge") ? kernel_huge : kernel_big;
+    printf("%ld\n", kernel(n));
     return 0;
 }
