@@ -22,7 +22,7 @@ MDL_SRC   := mdl/arena.c mdl/source.c mdl/diag.c mdl/ast.c mdl/map.c mdl/parse.c
 MDLC_SRC  := mdlc/driver.c mdlc/resolve.c mdlc/check.c mdlc/lower.c mdlc/emit_c.c mdlc/emit_json.c mdlc/emit_text.c \
              mdlc/output.c mdlc/qemu_cpu.c mdlc/formcheck.c
 IMPORT_SRC := mdlc/import_uops.c
-RUNTIME_SRC := runtime/model.c runtime/lanes.c runtime/prep.c runtime/kernel.c runtime/topdown.c runtime/ports.c runtime/station.c runtime/taint.c runtime/shadow.c runtime/fills.c runtime/classify.c runtime/cache.c runtime/bp.c \
+RUNTIME_SRC := runtime/model.c runtime/lanes.c runtime/prep.c runtime/kernel.c runtime/topdown.c runtime/ports.c runtime/station.c runtime/taint.c runtime/shadow.c runtime/fills.c runtime/classify.c runtime/cache.c runtime/bp.c runtime/uopcache.c \
              $(wildcard runtime/policy/*.c) $(wildcard runtime/predictor/*.c)
 FRONT_SRC := frontends/decode.c $(wildcard frontends/isa/*.c) frontends/static/block.c frontends/static/batch.c frontends/static/asm.c frontends/static/elfsym.c \
              frontends/static/loops.c \

@@ -411,6 +411,23 @@ static void check_strings(struct program *p, const struct prog_block *b)
         diag_error(D(p), max->src->key.span, "'short_max' needs 'short_startup', the start-up of those strings");
 }
 
+/* A uop cache of windows (uop_cache_window) needs the rest of its organisation to be modelled. */
+static void check_frontend(struct program *p, const struct prog_block *b)
+{
+    const struct param_val *win = &b->vals[P_FRONTEND_uop_cache_window];
+    static const enum param_id needed[] = { P_FRONTEND_uop_cache_entries, P_FRONTEND_uop_cache_ways,
+                                            P_FRONTEND_uop_cache_line, P_FRONTEND_uop_cache_window_ways };
+    if (!win->set || win->num == 0)
+        return;
+    if (!is_pow2(win->num))
+        diag_error(D(p), win->src->value.span, "a uop cache window must be a power of two bytes, got %s",
+                   win->src->value.text);
+    for (size_t i = 0; i < sizeof needed / sizeof *needed; i++)
+        if (!b->vals[needed[i]].set || b->vals[needed[i]].num == 0)
+            diag_error(D(p), win->src->value.span, "a uop cache of windows needs a nonzero %s as well",
+                       param_table[needed[i]].key);
+}
+
 static void check_blocks(struct program *p)
 {
     for (size_t l = 0; l < p->layers.n; l++)
@@ -427,6 +444,8 @@ static void check_blocks(struct program *p)
             check_cache(p, b);
         if (b->kind == PB_STRINGS)
             check_strings(p, b);
+        if (b->kind == PB_FRONTEND)
+            check_frontend(p, b);
     }
     if (!block_mentions(map_get(&p->block_map, "block:machine"), "isa")) {
         char isas[128] = "";

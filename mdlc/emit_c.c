@@ -208,7 +208,9 @@ static void emit_machine(FILE *out, const struct mdl_machine *m, const char *ide
     c_string(out, m->qemu_cpu);
     fputs(",\n", out);
     FIELD_U(isa); FIELD_U(fetch_bytes); FIELD_U(predecode_width); FIELD_U(decode_width); FIELD_U(complex_decoders);
-    FIELD_U(issue_width); FIELD_U(uop_cache_width); FIELD_U(uop_cache_entries); FIELD_U(loop_buffer);
+    FIELD_U(issue_width); FIELD_U(uop_cache_width); FIELD_U(uop_cache_entries);
+    FIELD_U(uop_cache_window); FIELD_U(uop_cache_ways); FIELD_U(uop_cache_line); FIELD_U(uop_cache_window_ways);
+    FIELD_F(uop_cache_switch); FIELD_U(loop_buffer);
     FIELD_U(idq); FIELD_F(taken_branch_bubble); FIELD_U(rob); FIELD_U(scheduler); FIELD_U(load_buffer);
     FIELD_U(store_buffer); FIELD_U(retire_width); FIELD_U(port_choice); FIELD_F(wakeup_delay);
     fputs("    .caches = caches,\n", out);

@@ -21,6 +21,10 @@ void emit_summary(FILE *out, const struct mdl_machine *m)
             m->description);
     fprintf(out, "  front end: decode %u, issue %u, uop cache %u/cycle, loop buffer %u, IDQ %u\n", m->decode_width,
             m->issue_width, m->uop_cache_width, m->loop_buffer, m->idq);
+    if (m->uop_cache_window)
+        fprintf(out, "  uop cache: %u uops, %u-byte windows of at most %u ways, %u ways of %u uops a set, "
+                "switch %g cycles\n", m->uop_cache_entries, m->uop_cache_window, m->uop_cache_window_ways,
+                m->uop_cache_ways, m->uop_cache_line, (double)m->uop_cache_switch);
     fprintf(out, "  window: ROB %u, scheduler %u, load buffer %u, store buffer %u, retire %u, port choice %s, "
             "wakeup delay %g\n", m->rob, m->scheduler, m->load_buffer, m->store_buffer, m->retire_width,
             check_enum_name("PORT_CHOICE", m->port_choice), (double)m->wakeup_delay);

@@ -517,7 +517,8 @@ static void lower_params(struct lowering *lw)
     m->description = (v = val(lw->p, "block:machine", P_MACHINE_description)) ? v->str : "";
 #define FE(f) m->f = (__typeof__(m->f))NUM("block:frontend", P_FRONTEND_##f);
     FE(fetch_bytes) FE(predecode_width) FE(decode_width) FE(complex_decoders) FE(issue_width) FE(uop_cache_width)
-    FE(uop_cache_entries) FE(loop_buffer) FE(idq) FE(taken_branch_bubble)
+    FE(uop_cache_entries) FE(uop_cache_window) FE(uop_cache_ways) FE(uop_cache_line) FE(uop_cache_window_ways)
+    FE(uop_cache_switch) FE(loop_buffer) FE(idq) FE(taken_branch_bubble)
 #undef FE
 #define WI(f) m->f = (__typeof__(m->f))NUM("block:window", P_WINDOW_##f);
     WI(rob) WI(scheduler) WI(load_buffer) WI(store_buffer) WI(retire_width)

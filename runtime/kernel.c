@@ -10,12 +10,29 @@
  * first complex_decoders decoders, one of more than four comes from the microcode sequencer,
  * which holds the decoders meanwhile; a branch ends the cycle. A fusible instruction waits for the next one to be predecoded (it may be
  * the jump it fuses with): it is accounted for here, with the next one. */
+/* By paths (rt_model_path), the legacy decoders deliver nothing before the last redirect, run
+ * ahead of issue by at most the IDQ's uops and, taking over from the uop cache, start
+ * uop_cache_switch cycles late: their predecoder resumes no earlier (SCALE: a cycle, as the
+ * front-end knob makes it). */
+static void fe_restart(struct rt_model *md, const struct step *s, unsigned l, double scale)
+{
+    double low = md->m->idq ? md->fe_t[l] - md->m->idq * md->fe_cost[l] : -INFINITY;   /* 0: no limit */
+    if (md->fe_low[l] > low)
+        low = md->fe_low[l];
+    if (s->fe_switch)
+        low += md->m->uop_cache_switch * scale;
+    if (md->pd_t[l] < low - scale)
+        md->pd_t[l] = low - scale;
+}
+
 static double fe_avail(struct rt_model *md, const struct step *s, unsigned l)
 {
     const struct mdl_machine *m = md->m;
     if (!md->legacy)
         return md->fe_t[l];
     double scale = md->fe_cost[l] * (m->issue_width ? m->issue_width : 1);  /* the front-end knob */
+    if (md->paths)
+        fe_restart(md, s, l, scale);
     double p = md->pd_t[l] += s->pd_cycles * scale;
     if (s->fuse_wait && p > md->dec_t[l]) {
         md->dec_t[l] = p;
@@ -597,8 +614,10 @@ static inline_always void step_kernel(struct rt_model *md, const struct step *s,
         pass_copy(in->store[k], t, a, b);
     if (tn)
         hook_retire(md, s, tn, fe0, ret0, t);
-    for (unsigned l = a; s->mispredicted && l < b; l++)
+    for (unsigned l = a; s->mispredicted && l < b; l++) {
         md->fe_t[l] = dmax(redirect(t, md->penalty, l), md->fe_t[l]);
+        md->fe_low[l] = md->fe_t[l];
+    }
 }
 
 /* The kernel compiled for each vector extension the build knows, the widest the processor has

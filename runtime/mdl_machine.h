@@ -126,6 +126,11 @@ struct mdl_machine {
     /* front end and window: 0 where the description is silent */
     uint16_t fetch_bytes, predecode_width, decode_width, complex_decoders, issue_width, uop_cache_width;
     uint32_t uop_cache_entries, loop_buffer, idq;
+    /* the uop cache's organisation: sets of WAYS ways of LINE uops, a set holding the uops of
+     * aligned windows of WINDOW bytes, at most WINDOW_WAYS ways each; SWITCH cycles to move
+     * delivery to the legacy decoders (0 where the description is silent: not modelled) */
+    uint16_t uop_cache_window, uop_cache_ways, uop_cache_line, uop_cache_window_ways;
+    float uop_cache_switch;
     float taken_branch_bubble;
     uint32_t rob, scheduler, load_buffer, store_buffer;
     uint16_t retire_width;

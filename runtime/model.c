@@ -183,7 +183,7 @@ void model_lane_arrays(struct rt_model *md, double **out[N_LANE_ARRAYS])
 {
     double **all[N_LANE_ARRAYS] = { &md->fe_t, &md->disp_t, &md->ret_t, &md->last_ret, &md->pd_t, &md->dec_t,
                                     &md->dec_free, &md->ser_t, &md->end_t, &md->rs_t, &md->grp_c, &md->grp_n,
-                                    &md->lat_scale, &md->fe_cost, &md->ret_cost, &md->penalty, &md->mem_scale,
+                                    &md->fe_low, &md->lat_scale, &md->fe_cost, &md->ret_cost, &md->penalty, &md->mem_scale,
                                     &md->ser_scale };
     memcpy(out, all, sizeof all);
 }
@@ -230,7 +230,7 @@ static void clear_state(struct rt_model *md)
         ports_clear(md->pc);
     memset(md->reg_cls, 0, sizeof md->reg_cls);
     memset(md->loaded, 0, sizeof md->loaded);
-    md->legacy = md->prev_fusible = false;
+    md->legacy = md->prev_fusible = md->paths = md->fe_switch = false;
     md->fe_addr = 0;
     md->pd_block = 0;
     md->pd_count = 0;
@@ -416,6 +416,38 @@ void rt_model_legacy_decode(struct rt_model *md, bool on)
 {
     md->legacy = on && md->m->fetch_bytes && md->m->decode_width;
     md->pd_block = -1;
+}
+
+void rt_model_path(struct rt_model *md, enum rt_path p)
+{
+    bool legacy = p == RT_PATH_LEGACY && md->m->fetch_bytes && md->m->decode_width;
+    if (legacy && !md->legacy) {
+        md->fe_switch = md->paths;  /* the first instruction of all starts the decoders: no switch */
+        md->pd_block = -1;
+        md->prev_fusible = false;
+    }
+    md->legacy = legacy;
+    md->paths = true;
+}
+
+const char *rt_path_name(enum rt_path p)
+{
+    static const char *const names[] = {
+#define X(e, s, label, doc) s,
+#include "path.def"
+#undef X
+    };
+    return (unsigned)p < RT_PATH_COUNT ? names[p] : "?";
+}
+
+const char *rt_path_label(enum rt_path p)
+{
+    static const char *const labels[] = {
+#define X(e, s, label, doc) label,
+#include "path.def"
+#undef X
+    };
+    return (unsigned)p < RT_PATH_COUNT ? labels[p] : "?";
 }
 
 void rt_model_follow(struct rt_model *md, uint32_t n)

@@ -16,6 +16,14 @@ enum rt_knob {
 #undef X
     RT_KNOB_COUNT
 };
+/* Where the front end takes an instruction from (path.def). */
+enum rt_path {
+#define X(e, s, label, doc) RT_PATH_##e,
+#include "path.def"
+#undef X
+    RT_PATH_COUNT
+};
+
 enum rt_knob_arg { RT_KNOB_ARG_NONE, RT_KNOB_ARG_RESOURCE, RT_KNOB_ARG_CACHE };
 enum rt_knob_kind { RT_KNOB_KIND_BASE, RT_KNOB_KIND_SWEPT, RT_KNOB_KIND_WINDOW, RT_KNOB_KIND_BOUND };
 
@@ -75,6 +83,13 @@ void rt_model_step_string(struct rt_model *md, const struct rt_insn *in, uint32_
  * complex decoders) rather than a uop cache: the case of code run once or unrolled beyond the
  * uop cache. The instructions are taken as laid out back to back. */
 void rt_model_legacy_decode(struct rt_model *md, bool on);
+
+/* The front end delivers the next instructions by path P (run mode, where the reader follows the
+ * uop cache: uopcache.h). From the first call on, the legacy decoders see the instructions at
+ * their addresses (a taken jump starts a fetch block), their delivery restarts at a mispredicted
+ * branch's redirect and runs ahead of issue by at most the IDQ; moving to them from the uop cache
+ * or the loop buffer costs uop_cache_switch cycles. Before the step it applies to. */
+void rt_model_path(struct rt_model *md, enum rt_path p);
 
 /* From now on only the baseline lane advances (the others have what they need); their times
  * stay as they are. */
@@ -153,6 +168,9 @@ bool rt_model_following(const struct rt_model *md);
 /* Dynamic instructions that must pass before causality counts one (0 without causality). */
 uint32_t rt_model_causal_window(const struct rt_model *md);
 const char *rt_knob_name(enum rt_knob k);
+/* The path's name in JSON keys ("uop_cache") and in prose ("uop cache"). */
+const char *rt_path_name(enum rt_path p);
+const char *rt_path_label(enum rt_path p);
 /* Cycles a form holds the serial unit (the divider, microcoded and serialising forms): its measured
  * inverse throughput where that is well beyond what its ports explain, else 0 (always 0 for IN, a
  * branch, call or return). */

@@ -116,9 +116,14 @@ struct rt_model {
     double *fe_t, *disp_t, *ret_t, *last_ret;          /* [L] */
     double *pd_t, *dec_t, *dec_free; /* [L]: legacy decode: the current predecode and decode
                                        cycles, decoders still free in the latter */
+    double *fe_low;                 /* [L]: the last redirect of a mispredicted branch: the legacy
+                                       decoders deliver nothing before it (by paths only) */
     double *ser_t, *ser_scale;      /* [L]: the measured-throughput bound of microcoded forms */
     double *end_t;                  /* [L]: the latest result so far */
     bool legacy;                    /* instructions come through the legacy decoders */
+    bool paths;                     /* the path is set per instruction (rt_model_path): the legacy
+                                       decoders see real addresses, the IDQ and redirects */
+    bool fe_switch;                 /* the next instruction moves delivery to the legacy decoders */
     /* The predecoder's grouping depends on instruction lengths only, so it is the same in every
      * lane: where the unrolled code is, the fetch block of the current predecode cycle and how
      * many instructions that cycle has marked; whether the previous instruction was fusible. */
@@ -188,6 +193,7 @@ struct step {
     unsigned n_cross;               /* the cache levels its accesses cross, with their cycles */
     struct { unsigned k; double cost; } cross[RT_MAX_MEM * 8];
     double pd_cycles;               /* legacy predecode cycles from the previous instruction's */
+    bool fe_switch;                 /* delivery moves to the legacy decoders at it (rt_model_path) */
     bool fuse_wait;                 /* the previous instruction was fusible */
     bool placed;                    /* its uops are given ports (ports.h) */
     uint64_t port_units;            /* as in struct prep */
@@ -204,7 +210,7 @@ struct kin {
 
 /* The arrays of one value per lane, allocated and freed together: the timing state first, then
  * the parameters. */
-enum { N_LANE_STATE = 12, N_LANE_ARRAYS = 18 };
+enum { N_LANE_STATE = 13, N_LANE_ARRAYS = 19 };
 
 /* The readings a done lane keeps: its time, latest result and issue, then its async totals. */
 enum { FROZEN_TIME, FROZEN_LATEST, FROZEN_ISSUED, FROZEN };

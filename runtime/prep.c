@@ -257,7 +257,7 @@ static const struct prep *prep_get(struct rt_model *md, const struct rt_insn *in
 
 /* What the step needs of this execution of IN (static index SIDX): its preparation, the
  * bypasses and merges of its sources, the levels its accesses cross and the legacy predecoder's
- * cycles. Every field of S is set here or before it is read. */
+ * cycles (at the instruction's address where the path is set per instruction). Every field of S is set here or before it is read. */
 void prep_step(struct rt_model *md, struct step *s, const struct rt_insn *in, uint32_t sidx, const uint64_t *addr,
                const uint8_t *levels, bool mispredicted)
 {
@@ -283,7 +283,11 @@ void prep_step(struct rt_model *md, struct step *s, const struct rt_insn *in, ui
     s->extra_lat = level_extra(md, s);
     fills_prep(&md->fills, in, addr, levels, &s->fills);
     step_crossings(md, s);
+    s->fe_switch = md->fe_switch;
+    md->fe_switch = false;
     if (md->legacy) {
+        if (md->paths)      /* the instructions as they run: a taken jump starts a fetch block */
+            md->fe_addr = in->pc;
         s->pd_cycles = predecode_cycles(md, in);
         s->fuse_wait = md->prev_fusible;
         md->prev_fusible = in->fusible;

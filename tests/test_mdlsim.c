@@ -528,7 +528,11 @@ Test(mdlsim_run, counts_exactly_the_instructions_of_the_region_on_x86_64)
 /* kernel_exact runs at a cycle per iteration, bound by nothing a lane accelerates. With 2
  * processors the run splits its lanes between two models; the second one's lanes must take the
  * baseline's port choices as the first one's do: when its first lane (a pair) chose the ports
- * from its own times, accelerating p0156 and p06 together came out at 0.64x. */
+ * from its own times, accelerating p0156 and p06 together came out at 0.64x. The loop has a second
+ * steady state in Skylake's port model (1.12 cycles an iteration, from its wakeup delay): which one
+ * a lane settles in depends on the phase the loop starts in, here after the legacy decoders' pass
+ * over its cold uop-cache window, and a lane of a faster p0 or p1 settles in the slower one (0.88x,
+ * in one model as in two): the bound is below that, well above the 0.64x of diverging choices. */
 Test(mdlsim_run, gives_the_lanes_of_both_models_the_port_choices_of_the_baseline)
 {
     json_t *o = run_json("--machine skylake --roi kernel_exact --json /tmp/mdlsim-exact-pairs.json "
@@ -537,9 +541,9 @@ Test(mdlsim_run, gives_the_lanes_of_both_models_the_port_choices_of_the_baseline
     json_t *p;
     cr_assert_gt(json_array_size(json_object_get(o, "interactions")), 0);
     json_array_foreach(json_object_get(o, "interactions"), i, p)
-        cr_expect_gt(num(p, "speedup"), 0.99, "pair %zu: %g", i, num(p, "speedup"));
+        cr_expect_gt(num(p, "speedup"), 0.85, "pair %zu: %g", i, num(p, "speedup"));
     json_array_foreach(json_object_get(o, "sensitivity"), i, p)
-        cr_expect_gt(num(p, "speedup"), 0.99, "lane %zu: %g", i, num(p, "speedup"));
+        cr_expect_gt(num(p, "speedup"), 0.85, "lane %zu: %g", i, num(p, "speedup"));
     json_decref(o);
 }
 
@@ -621,6 +625,64 @@ Test(mdlsim_run, finds_a_pointer_chase_beyond_l2_memory_bound)
 Test(mdlsim_run, finds_a_random_branch_bound_by_the_mispredict_penalty)
 {
     expect_bound_on_both("kernel_branchy", "branchy", "100000", "mispredict");
+}
+
+/* The executions of the scope that PATH delivered ("uop_cache", "loop_buffer", "legacy"). */
+static double delivered(json_t *o, const char *path)
+{
+    json_t *d = json_object_get(o, "delivery");
+    cr_assert(json_is_object(d), "a delivery breakdown");
+    return (double)json_integer_value(json_object_get(d, path));
+}
+
+/* bigloop's 3000 adds of 7 bytes (21 KB) are beyond the 1.5K-uop cache of Skylake and the 2.25K one
+ * of Ice Lake: each pass decodes them through the legacy decoders, at 16 bytes a cycle (16 / 7 =
+ * 2.3 a cycle); its 6000 are beyond Alder Lake's 4K, whose decoders take 32 bytes a cycle (at most
+ * 32 / 7 = 4.6 a cycle, below its issue width of 6). A tenth of the first loop stays in the uop
+ * cache and issues at the issue width. */
+Test(mdlsim_run, decodes_a_loop_beyond_the_uop_cache_through_the_legacy_decoders, .timeout = 120)
+{
+    static const struct { const char *machine, *size; double ipc_lo, ipc_hi; } cases[] = {
+        { "skylake", "big", 2.1, 2.5 }, { "icelake", "big", 2.1, 2.5 }, { "alderlake", "huge", 2.5, 4.6 },
+    };
+    for (int k = 0; k < 3; k++) {
+        char cmd[512], report[128];
+        snprintf(report, sizeof report, "/tmp/mdlsim-bigloop-%s.json", cases[k].machine);
+        snprintf(cmd, sizeof cmd, "--machine %s --roi kernel_%s --no-sensitivity --no-causality --json %s "
+                 "-- ../build/programs/bigloop.x86 %s 40", cases[k].machine, cases[k].size, report, cases[k].size);
+        json_t *o = run_json(cmd, report, NULL);
+        double ipc = num(o, "ipc"), fe = num(json_object_get(o, "topdown"), "frontend_bound");
+        cr_expect(ipc > cases[k].ipc_lo && ipc < cases[k].ipc_hi, "%s: IPC %g", cases[k].machine, ipc);
+        cr_expect_geq(fe, 0.2, "%s: %g of the slots front-end bound", cases[k].machine, fe);
+        cr_expect_gt(delivered(o, "legacy"), 0.97 * num(o, "instructions"), "%s", cases[k].machine);
+        json_decref(o);
+    }
+    json_t *o = run_json("--machine skylake --roi kernel_small --no-sensitivity --no-causality --json "
+                         "/tmp/mdlsim-smallloop.json -- ../build/programs/bigloop.x86 small 40",
+                         "/tmp/mdlsim-smallloop.json", NULL);
+    cr_expect_gt(num(o, "ipc"), 3.8, "IPC %g", num(o, "ipc"));
+    cr_expect_lt(num(json_object_get(o, "topdown"), "frontend_bound"), 0.05);
+    cr_expect_gt(delivered(o, "uop_cache"), 0.95 * num(o, "instructions"));
+    json_decref(o);
+}
+
+/* fused's three-instruction loop fits Ice Lake's loop stream detector; Skylake's is off, and the
+ * Cortex-A72 has no uop cache: its report has no delivery. */
+Test(mdlsim_run, streams_a_small_loop_from_the_loop_buffer_where_the_core_has_one)
+{
+    json_t *o = run_json("--machine icelake --roi kernel_fused --no-sensitivity --json /tmp/mdlsim-lsd-icl.json "
+                         "-- ../build/programs/fused.x86 1000", "/tmp/mdlsim-lsd-icl.json", "3000\n");
+    cr_expect_gt(delivered(o, "loop_buffer"), 0.9 * num(o, "instructions"));
+    json_decref(o);
+    o = run_json("--machine skylake --roi kernel_fused --no-sensitivity --json /tmp/mdlsim-lsd-skl.json "
+                 "-- ../build/programs/fused.x86 1000", "/tmp/mdlsim-lsd-skl.json", "3000\n");
+    cr_expect_eq(delivered(o, "loop_buffer"), 0);
+    cr_expect_gt(delivered(o, "uop_cache"), 0.9 * num(o, "instructions"));
+    json_decref(o);
+    o = run_json("--machine cortex-a72 --roi kernel_fused --no-sensitivity --json /tmp/mdlsim-lsd-a72.json "
+                 "-- ../build/programs/fused.a64 1000", "/tmp/mdlsim-lsd-a72.json", "3000\n");
+    cr_expect_null(json_object_get(o, "delivery"));
+    json_decref(o);
 }
 
 Test(mdlsim_run, replays_a_recorded_run_on_another_machine_of_the_same_isa)

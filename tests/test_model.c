@@ -411,7 +411,8 @@ Test(model, counts_each_followed_instruction_once_it_has_left_the_window)
 
 Test(model, gives_the_same_times_when_its_steps_are_fed_to_a_thread)
 {
-    const struct mdl_machine *m = machine("window { rob 32; }");
+    const struct mdl_machine *m = machine("window { rob 32; } frontend { fetch_bytes 16 B; decode_width 1; "
+                                          "issue_width 4; uop_cache_switch 3 cycles; }");
     struct rt_insn body[3] = { insn(m, "SLOW", 1, 1), insn(m, "ALU", 1, 2), insn(m, "P0", 2, 3) };
     char err[128];
     struct rt_model *direct = rt_model_new(m, &baseline, 1, true, 3, err, sizeof err);
@@ -420,8 +421,12 @@ Test(model, gives_the_same_times_when_its_steps_are_fed_to_a_thread)
     struct feed *f = feed_new(fed, true);
     cr_assert(f);
     for (unsigned i = 0; i < 30000; i++) {     /* several batches, the last one partial */
+        /* the path travels with its step: legacy decoding one a cycle in runs of 5 in 11 */
+        enum rt_path p = i % 11 < 5 ? RT_PATH_LEGACY : i % 11 == 5 ? RT_PATH_COUNT : RT_PATH_UOP_CACHE;
+        if (p != RT_PATH_COUNT)
+            rt_model_path(direct, p);
         rt_model_step(direct, &body[i % 3], i % 3, NULL, NULL, i % 7 == 0);
-        feed_step(f, &body[i % 3], i % 3, NULL, NULL, i % 7 == 0);
+        feed_step(f, &body[i % 3], i % 3, NULL, NULL, i % 7 == 0, p);
     }
     feed_finish(f);
     cr_expect_eq(rt_model_time(fed, 0), rt_model_time(direct, 0));

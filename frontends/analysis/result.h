@@ -161,6 +161,10 @@ struct result {
     unsigned n_caches;
     struct result_cache caches[RESULT_MAX_LEVELS];
     uint64_t branches, mispredicted;
+    /* run, on a core whose uop cache is modelled: the scope's executions by the path that
+     * delivered them (enum rt_path) */
+    bool has_delivery;
+    uint64_t delivery[RT_PATH_COUNT];
     size_t n_rows, n_uses, n_critical, n_functions, n_calls, n_lines;
     /* ---- storage kept by result_reset */
     struct result_row *rows;        /* per static instruction */

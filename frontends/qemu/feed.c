@@ -15,6 +15,7 @@ struct event {
     uint32_t sidx;
     bool miss;
     uint16_t str;                   /* 1 + its entry in the batch's strings; 0: an ordinary step */
+    uint8_t path;                   /* enum rt_path; RT_PATH_COUNT: unchanged */
 };
 
 struct batch {
@@ -34,14 +35,24 @@ struct feed {
     pthread_cond_t changed;
 };
 
+/* One step, after the path that delivers it; STR: a merged string execution, or NULL. */
+static void feed_run(struct rt_model *md, const struct rt_insn *in, uint32_t sidx, const uint64_t *addr,
+                     const uint8_t *levels, bool miss, enum rt_path path, const struct rt_string *str)
+{
+    if (path != RT_PATH_COUNT)
+        rt_model_path(md, path);
+    if (str)
+        rt_model_step_string(md, in, sidx, addr, levels, str);
+    else
+        rt_model_step(md, in, sidx, addr, levels, miss);
+}
+
 static void run_batch(struct rt_model *md, const struct batch *b)
 {
     for (unsigned i = 0; i < b->n; i++) {
         const struct event *e = &b->ev[i];
-        if (e->str)
-            rt_model_step_string(md, e->in, e->sidx, e->addr, e->levels, &b->str[e->str - 1]);
-        else
-            rt_model_step(md, e->in, e->sidx, e->addr, e->levels, e->miss);
+        feed_run(md, e->in, e->sidx, e->addr, e->levels, e->miss, (enum rt_path)e->path,
+                 e->str ? &b->str[e->str - 1] : NULL);
     }
 }
 
@@ -99,7 +110,7 @@ static void hand_over(struct feed *f)
 
 /* The next event of the batch being filled, with IN's accesses. */
 static struct event *next_event(struct feed *f, const struct rt_insn *in, uint32_t sidx, const uint64_t *addr,
-                                const uint8_t *levels, bool mispredicted)
+                                const uint8_t *levels, bool mispredicted, enum rt_path path)
 {
     struct batch *b = &f->b[f->fill];
     struct event *e = &b->ev[b->n++];
@@ -107,6 +118,7 @@ static struct event *next_event(struct feed *f, const struct rt_insn *in, uint32
     e->sidx = sidx;
     e->miss = mispredicted;
     e->str = 0;
+    e->path = (uint8_t)path;
     unsigned n = in->n_mem < RT_MAX_MEM ? in->n_mem : RT_MAX_MEM;
     for (unsigned k = 0; k < n; k++) {
         e->addr[k] = addr ? addr[k] : 0;
@@ -116,26 +128,26 @@ static struct event *next_event(struct feed *f, const struct rt_insn *in, uint32
 }
 
 void feed_step(struct feed *f, const struct rt_insn *in, uint32_t sidx, const uint64_t *addr,
-               const uint8_t *levels, bool mispredicted)
+               const uint8_t *levels, bool mispredicted, enum rt_path path)
 {
     if (!f->threaded) {
-        rt_model_step(f->md, in, sidx, addr, levels, mispredicted);
+        feed_run(f->md, in, sidx, addr, levels, mispredicted, path, NULL);
         return;
     }
-    next_event(f, in, sidx, addr, levels, mispredicted);
+    next_event(f, in, sidx, addr, levels, mispredicted, path);
     if (f->b[f->fill].n == BATCH)
         hand_over(f);
 }
 
 void feed_step_string(struct feed *f, const struct rt_insn *in, uint32_t sidx, const uint64_t *addr,
-                      const uint8_t *levels, const struct rt_string *str)
+                      const uint8_t *levels, enum rt_path path, const struct rt_string *str)
 {
     if (!f->threaded) {
-        rt_model_step_string(f->md, in, sidx, addr, levels, str);
+        feed_run(f->md, in, sidx, addr, levels, false, path, str);
         return;
     }
     struct batch *b = &f->b[f->fill];
-    struct event *e = next_event(f, in, sidx, addr, levels, false);
+    struct event *e = next_event(f, in, sidx, addr, levels, false, path);
     b->str[b->n_str] = *str;
     e->str = (uint16_t)++b->n_str;
     if (b->n == BATCH || b->n_str == STRINGS)

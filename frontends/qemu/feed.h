@@ -12,12 +12,14 @@ struct feed;
 /* Steps go to MD; on a thread of their own when THREADED (else at once, on the caller's). NULL
  * when the thread cannot start. */
 struct feed *feed_new(struct rt_model *md, bool threaded);
-/* One step (rt_model_step's arguments). IN must stay valid and unchanged until feed_finish. */
+/* One step (rt_model_step's arguments), delivered by PATH (rt_model_path; RT_PATH_COUNT: the
+ * model's path stays as it is). IN must stay valid and unchanged until feed_finish. */
 void feed_step(struct feed *f, const struct rt_insn *in, uint32_t sidx, const uint64_t *addr,
-               const uint8_t *levels, bool mispredicted);
-/* One step of a repeated string instruction (rt_model_step_string's arguments; STR is copied). */
+               const uint8_t *levels, bool mispredicted, enum rt_path path);
+/* One step of a repeated string instruction (rt_model_step_string's arguments; STR is copied),
+ * delivered by PATH as feed_step's. */
 void feed_step_string(struct feed *f, const struct rt_insn *in, uint32_t sidx, const uint64_t *addr,
-                      const uint8_t *levels, const struct rt_string *str);
+                      const uint8_t *levels, enum rt_path path, const struct rt_string *str);
 /* Returns once every step fed has run; the model may then be read. */
 void feed_finish(struct feed *f);
 void feed_free(struct feed *f);

@@ -16,6 +16,7 @@
 #include "feed.h"
 #include "result.h"
 #include "symbols.h"
+#include "uopcache.h"
 #include "wire.h"
 
 enum { RUN_MAX_ENTRIES = 64 };
@@ -66,6 +67,7 @@ struct run {
     struct cls_index *ci;
     struct cache_hier *caches;
     struct bp *bp;
+    struct uopcache *uc;            /* the path of each execution; NULL: the machine has no uop cache model */
     /* With a second processor, the model runs on a thread of its own beside the reader (the
      * stream, caches and predictor); when there are many lanes, the reader steps a few of them
      * itself, in a second model: MD has lanes [0, split) with causality, MD2 the rest, lane l
@@ -82,6 +84,7 @@ struct run {
     /* the first of a fused pair, modelled with its second: its id, sync, accesses and levels */
     int64_t fused_first;
     bool fused_sync;
+    enum rt_path fused_path;
     uint64_t fused_addr[RT_MAX_MEM];
     uint8_t fused_levels[RT_MAX_MEM + 6];
     uint64_t addr[RT_MAX_MEM + 6];
@@ -98,6 +101,7 @@ struct run {
     unsigned line_shift;            /* of the first level's lines (64 bytes without caches) */
     /* the caches and the predictor as the region saw them (they run over the whole run) */
     uint64_t roi_accesses[RESULT_MAX_LEVELS], roi_hits[RESULT_MAX_LEVELS], roi_branches, roi_mispredicted;
+    uint64_t roi_paths[RT_PATH_COUNT + 1];  /* by the path that delivered them ([RT_PATH_COUNT]: none) */
     uint64_t ret[256];
     unsigned depth;
     bool active;
@@ -166,6 +170,7 @@ struct run *run_new(const struct run_opts *o, char *err, size_t errlen)
     while (r->n_levels && (1u << r->line_shift) < cache_level(r->caches, 0)->line)
         r->line_shift++;
     r->bp = bp_new(o->m);
+    r->uc = uopcache_new(o->m);
     long cpus = sysconf(_SC_NPROCESSORS_ONLN);
     r->split = cpus > 1 && o->n_lanes >= 8 ? split_point(o->n_lanes) : o->n_lanes;
     r->md = rt_model_new(o->m, o->lanes, r->split, o->causality, 1024, err, errlen);
@@ -179,7 +184,8 @@ struct run *run_new(const struct run_opts *o, char *err, size_t errlen)
         return NULL;
     }
     rt_model_sample_causality(r->md, o->causality_sample);
-    /* Hot loops of a running program come from the uop cache where the core has one. */
+    /* A core with a uop cache but no model of it has hot loops come from the uop cache (the
+     * reader's path, where it has one, is set per execution). */
     rt_model_legacy_decode(r->md, o->m->uop_cache_width == 0);
     if (r->md2)
         rt_model_legacy_decode(r->md2, o->m->uop_cache_width == 0);
@@ -201,6 +207,7 @@ void run_free(struct run *r)
     symbols_free(r->sym);
     free(r->edges);
     bp_free(r->bp);
+    uopcache_free(r->uc);
     feed_free(r->feed);
     feed_free(r->feed2);
     rt_model_free(r->md);
@@ -549,9 +556,9 @@ static void count_call(struct run *r, const struct sinsn *s)
 /* ---- one execution ---------------------------------------------------------------------------- */
 
 static void step(struct run *r, const struct rt_insn *in, uint32_t sidx, const uint64_t *addr,
-                 const uint8_t *levels, bool miss);
+                 const uint8_t *levels, bool miss, enum rt_path path);
 static void step_string(struct run *r, const struct rt_insn *in, uint32_t sidx, const uint64_t *addr,
-                        const uint8_t *levels, const struct rt_string *str);
+                        const uint8_t *levels, enum rt_path path, const struct rt_string *str);
 
 /* One iteration of the pending repeated string instruction (its accesses since its last
  * execution) into the merged execution: each access reaches the caches as it would on its own, and
@@ -614,6 +621,9 @@ static void model_pending(struct run *r, uint64_t next_pc, bool known_next)
             addr[k] = r->addr[k];
     }
     r->total++;
+    /* the uop cache follows every execution, as the caches do; RT_PATH_COUNT: no model of it */
+    enum rt_path path = r->uc ? uopcache_next(r->uc, in->pc, in->len, r->o.m->templates[in->tmpl].uops_fused)
+                              : RT_PATH_COUNT;
     /* The stack engine's facts are the decoder's: nothing moves it on an ISA without one. */
     bool stack = in->stack != 0, reads = s->reads_stack;
     bool sync = reads && r->stack_dirty;
@@ -627,6 +637,7 @@ static void model_pending(struct run *r, uint64_t next_pc, bool known_next)
         r->roi_mispredicted += miss;
         if (in->rep)
             rep_count(r, s);
+        r->roi_paths[path]++;
         for (unsigned k = 0; k < r->n_acc; k++) {
             s->l1_misses += levels[k] > 0;
             s->ll_misses += levels[k] >= r->n_levels;
@@ -638,20 +649,22 @@ static void model_pending(struct run *r, uint64_t next_pc, bool known_next)
         }
     }
     if (in->rep && inside) {
-        step_string(r, s->exec[sync], (uint32_t)r->pend, r->rep.first, r->rep.deepest, &r->rep.str);
+        step_string(r, s->exec[sync], (uint32_t)r->pend, r->rep.first, r->rep.deepest, path, &r->rep.str);
     } else if (r->fused_first >= 0) {
         /* the second of a fused pair: one entry, the first's accesses, this one's outcome */
         struct sinsn *f = &r->s[r->fused_first];
-        step(r, f->pair[r->fused_sync], (uint32_t)r->fused_first, r->fused_addr, r->fused_levels, miss);
+        step(r, f->pair[r->fused_sync], (uint32_t)r->fused_first, r->fused_addr, r->fused_levels, miss,
+             r->fused_path);
         r->fused_first = -1;
         r->fused++;
     } else if (inside && s->pair[0] && known_next && next_pc == in->pc + in->len) {
         r->fused_first = r->pend;
         r->fused_sync = sync;
+        r->fused_path = path;
         memcpy(r->fused_addr, addr, sizeof addr);
         memcpy(r->fused_levels, levels, sizeof levels);
     } else if (inside) {
-        step(r, s->exec[sync], (uint32_t)r->pend, addr, levels, miss);
+        step(r, s->exec[sync], (uint32_t)r->pend, addr, levels, miss, path);
     }
     if (inside)
         count_call(r, s);
@@ -788,19 +801,19 @@ static double cycles(const struct run *r, unsigned l)
 
 /* One step, in both halves of the lanes. */
 static void step(struct run *r, const struct rt_insn *in, uint32_t sidx, const uint64_t *addr,
-                 const uint8_t *levels, bool miss)
+                 const uint8_t *levels, bool miss, enum rt_path path)
 {
-    feed_step(r->feed, in, sidx, addr, levels, miss);
+    feed_step(r->feed, in, sidx, addr, levels, miss, path);
     if (r->feed2)
-        feed_step(r->feed2, in, sidx, addr, levels, miss);
+        feed_step(r->feed2, in, sidx, addr, levels, miss, path);
 }
 
 static void step_string(struct run *r, const struct rt_insn *in, uint32_t sidx, const uint64_t *addr,
-                        const uint8_t *levels, const struct rt_string *str)
+                        const uint8_t *levels, enum rt_path path, const struct rt_string *str)
 {
-    feed_step_string(r->feed, in, sidx, addr, levels, str);
+    feed_step_string(r->feed, in, sidx, addr, levels, path, str);
     if (r->feed2)
-        feed_step_string(r->feed2, in, sidx, addr, levels, str);
+        feed_step_string(r->feed2, in, sidx, addr, levels, path, str);
 }
 
 static int by_pc(const void *a, const void *b, void *ctx)
@@ -881,4 +894,6 @@ void run_fill(const struct run *r, struct result *res, struct rt_topdown *td)
     res->has_branches = true;
     res->branches = r->roi_branches;
     res->mispredicted = r->roi_mispredicted;
+    res->has_delivery = r->uc != NULL;
+    memcpy(res->delivery, r->roi_paths, sizeof res->delivery);
 }

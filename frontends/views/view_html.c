@@ -900,6 +900,17 @@ static void branches(FILE *out, const struct result *r)
     fputs("</tbody>\n</table>\n</section>\n", out);
 }
 
+/* The executions by the path of the front end that delivered them. */
+static void delivery(FILE *out, const struct result *r)
+{
+    if (!r->has_delivery)
+        return;
+    fputs("<section id=\"delivery\">\n<h2>Front end: where instructions came from</h2>\n<table>\n<tbody>\n", out);
+    for (unsigned p = 0; p < RT_PATH_COUNT; p++)
+        fprintf(out, "<tr><td>%s</td><td class=\"n\">%" PRIu64 "</td></tr>\n", rt_path_label((enum rt_path)p), r->delivery[p]);
+    fputs("</tbody>\n</table>\n</section>\n", out);
+}
+
 static bool class_defaults(FILE *out, const struct result *r)
 {
     bool *shown = calloc(r->n_rows ? r->n_rows : 1, 1);
@@ -945,6 +956,7 @@ bool view_html(FILE *out, const struct result *r)
     bool ok = instructions(out, r);
     caches(out, r);
     branches(out, r);
+    delivery(out, r);
     ok = class_defaults(out, r) && ok;
     fputs("</main>\n</body>\n</html>\n", out);
     return fflush(out) == 0 && !ferror(out) && ok;

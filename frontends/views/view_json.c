@@ -555,6 +555,19 @@ static void json_memory(struct jw *out, const struct result *r)
     jw_char(out, '}');
 }
 
+/* The executions by the path that delivered them; absent where no uop cache is modelled (a
+ * block, a core without one). */
+static void json_delivery(struct jw *out, const struct result *r)
+{
+    if (!r->has_delivery)
+        return;
+    jkey(out, "delivery", false);
+    jw_char(out, '{');
+    for (unsigned p = 0; p < RT_PATH_COUNT; p++)
+        jkey_u64(out, rt_path_name((enum rt_path)p), r->delivery[p], p == 0);
+    jw_char(out, '}');
+}
+
 bool view_json(FILE *out, const struct result *r)
 {
     struct jw *w = malloc(sizeof *w);
@@ -572,6 +585,7 @@ bool view_json(FILE *out, const struct result *r)
     json_table(w, r);
     json_functions(w, r);
     json_memory(w, r);
+    json_delivery(w, r);
     jw_str(w, "}\n");
     jw_flush(w);
     bool ok = !w->failed && !ferror(out);

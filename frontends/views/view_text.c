@@ -244,6 +244,16 @@ static void memory(FILE *out, const struct result *r)
     if (r->has_branches)
         fprintf(out, "Branches:    %llu, %.2f%% mispredicted\n", (unsigned long long)r->branches,
                 r->branches ? 100.0 * (double)r->mispredicted / (double)r->branches : 0);
+    if (r->has_delivery) {
+        double all = 0;
+        for (unsigned p = 0; p < RT_PATH_COUNT; p++)
+            all += (double)r->delivery[p];
+        fputs("Delivered:  ", out);
+        for (unsigned p = 0; p < RT_PATH_COUNT; p++)
+            fprintf(out, "%s %s %.1f%%", p ? "," : "", rt_path_label((enum rt_path)p),
+                    all ? 100.0 * (double)r->delivery[p] / all : 0);
+        fputc('\n', out);
+    }
 }
 
 static const char defaults_heading[] = "\nModelled by their class default (no entry in the machine description):\n";
