@@ -557,8 +557,8 @@ static inline_always double redirect(const double *end, const double *penalty, u
     return end[l] + penalty[l];
 }
 
-/* Lane 0's result (END[0], from the instruction's set), its writes (registers and stored data), a redirect of its front end
- * (FE: the front end before it) and its retirement (RET: the retire slot before it). The
+/* Lane 0's result (END[0], from the instruction's set), its writes (registers and stored data), a
+ * redirect of its front end (FE: the front end before it) and its retirement (RET: the retire slot before it). The
  * retirement carries what set it: the instruction's execution, or the older instruction it
  * waited for (then it is not itself on the path; the retire slots are not counted as a cause, or
  * every instruction behind a long one would be). */
