@@ -1573,7 +1573,7 @@ Test(mdlsim_run, passes_the_programs_stderr_through_before_the_report)
 
 /* Progress on a terminal only: the same long run under a pseudo-terminal (script(1)), under one
  * with --quiet, and with stderr in a file, side by side. */
-Test(mdlsim_run, shows_progress_on_a_terminal_and_erases_it_before_the_report, .timeout = 120)
+Test(mdlsim_run, shows_progress_on_a_terminal_and_erases_it_before_the_report, .timeout = 300)
 {
     const char *run = "../build/mdlsim run --machine skylake --no-sensitivity --no-causality --roi kernel_gemm";
     char cmd[1024];
