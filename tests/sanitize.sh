@@ -13,4 +13,4 @@ ln -s "$top/$S" "$root/build"
 for d in frontends machines mdl mdlc runtime generated spec.md; do ln -s "$top/$d" "$root/$d"; done
 cd "$root/tests"
 ASAN_OPTIONS=abort_on_error=1:detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
-    ../build/tests/run --jobs 2
+    LSAN_OPTIONS=suppressions=$top/tests/lsan.supp ../build/tests/run --jobs 2
