@@ -115,7 +115,7 @@ void emit_json(FILE *out, const struct mdl_machine *m)
             json_object_set_new(classes, class_names[c], json_string(m->templates[m->class_default[c]].name));
     json_t *root = json_pack("{s:s, s:s, s:s, s:s}", "machine", m->name, "isa", isainfo_get(m->isa)->name,
                              "qemu_cpu", m->qemu_cpu, "description", m->description);
-    json_object_set_new(root, "frontend", json_pack("{s:i, s:i, s:i, s:i, s:i, s:i, s:i, s:i, s:i, s:i, s:i, s:i, s:f, s:i, s:f}",
+    json_object_set_new(root, "frontend", json_pack("{s:i, s:i, s:i, s:i, s:i, s:i, s:i, s:i, s:i, s:i, s:i, s:f, s:i, s:i, s:f}",
         "fetch_bytes", m->fetch_bytes, "predecode_width", m->predecode_width, "decode_width", m->decode_width, "complex_decoders", m->complex_decoders,
         "issue_width", m->issue_width, "uop_cache_width", m->uop_cache_width, "uop_cache_entries",
         m->uop_cache_entries, "uop_cache_window", m->uop_cache_window, "uop_cache_ways", m->uop_cache_ways,
