@@ -142,6 +142,12 @@ int dec_lookup_class(const char *mn, const struct dec_name_class *t, bool prefix
     return -1;
 }
 
+int dec_lookup_exact_prefix(const char *mn, const struct dec_name_class *exact, const struct dec_name_class *prefix)
+{
+    int k = dec_lookup_class(mn, exact, false);
+    return k >= 0 ? k : dec_lookup_class(mn, prefix, true);
+}
+
 void dec_mem_rw(const struct rt_insn *o, bool *load, bool *store)
 {
     *load = *store = false;

@@ -62,6 +62,8 @@ struct dec_name_class {
     uint8_t cls;
 };
 int dec_lookup_class(const char *mn, const struct dec_name_class *t, bool prefix);
+/* By its whole name in EXACT, else by a prefix in PREFIX; -1 if none. */
+int dec_lookup_exact_prefix(const char *mn, const struct dec_name_class *exact, const struct dec_name_class *prefix);
 /* Whether O's memory entries load or store. */
 void dec_mem_rw(const struct rt_insn *o, bool *load, bool *store);
 

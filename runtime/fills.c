@@ -20,6 +20,7 @@ void fills_init(struct fills *f, const struct mdl_machine *m, const unsigned *da
         r->cap = r->outstanding ? r->outstanding * FILLS_GROWTH + 1 : 0;
         r->t = r->cap ? xalloc((size_t)r->cap * L, sizeof *r->t) : NULL;
         r->count = xalloc(L, sizeof *r->count);
+        r->set0 = f->n_slots;
         f->n_slots += r->cap;
         if (r->cap)
             f->n_levels = j + 1;

@@ -25,6 +25,7 @@ struct fills {
      * weight a lane may have) */
     struct fills_ring {
         uint32_t outstanding, cap;
+        uint32_t set0;              /* its first causality set among all levels' entries */
         uint64_t pos;
         double *t;                  /* [cap][L] */
         uint32_t *count;            /* [L]; 0: no limit */
@@ -61,10 +62,7 @@ bool fills_same(const struct fills *f, unsigned l);
 /* The causality set (among all levels' entries) of level J's miss at POS. */
 static inline uint32_t fills_set(const struct fills *f, unsigned j, uint64_t pos)
 {
-    uint32_t set = 0;
-    for (unsigned i = 0; i < j; i++)
-        set += f->ring[i].cap;
-    return set + (uint32_t)(pos % f->ring[j].cap);
+    return f->ring[j].set0 + (uint32_t)(pos % f->ring[j].cap);
 }
 
 static inline double *fills_done(const struct fills *f, int entry) { return &f->done[(size_t)entry * f->L]; }

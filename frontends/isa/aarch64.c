@@ -338,8 +338,7 @@ static int a64_fp_class(const char *mn)
         { "FRECP", MDL_CLASS_FP_MUL }, { "FRSQRT", MDL_CLASS_FP_MUL }, { "F", MDL_CLASS_FP_ADD },
         { NULL, 0 },
     };
-    int k = dec_lookup_class(mn, exact, false);
-    return k >= 0 ? k : dec_lookup_class(mn, prefix, true);
+    return dec_lookup_exact_prefix(mn, exact, prefix);
 }
 
 static uint8_t a64_simd_class(const char *mn, bool element)

@@ -500,8 +500,7 @@ static int x86_int_class(const char *mn)
         { "CLFLUSH", MDL_CLASS_SYSTEM }, { "WBINVD", MDL_CLASS_SYSTEM }, { "XSETBV", MDL_CLASS_SYSTEM },
         { NULL, 0 },
     };
-    int k = dec_lookup_class(mn, exact, false);
-    return k >= 0 ? k : dec_lookup_class(mn, prefix, true);
+    return dec_lookup_exact_prefix(mn, exact, prefix);
 }
 
 /* Names with a leading V (VEX/EVEX) are matched without it. */
@@ -566,9 +565,7 @@ static int x86_x87_class(const char *mn, bool mem)
         { "FIMUL", MDL_CLASS_FP_MUL }, { "FDIV", MDL_CLASS_FP_DIV }, { "FIDIV", MDL_CLASS_FP_DIV },
         { NULL, 0 },
     };
-    int k = dec_lookup_class(mn, exact, false);
-    if (k < 0)
-        k = dec_lookup_class(mn, prefix, true);
+    int k = dec_lookup_exact_prefix(mn, exact, prefix);
     if (k >= 0)
         return k;
     if (dec_starts(mn, "FLD") || dec_starts(mn, "FILD") || dec_starts(mn, "FBLD"))
