@@ -25,11 +25,10 @@ static void fe_restart(struct rt_model *md, const struct step *s, unsigned l, do
         md->pd_t[l] = low - scale;
 }
 
-static double fe_avail(struct rt_model *md, const struct step *s, unsigned l)
+/* The cycle lane L's legacy decoders deliver the instruction in (before issue has a slot). */
+static double fe_decode(struct rt_model *md, const struct step *s, unsigned l)
 {
     const struct mdl_machine *m = md->m;
-    if (!md->legacy)
-        return md->fe_t[l];
     double scale = md->fe_cost[l] * (m->issue_width ? m->issue_width : 1);  /* the front-end knob */
     if (md->paths)
         fe_restart(md, s, l, scale);
@@ -55,7 +54,15 @@ static double fe_avail(struct rt_model *md, const struct step *s, unsigned l)
     }
     if (s->in->branch != RT_BR_NONE)
         md->dec_free[l] = 0;
-    return md->fe_t[l] > d ? md->fe_t[l] : d;
+    return d;
+}
+
+/* Without paths the decoders' state moves with the instructions' lengths and forms and the
+ * front end's speed only, not with the back end: the lanes of lane 0's speed decode in its
+ * cycles, and take its state rather than repeat its work. */
+static bool decodes_as_lane0(const struct rt_model *md, unsigned l)
+{
+    return l > 0 && !md->paths && md->fe_cost[l] == md->fe_cost[0];
 }
 
 /* Where the instruction's uops have ports (ports.h), the ports stand for the port sets: only
@@ -709,8 +716,20 @@ void kernel_inputs(struct rt_model *md, const struct step *s, unsigned a, unsign
 {
     in->fe = md->fe_t;
     if (md->legacy) {
-        for (unsigned l = a; l < b; l++)
-            fe_ready[l] = fe_avail(md, s, l);
+        double d0 = 0;
+        for (unsigned l = a; l < b; l++) {
+            double d;
+            if (a == 0 && decodes_as_lane0(md, l)) {
+                md->pd_t[l] = md->pd_t[0];
+                md->dec_t[l] = md->dec_t[0];
+                md->dec_free[l] = md->dec_free[0];
+                d = d0;
+            } else {
+                d = fe_decode(md, s, l);
+            }
+            d0 = l == 0 ? d : d0;
+            fe_ready[l] = dmax(md->fe_t[l], d);
+        }
         in->fe = fe_ready;
     }
     for (unsigned k = 0; k < s->n_reads; k++)
