@@ -314,16 +314,38 @@ struct series {
 /* The first time, T: no value yet. */
 static void series_start(struct series *s, double t) { s->at[0] = t; }
 
-/* The time moves on to T: the value is the difference from the time before. Each value is
- * compared with the PMAX before it at once: the mask of the periods it repeats (bit P - 1: it
- * equals the value P before; none longer than the values so far). */
-static uint32_t series_add(struct series *s, double t)
+/* The periods P (bit P - 1) whose value BEFORE[P - 1] is within TOL of X, PMAX at once in the
+ * widest vectors the processor has: the same comparisons in each copy. */
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+#include <immintrin.h>
+#define MATCH_CLONES 1
+static __attribute__((target("avx512f"))) uint32_t match_avx512(const double *before, double x, double tol)
 {
-    double x = t - s->at[s->n % SERIES];
-    s->at[(s->n + 1) % SERIES] = t;
-    unsigned i = SERIES - 1 - s->n % SERIES, n = s->n;
-    double tol = 1e-9 * (fabs(x) > 1 ? fabs(x) : 1);
-    const double *before = &s->v[i + 1];            /* before[P - 1]: the value P before */
+    __m512d vx = _mm512_set1_pd(x), vtol = _mm512_set1_pd(tol);
+    uint32_t same = 0;
+    for (unsigned p = 0; p < PMAX; p += 8) {
+        __m512d d = _mm512_abs_pd(_mm512_sub_pd(vx, _mm512_loadu_pd(&before[p])));
+        same |= (uint32_t)_mm512_cmp_pd_mask(d, vtol, _CMP_LE_OQ) << p;
+    }
+    return same;
+}
+
+static __attribute__((target("avx2"))) uint32_t match_avx2(const double *before, double x, double tol)
+{
+    __m256d vx = _mm256_set1_pd(x), vtol = _mm256_set1_pd(tol), sign = _mm256_set1_pd(-0.0);
+    uint32_t same = 0;
+    for (unsigned p = 0; p < PMAX; p += 4) {
+        __m256d d = _mm256_andnot_pd(sign, _mm256_sub_pd(vx, _mm256_loadu_pd(&before[p])));
+        same |= (uint32_t)_mm256_movemask_pd(_mm256_cmp_pd(d, vtol, _CMP_LE_OQ)) << p;
+    }
+    return same;
+}
+#else
+#define MATCH_CLONES 0
+#endif
+
+static uint32_t match_default(const double *before, double x, double tol)
+{
     uint32_t same = 0;
 #if defined(__SSE2__)
     __m128d vx = _mm_set1_pd(x), vtol = _mm_set1_pd(tol), sign = _mm_set1_pd(-0.0);
@@ -335,8 +357,33 @@ static uint32_t series_add(struct series *s, double t)
     for (unsigned p = 0; p < PMAX; p++)
         same |= (uint32_t)(fabs(x - before[p]) <= tol) << p;
 #endif
+    return same;
+}
+
+static uint32_t periods_matching(const double *before, double x, double tol)
+{
+#if MATCH_CLONES
+    if (__builtin_cpu_supports("avx512f"))
+        return match_avx512(before, x, tol);
+    if (__builtin_cpu_supports("avx2"))
+        return match_avx2(before, x, tol);
+#endif
+    return match_default(before, x, tol);
+}
+
+/* The time moves on to T: the value is the difference from the time before. Each value is
+ * compared with the PMAX before it at once: the mask of the periods it repeats (bit P - 1: it
+ * equals the value P before; none longer than the values so far), of those in WANT (the others
+ * are not compared: the caller's answer has none of them). */
+static uint32_t series_add(struct series *s, double t, uint32_t want)
+{
+    double x = t - s->at[s->n % SERIES];
+    s->at[(s->n + 1) % SERIES] = t;
+    unsigned i = SERIES - 1 - s->n % SERIES, n = s->n;
+    double tol = 1e-9 * (fabs(x) > 1 ? fabs(x) : 1);
     if (n < PMAX)
-        same &= (1u << n) - 1;              /* a period longer than the values so far: none */
+        want &= (1u << n) - 1;              /* a period longer than the values so far: none */
+    uint32_t same = want ? periods_matching(&s->v[i + 1], x, tol) & want : 0;    /* v[i + P]: the value P before */
     s->v[i] = s->v[i + SERIES] = x;
     s->n++;
     return same;
@@ -433,9 +480,10 @@ static bool measure_lanes(struct measure *ms, struct rt_model *md, unsigned it, 
             series_start(&g->issue, issued);
         } else {
             unsigned n = g->ret.n;
-            uint32_t same = series_add(&g->ret, now[l]) & series_add(&g->end, end);
+            uint32_t same = series_add(&g->ret, now[l], ~0u);
+            same = series_add(&g->end, end, same);
             if (ms->issue)
-                same &= series_add(&g->issue, issued);
+                same = series_add(&g->issue, issued, same);
             progress_add(g, same, n);
         }
     }
