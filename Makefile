@@ -25,7 +25,7 @@ IMPORT_SRC := mdlc/import_uops.c
 RUNTIME_SRC := runtime/model.c runtime/lanes.c runtime/prep.c runtime/kernel.c runtime/topdown.c runtime/ports.c runtime/station.c runtime/taint.c runtime/shadow.c runtime/fills.c runtime/classify.c runtime/cache.c runtime/bp.c runtime/uopcache.c \
              $(wildcard runtime/policy/*.c) $(wildcard runtime/predictor/*.c)
 FRONT_SRC := frontends/decode.c $(wildcard frontends/isa/*.c) frontends/static/block.c frontends/static/batch.c frontends/static/asm.c frontends/static/elfsym.c \
-             frontends/static/loops.c \
+             frontends/static/loops.c frontends/static/periods.c \
              frontends/qemu/run.c frontends/qemu/feed.c frontends/qemu/transport.c frontends/qemu/launch.c \
              frontends/qemu/trace.c \
              frontends/qemu/console.c \

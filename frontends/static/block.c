@@ -13,9 +13,7 @@
 #include <string.h>
 #include "classify.h"
 #include "decode.h"
-#if defined(__SSE2__)
-#include <emmintrin.h>
-#endif
+#include "periods.h"
 
 void block_free(struct block *b)
 {
@@ -289,8 +287,8 @@ static void addresses(struct addr_gen *g, const struct rt_insn *in, uint64_t *ad
  * SPAN iterations. The smallest such P is the period. A shorter span
  * takes the filling of the window, which can run at a steady rate for 20 iterations and more,
  * for the steady state. */
-enum { PMAX = 32, SPAN = 24, HIST = SPAN + PMAX + 2 };
-_Static_assert(PMAX <= 32 && PMAX % 2 == 0, "a bit per period in struct series, two at a time");
+enum { PMAX = PERIODS_MAX, SPAN = 24, HIST = SPAN + PMAX + 2 };
+_Static_assert(PMAX <= 32 && PMAX % 8 == 0, "a bit per period in struct series, eight at a time");
 
 /* The times of every lane BACK iterations before iteration IT (IT >= BACK). */
 static double *hist_row(double *hist, unsigned it, unsigned back, unsigned L)
@@ -311,64 +309,11 @@ struct series {
     unsigned n;                     /* values so far */
 };
 
-/* The first time, T: no value yet. */
-static void series_start(struct series *s, double t) { s->at[0] = t; }
-
-/* The periods P (bit P - 1) whose value BEFORE[P - 1] is within TOL of X, PMAX at once in the
- * widest vectors the processor has: the same comparisons in each copy. */
-#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
-#include <immintrin.h>
-#define MATCH_CLONES 1
-static __attribute__((target("avx512f"))) uint32_t match_avx512(const double *before, double x, double tol)
+/* The first time, T: no value yet (the values before it are never read: they are masked). */
+static void series_start(struct series *s, double t)
 {
-    __m512d vx = _mm512_set1_pd(x), vtol = _mm512_set1_pd(tol);
-    uint32_t same = 0;
-    for (unsigned p = 0; p < PMAX; p += 8) {
-        __m512d d = _mm512_abs_pd(_mm512_sub_pd(vx, _mm512_loadu_pd(&before[p])));
-        same |= (uint32_t)_mm512_cmp_pd_mask(d, vtol, _CMP_LE_OQ) << p;
-    }
-    return same;
-}
-
-static __attribute__((target("avx2"))) uint32_t match_avx2(const double *before, double x, double tol)
-{
-    __m256d vx = _mm256_set1_pd(x), vtol = _mm256_set1_pd(tol), sign = _mm256_set1_pd(-0.0);
-    uint32_t same = 0;
-    for (unsigned p = 0; p < PMAX; p += 4) {
-        __m256d d = _mm256_andnot_pd(sign, _mm256_sub_pd(vx, _mm256_loadu_pd(&before[p])));
-        same |= (uint32_t)_mm256_movemask_pd(_mm256_cmp_pd(d, vtol, _CMP_LE_OQ)) << p;
-    }
-    return same;
-}
-#else
-#define MATCH_CLONES 0
-#endif
-
-static uint32_t match_default(const double *before, double x, double tol)
-{
-    uint32_t same = 0;
-#if defined(__SSE2__)
-    __m128d vx = _mm_set1_pd(x), vtol = _mm_set1_pd(tol), sign = _mm_set1_pd(-0.0);
-    for (unsigned p = 0; p < PMAX; p += 2) {
-        __m128d d = _mm_andnot_pd(sign, _mm_sub_pd(vx, _mm_loadu_pd(&before[p])));     /* |x - before| */
-        same |= (uint32_t)_mm_movemask_pd(_mm_cmple_pd(d, vtol)) << p;
-    }
-#else
-    for (unsigned p = 0; p < PMAX; p++)
-        same |= (uint32_t)(fabs(x - before[p]) <= tol) << p;
-#endif
-    return same;
-}
-
-static uint32_t periods_matching(const double *before, double x, double tol)
-{
-#if MATCH_CLONES
-    if (__builtin_cpu_supports("avx512f"))
-        return match_avx512(before, x, tol);
-    if (__builtin_cpu_supports("avx2"))
-        return match_avx2(before, x, tol);
-#endif
-    return match_default(before, x, tol);
+    s->at[0] = t;
+    s->n = 0;
 }
 
 /* The time moves on to T: the value is the difference from the time before. Each value is
@@ -383,7 +328,7 @@ static uint32_t series_add(struct series *s, double t, uint32_t want)
     double tol = 1e-9 * (fabs(x) > 1 ? fabs(x) : 1);
     if (n < PMAX)
         want &= (1u << n) - 1;              /* a period longer than the values so far: none */
-    uint32_t same = want ? periods_matching(&s->v[i + 1], x, tol) & want : 0;    /* v[i + P]: the value P before */
+    uint32_t same = want ? periods_match(&s->v[i + 1], x, tol) & want : 0;    /* v[i + P]: the value P before */
     s->v[i] = s->v[i + SERIES] = x;
     s->n++;
     return same;
@@ -478,6 +423,8 @@ static bool measure_lanes(struct measure *ms, struct rt_model *md, unsigned it, 
             series_start(&g->ret, now[l]);
             series_start(&g->end, end);
             series_start(&g->issue, issued);
+            memset(g->same, 0, sizeof g->same);
+            g->repeats = 0;
         } else {
             unsigned n = g->ret.n;
             uint32_t same = series_add(&g->ret, now[l], ~0u);
@@ -634,7 +581,7 @@ bool block_run(const struct block *b, const struct mdl_machine *m, const struct 
     addr_gen_init(&g);
     struct measure ms = { n_lanes, iterations, iterations / 2, n_lanes, m->port_choice != MDL_PORT_CHOICE_NONE,
                           calloc(HIST * (size_t)n_lanes, sizeof(double)),
-                          calloc(n_lanes, sizeof(struct progress)), calloc(n_lanes, sizeof(double)),
+                          malloc(n_lanes * sizeof(struct progress)), calloc(n_lanes, sizeof(double)),
                           calloc(n_lanes, sizeof(unsigned)), calloc(n_lanes, sizeof(bool)) };
     unsigned it, measured = 0;
     bool followed = false;          /* causality's period has begun */
