@@ -16357,6 +16357,8 @@ static const struct mdl_cache caches[4] = {
 };
 
 const struct mdl_machine mdl_machine_alderlake = {
+    .magic = MDL_MACHINE_MAGIC,
+    .abi = MDL_MACHINE_ABI,
     .name = "alderlake",
     .description = "Intel Alder Lake P-core (Golden Cove), one thread",
     .qemu_cpu = "Icelake-Server,-pcid,-x2apic,-tsc-deadline,-hle,-invpcid,-rtm,-avx512f,-avx512dq,-rdseed,-avx512cd,-avx512bw,-avx512vl,-avx512vbmi,-avx512vbmi2,-gfni,-vpclmulqdq,-avx512vnni,-avx512bitalg,-avx512-vpopcntdq,-spec-ctrl,-ssbd,-3dnowprefetch,-wbnoinvd,-xsavec",

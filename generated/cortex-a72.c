@@ -1349,6 +1349,8 @@ static const struct mdl_cache caches[3] = {
 };
 
 const struct mdl_machine mdl_machine_cortex_a72 = {
+    .magic = MDL_MACHINE_MAGIC,
+    .abi = MDL_MACHINE_ABI,
     .name = "cortex-a72",
     .description = "Arm Cortex-A72, one core",
     .qemu_cpu = "cortex-a72",

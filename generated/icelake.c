@@ -14733,6 +14733,8 @@ static const struct mdl_cache caches[4] = {
 };
 
 const struct mdl_machine mdl_machine_icelake = {
+    .magic = MDL_MACHINE_MAGIC,
+    .abi = MDL_MACHINE_ABI,
     .name = "icelake",
     .description = "Intel Ice Lake client core (Sunny Cove), one thread",
     .qemu_cpu = "Icelake-Server,-pcid,-x2apic,-tsc-deadline,-hle,-invpcid,-rtm,-avx512f,-avx512dq,-rdseed,-avx512cd,-avx512bw,-avx512vl,-avx512vbmi,-avx512vbmi2,-gfni,-vpclmulqdq,-avx512vnni,-avx512bitalg,-avx512-vpopcntdq,-spec-ctrl,-ssbd,-3dnowprefetch,-wbnoinvd,-xsavec",

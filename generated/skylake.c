@@ -7179,6 +7179,8 @@ static const struct mdl_cache caches[4] = {
 };
 
 const struct mdl_machine mdl_machine_skylake = {
+    .magic = MDL_MACHINE_MAGIC,
+    .abi = MDL_MACHINE_ABI,
     .name = "skylake",
     .description = "Intel Skylake client core (6th-generation Core), one thread",
     .qemu_cpu = "Skylake-Client,-pcid,-x2apic,-tsc-deadline,-hle,-invpcid,-rtm,-rdseed,-3dnowprefetch,-xsavec",

@@ -73,19 +73,25 @@ void sha256_update(struct sha256 *s, const void *data, size_t len)
 
 void sha256_string(struct sha256 *s, const char *str) { sha256_update(s, str, strlen(str) + 1); }
 
+bool sha256_fd(struct sha256 *s, int fd)
+{
+    uint8_t buf[1 << 16];
+    ssize_t n;
+    while ((n = read(fd, buf, sizeof buf)) > 0)
+        sha256_update(s, buf, (size_t)n);
+    return n == 0;
+}
+
 bool sha256_file(struct sha256 *s, const char *path)
 {
     int fd = open(path, O_RDONLY | O_CLOEXEC);
     if (fd < 0)
         return false;
-    uint8_t buf[1 << 16];
-    ssize_t n;
-    while ((n = read(fd, buf, sizeof buf)) > 0)
-        sha256_update(s, buf, (size_t)n);
+    bool ok = sha256_fd(s, fd);
     int saved = errno;
     close(fd);
     errno = saved;
-    return n == 0;
+    return ok;
 }
 
 void sha256_hex(struct sha256 *s, char hex[SHA256_HEX])

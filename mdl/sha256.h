@@ -18,6 +18,8 @@ void sha256_init(struct sha256 *s);
 void sha256_update(struct sha256 *s, const void *data, size_t len);
 /* A string and its terminating zero, so that ("ab","c") and ("a","bc") differ. */
 void sha256_string(struct sha256 *s, const char *str);
+/* What is left to read from FD, to its end; false (errno set) on a read error. */
+bool sha256_fd(struct sha256 *s, int fd);
 /* The contents of the file at PATH; false (errno set) when it cannot be read. */
 bool sha256_file(struct sha256 *s, const char *path);
 /* The digest as 64 lower-case hex digits and a zero. */

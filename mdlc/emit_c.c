@@ -200,7 +200,8 @@ static void emit_caches(FILE *out, const struct mdl_machine *m)
 
 static void emit_machine(FILE *out, const struct mdl_machine *m, const char *ident)
 {
-    fprintf(out, "const struct mdl_machine mdl_machine_%s = {\n    .name = ", ident);
+    fprintf(out, "const struct mdl_machine mdl_machine_%s = {\n"
+                 "    .magic = MDL_MACHINE_MAGIC,\n    .abi = MDL_MACHINE_ABI,\n    .name = ", ident);
     c_string(out, m->name);
     fputs(",\n    .description = ", out);
     c_string(out, m->description);

@@ -121,6 +121,9 @@ struct mdl_strings {
 };
 
 struct mdl_machine {
+    /* MDL_MACHINE_MAGIC and MDL_MACHINE_ABI: what mdlsim checks before it reads a table from a
+     * shared object (--mdl), so that a foreign object with the right symbol is refused, not read */
+    uint32_t magic, abi;
     const char *name, *description, *qemu_cpu;
     uint8_t isa;
     /* front end and window: 0 where the description is silent */
@@ -164,5 +167,10 @@ struct mdl_machine {
     const uint32_t *match;                  /* template lists of rules */
     struct mdl_strings strings;
 };
+
+#define MDL_MACHINE_MAGIC 0x314c444du   /* "MDL1" in a little-endian word */
+/* The layout's version (raised when a field moves without the size changing) and its size. */
+#define MDL_MACHINE_ABI ((uint32_t)(1u << 16 | sizeof(struct mdl_machine)))
+_Static_assert(sizeof(struct mdl_machine) < 1u << 16, "the size fits MDL_MACHINE_ABI's low half");
 
 #endif

@@ -1,14 +1,21 @@
 /* --mdl FILE: a description outside the tree compiled, cached by content, reused, rebuilt when a
- * file it reads changes, and refused with mdlc's own diagnostics. Tests run in tests/. */
+ * file it reads changes, and refused with mdlc's own diagnostics; the cache trusted as ssh trusts
+ * its files. Tests run in tests/. */
 #include <criterion/criterion.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <glob.h>
 #include <jansson.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 #include "capture.h"
+#include "mdl_machine.h"
 #include "sha256.h"
 
 /* A directory of its own for each test: its descriptions, and the cache (XDG_CACHE_HOME). */
@@ -220,4 +227,339 @@ Test(mdlfile, loses_a_cycle_where_two_chains_meet_on_a_port_unless_the_descripti
     write_file("skl.mdl", "machine skl extends skylake { description \"Skylake as bundled\"; }\n");
     cr_expect_float_eq(block_cycles("skl.mdl", "4883c2044883c0404839ea"), 1.25, 0.05);
     cr_expect_float_eq(block_cycles("noports.mdl", "4883c2044883c0404839ea"), 1.00, 1e-9);
+}
+
+/* ---- the cache as ssh treats its files ------------------------------------------------------ */
+
+/* slow.mdl built once: the path of its entry's shared object into SO. */
+static void build_slow(char *so, size_t len)
+{
+    write_file("slow.mdl", slow_add);
+    cr_assert_float_eq(chain_cycles("slow.mdl", NULL), 4.0, 1e-9);
+    char pattern[128];
+    glob_t g;
+    snprintf(pattern, sizeof pattern, "%s/cache/mdlsim/[0-9a-f]*/[0-9a-f]*.so", dir);
+    cr_assert_eq(glob(pattern, 0, NULL, &g), 0, "no object in the cache");
+    cr_assert_eq(g.gl_pathc, 1u);
+    snprintf(so, len, "%s", g.gl_pathv[0]);
+    globfree(&g);
+}
+
+/* A shared object compiled from C into the test's directory as NAME (its path into PATH). */
+static void compile_object(const char *name, const char *c, char *path, size_t len)
+{
+    char cmd[1024];
+    write_file("object.c", c);
+    snprintf(path, len, "%s/%s", dir, name);
+    snprintf(cmd, sizeof cmd, "cc -shared -fPIC -o %s %s/object.c", path, dir);
+    cr_assert_eq(system(cmd), 0, "%s", cmd);
+}
+
+/* A constructor that leaves the file "ran" in the test's directory: the proof of a dlopen. */
+static void planted_object(char *path, size_t len)
+{
+    char c[512];
+    snprintf(c, sizeof c, "#include <stdio.h>\n"
+             "__attribute__((constructor)) static void ran(void) { fclose(fopen(\"%s/ran\", \"w\")); }\n"
+             "const int mdl_machine_slowadd = 1;\n", dir);
+    compile_object("planted.so", c, path, len);
+}
+
+static bool exists_in_dir(const char *name)
+{
+    char path[256];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    return access(path, F_OK) == 0;
+}
+
+/* The manifest beside SO with its "so" line replaced by "so NAME". */
+static void point_manifest(const char *so, const char *name)
+{
+    char cmd[1024];
+    snprintf(cmd, sizeof cmd, "sed -i 's|^so .*|so %s|' %.*s/manifest", name, (int)(strrchr(so, '/') - so), so);
+    cr_assert_eq(system(cmd), 0);
+}
+
+static void copy_file(const char *from, const char *to)
+{
+    char cmd[1024];
+    snprintf(cmd, sizeof cmd, "cp %s %s", from, to);
+    cr_assert_eq(system(cmd), 0);
+}
+
+/* mdlsim's stderr on slow.mdl, which must still give two adds of latency 2. */
+static char *slow_stderr(void)
+{
+    char args[256];
+    snprintf(args, sizeof args, "block --mdl %s/slow.mdl --hex 4801d84801c3 --no-sensitivity", dir);
+    struct run r = mdlsim(args, "2>&1 >/dev/null");
+    cr_expect_eq(r.status, 0, "%s", r.out);
+    cr_expect_float_eq(block_cycles("slow.mdl", "4801d84801c3"), 4.0, 1e-9);
+    return r.out;
+}
+
+Test(mdlfile, does_not_load_a_cached_object_whose_content_is_not_the_hash_in_its_name, .init = make_dir,
+     .fini = remove_dir)
+{
+    char so[256], planted[256];
+    build_slow(so, sizeof so);
+    planted_object(planted, sizeof planted);
+    copy_file(planted, so);
+    char *err = slow_stderr(), want[512];
+    snprintf(want, sizeof want, "mdlsim: warning: the cached %s does not have the content its name gives", so);
+    cr_expect(strstr(err, want), "%s", err);
+    cr_expect(strstr(err, "building it again\nmdlsim: compiled "), "%s", err);
+    cr_expect_not(exists_in_dir("ran"), "the planted object's constructor ran");
+    free(err);
+}
+
+Test(mdlfile, does_not_follow_a_manifest_name_out_of_its_entry, .init = make_dir, .fini = remove_dir)
+{
+    char so[256], planted[256], beside[300];
+    build_slow(so, sizeof so);
+    planted_object(planted, sizeof planted);
+    snprintf(beside, sizeof beside, "%s/cache/mdlsim/planted.so", dir);
+    copy_file(planted, beside);
+    point_manifest(so, "../planted.so");
+    char *err = slow_stderr();
+    cr_expect(strstr(err, "mdlsim: compiled "), "an entry naming ../planted.so was not built again: %s", err);
+    cr_expect_not(exists_in_dir("ran"), "the object the manifest named outside its entry was loaded");
+    free(err);
+}
+
+/* An object with the machine's symbol, named by its own hash as a build would be: loaded, then
+ * its table refused before it is read, and the entry built again. */
+static void expect_foreign_refused(const char *c, const char *why)
+{
+    char so[256], foreign[256], hex[SHA256_HEX], named[400];
+    build_slow(so, sizeof so);
+    compile_object("foreign.so", c, foreign, sizeof foreign);
+    cr_assert(sha256_file_hex(foreign, hex));
+    snprintf(named, sizeof named, "%.*s/%s.so", (int)(strrchr(so, '/') - so), so, hex);
+    copy_file(foreign, named);
+    point_manifest(so, strrchr(named, '/') + 1);
+    char *err = slow_stderr(), want[1024];
+    snprintf(want, sizeof want, "mdlsim: warning: mdl_machine_slowadd in %s is not a machine table of this mdlsim (%s); "
+             "building it again\n", named, why);
+    cr_expect(strstr(err, want), "want %s in: %s", want, err);
+    free(err);
+}
+
+Test(mdlfile, refuses_a_foreign_object_whose_symbol_has_the_size_of_a_table_but_not_its_magic, .init = make_dir,
+     .fini = remove_dir)
+{
+    char c[256], why[128];
+    snprintf(c, sizeof c, "const struct { unsigned magic, abi; char rest[%zu]; } mdl_machine_slowadd = { 0xdeadbeef, 7 };\n",
+             sizeof(struct mdl_machine) - 8);
+    snprintf(why, sizeof why, "magic 0xdeadbeef, ABI 0x00000007; this mdlsim reads 0x%08x, 0x%08x", MDL_MACHINE_MAGIC,
+             (unsigned)MDL_MACHINE_ABI);
+    expect_foreign_refused(c, why);
+}
+
+Test(mdlfile, refuses_a_foreign_object_whose_symbol_is_not_the_size_of_a_table, .init = make_dir, .fini = remove_dir)
+{
+    char why[128];
+    snprintf(why, sizeof why, "an object of 4 bytes, not %zu", sizeof(struct mdl_machine));
+    expect_foreign_refused("const int mdl_machine_slowadd = 7;\n", why);
+}
+
+Test(mdlfile, builds_again_an_entry_whose_object_is_truncated_and_then_reuses_it, .init = make_dir, .fini = remove_dir)
+{
+    char so[256];
+    build_slow(so, sizeof so);
+    cr_assert_eq(truncate(so, 100), 0);
+    char *err = slow_stderr();
+    cr_expect(strstr(err, "does not have the content its name gives"), "%s", err);
+    cr_expect(strstr(err, "mdlsim: compiled "), "%s", err);
+    free(err);
+    bool compiled = true;
+    chain_cycles("slow.mdl", &compiled);
+    cr_expect_not(compiled, "the entry built again is not reused");
+}
+
+Test(mdlfile, builds_again_an_entry_whose_object_has_its_hash_but_is_no_shared_object, .init = make_dir,
+     .fini = remove_dir)
+{
+    char so[256], junk[256], hex[SHA256_HEX], named[400];
+    build_slow(so, sizeof so);
+    write_file("junk", "not an ELF file\n");
+    snprintf(junk, sizeof junk, "%s/junk", dir);
+    cr_assert(sha256_file_hex(junk, hex));
+    snprintf(named, sizeof named, "%.*s/%s.so", (int)(strrchr(so, '/') - so), so, hex);
+    copy_file(junk, named);
+    point_manifest(so, strrchr(named, '/') + 1);
+    char *err = slow_stderr(), want[512];
+    snprintf(want, sizeof want, "mdlsim: warning: cannot load the compiled machine %s: ", named);
+    cr_expect(strstr(err, want), "%s", err);
+    cr_expect(strstr(err, "mdlsim: compiled "), "%s", err);
+    free(err);
+}
+
+/* slow.mdl refused with exit status 1 and the one line "mdlsim: error: the cache WHAT PATH WHY". */
+static void expect_refused(const char *what, const char *path, const char *why)
+{
+    char args[256], want[512];
+    snprintf(args, sizeof args, "block --mdl %s/slow.mdl --hex 4801d8", dir);
+    snprintf(want, sizeof want, "mdlsim: error: the cache %s %s %s: mdlsim loads code from it%s\n", what, path, why,
+             strstr(why, "writable") ? "; run chmod go-w on it" : "");
+    struct run r = mdlsim(args, "2>&1 >/dev/null");
+    cr_expect_eq(r.status, 1);
+    cr_expect_str_eq(r.out, want);
+    free(r.out);
+}
+
+Test(mdlfile, refuses_a_cache_directory_writable_by_group_or_owned_by_another_user, .init = make_dir,
+     .fini = remove_dir)
+{
+    char so[256], root[128];
+    build_slow(so, sizeof so);
+    snprintf(root, sizeof root, "%s/cache/mdlsim", dir);
+    cr_assert_eq(chmod(root, 0770), 0);
+    expect_refused("directory", root, "is writable by group (mode 0770)");
+    cr_assert_eq(chmod(root, 0700), 0);
+    cr_assert_eq(chmod(so, 0757), 0);
+    expect_refused("file", so, "is writable by others (mode 0757)");
+    cr_assert_eq(chmod(so, 0755), 0);
+    if (geteuid() != 0)
+        return;                         /* only root can give a directory to another user */
+    cr_assert_eq(chown(root, 65534, (gid_t)-1), 0);
+    expect_refused("directory", root, "is owned by uid 65534, not by you (uid 0)");
+}
+
+Test(mdlfile, keeps_its_cache_private_under_a_umask_that_lets_the_group_write, .init = make_dir, .fini = remove_dir)
+{
+    char cmd[1024];
+    write_file("slow.mdl", slow_add);
+    for (int run = 0; run < 2; run++) {
+        snprintf(cmd, sizeof cmd, "umask 002 && XDG_CACHE_HOME=%s/cache ../build/mdlsim block --mdl %s/slow.mdl "
+                 "--hex 4801d84801c3 --no-sensitivity 2>&1 >/dev/null", dir, dir);
+        struct run r = capture(cmd);
+        cr_expect_eq(r.status, 0, "run %d: %s", run, r.out);
+        cr_expect_eq(strstr(r.out, "warning"), NULL, "run %d: %s", run, r.out);
+        free(r.out);
+    }
+}
+
+Test(mdlfile, takes_a_description_path_that_starts_with_a_dash, .init = make_dir, .fini = remove_dir)
+{
+    char cmd[1024], cwd[512];
+    cr_assert(getcwd(cwd, sizeof cwd));
+    write_file("-slow.mdl", slow_add);
+    snprintf(cmd, sizeof cmd, "cd %s && XDG_CACHE_HOME=%s/cache %s/../build/mdlsim block --mdl -slow.mdl "
+             "--hex 4801d84801c3 --no-sensitivity --json 2>&1", dir, dir, cwd);
+    struct run r = capture(cmd);
+    cr_expect_eq(r.status, 0, "%s", r.out);
+    cr_expect(strstr(r.out, "\"cycles_per_iteration\":4,"), "%s", r.out);
+    free(r.out);
+}
+
+/* A C compiler (CC) that is the shell script BODY. */
+static void fake_cc(const char *body, char *path, size_t len)
+{
+    char text[512];
+    snprintf(text, sizeof text, "#!/bin/sh\n%s\n", body);
+    write_file("cc", text);
+    snprintf(path, len, "%s/cc", dir);
+    cr_assert_eq(chmod(path, 0700), 0);
+}
+
+static void expect_no_build_directory(void)
+{
+    char pattern[128];
+    glob_t g;
+    snprintf(pattern, sizeof pattern, "%s/cache/mdlsim/tmp.*", dir);
+    cr_expect_eq(glob(pattern, 0, NULL, &g), GLOB_NOMATCH, "a build directory is left: %s",
+                 g.gl_pathc ? g.gl_pathv[0] : "");
+    globfree(&g);
+}
+
+Test(mdlfile, says_the_c_compiler_was_killed_by_a_signal, .init = make_dir, .fini = remove_dir)
+{
+    char cc[256], cmd[1024];
+    fake_cc("kill -9 $$", cc, sizeof cc);
+    write_file("slow.mdl", slow_add);
+    snprintf(cmd, sizeof cmd, "CC=%s XDG_CACHE_HOME=%s/cache ../build/mdlsim block --mdl %s/slow.mdl --hex 4801d8 2>&1",
+             cc, dir, dir);
+    struct run r = capture(cmd);
+    char want[512];
+    snprintf(want, sizeof want, "mdlsim: error: the C compiler '%s' was killed by signal 9 (Killed) on the generated ", cc);
+    cr_expect_eq(r.status, 1);
+    cr_expect(strncmp(r.out, want, strlen(want)) == 0, "%s", r.out);
+    free(r.out);
+    expect_no_build_directory();
+}
+
+/* The pid the fake compiler wrote into the file "ccpid" once started; 0 while it is not there. */
+static pid_t compiler_pid(void)
+{
+    char path[256];
+    snprintf(path, sizeof path, "%s/ccpid", dir);
+    FILE *fp = fopen(path, "r");
+    int pid = 0;
+    if (fp && fscanf(fp, "%d", &pid) != 1)
+        pid = 0;
+    if (fp)
+        fclose(fp);
+    return pid;
+}
+
+Test(mdlfile, kills_the_compiler_and_removes_the_build_directory_when_terminated, .init = make_dir, .fini = remove_dir,
+     .timeout = 120)
+{
+    char cc[256], cache[128], mdl[128];
+    /* the pid is written to a temporary name first: the test never reads half of it */
+    char body[512];
+    snprintf(body, sizeof body, "echo $$ > %s/ccpid.part && mv %s/ccpid.part %s/ccpid && exec sleep 600", dir, dir, dir);
+    fake_cc(body, cc, sizeof cc);
+    write_file("slow.mdl", slow_add);
+    snprintf(cache, sizeof cache, "%s/cache", dir);
+    snprintf(mdl, sizeof mdl, "%s/slow.mdl", dir);
+    pid_t pid = fork();
+    cr_assert(pid >= 0);
+    if (pid == 0) {
+        sigset_t none;
+        sigemptyset(&none);
+        sigprocmask(SIG_SETMASK, &none, NULL);
+        signal(SIGTERM, SIG_DFL);
+        setenv("CC", cc, 1);
+        setenv("XDG_CACHE_HOME", cache, 1);
+        int null = open("/dev/null", O_WRONLY);
+        dup2(null, STDOUT_FILENO), dup2(null, STDERR_FILENO);
+        execl("../build/mdlsim", "mdlsim", "block", "--mdl", mdl, "--hex", "4801d8", (char *)NULL);
+        _exit(127);
+    }
+    pid_t ccpid;
+    /* waits for an event (the compiler started), bounded by the test's timeout */
+    while (!(ccpid = compiler_pid()))
+        usleep(10000);
+    cr_assert_eq(kill(pid, SIGTERM), 0);
+    int status;
+    cr_assert_eq(waitpid(pid, &status, 0), pid);
+    cr_expect(WIFSIGNALED(status) && WTERMSIG(status) == SIGTERM, "mdlsim did not end by its SIGTERM: status %#x",
+              status);
+    cr_expect(kill(ccpid, 0) != 0 && errno == ESRCH, "the compiler (pid %d) outlived mdlsim", (int)ccpid);
+    if (kill(ccpid, 0) == 0)
+        kill(ccpid, SIGKILL);
+    expect_no_build_directory();
+}
+
+Test(mdlfile, sweeps_build_directories_untouched_for_an_hour_at_the_next_build, .init = make_dir, .fini = remove_dir)
+{
+    char old[256], fresh[256], file[300];
+    snprintf(old, sizeof old, "%s/cache", dir);
+    cr_assert_eq(mkdir(old, 0700), 0);
+    snprintf(old, sizeof old, "%s/cache/mdlsim", dir);
+    cr_assert_eq(mkdir(old, 0700), 0);
+    snprintf(old, sizeof old, "%s/cache/mdlsim/tmp.Abc123", dir);
+    snprintf(fresh, sizeof fresh, "%s/cache/mdlsim/tmp.Def456", dir);
+    cr_assert_eq(mkdir(old, 0700), 0);
+    cr_assert_eq(mkdir(fresh, 0700), 0);
+    snprintf(file, sizeof file, "%s/gen", old);
+    cr_assert_eq(mkdir(file, 0700), 0);
+    struct timespec two_hours_ago[2] = { { .tv_sec = time(NULL) - 7200 }, { .tv_sec = time(NULL) - 7200 } };
+    cr_assert_eq(utimensat(AT_FDCWD, old, two_hours_ago, 0), 0);
+    char so[256];
+    build_slow(so, sizeof so);
+    cr_expect_neq(access(old, F_OK), 0, "the build directory left two hours ago is still there");
+    cr_expect_eq(access(fresh, F_OK), 0, "a build directory in use was removed");
 }

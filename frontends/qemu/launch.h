@@ -2,16 +2,37 @@
 #ifndef LAUNCH_H
 #define LAUNCH_H
 #include <stdbool.h>
+#include <signal.h>
 #include <stddef.h>
 
 /* NAME as a shell finds a command, in PATH (LEN bytes): NAME itself when it has a slash, else
  * the first executable regular file of that name in a directory of $PATH. False when none. */
 bool launch_find_program(const char *name, char *path, size_t len);
 
+/* How a tool run by launch_run ended: one of the four is set. */
+struct launch_end {
+    int status;             /* its exit status; -1 when it did not exit */
+    int signal;             /* the signal that killed it */
+    int error;              /* errno when it could not be started */
+    int interrupted;        /* SIGINT, SIGTERM or SIGHUP sent to mdlsim while the tool ran: the tool
+                             * was killed and reaped, the signal taken, for the caller to clean up
+                             * and raise it again */
+};
+
+/* SET: the signals that end mdlsim (SIGINT, SIGTERM, SIGHUP) less those it ignores (nohup). */
+void launch_fatal_signals(sigset_t *set);
+
 /* Runs the tool ARGV (found through PATH as a shell would) to its end: its input /dev/null, its
  * output into the file OUT (NULL: mdlsim's stderr, never its stdout, which carries results), its
- * errors into the file ERR (NULL: mdlsim's stderr). Its exit status, or -1 with errno when it
- * could not be started or a signal ended it. */
+ * errors into the file ERR (NULL: mdlsim's stderr). A fatal signal to mdlsim meanwhile kills it. */
+struct launch_end launch_run(char *const argv[], const char *out, const char *err);
+
+/* E in words, after the tool's name: "exited with status 1", "was killed by signal 9 (Killed)",
+ * "could not be started: No such file or directory", "was stopped by signal 15 (Terminated)". */
+const char *launch_describe(const struct launch_end *e, char *buf, size_t len);
+
+/* launch_run's tool's exit status, 128 + N when signal N killed it, or -1 with errno when it could
+ * not be started; a fatal signal to mdlsim meanwhile is raised again once the tool is gone. */
 int launch_tool(char *const argv[], const char *out, const char *err);
 
 /* The interpreter a script at PATH names on its first line ("#!INTERP [ARG]", as the kernel
