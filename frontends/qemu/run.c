@@ -491,11 +491,13 @@ static void warn_ifunc(const char *name, const char *path)
 static bool run_map(struct run *r, const char *path, uint64_t lo, uint64_t hi, uint64_t off, char *err, size_t errlen)
 {
     char why[256];
-    int module = symbols_map(r->sym, path, lo, hi - lo, off, why, sizeof why);
+    int known = symbols_modules(r->sym), module = symbols_map(r->sym, path, lo, hi - lo, off, why, sizeof why);
     (void)err;
     (void)errlen;
-    if (module < 0)
-        return true;    /* not an object symbols can be read from: its code stays unnamed */
+    /* not an object symbols can be read from: its code stays unnamed; another mapping of a module
+     * already known: its regions were found at its first (a module keeps its first bias) */
+    if (module < 0 || module < known)
+        return true;
     for (unsigned i = 0; i < r->o.n_roi; i++) {
         uint64_t flo, fhi;
         if (!symbols_find(r->sym, module, r->o.roi[i], &flo, &fhi) || region_entry(r, flo) ||
