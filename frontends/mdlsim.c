@@ -1221,9 +1221,11 @@ static int cmd_run(int argc, char **argv)
     if (g.pid > 0 && run_executed(r) == 0)
         ok = never_started(&o, g.status, said, err, sizeof err);
     /* the trace takes its name once whole (a program killed is whole: its end says so); a failed
-     * run leaves what the path held */
-    if (o.record && ok && !trace_write_end(&tw, g.status))
-        ok = false, snprintf(err, sizeof err, "cannot write the trace: %s", strerror(errno));
+     * run leaves what the path held. A write that failed (a full disk) stopped the run at once. */
+    if (o.record && ok)
+        trace_write_end(&tw, g.status);
+    if (o.record && tw.error)
+        ok = false, snprintf(err, sizeof err, "cannot write '%s': %s", o.record, strerror(tw.error));
     if (o.record && ok)
         ok = safefile_close(&trace, err, sizeof err) && safefile_publish(&trace, err, sizeof err);
     doom_path(0, NULL);

@@ -710,9 +710,12 @@ Test(mdlsim_run, replays_a_recorded_run_on_another_machine_of_the_same_isa)
     expect_error_around("replay --machine skylake --json /tmp/mdlsim-rarroam.json /tmp/mdlsim-test.trace", 1,
                         "'/tmp/mdlsim-test.trace' ends inside the frame at byte ", ": the trace is truncated");
     cr_expect_neq(access("/tmp/mdlsim-rarroam.json", F_OK), 0, "no report from a truncated trace");
+    cr_assert_eq(truncate("/tmp/mdlsim-test.trace", 24), 0);
+    expect_error("replay --machine skylake /tmp/mdlsim-test.trace",
+                 "'/tmp/mdlsim-test.trace' ends at byte 24, before its end frame: the trace is truncated");
     cr_assert_eq(truncate("/tmp/mdlsim-test.trace", 16), 0);
     expect_error("replay --machine skylake /tmp/mdlsim-test.trace",
-                 "'/tmp/mdlsim-test.trace' ends at byte 16, before its end frame: the trace is truncated");
+                 "'/tmp/mdlsim-test.trace' ends inside its header (24 bytes): the trace is truncated");
     remove("/tmp/mdlsim-test.trace");
     remove("/tmp/mdlsim-rarroam.json");
 }
@@ -1751,13 +1754,20 @@ Test(mdlsim_run, names_the_damage_of_a_corrupt_trace_and_where_it_is, .timeout =
     expect_error_around("replay --machine skylake --json /tmp/mdlsim-dmg.json /tmp/mdlsim-dmg-bad.trace", 1,
                         "'/tmp/mdlsim-dmg-bad.trace' is corrupt: the frame at bytes ", " does not match its checksum");
     cr_expect_neq(access("/tmp/mdlsim-dmg.json", F_OK), 0, "no report from a corrupt trace");
-    copy_flipped(t, bad, 6, 0x03);
+    copy_flipped(t, bad, 6, 0x01);
     expect_error("replay --machine skylake /tmp/mdlsim-dmg-bad.trace",
-                 "'/tmp/mdlsim-dmg-bad.trace' is a trace of format 1; this mdlsim reads format 2 (record it again "
+                 "'/tmp/mdlsim-dmg-bad.trace' is a trace of format 2; this mdlsim reads format 3 (record it again "
                  "with this mdlsim)");
+    /* the header's checksum: one flipped bit of the ISA made an x86-64 trace an AArch64 one */
+    copy_flipped(t, bad, 8, 0x01);
+    expect_error("replay --machine cortex-a72 /tmp/mdlsim-dmg-bad.trace",
+                 "'/tmp/mdlsim-dmg-bad.trace' is corrupt: its header (bytes 0-23) does not match its checksum");
     copy_flipped(t, bad, 8, 0x07);
     expect_error("replay --machine skylake /tmp/mdlsim-dmg-bad.trace",
-                 "'/tmp/mdlsim-dmg-bad.trace' is corrupt at byte 8: ISA 7 is neither x86_64 (0) nor aarch64 (1)");
+                 "'/tmp/mdlsim-dmg-bad.trace' is corrupt: its header (bytes 0-23) does not match its checksum");
+    copy_flipped(t, bad, 23, 0x80);
+    expect_error("replay --machine skylake /tmp/mdlsim-dmg-bad.trace",
+                 "'/tmp/mdlsim-dmg-bad.trace' is corrupt: its header (bytes 0-23) does not match its checksum");
     copy_flipped(t, bad, 0, 0x01);
     expect_error("replay --machine skylake /tmp/mdlsim-dmg-bad.trace",
                  "'/tmp/mdlsim-dmg-bad.trace' is not an mdlsim trace (no header)");
@@ -1769,6 +1779,53 @@ Test(mdlsim_run, names_the_damage_of_a_corrupt_trace_and_where_it_is, .timeout =
     expect_error("replay --machine skylake /tmp", "cannot read '/tmp': Is a directory");
     remove(t);
     remove(bad);
+}
+
+/* Writes a trace of the events EVENTS (mktrace.py's words) with mktrace.py's OPTIONS to PATH. */
+static void make_trace(const char *path, const char *options, const char *events)
+{
+    char cmd[512];
+    snprintf(cmd, sizeof cmd, "python3 traces/mktrace.py %s %s %s", options, path, events);
+    cr_assert_eq(system(cmd), 0, "%s", cmd);
+}
+
+/* A trace ends with its end frame: bytes after it (a file appended to, two traces in one), an
+ * exit code no program has (2^40 became 0) or no signal are damage, named with their byte; an
+ * ISA out of range under a right checksum (a forged header) is named too. */
+Test(mdlsim_run, refuses_bytes_after_the_end_frame_and_an_end_no_program_has)
+{
+    const char *t = "/tmp/mdlsim-end.trace", *events = "0 4d444c5349570001 4";
+    static const struct { const char *options, *message; } bad[] = {
+        { "--tail 00", "is corrupt: bytes after its end frame, from byte 192" },
+        { "--tail 0000000000000000", "is corrupt: bytes after its end frame, from byte 192" },
+        { "--end exited 1099511627776",
+          "is corrupt at byte 160: the program exited with code 1099511627776 (an exit code is 0 to 255)" },
+        { "--end exited 256", "is corrupt at byte 160: the program exited with code 256 (an exit code is 0 to 255)" },
+        { "--end killed 0", "is corrupt at byte 160: the program was killed by signal 0 (a signal is 1 to 64)" },
+        { "--end killed 65", "is corrupt at byte 160: the program was killed by signal 65 (a signal is 1 to 64)" },
+    };
+    char msg[256];
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        make_trace(t, bad[i].options, events);
+        snprintf(msg, sizeof msg, "'%s' %s", t, bad[i].message);
+        expect_error("replay --machine skylake /tmp/mdlsim-end.trace", msg);
+    }
+    /* read from a pipe, not mapped */
+    make_trace(t, "--tail 00", events);
+    expect_error_by("cat /tmp/mdlsim-end.trace | ", "replay --machine skylake /dev/stdin",
+                    "'/dev/stdin' is corrupt: bytes after its end frame, from byte 192");
+    make_trace(t, "", "7 4d444c5349570001 4");
+    expect_error("replay --machine skylake /tmp/mdlsim-end.trace",
+                 "'/tmp/mdlsim-end.trace' is corrupt at byte 8: ISA 7 is neither x86_64 (0) nor aarch64 (1)");
+    /* the bounds themselves are an end */
+    static const char *const good[] = { "--end exited 255", "--end killed 64" };
+    for (size_t i = 0; i < 2; i++) {
+        make_trace(t, good[i], events);
+        struct run r = mdlsim_stderr("replay --machine skylake --no-sensitivity /tmp/mdlsim-end.trace");
+        cr_expect_eq(r.status, 0, "%s: %s", good[i], r.out);
+        free(r.out);
+    }
+    remove(t);
 }
 
 /* ---- the loops of a function, the regions of an assembly file ------------------------------------ */

@@ -256,6 +256,16 @@ static size_t read_words(int fd, char *b, size_t len)
     return have;
 }
 
+/* N words of the stream into the recording, if any: false (with why) once a write failed, so
+ * that a full disk stops the run at once rather than at its end. */
+static bool record(struct reader *rd, const uint64_t *w, size_t n)
+{
+    if (!rd->copy || !n || trace_write_events(rd->copy, w, n))
+        return true;
+    snprintf(rd->why, sizeof rd->why, "cannot write the trace: %s", strerror(rd->copy->error));
+    return false;
+}
+
 /* The next chunk named on the descriptor, in place, once the previous one is given back (the
  * plugin may be gone by then: MSG_NOSIGNAL, and the error is of no interest). */
 static bool next_chunk(struct reader *rd)
@@ -278,9 +288,7 @@ static bool next_chunk(struct reader *rd)
     rd->w = src->shm + (size_t)idx * WIRE_CHUNK_WORDS;
     rd->n = n;
     rd->pos = 0;
-    if (rd->copy && n)
-        trace_write_events(rd->copy, rd->w, n);
-    return true;
+    return record(rd, rd->w, n);
 }
 
 static uint64_t now_ms(void)
@@ -333,11 +341,10 @@ static bool refill(struct reader *rd)
         return false;
     }
     size_t have = read_words(rd->src.fd, (char *)rd->buf, sizeof rd->buf);
-    rd->eof = have == 0 || have % 8 != 0;
-    if (rd->copy && have)
-        trace_write_events(rd->copy, rd->buf, have / 8);
+    bool kept = record(rd, rd->buf, have / 8);
+    rd->eof = have == 0 || have % 8 != 0 || !kept;
     rd->w = rd->buf;
-    rd->n = have / 8;
+    rd->n = kept ? have / 8 : 0;
     rd->pos = 0;
     return rd->n > 0;
 }
