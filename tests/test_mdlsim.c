@@ -1490,6 +1490,53 @@ Test(mdlsim_run, refuses_an_unwritable_report_path_before_the_program_runs)
                  "cannot write '/nonexistent/dir/r.html': No such file or directory");
 }
 
+/* An output never replaces an input or another output: --record X --json X replaced the trace
+ * with the report, --json PROGRAM the program. Files that exist are compared by device and inode
+ * (another path, a hard link), the others by their resolved directory; nothing runs, nothing is
+ * written, the inputs stay as they were. */
+Test(mdlsim_run, refuses_an_output_that_is_another_output_or_an_input_before_the_run)
+{
+    remove("/tmp/mdlsim-same.json");
+    remove("/tmp/mdlsim-same.link");
+    cr_assert_eq(system("cp ../build/programs/exact.x86 /tmp/mdlsim-same.x86 && "
+                        "ln /tmp/mdlsim-same.x86 /tmp/mdlsim-same.link"), 0);
+    size_t n_before, n_after;
+    char *before = files_read("/tmp/mdlsim-same.x86", &n_before);
+    cr_assert(before);
+    static const struct { const char *args, *message; } cases[] = {
+        { "run --machine skylake --record /tmp/mdlsim-same.json --json /tmp/mdlsim-same.json -- /tmp/mdlsim-same.x86 10",
+          "--json '/tmp/mdlsim-same.json' and --record '/tmp/mdlsim-same.json' are the same file" },
+        { "run --machine skylake --json /tmp/../tmp/mdlsim-same.json --callgrind /tmp/mdlsim-same.json -- "
+          "/tmp/mdlsim-same.x86 10",
+          "--json '/tmp/../tmp/mdlsim-same.json' and --callgrind '/tmp/mdlsim-same.json' are the same file" },
+        { "run --machine skylake --json /tmp/mdlsim-same.x86 -- /tmp/mdlsim-same.x86 10",
+          "--json '/tmp/mdlsim-same.x86' would replace the program '/tmp/mdlsim-same.x86'" },
+        { "run --machine skylake --html /tmp/mdlsim-same.link -- /tmp/mdlsim-same.x86 10",
+          "--html '/tmp/mdlsim-same.link' would replace the program '/tmp/mdlsim-same.x86'" },
+        { "run --mdl ../machines/skylake.mdl --record ../machines/skylake.mdl -- "
+          "/tmp/mdlsim-same.x86 10",
+          "--record '../machines/skylake.mdl' would replace the description '../machines/skylake.mdl'" },
+        { "replay --machine skylake --json /tmp/mdlsim-same.trace /tmp/mdlsim-same.trace",
+          "--json '/tmp/mdlsim-same.trace' would replace the trace '/tmp/mdlsim-same.trace'" },
+        { "replay --machine skylake --program /tmp/mdlsim-same.x86 --callgrind /tmp/mdlsim-same.link "
+          "/tmp/mdlsim-same.trace",
+          "--callgrind '/tmp/mdlsim-same.link' would replace the program '/tmp/mdlsim-same.x86'" },
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        expect_error(cases[i].args, cases[i].message);
+        struct run r = mdlsim(cases[i].args);
+        cr_expect_str_eq(r.out, "", "%s: the program did not run", cases[i].args);
+        free(r.out);
+    }
+    cr_expect_neq(access("/tmp/mdlsim-same.json", F_OK), 0, "a report was written");
+    char *after = files_read("/tmp/mdlsim-same.x86", &n_after);
+    cr_expect(after && n_after == n_before && memcmp(before, after, n_before) == 0, "the program was replaced");
+    free(before);
+    free(after);
+    remove("/tmp/mdlsim-same.x86");
+    remove("/tmp/mdlsim-same.link");
+}
+
 /* The call graph: main calls kernel_gemm once, so main's inclusive costs hold all of kernel_gemm's;
  * the callgrind file has the call for KCachegrind and callgrind_annotate --inclusive=yes. */
 Test(mdlsim_run, carries_a_callees_cost_to_its_caller_through_the_call_graph)
