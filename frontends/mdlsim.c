@@ -848,6 +848,30 @@ static bool reports_writable(const struct run_cli *o)
            (!o->callgrind || writable(o->callgrind));
 }
 
+/* No output replaces an input or another output: --record X --json X replaced the trace with
+ * the report, --json PROGRAM the program. Checked before the run, the files compared as
+ * safefile_same does; false once said why. */
+static bool paths_apart(const struct run_cli *o)
+{
+    const struct { const char *what, *path; } out[] = {
+        { "--json", o->json }, { "--html", o->html }, { "--callgrind", o->callgrind }, { "--record", o->record },
+    }, in[] = {
+        { "the program", o->program }, { "the script", o->script }, { "the trace", o->trace },
+        { "the description", o->b.mdl },
+    };
+    enum { N_OUT = sizeof out / sizeof *out, N_IN = sizeof in / sizeof *in };
+    for (size_t i = 0; i < N_OUT; i++) {
+        for (size_t j = 0; out[i].path && j < i; j++)
+            if (out[j].path && safefile_same(out[i].path, out[j].path))
+                return say_error("%s '%s' and %s '%s' are the same file", out[j].what, out[j].path, out[i].what,
+                                 out[i].path);
+        for (size_t j = 0; out[i].path && j < N_IN; j++)
+            if (in[j].path && safefile_same(out[i].path, in[j].path))
+                return say_error("%s '%s' would replace %s '%s'", out[i].what, out[i].path, in[j].what, in[j].path);
+    }
+    return true;
+}
+
 /* The region's address range from the program's symbol table. */
 /* The region's lanes pair the resources its function's code keeps busiest (read as one block:
  * the code is known before it runs); code that does not decode as a whole keeps the knob pairs. */
@@ -1186,6 +1210,8 @@ static int cmd_run(int argc, char **argv)
             return e == ENOENT ? RUN_NOT_FOUND : RUN_CANNOT_EXECUTE;
         }
     }
+    if (!paths_apart(&o))
+        return RUN_FAILED;
     o.sysroot = launch_sysroot(o.sysroot, isa_get(o.b.m->isa)->sysroot, o.program);
     struct analysis_plan plan;
     struct run_opts ro;
@@ -1221,9 +1247,11 @@ static int cmd_run(int argc, char **argv)
     if (g.pid > 0 && run_executed(r) == 0)
         ok = never_started(&o, g.status, said, err, sizeof err);
     /* the trace takes its name once whole (a program killed is whole: its end says so); a failed
-     * run leaves what the path held */
-    if (o.record && ok && !trace_write_end(&tw, g.status))
-        ok = false, snprintf(err, sizeof err, "cannot write the trace: %s", strerror(errno));
+     * run leaves what the path held. A write that failed (a full disk) stopped the run at once. */
+    if (o.record && ok)
+        trace_write_end(&tw, g.status);
+    if (o.record && tw.error)
+        ok = false, snprintf(err, sizeof err, "cannot write '%s': %s", o.record, strerror(tw.error));
     if (o.record && ok)
         ok = safefile_close(&trace, err, sizeof err) && safefile_publish(&trace, err, sizeof err);
     doom_path(0, NULL);
@@ -1265,7 +1293,7 @@ static int cmd_replay(int argc, char **argv)
     char err[1024];
     struct analysis_plan plan;
     struct run_opts ro;
-    if (!reports_writable(&o))
+    if (!reports_writable(&o) || !paths_apart(&o))
         return 1;
     catch_fatal_signals();
     if (!run_plan(&plan, &o, &ro))

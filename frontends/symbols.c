@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <gelf.h>
+#include <search.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -36,9 +37,17 @@ struct symbols_module {
     bool fns_read;
 };
 
-/* Guest addresses [lo, hi) hold MODULE. */
+/* Guest addresses [lo, hi) hold MODULE: a node of the tree of ranges. */
 struct symbols_range {
-    uint64_t lo, hi;            /* LO first: first_above reads it */
+    uint64_t lo, hi;
+    int module;
+};
+
+/* A module as known_module finds it: by its file's device and inode, or by its path. */
+struct symbols_key {
+    dev_t dev;
+    ino_t ino;
+    const char *path;           /* the module's own copy */
     int module;
 };
 
@@ -48,8 +57,10 @@ struct symbols {
     Dwfl *dwfl;
     struct symbols_module *mods;
     int nmods, modcap;
-    struct symbols_range *ranges; /* sorted, disjoint */
-    size_t nranges, rangecap;
+    /* Balanced trees (tsearch), so that a trace of many mappings costs n log n: the ranges,
+     * disjoint, ordered by address (two overlapping ranges compare equal); the modules by file
+     * (those whose file existed) and by path (the first module of each path). */
+    void *ranges, *by_file, *by_path;
 };
 
 static void *grow(void *p, size_t *cap, size_t need, size_t size)
@@ -100,23 +111,54 @@ void symbols_free(struct symbols *s)
         free(m->error);
     }
     free(s->mods);
-    free(s->ranges);
+    tdestroy(s->ranges, free);
+    tdestroy(s->by_file, free);
+    tdestroy(s->by_path, free);
     free(s);
 }
 
 /* ---- mapping --------------------------------------------------------------------------------- */
 
-/* The module PATH's file already is, or -1. */
+static int file_order(const void *a, const void *b)
+{
+    const struct symbols_key *x = a, *y = b;
+    if (x->dev != y->dev)
+        return x->dev < y->dev ? -1 : 1;
+    return x->ino < y->ino ? -1 : x->ino > y->ino;
+}
+
+static int path_order(const void *a, const void *b)
+{
+    return strcmp(((const struct symbols_key *)a)->path, ((const struct symbols_key *)b)->path);
+}
+
+/* The module PATH's file already is (by device and inode when it exists and the module's did,
+ * else by path), or -1. */
 static int known_module(const struct symbols *s, const char *path)
 {
     struct stat st;
     bool exists = stat(path, &st) == 0;
-    for (int i = 0; i < s->nmods; i++) {
-        const struct symbols_module *m = &s->mods[i];
-        if (exists && m->has_id ? m->dev == st.st_dev && m->ino == st.st_ino : strcmp(m->path, path) == 0)
-            return i;
-    }
-    return -1;
+    struct symbols_key key = { .dev = exists ? st.st_dev : 0, .ino = exists ? st.st_ino : 0, .path = path };
+    void *const *hit = exists ? tfind(&key, &s->by_file, file_order) : NULL;
+    if (hit)
+        return ((const struct symbols_key *)*hit)->module;
+    hit = tfind(&key, &s->by_path, path_order);
+    int m = hit ? ((const struct symbols_key *)*hit)->module : -1;
+    return m >= 0 && !(exists && s->mods[m].has_id) ? m : -1;
+}
+
+/* Module M in the tree ROOT by ORDER (a module already there for its key stays). */
+static void remember(void **root, const struct symbols_module *m, int index, int (*order)(const void *, const void *))
+{
+    struct symbols_key *k = malloc(sizeof *k);
+    if (!k)
+        abort();
+    *k = (struct symbols_key){ m->dev, m->ino, m->path, index };
+    void **at = tsearch(k, root, order);
+    if (!at)
+        abort();
+    if (*at != k)
+        free(k);
 }
 
 /* The PT_LOAD the mapping of LEN bytes at file offset OFFSET holds: the dynamic loader maps
@@ -204,35 +246,44 @@ static int add_module(struct symbols *s, const char *path, uint64_t addr, uint64
         m->bias = actual;
     if (problem && asprintf(&m->error, "'%s': %s", path, problem) < 0)
         abort();
+    remember(&s->by_path, m, s->nmods, path_order);
+    if (m->has_id)
+        remember(&s->by_file, m, s->nmods, file_order);
     return s->nmods++;
 }
 
+/* Ranges in address order; overlapping ones are equal (the tree's ranges never overlap). */
 static int range_order(const void *a, const void *b)
 {
     const struct symbols_range *x = a, *y = b;
-    return x->lo < y->lo ? -1 : x->lo > y->lo;
+    return x->hi <= y->lo ? -1 : y->hi <= x->lo;
 }
 
-/* MODULE now holds [LO, HI): what other ranges had there is cut out of them. */
+static void add_range(struct symbols *s, uint64_t lo, uint64_t hi, int module)
+{
+    struct symbols_range *r = malloc(sizeof *r);
+    if (!r || (*r = (struct symbols_range){ lo, hi, module }, !tsearch(r, &s->ranges, range_order)))
+        abort();
+}
+
+/* MODULE now holds [LO, HI): what other ranges had there is cut out of them. Each range cut
+ * away is one search of the tree, and a mapping leaves at most three ranges behind. */
 static void paint(struct symbols *s, uint64_t lo, uint64_t hi, int module)
 {
-    s->ranges = grow(s->ranges, &s->rangecap, s->nranges + 2, sizeof *s->ranges);
-    size_t n = s->nranges;
-    for (size_t i = 0; i < n; i++) {
-        struct symbols_range r = s->ranges[i];
-        if (r.hi <= lo || r.lo >= hi)
-            continue;
-        s->ranges[i].hi = r.lo < lo ? lo : r.lo;            /* the part below, maybe empty */
-        if (r.hi > hi)
-            s->ranges[s->nranges++] = (struct symbols_range){ hi, r.hi, r.module };
+    struct symbols_range key = { lo, hi, module };
+    void **hit;
+    if (lo >= hi)
+        return;
+    while ((hit = tfind(&key, &s->ranges, range_order))) {
+        struct symbols_range *r = *hit;
+        tdelete(r, &s->ranges, range_order);
+        if (r->lo < lo)
+            add_range(s, r->lo, lo, r->module);     /* the part below */
+        if (r->hi > hi)
+            add_range(s, hi, r->hi, r->module);     /* the part above */
+        free(r);
     }
-    size_t kept = 0;
-    for (size_t i = 0; i < s->nranges; i++)
-        if (s->ranges[i].lo < s->ranges[i].hi)
-            s->ranges[kept++] = s->ranges[i];
-    s->ranges[kept++] = (struct symbols_range){ lo, hi, module };
-    s->nranges = kept;
-    qsort(s->ranges, s->nranges, sizeof *s->ranges, range_order);
+    add_range(s, lo, hi, module);
 }
 
 int symbols_map(struct symbols *s, const char *path, uint64_t addr, uint64_t len, uint64_t offset, char *err,
@@ -252,7 +303,7 @@ int symbols_map(struct symbols *s, const char *path, uint64_t addr, uint64_t len
 /* ---- lookup ---------------------------------------------------------------------------------- */
 
 /* The index of the first of the N elements at ELEMS (SIZE bytes each, sorted by the address
- * they start with) that starts above ADDR: ranges and functions alike. */
+ * they start with) that starts above ADDR. */
 static size_t first_above(const void *elems, size_t n, size_t size, uint64_t addr)
 {
     size_t lo = 0, hi = n;
@@ -270,8 +321,9 @@ static size_t first_above(const void *elems, size_t n, size_t size, uint64_t add
 
 static int module_at(const struct symbols *s, uint64_t pc)
 {
-    size_t i = first_above(s->ranges, s->nranges, sizeof *s->ranges, pc);
-    return i > 0 && pc < s->ranges[i - 1].hi ? s->ranges[i - 1].module : -1;
+    struct symbols_range key = { pc, pc + 1, -1 };
+    void *const *hit = pc == UINT64_MAX ? NULL : tfind(&key, &s->ranges, range_order);
+    return hit ? ((const struct symbols_range *)*hit)->module : -1;
 }
 
 /* Code symbols with a size: functions, IFUNC resolvers, and assembly with .size but no .type. */

@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <libgen.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -31,6 +32,31 @@ bool safefile_check(const char *path, char *err, size_t errlen)
     int e = errno;
     free(copy);
     return ok || fail(path, e, err, errlen);
+}
+
+/* PATH with its directory resolved, in OUT (PATH itself when the directory cannot be). */
+static void resolved(const char *path, char *out, size_t len)
+{
+    char copy[PATH_MAX], base[PATH_MAX], dir[PATH_MAX];
+    snprintf(copy, sizeof copy, "%s", path);
+    snprintf(base, sizeof base, "%s", basename(copy));
+    snprintf(copy, sizeof copy, "%s", path);
+    if (realpath(dirname(copy), dir))
+        snprintf(out, len, "%s/%s", strcmp(dir, "/") ? dir : "", base);
+    else
+        snprintf(out, len, "%s", path);
+}
+
+bool safefile_same(const char *a, const char *b)
+{
+    struct stat sa, sb;
+    bool has_a = stat(a, &sa) == 0, has_b = stat(b, &sb) == 0;
+    if (has_a || has_b)
+        return has_a && has_b && sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+    char ra[2 * PATH_MAX], rb[2 * PATH_MAX];
+    resolved(a, ra, sizeof ra);
+    resolved(b, rb, sizeof rb);
+    return strcmp(ra, rb) == 0;
 }
 
 bool safefile_open(struct safefile *f, const char *path, char *err, size_t errlen)

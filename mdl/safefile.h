@@ -15,6 +15,10 @@ struct safefile {
 /* Whether PATH may be written: absent or a regular file (a symlink, a device, a directory are
  * refused and left as they are), in a directory that exists. False with ERR naming PATH. */
 bool safefile_check(const char *path, char *err, size_t errlen);
+/* Whether A and B name the same file: by device and inode when both exist, else by their
+ * directories resolved (symbolic links, "..") and their names. An output must never replace an
+ * input or another output. */
+bool safefile_same(const char *a, const char *b);
 /* Creates F's temporary file for PATH (O_EXCL, mode 0666 less the umask). */
 bool safefile_open(struct safefile *f, const char *path, char *err, size_t errlen);
 /* Flushes and closes the temporary file; false with ERR when a write or the close failed. */

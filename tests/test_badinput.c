@@ -110,9 +110,22 @@ Test(badinput, names_the_wire_version_of_events_from_another_build)
 }
 
 /* A trace that cannot be written whole (a file size limit, as a full disk) fails the run with the
- * reason and leaves no trace, partial or temporary. */
-Test(badinput, fails_a_run_whose_trace_cannot_be_written_and_leaves_none, .timeout = 60)
+ * reason and leaves no trace, partial or temporary. The write that fails stops the run at once:
+ * a guest that never ends (it was found only at the run's end) ends with it, and no report is
+ * written. A device as the trace is refused before the run. */
+Test(badinput, fails_a_run_whose_trace_cannot_be_written_at_once_and_leaves_none, .timeout = 60)
 {
+    remove("/tmp/mdlsim-full.json");
+    expect_failure("sh -c 'trap \"\" XFSZ; ulimit -f 64; exec ../build/mdlsim run --machine skylake --no-sensitivity "
+                   "--quiet --json /tmp/mdlsim-full.json --record /tmp/mdlsim-full.trace -- sh -c \"while :; do :; done\" "
+                   ">/dev/null'", 125, "mdlsim: error: cannot write '/tmp/mdlsim-full.trace': File too large");
+    cr_expect_neq(access("/tmp/mdlsim-full.trace", F_OK), 0, "a partial trace was left");
+    cr_expect_neq(access("/tmp/mdlsim-full.json", F_OK), 0, "a report was written");
+    struct run q = capture("pgrep -f 'while [:]; do' || true");
+    cr_expect_str_eq(q.out, "", "the guest outlived mdlsim");
+    free(q.out);
+    expect_failure("../build/mdlsim run --machine skylake --quiet --record /dev/full -- ../build/programs/exact.x86 1", 125,
+                   "mdlsim: error: cannot write '/dev/full': it is not a regular file");
     remove("/tmp/mdlsim-full.trace");
     expect_failure("sh -c 'trap \"\" XFSZ; ulimit -f 64; exec ../build/mdlsim run --machine skylake --no-sensitivity "
                    "--quiet --record /tmp/mdlsim-full.trace -- ../build/programs/exact.x86 100 >/dev/null'",

@@ -10,6 +10,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <signal.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -710,9 +711,12 @@ Test(mdlsim_run, replays_a_recorded_run_on_another_machine_of_the_same_isa)
     expect_error_around("replay --machine skylake --json /tmp/mdlsim-rarroam.json /tmp/mdlsim-test.trace", 1,
                         "'/tmp/mdlsim-test.trace' ends inside the frame at byte ", ": the trace is truncated");
     cr_expect_neq(access("/tmp/mdlsim-rarroam.json", F_OK), 0, "no report from a truncated trace");
+    cr_assert_eq(truncate("/tmp/mdlsim-test.trace", 24), 0);
+    expect_error("replay --machine skylake /tmp/mdlsim-test.trace",
+                 "'/tmp/mdlsim-test.trace' ends at byte 24, before its end frame: the trace is truncated");
     cr_assert_eq(truncate("/tmp/mdlsim-test.trace", 16), 0);
     expect_error("replay --machine skylake /tmp/mdlsim-test.trace",
-                 "'/tmp/mdlsim-test.trace' ends at byte 16, before its end frame: the trace is truncated");
+                 "'/tmp/mdlsim-test.trace' ends inside its header (24 bytes): the trace is truncated");
     remove("/tmp/mdlsim-test.trace");
     remove("/tmp/mdlsim-rarroam.json");
 }
@@ -1487,6 +1491,53 @@ Test(mdlsim_run, refuses_an_unwritable_report_path_before_the_program_runs)
                  "cannot write '/nonexistent/dir/r.html': No such file or directory");
 }
 
+/* An output never replaces an input or another output: --record X --json X replaced the trace
+ * with the report, --json PROGRAM the program. Files that exist are compared by device and inode
+ * (another path, a hard link), the others by their resolved directory; nothing runs, nothing is
+ * written, the inputs stay as they were. */
+Test(mdlsim_run, refuses_an_output_that_is_another_output_or_an_input_before_the_run)
+{
+    remove("/tmp/mdlsim-same.json");
+    remove("/tmp/mdlsim-same.link");
+    cr_assert_eq(system("cp ../build/programs/exact.x86 /tmp/mdlsim-same.x86 && "
+                        "ln /tmp/mdlsim-same.x86 /tmp/mdlsim-same.link"), 0);
+    size_t n_before, n_after;
+    char *before = files_read("/tmp/mdlsim-same.x86", &n_before);
+    cr_assert(before);
+    static const struct { const char *args, *message; } cases[] = {
+        { "run --machine skylake --record /tmp/mdlsim-same.json --json /tmp/mdlsim-same.json -- /tmp/mdlsim-same.x86 10",
+          "--json '/tmp/mdlsim-same.json' and --record '/tmp/mdlsim-same.json' are the same file" },
+        { "run --machine skylake --json /tmp/../tmp/mdlsim-same.json --callgrind /tmp/mdlsim-same.json -- "
+          "/tmp/mdlsim-same.x86 10",
+          "--json '/tmp/../tmp/mdlsim-same.json' and --callgrind '/tmp/mdlsim-same.json' are the same file" },
+        { "run --machine skylake --json /tmp/mdlsim-same.x86 -- /tmp/mdlsim-same.x86 10",
+          "--json '/tmp/mdlsim-same.x86' would replace the program '/tmp/mdlsim-same.x86'" },
+        { "run --machine skylake --html /tmp/mdlsim-same.link -- /tmp/mdlsim-same.x86 10",
+          "--html '/tmp/mdlsim-same.link' would replace the program '/tmp/mdlsim-same.x86'" },
+        { "run --mdl ../machines/skylake.mdl --record ../machines/skylake.mdl -- "
+          "/tmp/mdlsim-same.x86 10",
+          "--record '../machines/skylake.mdl' would replace the description '../machines/skylake.mdl'" },
+        { "replay --machine skylake --json /tmp/mdlsim-same.trace /tmp/mdlsim-same.trace",
+          "--json '/tmp/mdlsim-same.trace' would replace the trace '/tmp/mdlsim-same.trace'" },
+        { "replay --machine skylake --program /tmp/mdlsim-same.x86 --callgrind /tmp/mdlsim-same.link "
+          "/tmp/mdlsim-same.trace",
+          "--callgrind '/tmp/mdlsim-same.link' would replace the program '/tmp/mdlsim-same.x86'" },
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        expect_error(cases[i].args, cases[i].message);
+        struct run r = mdlsim(cases[i].args);
+        cr_expect_str_eq(r.out, "", "%s: the program did not run", cases[i].args);
+        free(r.out);
+    }
+    cr_expect_neq(access("/tmp/mdlsim-same.json", F_OK), 0, "a report was written");
+    char *after = files_read("/tmp/mdlsim-same.x86", &n_after);
+    cr_expect(after && n_after == n_before && memcmp(before, after, n_before) == 0, "the program was replaced");
+    free(before);
+    free(after);
+    remove("/tmp/mdlsim-same.x86");
+    remove("/tmp/mdlsim-same.link");
+}
+
 /* The call graph: main calls kernel_gemm once, so main's inclusive costs hold all of kernel_gemm's;
  * the callgrind file has the call for KCachegrind and callgrind_annotate --inclusive=yes. */
 Test(mdlsim_run, carries_a_callees_cost_to_its_caller_through_the_call_graph)
@@ -1751,13 +1802,20 @@ Test(mdlsim_run, names_the_damage_of_a_corrupt_trace_and_where_it_is, .timeout =
     expect_error_around("replay --machine skylake --json /tmp/mdlsim-dmg.json /tmp/mdlsim-dmg-bad.trace", 1,
                         "'/tmp/mdlsim-dmg-bad.trace' is corrupt: the frame at bytes ", " does not match its checksum");
     cr_expect_neq(access("/tmp/mdlsim-dmg.json", F_OK), 0, "no report from a corrupt trace");
-    copy_flipped(t, bad, 6, 0x03);
+    copy_flipped(t, bad, 6, 0x01);
     expect_error("replay --machine skylake /tmp/mdlsim-dmg-bad.trace",
-                 "'/tmp/mdlsim-dmg-bad.trace' is a trace of format 1; this mdlsim reads format 2 (record it again "
+                 "'/tmp/mdlsim-dmg-bad.trace' is a trace of format 2; this mdlsim reads format 3 (record it again "
                  "with this mdlsim)");
+    /* the header's checksum: one flipped bit of the ISA made an x86-64 trace an AArch64 one */
+    copy_flipped(t, bad, 8, 0x01);
+    expect_error("replay --machine cortex-a72 /tmp/mdlsim-dmg-bad.trace",
+                 "'/tmp/mdlsim-dmg-bad.trace' is corrupt: its header (bytes 0-23) does not match its checksum");
     copy_flipped(t, bad, 8, 0x07);
     expect_error("replay --machine skylake /tmp/mdlsim-dmg-bad.trace",
-                 "'/tmp/mdlsim-dmg-bad.trace' is corrupt at byte 8: ISA 7 is neither x86_64 (0) nor aarch64 (1)");
+                 "'/tmp/mdlsim-dmg-bad.trace' is corrupt: its header (bytes 0-23) does not match its checksum");
+    copy_flipped(t, bad, 23, 0x80);
+    expect_error("replay --machine skylake /tmp/mdlsim-dmg-bad.trace",
+                 "'/tmp/mdlsim-dmg-bad.trace' is corrupt: its header (bytes 0-23) does not match its checksum");
     copy_flipped(t, bad, 0, 0x01);
     expect_error("replay --machine skylake /tmp/mdlsim-dmg-bad.trace",
                  "'/tmp/mdlsim-dmg-bad.trace' is not an mdlsim trace (no header)");
@@ -1769,6 +1827,69 @@ Test(mdlsim_run, names_the_damage_of_a_corrupt_trace_and_where_it_is, .timeout =
     expect_error("replay --machine skylake /tmp", "cannot read '/tmp': Is a directory");
     remove(t);
     remove(bad);
+}
+
+/* Writes a trace of the events EVENTS (mktrace.py's words) with mktrace.py's OPTIONS to PATH. */
+static void make_trace(const char *path, const char *options, const char *events)
+{
+    char cmd[512];
+    snprintf(cmd, sizeof cmd, "python3 traces/mktrace.py %s %s %s", options, path, events);
+    cr_assert_eq(system(cmd), 0, "%s", cmd);
+}
+
+/* A trace ends with its end frame: bytes after it (a file appended to, two traces in one), an
+ * exit code no program has (2^40 became 0) or no signal are damage, named with their byte; an
+ * ISA out of range under a right checksum (a forged header) is named too. */
+Test(mdlsim_run, refuses_bytes_after_the_end_frame_and_an_end_no_program_has)
+{
+    const char *t = "/tmp/mdlsim-end.trace", *events = "0 4d444c5349570001 4";
+    static const struct { const char *options, *message; } bad[] = {
+        { "--tail 00", "is corrupt: bytes after its end frame, from byte 192" },
+        { "--tail 0000000000000000", "is corrupt: bytes after its end frame, from byte 192" },
+        { "--end exited 1099511627776",
+          "is corrupt at byte 160: the program exited with code 1099511627776 (an exit code is 0 to 255)" },
+        { "--end exited 256", "is corrupt at byte 160: the program exited with code 256 (an exit code is 0 to 255)" },
+        { "--end killed 0", "is corrupt at byte 160: the program was killed by signal 0 (a signal is 1 to 64)" },
+        { "--end killed 65", "is corrupt at byte 160: the program was killed by signal 65 (a signal is 1 to 64)" },
+    };
+    char msg[256];
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        make_trace(t, bad[i].options, events);
+        snprintf(msg, sizeof msg, "'%s' %s", t, bad[i].message);
+        expect_error("replay --machine skylake /tmp/mdlsim-end.trace", msg);
+    }
+    /* read from a pipe, not mapped */
+    make_trace(t, "--tail 00", events);
+    expect_error_by("cat /tmp/mdlsim-end.trace | ", "replay --machine skylake /dev/stdin",
+                    "'/dev/stdin' is corrupt: bytes after its end frame, from byte 192");
+    make_trace(t, "", "7 4d444c5349570001 4");
+    expect_error("replay --machine skylake /tmp/mdlsim-end.trace",
+                 "'/tmp/mdlsim-end.trace' is corrupt at byte 8: ISA 7 is neither x86_64 (0) nor aarch64 (1)");
+    /* the bounds themselves are an end */
+    static const char *const good[] = { "--end exited 255", "--end killed 64" };
+    for (size_t i = 0; i < 2; i++) {
+        make_trace(t, good[i], events);
+        struct run r = mdlsim_stderr("replay --machine skylake --no-sensitivity /tmp/mdlsim-end.trace");
+        cr_expect_eq(r.status, 0, "%s: %s", good[i], r.out);
+        free(r.out);
+    }
+    remove(t);
+}
+
+/* A static instruction costs a replay under a kibibyte at its peak (200,000 of them took 296 MB:
+ * the decoded instruction was kept three times); measured as the peak resident size of the
+ * replay, which no timing changes. */
+Test(mdlsim_run, keeps_each_static_instruction_of_a_trace_in_under_a_kibibyte, .timeout = 120)
+{
+    make_trace("/tmp/mdlsim-many.trace", "--insns 200000", "0 4d444c5349570001 4");
+    struct run r = mdlsim_stderr("replay --machine skylake --no-sensitivity --quiet /tmp/mdlsim-many.trace");
+    cr_expect_eq(r.status, 0, "%.500s", r.out);
+    cr_expect(strstr(r.out, "Instructions:       200000 "), "%.2000s", r.out);
+    free(r.out);
+    struct rusage ru;
+    cr_assert_eq(getrusage(RUSAGE_CHILDREN, &ru), 0);
+    cr_expect_lt(ru.ru_maxrss, 200000, "a peak of %ld KiB for 200,000 static instructions", ru.ru_maxrss);
+    remove("/tmp/mdlsim-many.trace");
 }
 
 /* ---- the loops of a function, the regions of an assembly file ------------------------------------ */

@@ -24,17 +24,27 @@ enum { RUN_MAX_ENTRIES = 64 };
  * millions of bytes of it), and a bound on what a forged id can make mdlsim allocate. */
 #define RUN_MAX_STATIC (1u << 26)
 
+/* A static instruction: what the model steps on, in the store (insn_store), and its counts. The
+ * decoded instruction is the largest part of a run's memory per static instruction: it is kept
+ * once, and again with the sync uop only for an instruction that reads the stack register. */
 struct sinsn {
-    struct rt_insn in;
+    /* IN: without the stack engine's sync uop (NULL: an id not announced); IN_SYNC: with it, or
+     * NULL when the instruction does not read the stack register. PAIR: with the instruction
+     * after it, one macro-fused entry, without and with the sync uop (NULL when they do not fuse). */
+    const struct rt_insn *in, *in_sync, *pair[2];
     uint64_t count;                 /* executions inside the region */
     uint64_t l1_misses, ll_misses, mispredicts;     /* inside the region */
-    bool entry;                     /* the first instruction of a region's function */
     uint64_t fn;                    /* the start of its function, 0 outside any symbol */
+    bool entry;                     /* the first instruction of a region's function */
     bool reads_stack;               /* its stack register, other than through the stack engine */
-    /* What the model steps on, without and with the stack engine's sync uop: copies that never
-     * change or move while the model thread may still read them. PAIR: with the instruction
-     * after it, one macro-fused entry (NULL when they do not fuse). */
-    struct rt_insn *exec[2], *pair[2];
+};
+
+/* Copies of instructions that never change or move while the model thread may still read them
+ * (an id announced again keeps its old ones), in blocks freed with the run. */
+enum { STORE_BLOCK = 4096 };
+struct insn_store {
+    struct rt_insn **blocks;
+    size_t n_blocks, used;          /* USED: of the last block */
 };
 
 /* The iterations of the pending execution of a repeated string instruction, merged as they come:
@@ -75,8 +85,7 @@ struct run {
     struct rt_model *md, *md2;
     struct feed *feed, *feed2;
     unsigned split, at2[RT_MAX_LANES];
-    struct rt_insn **old;           /* copies of instructions replaced, kept until the end */
-    size_t n_old;
+    struct insn_store insns;
     struct sinsn *s;
     size_t n_s, cap_s;
     /* the execution waiting for its successor */
@@ -212,14 +221,9 @@ void run_free(struct run *r)
     feed_free(r->feed2);
     rt_model_free(r->md);
     rt_model_free(r->md2);
-    for (size_t i = 0; i < r->cap_s; i++)
-        for (int k = 0; k < 2; k++) {
-            free(r->s[i].exec[k]);
-            free(r->s[i].pair[k]);
-        }
-    for (size_t i = 0; i < r->n_old; i++)
-        free(r->old[i]);
-    free(r->old);
+    for (size_t i = 0; i < r->insns.n_blocks; i++)
+        free(r->insns.blocks[i]);
+    free(r->insns.blocks);
     free(r->s);
     free(r);
 }
@@ -256,6 +260,16 @@ static size_t read_words(int fd, char *b, size_t len)
     return have;
 }
 
+/* N words of the stream into the recording, if any: false (with why) once a write failed, so
+ * that a full disk stops the run at once rather than at its end. */
+static bool record(struct reader *rd, const uint64_t *w, size_t n)
+{
+    if (!rd->copy || !n || trace_write_events(rd->copy, w, n))
+        return true;
+    snprintf(rd->why, sizeof rd->why, "cannot write the trace: %s", strerror(rd->copy->error));
+    return false;
+}
+
 /* The next chunk named on the descriptor, in place, once the previous one is given back (the
  * plugin may be gone by then: MSG_NOSIGNAL, and the error is of no interest). */
 static bool next_chunk(struct reader *rd)
@@ -278,9 +292,7 @@ static bool next_chunk(struct reader *rd)
     rd->w = src->shm + (size_t)idx * WIRE_CHUNK_WORDS;
     rd->n = n;
     rd->pos = 0;
-    if (rd->copy && n)
-        trace_write_events(rd->copy, rd->w, n);
-    return true;
+    return record(rd, rd->w, n);
 }
 
 static uint64_t now_ms(void)
@@ -333,11 +345,10 @@ static bool refill(struct reader *rd)
         return false;
     }
     size_t have = read_words(rd->src.fd, (char *)rd->buf, sizeof rd->buf);
-    rd->eof = have == 0 || have % 8 != 0;
-    if (rd->copy && have)
-        trace_write_events(rd->copy, rd->buf, have / 8);
+    bool kept = record(rd, rd->buf, have / 8);
+    rd->eof = have == 0 || have % 8 != 0 || !kept;
     rd->w = rd->buf;
-    rd->n = have / 8;
+    rd->n = kept ? have / 8 : 0;
     rd->pos = 0;
     return rd->n > 0;
 }
@@ -355,16 +366,25 @@ static bool region_entry(const struct run *r, uint64_t pc);
 
 /* ---- static instructions ------------------------------------------------------------------- */
 
-/* Two copies of IN, the second with the stack engine's sync uop; NULL when out of memory. */
-static bool exec_copies(const struct rt_insn *in, struct rt_insn *out[2])
+/* A copy of IN in the store, with the stack engine's sync uop when SYNC. */
+static const struct rt_insn *store_copy(struct insn_store *st, const struct rt_insn *in, bool sync)
 {
-    for (int k = 0; k < 2; k++) {
-        if (!(out[k] = malloc(sizeof *in)))
-            return false;
-        *out[k] = *in;
-        out[k]->sync = k == 1;
+    if (!st->n_blocks || st->used == STORE_BLOCK) {
+        st->blocks = xrealloc(st->blocks, (st->n_blocks + 1) * sizeof *st->blocks);
+        st->blocks[st->n_blocks++] = xrealloc(NULL, STORE_BLOCK * sizeof **st->blocks);
+        st->used = 0;
     }
-    return true;
+    struct rt_insn *c = &st->blocks[st->n_blocks - 1][st->used++];
+    *c = *in;
+    c->sync = sync;
+    return c;
+}
+
+/* IN as the model steps it, and its copy with the sync uop when S reads the stack register. */
+static void store_both(struct run *r, const struct sinsn *s, const struct rt_insn *in, const struct rt_insn **out)
+{
+    out[0] = store_copy(&r->insns, in, false);
+    out[1] = s->reads_stack ? store_copy(&r->insns, in, true) : NULL;
 }
 
 /* The plugin numbers the instructions of a translation block in order, so the one before ID
@@ -372,23 +392,12 @@ static bool exec_copies(const struct rt_insn *in, struct rt_insn *out[2])
  * one entry, used whenever the first runs straight into the second. */
 static void fuse_with_previous(struct run *r, uint64_t id)
 {
-    if (id == 0 || !r->s[id - 1].in.len || r->s[id - 1].pair[0])
+    struct sinsn *prev = id ? &r->s[id - 1] : NULL;
+    if (!prev || !prev->in || prev->pair[0])
         return;
-    struct rt_insn first = r->s[id - 1].in;
-    if (cls_fuse(r->ci, r->o.m, &first, &r->s[id].in) && !exec_copies(&first, r->s[id - 1].pair))
-        abort();
-}
-
-/* An id the plugin numbers again: the model thread may still hold the old copies. */
-static void retire_copies(struct run *r, struct sinsn *s)
-{
-    r->old = xrealloc(r->old, (r->n_old + 4) * sizeof *r->old);
-    for (int k = 0; k < 2; k++) {
-        if (s->exec[k])
-            r->old[r->n_old++] = s->exec[k];
-        if (s->pair[k])
-            r->old[r->n_old++] = s->pair[k];
-    }
+    struct rt_insn first = *prev->in;
+    if (cls_fuse(r->ci, r->o.m, &first, r->s[id].in))
+        store_both(r, prev, &first, prev->pair);
 }
 
 static bool add_insn(struct run *r, struct reader *rd, uint64_t w0, char *err, size_t errlen)
@@ -419,30 +428,32 @@ static bool add_insn(struct run *r, struct reader *rd, uint64_t w0, char *err, s
         r->cap_s = cap;
     }
     struct sinsn *s = &r->s[id];
-    retire_copies(r, s);
-    memset(s, 0, sizeof *s);
+    memset(s, 0, sizeof *s);        /* an id announced again: the model keeps its old copies */
     char derr[128];
-    if (dec_one(r->dec, (const uint8_t *)words, len, pc, &s->in, derr, sizeof derr) <= 0) {
+    struct rt_insn in;
+    if (dec_one(r->dec, (const uint8_t *)words, len, pc, &in, derr, sizeof derr) <= 0) {
         /* Undecodable bytes still ran: model them by the generic default and report them. */
-        memset(&s->in, 0, sizeof s->in);
-        s->in.pc = pc;
-        s->in.len = (uint8_t)len;
-        memcpy(s->in.bytes, words, len);
-        snprintf(s->in.disasm, sizeof s->in.disasm, "(undecodable)");
-        s->in.tmpl = r->o.m->class_default[MDL_CLASS_GENERIC];
-        s->in.unknown = true;
+        memset(&in, 0, sizeof in);
+        in.pc = pc;
+        in.len = (uint8_t)len;
+        memcpy(in.bytes, words, len);
+        snprintf(in.disasm, sizeof in.disasm, "(undecodable)");
+        in.tmpl = r->o.m->class_default[MDL_CLASS_GENERIC];
+        in.unknown = true;
     } else {
-        cls_apply(r->ci, r->o.m, &s->in);
+        cls_apply(r->ci, r->o.m, &in);
     }
     if (id >= r->n_s)
         r->n_s = id + 1;
-    s->reads_stack = !s->in.stack && rt_insn_reads_stack(&s->in);
+    s->reads_stack = !in.stack && rt_insn_reads_stack(&in);
     s->entry = region_entry(r, pc);
     struct symbols_at at;
     symbols_lookup(r->sym, pc, &at);
     s->fn = at.function ? at.fn_lo : 0;
-    if (!exec_copies(&s->in, s->exec))
-        abort();
+    const struct rt_insn *copies[2];
+    store_both(r, s, &in, copies);
+    s->in = copies[0];
+    s->in_sync = copies[1];
     fuse_with_previous(r, id);
     return true;
 }
@@ -460,7 +471,7 @@ static bool in_region(struct run *r, const struct sinsn *s)
          * resolver, a tail call): it returns where the innermost call in progress does */
         r->ret[r->depth++] = r->n_calls ? r->calls[(r->n_calls - 1) % 256] : 0;
         r->active = true;
-    } else if (r->active && s->in.pc == r->ret[r->depth - 1]) {
+    } else if (r->active && s->in->pc == r->ret[r->depth - 1]) {
         if (--r->depth == 0)
             r->active = false;
     }
@@ -491,11 +502,13 @@ static void warn_ifunc(const char *name, const char *path)
 static bool run_map(struct run *r, const char *path, uint64_t lo, uint64_t hi, uint64_t off, char *err, size_t errlen)
 {
     char why[256];
-    int module = symbols_map(r->sym, path, lo, hi - lo, off, why, sizeof why);
+    int known = symbols_modules(r->sym), module = symbols_map(r->sym, path, lo, hi - lo, off, why, sizeof why);
     (void)err;
     (void)errlen;
-    if (module < 0)
-        return true;    /* not an object symbols can be read from: its code stays unnamed */
+    /* not an object symbols can be read from: its code stays unnamed; another mapping of a module
+     * already known: its regions were found at its first (a module keeps its first bias) */
+    if (module < 0 || module < known)
+        return true;
     for (unsigned i = 0; i < r->o.n_roi; i++) {
         uint64_t flo, fhi;
         if (!symbols_find(r->sym, module, r->o.roi[i], &flo, &fhi) || region_entry(r, flo) ||
@@ -549,8 +562,8 @@ static void count_call(struct run *r, const struct sinsn *s)
         add_edge(r, r->call_site, s->fn);
         r->call_site = 0;
     }
-    if (s->in.branch == RT_BR_CALL)
-        r->call_site = s->in.pc;
+    if (s->in->branch == RT_BR_CALL)
+        r->call_site = s->in->pc;
 }
 
 /* ---- one execution ---------------------------------------------------------------------------- */
@@ -607,7 +620,7 @@ static void rep_count(struct run *r, struct sinsn *s)
 static void model_pending(struct run *r, uint64_t next_pc, bool known_next)
 {
     struct sinsn *s = &r->s[r->pend];
-    const struct rt_insn *in = &s->in;
+    const struct rt_insn *in = s->in;
     if (in->rep)
         rep_fold(r);
     bool taken = known_next && next_pc != in->pc + in->len;
@@ -649,7 +662,7 @@ static void model_pending(struct run *r, uint64_t next_pc, bool known_next)
         }
     }
     if (in->rep && inside) {
-        step_string(r, s->exec[sync], (uint32_t)r->pend, r->rep.first, r->rep.deepest, path, &r->rep.str);
+        step_string(r, sync ? s->in_sync : s->in, (uint32_t)r->pend, r->rep.first, r->rep.deepest, path, &r->rep.str);
     } else if (r->fused_first >= 0) {
         /* the second of a fused pair: one entry, the first's accesses, this one's outcome */
         struct sinsn *f = &r->s[r->fused_first];
@@ -664,7 +677,7 @@ static void model_pending(struct run *r, uint64_t next_pc, bool known_next)
         memcpy(r->fused_addr, addr, sizeof addr);
         memcpy(r->fused_levels, levels, sizeof levels);
     } else if (inside) {
-        step(r, s->exec[sync], (uint32_t)r->pend, addr, levels, miss, path);
+        step(r, sync ? s->in_sync : s->in, (uint32_t)r->pend, addr, levels, miss, path);
     }
     if (inside)
         count_call(r, s);
@@ -680,16 +693,16 @@ static void model_pending(struct run *r, uint64_t next_pc, bool known_next)
 
 static bool on_exec(struct run *r, uint64_t id, char *err, size_t errlen)
 {
-    if (id >= r->n_s || !r->s[id].in.len) {
+    if (id >= r->n_s || !r->s[id].in) {
         snprintf(err, errlen, "execution of unknown instruction %llu", (unsigned long long)id);
         return false;
     }
-    if (r->pend >= 0 && r->s[r->pend].in.rep && r->s[id].in.pc == r->s[r->pend].in.pc) {
+    if (r->pend >= 0 && r->s[r->pend].in->rep && r->s[id].in->pc == r->s[r->pend].in->pc) {
         rep_fold(r);    /* the next iteration of a rep: one execution goes on */
         return true;
     }
     if (r->pend >= 0)
-        model_pending(r, r->s[id].in.pc, true);
+        model_pending(r, r->s[id].in->pc, true);
     r->pend = (int64_t)id;
     return true;
 }
@@ -819,7 +832,7 @@ static void step_string(struct run *r, const struct rt_insn *in, uint32_t sidx, 
 static int by_pc(const void *a, const void *b, void *ctx)
 {
     const struct sinsn *s = ctx;
-    uint64_t x = s[*(const size_t *)a].in.pc, y = s[*(const size_t *)b].in.pc;
+    uint64_t x = s[*(const size_t *)a].in->pc, y = s[*(const size_t *)b].in->pc;
     return x < y ? -1 : x > y ? 1 : (*(const size_t *)a > *(const size_t *)b) - (*(const size_t *)a < *(const size_t *)b);
 }
 
@@ -845,15 +858,15 @@ static void fill_rows(const struct run *r, struct result *res)
     if (!order)
         abort();
     for (size_t i = 0; i < r->n_s; i++)
-        if (r->s[i].count && r->s[i].in.len)
+        if (r->s[i].count && r->s[i].in)
             order[n++] = i;
     qsort_r(order, n, sizeof *order, by_pc, r->s);
     struct result_row *row = NULL;
     for (size_t k = 0; k < n; k++) {
         const struct sinsn *s = &r->s[order[k]];
-        if (!row || row->pc != s->in.pc) {
+        if (!row || row->pc != s->in->pc) {
             row = result_add_row(res);
-            result_row_from_insn(res, row, &s->in);
+            result_row_from_insn(res, row, s->in);
             row->fused = s->pair[0] != NULL;
             locate(r, row);
         }

@@ -1,6 +1,6 @@
-/* Trace files: a header (magic, ISA), then frames of 64-bit words: KIND | N << 8, a checksum of
- * the frame's place, head and N words, then the N words. The program's frame comes first, the
- * stream's frames follow as recorded, the end frame last. */
+/* Trace files: a header (magic, ISA, their checksum), then frames of 64-bit words: KIND | N << 8,
+ * a checksum of the frame's place, head and N words, then the N words. The program's frame comes
+ * first, the stream's frames follow as recorded, the end frame last, and nothing after it. */
 #include "trace.h"
 #include "isa.h"
 #include <errno.h>
@@ -16,7 +16,7 @@
 #define TRACE_MAGIC (TRACE_MAGIC_BASE + ((uint64_t)TRACE_VERSION << 48))
 
 enum frame_kind { FRAME_PROGRAM = 1, FRAME_EVENTS = 2, FRAME_END = 3 };
-enum { HEADER_WORDS = 2, FRAME_HEAD_WORDS = 2 };
+enum { HEADER_WORDS = 3, FRAME_HEAD_WORDS = 2 };
 
 /* Fletcher-like: every word counts once in A and, by its position, in B; the place and the head
  * are the seed, so a frame moved, cut or given another length fails too. */
@@ -32,12 +32,28 @@ static uint64_t frame_sum(uint64_t place, uint64_t head, const uint64_t *w, size
 
 /* ---- writing ------------------------------------------------------------------------------------ */
 
+/* The header's checksum: the ISA a flipped bit would change is covered as a frame's words are. */
+static uint64_t header_sum(uint64_t isa) { return frame_sum(0, TRACE_MAGIC, &isa, 1); }
+
+/* Writes N words; false once a write has failed (W->error: its errno), so that a full disk stops
+ * the recording at the write that found it. */
+static bool write_words(struct trace_writer *w, const uint64_t *words, size_t n)
+{
+    if (w->error)
+        return false;
+    errno = 0;
+    if (fwrite(words, sizeof *words, n, w->fp) == n)
+        return true;
+    w->error = errno ? errno : EIO;
+    return false;
+}
+
 static bool write_frame(struct trace_writer *w, enum frame_kind kind, const uint64_t *words, size_t n)
 {
     uint64_t head[2] = { kind | (uint64_t)n << 8, 0 };
     head[1] = frame_sum(w->words, head[0], words, n);
     w->words += FRAME_HEAD_WORDS + n;
-    return fwrite(head, sizeof head, 1, w->fp) == 1 && (!n || fwrite(words, sizeof *words, n, w->fp) == n);
+    return write_words(w, head, 2) && (!n || write_words(w, words, n));
 }
 
 bool trace_write_start(struct trace_writer *w, FILE *fp, enum mdl_isa isa, const char *program, char *err,
@@ -50,7 +66,8 @@ bool trace_write_start(struct trace_writer *w, FILE *fp, enum mdl_isa isa, const
     }
     program = abs;                  /* a replay may run from anywhere */
     size_t len = strlen(program), pw = (len + 7) / 8;
-    uint64_t *frame = calloc(1 + pw + 8, sizeof *frame), head[HEADER_WORDS] = { TRACE_MAGIC, (uint64_t)isa };
+    uint64_t *frame = calloc(1 + pw + 8, sizeof *frame);
+    uint64_t head[HEADER_WORDS] = { TRACE_MAGIC, (uint64_t)isa, header_sum((uint64_t)isa) };
     if (!frame) {
         snprintf(err, errlen, "out of memory");
         return false;
@@ -58,11 +75,11 @@ bool trace_write_start(struct trace_writer *w, FILE *fp, enum mdl_isa isa, const
     frame[0] = len;
     memcpy(frame + 1, program, len);
     memcpy(frame + 1 + pw, hex, 64);
-    *w = (struct trace_writer){ fp, HEADER_WORDS };
-    bool ok = fwrite(head, sizeof head, 1, fp) == 1 && write_frame(w, FRAME_PROGRAM, frame, 1 + pw + 8);
+    *w = (struct trace_writer){ .fp = fp, .words = HEADER_WORDS };
+    bool ok = write_words(w, head, HEADER_WORDS) && write_frame(w, FRAME_PROGRAM, frame, 1 + pw + 8);
     free(frame);
     if (!ok)
-        snprintf(err, errlen, "cannot write the trace: %s", strerror(errno));
+        snprintf(err, errlen, "cannot write the trace: %s", strerror(w->error));
     return ok;
 }
 
@@ -161,7 +178,7 @@ static bool read_program(struct trace_reader *t, char *err, size_t errlen)
 static bool read_header(struct trace_reader *t, char *err, size_t errlen)
 {
     uint64_t h[HEADER_WORDS];
-    const uint64_t *head = take(t, h, HEADER_WORDS);
+    const uint64_t *head = take(t, h, 2);
     const uint64_t digit = 0xffull << 48;
     if (!head || (head[0] & ~digit) != (TRACE_MAGIC_BASE & ~digit)) {
         snprintf(err, errlen, "'%s' is not an mdlsim trace (no header)", t->path);
@@ -173,14 +190,26 @@ static bool read_header(struct trace_reader *t, char *err, size_t errlen)
                  "mdlsim)", t->path, version, TRACE_VERSION);
         return false;
     }
-    if (head[1] >= MDL_ISA_COUNT) {
+    uint64_t isa = head[1];
+    const uint64_t *sum = take(t, h + 2, 1);
+    if (!sum) {
+        snprintf(err, errlen, "'%s' ends inside its header (%d bytes): the trace is truncated", t->path,
+                 HEADER_WORDS * 8);
+        return false;
+    }
+    if (*sum != header_sum(isa)) {
+        snprintf(err, errlen, "'%s' is corrupt: its header (bytes 0-%d) does not match its checksum", t->path,
+                 HEADER_WORDS * 8 - 1);
+        return false;
+    }
+    if (isa >= MDL_ISA_COUNT) {
         char known[128];
         isa_list(known, sizeof known);
-        snprintf(err, errlen, "'%s' is corrupt at byte 8: ISA %llu is neither %s", t->path, (unsigned long long)head[1],
+        snprintf(err, errlen, "'%s' is corrupt at byte 8: ISA %llu is neither %s", t->path, (unsigned long long)isa,
                  known);
         return false;
     }
-    t->isa = (enum mdl_isa)head[1];
+    t->isa = (enum mdl_isa)isa;
     return true;
 }
 
@@ -195,6 +224,7 @@ static void map_file(struct trace_reader *t)
         return;
     madvise(p, (size_t)st.st_size, MADV_SEQUENTIAL);
     t->map = p;
+    t->size = (uint64_t)st.st_size;
     t->map_words = (size_t)st.st_size / sizeof(uint64_t);
 }
 
@@ -221,6 +251,40 @@ bool trace_open(struct trace_reader *t, const char *path, char *err, size_t errl
     return true;
 }
 
+/* The end frame's words: how the program ended, with an exit code (0 to 255) or a signal
+ * (1 to 64) it can have ended with. AT: the frame's byte, for the message. */
+static bool read_end(struct trace_reader *t, const uint64_t *w, size_t n, uint64_t at, char *err, size_t errlen)
+{
+    if (n != 2 || (w[0] != TRACE_EXITED && w[0] != TRACE_KILLED)) {
+        snprintf(err, errlen, "'%s' is corrupt at byte %llu: an end frame of %zu words saying neither exited nor "
+                 "killed", t->path, (unsigned long long)at, n);
+        return false;
+    }
+    bool killed = w[0] == TRACE_KILLED;
+    if (killed ? w[1] == 0 || w[1] > 64 : w[1] > 255) {    /* Linux's signals: 1 to SIGRTMAX */
+        snprintf(err, errlen, "'%s' is corrupt at byte %llu: the program %s %llu (%s)", t->path,
+                 (unsigned long long)at, killed ? "was killed by signal" : "exited with code",
+                 (unsigned long long)w[1], killed ? "a signal is 1 to 64" : "an exit code is 0 to 255");
+        return false;
+    }
+    t->end = (enum trace_end)w[0];
+    t->end_value = (int)w[1];
+    return true;
+}
+
+/* Whether the file ends with the end frame, read up to T's place. */
+static bool ends_here(struct trace_reader *t, char *err, size_t errlen)
+{
+    uint64_t at = t->pos * sizeof(uint64_t);
+    char more;
+    bool after = t->map ? t->size > at : read(t->fd, &more, 1) > 0;
+    if (!after)
+        return true;
+    snprintf(err, errlen, "'%s' is corrupt: bytes after its end frame, from byte %llu", t->path,
+             (unsigned long long)at);
+    return false;
+}
+
 bool trace_next(struct trace_reader *t, const uint64_t **words, size_t *n, char *err, size_t errlen)
 {
     enum frame_kind kind;
@@ -229,20 +293,21 @@ bool trace_next(struct trace_reader *t, const uint64_t **words, size_t *n, char 
         return false;
     if (kind == FRAME_EVENTS)
         return true;
-    if (kind == FRAME_END && *n == 2 && ((*words)[0] == TRACE_EXITED || (*words)[0] == TRACE_KILLED)) {
-        t->end = (enum trace_end)(*words)[0];
-        t->end_value = (int)(*words)[1];
+    uint64_t at = (t->pos - *n - FRAME_HEAD_WORDS) * 8;
+    if (kind == FRAME_END) {
+        if (read_end(t, *words, *n, at, err, errlen))
+            ends_here(t, err, errlen);
         return false;
     }
     snprintf(err, errlen, "'%s' is corrupt at byte %llu: a frame of kind %u where events are", t->path,
-             (unsigned long long)(t->pos - *n - FRAME_HEAD_WORDS) * 8, (unsigned)kind);
+             (unsigned long long)at, (unsigned)kind);
     return false;
 }
 
 void trace_close(struct trace_reader *t)
 {
     if (t->map)
-        munmap((void *)t->map, t->map_words * sizeof(uint64_t));
+        munmap((void *)t->map, (size_t)t->size);
     if (t->fd >= 0)
         close(t->fd);
     free(t->buf);
