@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include "capture.h"
 
@@ -137,4 +138,54 @@ Test(badinput, shows_the_control_bytes_of_a_quoted_name_as_question_marks, .time
     cr_expect_str_eq(r.out, "mdlsim: error: cannot read the machine description '/tmp/no?such.mdl': No such file or "
                             "directory\n");
     free(r.out);
+}
+
+/* An assembly file that assembles to no code is an error, not a double free. */
+Test(badinput, refuses_an_assembly_file_with_no_code, .timeout = 60)
+{
+    char dir[] = "/tmp/mdlsim-nocode.XXXXXX", cmd[1024], cwd[512];
+    cr_assert(mkdtemp(dir) && getcwd(cwd, sizeof cwd));
+    snprintf(cmd, sizeof cmd, "cd %s && : > empty.s && printf '.data\\n.byte 1\\n' > data.s", dir);
+    cr_assert_eq(system(cmd), 0);
+    snprintf(cmd, sizeof cmd, "cd %s && %s/../build/mdlsim block --machine skylake empty.s", dir, cwd);
+    expect_failure(cmd, 1, "mdlsim: error: 'empty.s' assembles to no code: its .text section is empty\n");
+    snprintf(cmd, sizeof cmd, "cd %s && %s/../build/mdlsim block --machine skylake data.s", dir, cwd);
+    expect_failure(cmd, 1, "mdlsim: error: 'data.s' assembles to no code: its .text section is empty\n");
+    snprintf(cmd, sizeof cmd, "../build/mdlsim block --machine skylake /dev/stdin < %s/empty.s", dir);
+    expect_failure(cmd, 1, "mdlsim: error: '/dev/stdin' assembles to no code: its .text section is empty\n");
+    snprintf(cmd, sizeof cmd, "rm -r %s", dir);
+    cr_assert_eq(system(cmd), 0);
+}
+
+/* A `.fill` of gigabytes stops the assembler once its object reaches the bound, at once. */
+Test(badinput, stops_an_assembler_whose_object_outgrows_its_bound, .timeout = 60)
+{
+    FILE *fp = fopen("/tmp/mdlsim-fill.s", "w");
+    cr_assert(fp);
+    fputs(".text\n.fill 100000000000\n", fp);
+    fclose(fp);
+    expect_failure("../build/mdlsim block --machine skylake /tmp/mdlsim-fill.s", 1,
+                   "mdlsim: error: '/tmp/mdlsim-fill.s' assembles to an object of more than 16 MiB (a block is at "
+                   "most 256 KiB of code)\n");
+    remove("/tmp/mdlsim-fill.s");
+}
+
+/* A named pipe given where a file is read whole is refused at once: nothing waits for a writer. */
+Test(badinput, refuses_a_named_pipe_as_an_input_file, .timeout = 60)
+{
+    char dir[] = "/tmp/mdlsim-fifo.XXXXXX", fifo[64], cmd[512];
+    cr_assert(mkdtemp(dir));
+    snprintf(fifo, sizeof fifo, "%s/in.s", dir);
+    cr_assert_eq(mkfifo(fifo, 0600), 0);
+    snprintf(cmd, sizeof cmd, "../build/mdlsim block --machine skylake %s", fifo);
+    expect_failure(cmd, 1, "mdlsim: error: cannot read '/tmp/mdlsim-fifo.");
+    expect_failure(cmd, 1, "/in.s': not a regular file\n");
+    snprintf(cmd, sizeof cmd, "../build/mdlsim block --machine skylake --function main %s", fifo);
+    expect_failure(cmd, 1, "/in.s': not a regular file\n");
+    snprintf(cmd, sizeof cmd, "../build/mdlc --check %s", fifo);
+    expect_failure(cmd, 1, "/in.s': not a regular file\n");
+    snprintf(cmd, sizeof cmd, "../build/mdlprobe -o %s/draft.mdl --base %s", dir, fifo);
+    expect_failure(cmd, 1, "/in.s': not a regular file\n");
+    remove(fifo);
+    rmdir(dir);
 }

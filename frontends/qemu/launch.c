@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -85,7 +86,8 @@ bool launch_script(const char *path, char *interp, size_t len, char *arg, size_t
 
 extern char **environ;
 
-int launch_tool(char *const argv[], const char *out, const char *err)
+/* Starts ARGV with launch_tool's redirections; its pid in *PID, or errno's value. */
+static int spawn_tool(char *const argv[], const char *out, const char *err, pid_t *pid)
 {
     posix_spawn_file_actions_t fa;
     posix_spawn_file_actions_init(&fa);
@@ -96,15 +98,30 @@ int launch_tool(char *const argv[], const char *out, const char *err)
         posix_spawn_file_actions_adddup2(&fa, STDERR_FILENO, STDOUT_FILENO);
     if (err)
         posix_spawn_file_actions_addopen(&fa, STDERR_FILENO, err, O_WRONLY | O_CREAT | O_TRUNC, 0600);
-    pid_t pid;
-    int rc = posix_spawnp(&pid, argv[0], &fa, NULL, argv, environ), status;
+    int rc = posix_spawnp(pid, argv[0], &fa, NULL, argv, environ);
     posix_spawn_file_actions_destroy(&fa);
+    return rc;
+}
+
+int launch_tool_capped(char *const argv[], const char *out, const char *err, unsigned long long max_file)
+{
+    pid_t pid;
+    int rc = spawn_tool(argv, out, err, &pid), status;
     if (rc != 0) {
         errno = rc;
         return -1;
     }
+    /* posix_spawn returns once the tool runs: it has read nothing yet, let alone written much */
+    struct rlimit cap = { max_file, max_file };
+    if (max_file)
+        prlimit(pid, RLIMIT_FSIZE, &cap, NULL);
     while (waitpid(pid, &status, 0) < 0)
         if (errno != EINTR)
             return -1;
     return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+int launch_tool(char *const argv[], const char *out, const char *err)
+{
+    return launch_tool_capped(argv, out, err, 0);
 }

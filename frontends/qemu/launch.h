@@ -13,6 +13,9 @@ bool launch_find_program(const char *name, char *path, size_t len);
  * errors into the file ERR (NULL: mdlsim's stderr). Its exit status, or -1 with errno when it
  * could not be started or a signal ended it. */
 int launch_tool(char *const argv[], const char *out, const char *err);
+/* The same, each file the tool writes limited to MAX_FILE bytes (0: no limit): a write beyond
+ * fails, or SIGXFSZ ends the tool, long before a runaway output fills the disk. */
+int launch_tool_capped(char *const argv[], const char *out, const char *err, unsigned long long max_file);
 
 /* The interpreter a script at PATH names on its first line ("#!INTERP [ARG]", as the kernel
  * reads it: ARG is the rest of the line, one argument), into INTERP and ARG ("" when none).
