@@ -268,12 +268,12 @@ static int analyse_bytes(struct session *s, const uint8_t *bytes, size_t len, ui
     return ok ? 0 : 1;
 }
 
-static int analyse_hex(struct session *s, const char *hex, const char *label, FILE *out)
+static int analyse_hex(struct session *s, const char *hex, size_t chars, const char *label, FILE *out)
 {
     uint8_t *bytes;
     size_t len;
     char err[256];
-    if (!block_parse_hex(hex, &bytes, &len, err, sizeof err)) {
+    if (!block_parse_hex(hex, chars, &bytes, &len, err, sizeof err)) {
         block_error(out, s->o->json, label, err);
         return 1;
     }
@@ -282,51 +282,106 @@ static int analyse_hex(struct session *s, const char *hex, const char *label, FI
     return rc;
 }
 
-/* The blocks of a hex file, each with its label (FILE:LINE). */
+/* The blocks of a hex file, each with its length (a NUL in it is a bad digit) and its label
+ * (FILE:LINE). */
 struct hex_lines {
     char **hex, **label;
+    size_t *len;
     size_t n;
 };
+
+/* The longest line of a hex file: a block's bytes as two digits and room for separators. */
+enum { HEX_MAX_LINE = 4 * BLOCK_MAX_BYTES };
 
 static int analyse_line(void *worker, size_t item, FILE *out)
 {
     const struct hex_lines *h = ((struct session *)worker)->lines;
-    return analyse_hex(worker, h->hex[item], h->label[item], out);
+    return analyse_hex(worker, h->hex[item], h->len[item], h->label[item], out);
+}
+
+/* The next line of FP into LINE (at most HEX_MAX_LINE bytes, NULs kept, the end of line dropped),
+ * its length in *LEN: 1, 0 at the end of the file, -1 for a longer line (never read whole: a
+ * device such as /dev/zero has no end). */
+static int read_hex_line(FILE *fp, char *line, size_t *len)
+{
+    int c;
+    *len = 0;
+    while ((c = getc_unlocked(fp)) != EOF && c != '\n') {
+        if (*len == HEX_MAX_LINE)
+            return -1;
+        line[(*len)++] = (char)c;
+    }
+    if (c == EOF && *len == 0)
+        return 0;
+    if (*len && line[*len - 1] == '\r')
+        (*len)--;
+    return 1;
+}
+
+/* Adds the line LINE (LEN bytes) of PATH to H. */
+static void add_hex_line(struct hex_lines *h, size_t *room, const char *path, unsigned lineno, const char *line,
+                         size_t len)
+{
+    if (h->n == *room) {
+        *room = *room ? 2 * *room : 1024;
+        h->hex = realloc(h->hex, *room * sizeof *h->hex);
+        h->label = realloc(h->label, *room * sizeof *h->label);
+        h->len = realloc(h->len, *room * sizeof *h->len);
+        if (!h->hex || !h->label || !h->len)
+            abort();
+    }
+    char label[64];
+    snprintf(label, sizeof label, "%s:%u", path, lineno);
+    if (!(h->hex[h->n] = malloc(len + 1)) || !(h->label[h->n] = strdup(label)))
+        abort();
+    memcpy(h->hex[h->n], line, len);
+    h->hex[h->n][len] = '\0';
+    h->len[h->n++] = len;
+}
+
+static void hex_lines_free(struct hex_lines *h)
+{
+    for (size_t i = 0; i < h->n; i++) {
+        free(h->hex[i]);
+        free(h->label[i]);
+    }
+    free(h->hex);
+    free(h->label);
+    free(h->len);
 }
 
 static bool read_hex_lines(const char *path, struct hex_lines *h)
 {
     FILE *fp = strcmp(path, "-") == 0 ? stdin : fopen(path, "r");
-    if (!fp) {
+    char *line = malloc(HEX_MAX_LINE);
+    if (!fp || !line) {
         say_error("cannot read '%s': %s", path, strerror(errno));
+        free(line);
+        if (fp && fp != stdin)
+            fclose(fp);
         return false;
     }
-    char *line = NULL;
-    size_t cap = 0, room = 0;
+    size_t len, room = 0;
     unsigned lineno = 0;
-    while (getline(&line, &cap, fp) >= 0) {
+    int got;
+    while ((got = read_hex_line(fp, line, &len)) > 0) {
         lineno++;
-        line[strcspn(line, "\r\n")] = '\0';
-        if (!line[0] || line[0] == '#')
-            continue;
-        if (h->n == room) {
-            room = room ? 2 * room : 1024;
-            h->hex = realloc(h->hex, room * sizeof *h->hex);
-            h->label = realloc(h->label, room * sizeof *h->label);
-            if (!h->hex || !h->label)
-                abort();
-        }
-        char label[64];
-        snprintf(label, sizeof label, "%s:%u", path, lineno);
-        h->hex[h->n] = strdup(line);
-        h->label[h->n++] = strdup(label);
+        if (len && line[0] != '#')
+            add_hex_line(h, &room, path, lineno, line, len);
     }
     free(line);
-    bool ok = !ferror(fp);
-    if (!ok)
+    bool ok = !ferror(fp) && got == 0 && h->n;
+    if (ferror(fp))
         say_error("cannot read '%s': %s", path, strerror(errno));
+    else if (got < 0)
+        say_error("%s:%u: a line longer than %d bytes (a block is at most %d bytes, two hex digits each)", path,
+                  lineno + 1, HEX_MAX_LINE, BLOCK_MAX_BYTES);
+    else if (!h->n)
+        say_error("'%s' holds no block (one block in hex per line)", path);
     if (fp != stdin)
         fclose(fp);
+    if (!ok)
+        hex_lines_free(h);
     return ok;
 }
 
@@ -387,12 +442,7 @@ static int analyse_hex_file(struct session *s, const char *path)
     }
     for (unsigned i = 0; i < opened; i++)
         rt_model_free(ss[i].model);
-    for (size_t i = 0; i < h.n; i++) {
-        free(h.hex[i]);
-        free(h.label[i]);
-    }
-    free(h.hex);
-    free(h.label);
+    hex_lines_free(&h);
     free(ss);
     free(workers);
     return rc;
@@ -744,7 +794,7 @@ static int cmd_block(int argc, char **argv)
     s.ci = cls_build(o.m);
     s.cache = block_cache_new();
     if (o.hex)
-        rc = analyse_hex(&s, o.hex, "--hex", stdout);
+        rc = analyse_hex(&s, o.hex, strlen(o.hex), "--hex", stdout);
     else if (o.hex_file)
         rc = analyse_hex_file(&s, o.hex_file);
     else

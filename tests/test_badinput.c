@@ -189,3 +189,25 @@ Test(badinput, refuses_a_named_pipe_as_an_input_file, .timeout = 60)
     remove(fifo);
     rmdir(dir);
 }
+
+/* A hex file's line is read up to its bound, never further: /dev/zero is one endless line. */
+Test(badinput, refuses_a_hex_line_longer_than_its_bound_without_reading_it_whole, .timeout = 60)
+{
+    expect_failure("../build/mdlsim block --machine skylake --hex-file /dev/zero", 1,
+                   "mdlsim: error: /dev/zero:1: a line longer than 1048576 bytes (a block is at most 262144 bytes, "
+                   "two hex digits each)\n");
+}
+
+Test(badinput, names_a_nul_byte_in_a_hex_line_as_an_invalid_digit)
+{
+    expect_failure("printf '4801d8\\n48\\00001d8\\n' | ../build/mdlsim block --machine skylake --hex-file - >/dev/null",
+                   1, "mdlsim: error: -:2: invalid hex digit '\\x00' at offset 2\n");
+}
+
+Test(badinput, refuses_a_hex_file_that_holds_no_block)
+{
+    expect_failure("../build/mdlsim block --machine skylake --hex-file /dev/null", 1,
+                   "mdlsim: error: '/dev/null' holds no block (one block in hex per line)\n");
+    expect_failure("printf '# a comment\\n\\n' | ../build/mdlsim block --machine skylake --hex-file -", 1,
+                   "mdlsim: error: '-' holds no block (one block in hex per line)\n");
+}
