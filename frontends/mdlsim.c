@@ -453,7 +453,6 @@ struct part {
     char label[1024];
     size_t start, end;
 };
-enum { MAX_PARTS = 64 };
 
 /* "NAME+0x10" for the byte at OFF: the symbol of CODE holding it, or .text. */
 static void where(const struct asm_code *code, const char *name, size_t off, char *buf, size_t len)
@@ -466,6 +465,15 @@ static void where(const struct asm_code *code, const char *name, size_t off, cha
     snprintf(buf, len, "%.100s+%#zx", sym, off - base);
 }
 
+/* Room for N parts (at least one, the whole); never NULL. */
+static struct part *new_parts(size_t n)
+{
+    struct part *parts = calloc(n ? n : 1, sizeof *parts);
+    if (!parts)
+        abort();
+    return parts;
+}
+
 static size_t whole_part(struct part *p, const char *label, size_t len)
 {
     *p = (struct part){ "", 0, len };
@@ -474,16 +482,18 @@ static size_t whole_part(struct part *p, const char *label, size_t len)
 }
 
 /* The parts of the code LABEL names (a function NAME, or an assembly file's CODE): its marked
- * regions (only --region's when given), else its innermost loops, else the whole; --whole: the
- * whole. Their count; 0 with ERR when --region names no region. */
+ * regions (only --region's when given), else its innermost loops, every one of them, else the
+ * whole; --whole: the whole. Their count, and their array in *PARTS (the caller frees it);
+ * 0 with ERR when --region names no region. */
 static size_t code_parts(struct session *s, const char *label, const char *name, const struct asm_code *code,
-                         const uint8_t *bytes, size_t len, uint64_t pc, struct part *parts, char *err, size_t errlen)
+                         const uint8_t *bytes, size_t len, uint64_t pc, struct part **parts, char *err, size_t errlen)
 {
     size_t n = 0;
-    for (size_t i = 0; code && !s->o->whole && i < code->n_regions && n < MAX_PARTS; i++)
+    *parts = new_parts(code ? code->n_regions : 0);
+    for (size_t i = 0; code && !s->o->whole && i < code->n_regions; i++)
         if (!s->o->region || strcmp(s->o->region, code->regions[i].name) == 0) {
-            parts[n] = (struct part){ "", code->regions[i].start, code->regions[i].end };
-            snprintf(parts[n++].label, sizeof parts->label, "%s region %s", label, code->regions[i].name);
+            (*parts)[n] = (struct part){ "", code->regions[i].start, code->regions[i].end };
+            snprintf((*parts)[n++].label, sizeof (*parts)->label, "%s region %s", label, code->regions[i].name);
         }
     if (s->o->region && !n) {
         snprintf(err, errlen, "no region '%s' in '%s' (regions are marked '# LLVM-MCA-BEGIN %s' ... "
@@ -493,17 +503,21 @@ static size_t code_parts(struct session *s, const char *label, const char *name,
     if (n)
         return n;
     if (s->o->whole)
-        return whole_part(parts, label, len);
-    struct loop loops[MAX_PARTS];
-    size_t found = loops_find(s->dec, bytes, len, pc, loops, MAX_PARTS);
-    for (size_t i = 0; i < found && i < MAX_PARTS; i++, n++) {
+        return whole_part(*parts, label, len);
+    size_t found;
+    struct loop *loops = loops_find(s->dec, bytes, len, pc, &found);
+    free(*parts);
+    *parts = new_parts(found);
+    for (size_t i = 0; i < found; i++, n++) {
         char from[160], to[160];
         where(code, name, loops[i].start, from, sizeof from);
         where(code, name, loops[i].end, to, sizeof to);
-        parts[n] = (struct part){ "", loops[i].start, loops[i].end };
-        snprintf(parts[n].label, sizeof parts->label, "%s loop %zu of %zu, %s to %s", label, i + 1, found, from, to);
+        (*parts)[n] = (struct part){ "", loops[i].start, loops[i].end };
+        snprintf((*parts)[n].label, sizeof (*parts)->label, "%s loop %zu of %zu, %s to %s", label, i + 1, found, from,
+                 to);
     }
-    return n ? n : whole_part(parts, label, len);
+    free(loops);
+    return n ? n : whole_part(*parts, label, len);
 }
 
 /* Each part as a block; --loop N: the Nth only. */
@@ -545,10 +559,10 @@ static int analyse_file(struct session *s, const char *path)
         ok = snprintf(err, sizeof err, "'%s' is a compiled program: name the function with --function NAME", path) < 0;
     else if ((ok = asm_assemble(path, isa, &code, err, sizeof err)))
         bytes = code.bytes, len = code.len;
-    struct part *parts = ok ? calloc(MAX_PARTS, sizeof *parts) : NULL;
+    struct part *parts = NULL;
     size_t n = 0;
     snprintf(label, sizeof label, s->o->function ? "%s!%s" : "%s", path, s->o->function);
-    if (ok && !(n = code_parts(s, label, s->o->function, s->o->function ? NULL : &code, bytes, len, addr, parts, err,
+    if (ok && !(n = code_parts(s, label, s->o->function, s->o->function ? NULL : &code, bytes, len, addr, &parts, err,
                                sizeof err)))
         ok = false;
     if (!ok)
@@ -723,8 +737,9 @@ static int parse_block_opts(int argc, char **argv, struct block_opts *o)
         case O_WHOLE: o->whole = true; break;
         case O_REGION: o->region = optarg; break;
         case O_LOOP:
-            if (!parse_uint(optarg, 1, 64, &o->loop))
-                return uint_error("loop", 1, 64);
+            /* a loop has at least a byte: a block's bound bounds their count */
+            if (!parse_uint(optarg, 1, BLOCK_MAX_BYTES, &o->loop))
+                return uint_error("loop", 1, BLOCK_MAX_BYTES);
             break;
         case O_JOBS:
             if (!parse_uint(optarg, 1, 256, &o->jobs))

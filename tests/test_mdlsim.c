@@ -1815,6 +1815,27 @@ Test(mdlsim, analyses_the_innermost_loop_of_a_function_and_of_its_assembly)
     remove("/tmp/mdlsim-dot.s");
 }
 
+/* Every innermost loop is a part, however many: the 70th of 70 is reported and selectable. */
+Test(mdlsim, analyses_every_loop_of_a_file_with_more_than_sixty_four)
+{
+    FILE *fp = fopen("/tmp/mdlsim-70loops.s", "w");
+    cr_assert(fp);
+    for (int i = 0; i < 70; i++)
+        fputs("1: add %rax, %rbx\n   dec %ecx\n   jnz 1b\n", fp);
+    cr_assert_eq(fclose(fp), 0);
+    struct run r = mdlsim("block --machine skylake --no-sensitivity /tmp/mdlsim-70loops.s");
+    cr_expect_eq(r.status, 0);
+    cr_expect(strstr(r.out, "Block:              /tmp/mdlsim-70loops.s loop 70 of 70, .text+0x1e3 to .text+0x1ea\n"),
+              "%s", r.out);
+    free(r.out);
+    r = mdlsim("block --machine skylake --no-sensitivity --loop 70 /tmp/mdlsim-70loops.s");
+    cr_expect_eq(r.status, 0);
+    cr_expect(strstr(r.out, "loop 70 of 70"), "%s", r.out);
+    cr_expect_null(strstr(r.out, "loop 69 of 70"), "%s", r.out);
+    free(r.out);
+    remove("/tmp/mdlsim-70loops.s");
+}
+
 Test(mdlsim, analyses_the_loop_of_an_aarch64_function)
 {
     json_t *o = block_json("block --machine cortex-a72 --json --function kernel_gemm ../build/programs/gemm.a64dyn");
