@@ -90,11 +90,12 @@ $(B)/parser.c $(B)/parser.h &: mdl/parser.y $(B)/.deps-build
 $(B)/lexer.c $(B)/lexer.gen.h &: mdl/lexer.l $(B)/parser.h
 	flex --header-file=$(B)/lexer.gen.h -o $(B)/lexer.c $<
 
+# -MMD: the headers they include (diag.h's bounds, ast.h) rebuild them as they do every object
 $(O)/parser.o: $(B)/parser.c | $(B)
-	$(CC) $(CPPFLAGS_ALL) $(CFLAGS_ALL) -c -o $@ $<
+	$(CC) $(CPPFLAGS_ALL) $(CFLAGS_ALL) -MMD -MP -c -o $@ $<
 # flex's skeleton has unused helpers and signed/unsigned comparisons we do not control.
 $(O)/lexer.o: $(B)/lexer.c | $(B)
-	$(CC) $(CPPFLAGS_ALL) $(CFLAGS_ALL) -Wno-unused-function -Wno-sign-compare -c -o $@ $<
+	$(CC) $(CPPFLAGS_ALL) $(CFLAGS_ALL) -MMD -MP -Wno-unused-function -Wno-sign-compare -c -o $@ $<
 
 $(O)/%.o: %.c $(B)/parser.h $(B)/lexer.gen.h | $(B)
 	@mkdir -p $(dir $@)

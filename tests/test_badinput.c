@@ -211,3 +211,23 @@ Test(badinput, refuses_a_hex_file_that_holds_no_block)
     expect_failure("printf '# a comment\\n\\n' | ../build/mdlsim block --machine skylake --hex-file -", 1,
                    "mdlsim: error: '-' holds no block (one block in hex per line)\n");
 }
+
+/* A number of 10 MB gives a few lines of diagnostics (once 31 MB: the number in the message, the
+ * line and its underline, each whole). */
+Test(badinput, quotes_a_bounded_excerpt_of_a_number_of_megabytes, .timeout = 60)
+{
+    FILE *fp = fopen("/tmp/mdlc-huge-number.mdl", "w");
+    cr_assert(fp);
+    fputs("machine t {\n    isa x86_64;\n}\nports p0, p1, p5;\ninclude \"include/all-classes.mdl\";\nwindow { rob ", fp);
+    for (int i = 0; i < 10 << 20; i++)
+        fputc('9', fp);
+    fputs("; }\n", fp);
+    cr_assert_eq(fclose(fp), 0);
+    struct run r = stderr_of("../build/mdlc --check -I diag /tmp/mdlc-huge-number.mdl");
+    cr_expect_eq(r.status, 1);
+    cr_expect_lt(strlen(r.out), 1024, "%zu bytes of diagnostics", strlen(r.out));
+    cr_expect(strstr(r.out, "/tmp/mdlc-huge-number.mdl:6:14: error: integer '99999999999999999999999999999999999999999"
+                            "99999999999999999999999...' is too large (the limit is 2147483647)\n"), "%.2000s", r.out);
+    free(r.out);
+    remove("/tmp/mdlc-huge-number.mdl");
+}
