@@ -1307,9 +1307,15 @@ static int cmd_run(int argc, char **argv)
 /* The trace's program is the one --program names (or it is read from where it was recorded). */
 static bool same_program(const struct run_cli *o, const struct trace_reader *t, char *err, size_t errlen)
 {
-    char hex[SHA256_HEX];
+    char hex[SHA256_HEX], why[128];
     if (!o->program)
         return true;
+    int fd = safefile_read_fd(o->program, why, sizeof why);     /* a FIFO would block the hash */
+    if (fd < 0) {
+        snprintf(err, errlen, "cannot read '%s': %s", o->program, why);
+        return false;
+    }
+    close(fd);
     if (!sha256_file_hex(o->program, hex)) {
         snprintf(err, errlen, "cannot read '%s': %s", o->program, strerror(errno));
         return false;

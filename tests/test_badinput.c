@@ -186,6 +186,13 @@ Test(badinput, refuses_a_named_pipe_as_an_input_file, .timeout = 60)
     expect_failure(cmd, 1, "/in.s': not a regular file\n");
     snprintf(cmd, sizeof cmd, "../build/mdlprobe -o %s/draft.mdl --base %s", dir, fifo);
     expect_failure(cmd, 1, "/in.s': not a regular file\n");
+    snprintf(cmd, sizeof cmd, "../build/mdlsim run --machine skylake --quiet --no-sensitivity --record %s/t.trace -- "
+             "../build/programs/exact.x86 5 >/dev/null", dir);
+    cr_assert_eq(system(cmd), 0, "%s", cmd);
+    snprintf(cmd, sizeof cmd, "../build/mdlsim replay --machine skylake --program %s %s/t.trace", fifo, dir);
+    expect_failure(cmd, 1, "/in.s': not a regular file\n");
+    snprintf(cmd, sizeof cmd, "%s/t.trace", dir);
+    remove(cmd);
     remove(fifo);
     rmdir(dir);
 }
