@@ -18,7 +18,7 @@ PKGS_BENCH := $(PKGS_BUILD) llvm-19 python3 qemu-user
 PKGS_DEMO  := $(PKGS_BUILD) qemu-user
 
 MDL_SRC   := mdl/arena.c mdl/source.c mdl/diag.c mdl/ast.c mdl/map.c mdl/parse.c mdl/safefile.c mdl/sha256.c \
-             mdl/formkey.c mdl/isainfo.c
+             mdl/formkey.c mdl/isainfo.c mdl/utf8.c
 MDLC_SRC  := mdlc/driver.c mdlc/resolve.c mdlc/check.c mdlc/lower.c mdlc/emit_c.c mdlc/emit_json.c mdlc/emit_text.c \
              mdlc/output.c mdlc/qemu_cpu.c mdlc/formcheck.c
 IMPORT_SRC := mdlc/import_uops.c
@@ -90,11 +90,12 @@ $(B)/parser.c $(B)/parser.h &: mdl/parser.y $(B)/.deps-build
 $(B)/lexer.c $(B)/lexer.gen.h &: mdl/lexer.l $(B)/parser.h
 	flex --header-file=$(B)/lexer.gen.h -o $(B)/lexer.c $<
 
+# -MMD: the headers they include (diag.h's bounds, ast.h) rebuild them as they do every object
 $(O)/parser.o: $(B)/parser.c | $(B)
-	$(CC) $(CPPFLAGS_ALL) $(CFLAGS_ALL) -c -o $@ $<
+	$(CC) $(CPPFLAGS_ALL) $(CFLAGS_ALL) -MMD -MP -c -o $@ $<
 # flex's skeleton has unused helpers and signed/unsigned comparisons we do not control.
 $(O)/lexer.o: $(B)/lexer.c | $(B)
-	$(CC) $(CPPFLAGS_ALL) $(CFLAGS_ALL) -Wno-unused-function -Wno-sign-compare -c -o $@ $<
+	$(CC) $(CPPFLAGS_ALL) $(CFLAGS_ALL) -MMD -MP -Wno-unused-function -Wno-sign-compare -c -o $@ $<
 
 $(O)/%.o: %.c $(B)/parser.h $(B)/lexer.gen.h | $(B)
 	@mkdir -p $(dir $@)
@@ -161,7 +162,7 @@ $(O)/frontends/mdlfile_abi.o: frontends/mdlfile_abi.S runtime/mdl_machine.h mdl/
 	$(CC) -c -o $@ $<
 MDLFILE_OBJ := $(O)/frontends/mdlfile.o $(O)/frontends/mdlfile_abi.o
 # What the simulator's objects use of the language library.
-SIM_LIB := $(O)/mdl/safefile.o $(O)/mdl/sha256.o $(O)/mdl/formkey.o $(O)/mdl/isainfo.o
+SIM_LIB := $(O)/mdl/safefile.o $(O)/mdl/sha256.o $(O)/mdl/formkey.o $(O)/mdl/isainfo.o $(O)/mdl/utf8.o
 
 $(B)/mdlsim: $(O)/frontends/mdlsim.o $(SIM_OBJ) $(SIM_LIB) $(MDLFILE_OBJ) $(GEN_OBJ) $(B)/gen/registry.o
 	$(CC) $(CFLAGS_ALL) -pthread -o $@ $^ -lcapstone -ljansson -ldw -lelf -lm
@@ -258,7 +259,8 @@ $(B)/fuzz_trace: $(O)/tests/fuzz/fuzz_trace.o $(SIM_OBJ) $(SIM_LIB) $(GEN_OBJ)
 	$(CC) $(CFLAGS_ALL) -fsanitize=fuzzer -pthread -o $@ $^ -lcapstone -ljansson -ldw -lelf -lm
 ISA_OBJ := $(O)/frontends/decode.o $(patsubst %.c,$(O)/%.o,$(wildcard frontends/isa/*.c)) $(O)/mdl/formkey.o \
            $(O)/mdl/isainfo.o
-$(B)/fuzz_elf: $(O)/tests/fuzz/fuzz_elf.o $(O)/frontends/static/elfsym.o $(O)/frontends/symbols.o $(ISA_OBJ)
+$(B)/fuzz_elf: $(O)/tests/fuzz/fuzz_elf.o $(O)/frontends/static/elfsym.o $(O)/frontends/symbols.o $(ISA_OBJ) \
+           $(O)/mdl/safefile.o
 	$(CC) $(CFLAGS_ALL) -fsanitize=fuzzer -o $@ $^ -lcapstone -ldw -lelf
 $(B)/.deps-fuzz: Makefile | $(B)
 	@.ci/ensure-deps $(PKGS_FUZZ)

@@ -268,12 +268,12 @@ static int analyse_bytes(struct session *s, const uint8_t *bytes, size_t len, ui
     return ok ? 0 : 1;
 }
 
-static int analyse_hex(struct session *s, const char *hex, const char *label, FILE *out)
+static int analyse_hex(struct session *s, const char *hex, size_t chars, const char *label, FILE *out)
 {
     uint8_t *bytes;
     size_t len;
     char err[256];
-    if (!block_parse_hex(hex, &bytes, &len, err, sizeof err)) {
+    if (!block_parse_hex(hex, chars, &bytes, &len, err, sizeof err)) {
         block_error(out, s->o->json, label, err);
         return 1;
     }
@@ -282,51 +282,106 @@ static int analyse_hex(struct session *s, const char *hex, const char *label, FI
     return rc;
 }
 
-/* The blocks of a hex file, each with its label (FILE:LINE). */
+/* The blocks of a hex file, each with its length (a NUL in it is a bad digit) and its label
+ * (FILE:LINE). */
 struct hex_lines {
     char **hex, **label;
+    size_t *len;
     size_t n;
 };
+
+/* The longest line of a hex file: a block's bytes as two digits and room for separators. */
+enum { HEX_MAX_LINE = 4 * BLOCK_MAX_BYTES };
 
 static int analyse_line(void *worker, size_t item, FILE *out)
 {
     const struct hex_lines *h = ((struct session *)worker)->lines;
-    return analyse_hex(worker, h->hex[item], h->label[item], out);
+    return analyse_hex(worker, h->hex[item], h->len[item], h->label[item], out);
+}
+
+/* The next line of FP into LINE (at most HEX_MAX_LINE bytes, NULs kept, the end of line dropped),
+ * its length in *LEN: 1, 0 at the end of the file, -1 for a longer line (never read whole: a
+ * device such as /dev/zero has no end). */
+static int read_hex_line(FILE *fp, char *line, size_t *len)
+{
+    int c;
+    *len = 0;
+    while ((c = getc_unlocked(fp)) != EOF && c != '\n') {
+        if (*len == HEX_MAX_LINE)
+            return -1;
+        line[(*len)++] = (char)c;
+    }
+    if (c == EOF && *len == 0)
+        return 0;
+    if (*len && line[*len - 1] == '\r')
+        (*len)--;
+    return 1;
+}
+
+/* Adds the line LINE (LEN bytes) of PATH to H. */
+static void add_hex_line(struct hex_lines *h, size_t *room, const char *path, unsigned lineno, const char *line,
+                         size_t len)
+{
+    if (h->n == *room) {
+        *room = *room ? 2 * *room : 1024;
+        h->hex = realloc(h->hex, *room * sizeof *h->hex);
+        h->label = realloc(h->label, *room * sizeof *h->label);
+        h->len = realloc(h->len, *room * sizeof *h->len);
+        if (!h->hex || !h->label || !h->len)
+            abort();
+    }
+    char label[64];
+    snprintf(label, sizeof label, "%s:%u", path, lineno);
+    if (!(h->hex[h->n] = malloc(len + 1)) || !(h->label[h->n] = strdup(label)))
+        abort();
+    memcpy(h->hex[h->n], line, len);
+    h->hex[h->n][len] = '\0';
+    h->len[h->n++] = len;
+}
+
+static void hex_lines_free(struct hex_lines *h)
+{
+    for (size_t i = 0; i < h->n; i++) {
+        free(h->hex[i]);
+        free(h->label[i]);
+    }
+    free(h->hex);
+    free(h->label);
+    free(h->len);
 }
 
 static bool read_hex_lines(const char *path, struct hex_lines *h)
 {
     FILE *fp = strcmp(path, "-") == 0 ? stdin : fopen(path, "r");
-    if (!fp) {
+    char *line = malloc(HEX_MAX_LINE);
+    if (!fp || !line) {
         say_error("cannot read '%s': %s", path, strerror(errno));
+        free(line);
+        if (fp && fp != stdin)
+            fclose(fp);
         return false;
     }
-    char *line = NULL;
-    size_t cap = 0, room = 0;
+    size_t len, room = 0;
     unsigned lineno = 0;
-    while (getline(&line, &cap, fp) >= 0) {
+    int got;
+    while ((got = read_hex_line(fp, line, &len)) > 0) {
         lineno++;
-        line[strcspn(line, "\r\n")] = '\0';
-        if (!line[0] || line[0] == '#')
-            continue;
-        if (h->n == room) {
-            room = room ? 2 * room : 1024;
-            h->hex = realloc(h->hex, room * sizeof *h->hex);
-            h->label = realloc(h->label, room * sizeof *h->label);
-            if (!h->hex || !h->label)
-                abort();
-        }
-        char label[64];
-        snprintf(label, sizeof label, "%s:%u", path, lineno);
-        h->hex[h->n] = strdup(line);
-        h->label[h->n++] = strdup(label);
+        if (len && line[0] != '#')
+            add_hex_line(h, &room, path, lineno, line, len);
     }
     free(line);
-    bool ok = !ferror(fp);
-    if (!ok)
+    bool ok = !ferror(fp) && got == 0 && h->n;
+    if (ferror(fp))
         say_error("cannot read '%s': %s", path, strerror(errno));
+    else if (got < 0)
+        say_error("%s:%u: a line longer than %d bytes (a block is at most %d bytes, two hex digits each)", path,
+                  lineno + 1, HEX_MAX_LINE, BLOCK_MAX_BYTES);
+    else if (!h->n)
+        say_error("'%s' holds no block (one block in hex per line)", path);
     if (fp != stdin)
         fclose(fp);
+    if (!ok)
+        hex_lines_free(h);
     return ok;
 }
 
@@ -387,12 +442,7 @@ static int analyse_hex_file(struct session *s, const char *path)
     }
     for (unsigned i = 0; i < opened; i++)
         rt_model_free(ss[i].model);
-    for (size_t i = 0; i < h.n; i++) {
-        free(h.hex[i]);
-        free(h.label[i]);
-    }
-    free(h.hex);
-    free(h.label);
+    hex_lines_free(&h);
     free(ss);
     free(workers);
     return rc;
@@ -403,7 +453,6 @@ struct part {
     char label[1024];
     size_t start, end;
 };
-enum { MAX_PARTS = 64 };
 
 /* "NAME+0x10" for the byte at OFF: the symbol of CODE holding it, or .text. */
 static void where(const struct asm_code *code, const char *name, size_t off, char *buf, size_t len)
@@ -416,6 +465,15 @@ static void where(const struct asm_code *code, const char *name, size_t off, cha
     snprintf(buf, len, "%.100s+%#zx", sym, off - base);
 }
 
+/* Room for N parts (at least one, the whole); never NULL. */
+static struct part *new_parts(size_t n)
+{
+    struct part *parts = calloc(n ? n : 1, sizeof *parts);
+    if (!parts)
+        abort();
+    return parts;
+}
+
 static size_t whole_part(struct part *p, const char *label, size_t len)
 {
     *p = (struct part){ "", 0, len };
@@ -424,16 +482,18 @@ static size_t whole_part(struct part *p, const char *label, size_t len)
 }
 
 /* The parts of the code LABEL names (a function NAME, or an assembly file's CODE): its marked
- * regions (only --region's when given), else its innermost loops, else the whole; --whole: the
- * whole. Their count; 0 with ERR when --region names no region. */
+ * regions (only --region's when given), else its innermost loops, every one of them, else the
+ * whole; --whole: the whole. Their count, and their array in *PARTS (the caller frees it);
+ * 0 with ERR when --region names no region. */
 static size_t code_parts(struct session *s, const char *label, const char *name, const struct asm_code *code,
-                         const uint8_t *bytes, size_t len, uint64_t pc, struct part *parts, char *err, size_t errlen)
+                         const uint8_t *bytes, size_t len, uint64_t pc, struct part **parts, char *err, size_t errlen)
 {
     size_t n = 0;
-    for (size_t i = 0; code && !s->o->whole && i < code->n_regions && n < MAX_PARTS; i++)
+    *parts = new_parts(code ? code->n_regions : 0);
+    for (size_t i = 0; code && !s->o->whole && i < code->n_regions; i++)
         if (!s->o->region || strcmp(s->o->region, code->regions[i].name) == 0) {
-            parts[n] = (struct part){ "", code->regions[i].start, code->regions[i].end };
-            snprintf(parts[n++].label, sizeof parts->label, "%s region %s", label, code->regions[i].name);
+            (*parts)[n] = (struct part){ "", code->regions[i].start, code->regions[i].end };
+            snprintf((*parts)[n++].label, sizeof (*parts)->label, "%s region %s", label, code->regions[i].name);
         }
     if (s->o->region && !n) {
         snprintf(err, errlen, "no region '%s' in '%s' (regions are marked '# LLVM-MCA-BEGIN %s' ... "
@@ -443,17 +503,21 @@ static size_t code_parts(struct session *s, const char *label, const char *name,
     if (n)
         return n;
     if (s->o->whole)
-        return whole_part(parts, label, len);
-    struct loop loops[MAX_PARTS];
-    size_t found = loops_find(s->dec, bytes, len, pc, loops, MAX_PARTS);
-    for (size_t i = 0; i < found && i < MAX_PARTS; i++, n++) {
+        return whole_part(*parts, label, len);
+    size_t found;
+    struct loop *loops = loops_find(s->dec, bytes, len, pc, &found);
+    free(*parts);
+    *parts = new_parts(found);
+    for (size_t i = 0; i < found; i++, n++) {
         char from[160], to[160];
         where(code, name, loops[i].start, from, sizeof from);
         where(code, name, loops[i].end, to, sizeof to);
-        parts[n] = (struct part){ "", loops[i].start, loops[i].end };
-        snprintf(parts[n].label, sizeof parts->label, "%s loop %zu of %zu, %s to %s", label, i + 1, found, from, to);
+        (*parts)[n] = (struct part){ "", loops[i].start, loops[i].end };
+        snprintf((*parts)[n].label, sizeof (*parts)->label, "%s loop %zu of %zu, %s to %s", label, i + 1, found, from,
+                 to);
     }
-    return n ? n : whole_part(parts, label, len);
+    free(loops);
+    return n ? n : whole_part(*parts, label, len);
 }
 
 /* Each part as a block; --loop N: the Nth only. */
@@ -495,10 +559,10 @@ static int analyse_file(struct session *s, const char *path)
         ok = snprintf(err, sizeof err, "'%s' is a compiled program: name the function with --function NAME", path) < 0;
     else if ((ok = asm_assemble(path, isa, &code, err, sizeof err)))
         bytes = code.bytes, len = code.len;
-    struct part *parts = ok ? calloc(MAX_PARTS, sizeof *parts) : NULL;
+    struct part *parts = NULL;
     size_t n = 0;
     snprintf(label, sizeof label, s->o->function ? "%s!%s" : "%s", path, s->o->function);
-    if (ok && !(n = code_parts(s, label, s->o->function, s->o->function ? NULL : &code, bytes, len, addr, parts, err,
+    if (ok && !(n = code_parts(s, label, s->o->function, s->o->function ? NULL : &code, bytes, len, addr, &parts, err,
                                sizeof err)))
         ok = false;
     if (!ok)
@@ -673,8 +737,9 @@ static int parse_block_opts(int argc, char **argv, struct block_opts *o)
         case O_WHOLE: o->whole = true; break;
         case O_REGION: o->region = optarg; break;
         case O_LOOP:
-            if (!parse_uint(optarg, 1, 64, &o->loop))
-                return uint_error("loop", 1, 64);
+            /* a loop has at least a byte: a block's bound bounds their count */
+            if (!parse_uint(optarg, 1, BLOCK_MAX_BYTES, &o->loop))
+                return uint_error("loop", 1, BLOCK_MAX_BYTES);
             break;
         case O_JOBS:
             if (!parse_uint(optarg, 1, 256, &o->jobs))
@@ -744,7 +809,7 @@ static int cmd_block(int argc, char **argv)
     s.ci = cls_build(o.m);
     s.cache = block_cache_new();
     if (o.hex)
-        rc = analyse_hex(&s, o.hex, "--hex", stdout);
+        rc = analyse_hex(&s, o.hex, strlen(o.hex), "--hex", stdout);
     else if (o.hex_file)
         rc = analyse_hex_file(&s, o.hex_file);
     else
@@ -1270,9 +1335,15 @@ static int cmd_run(int argc, char **argv)
 /* The trace's program is the one --program names (or it is read from where it was recorded). */
 static bool same_program(const struct run_cli *o, const struct trace_reader *t, char *err, size_t errlen)
 {
-    char hex[SHA256_HEX];
+    char hex[SHA256_HEX], why[128];
     if (!o->program)
         return true;
+    int fd = safefile_read_fd(o->program, why, sizeof why);     /* a FIFO would block the hash */
+    if (fd < 0) {
+        snprintf(err, errlen, "cannot read '%s': %s", o->program, why);
+        return false;
+    }
+    close(fd);
     if (!sha256_file_hex(o->program, hex)) {
         snprintf(err, errlen, "cannot read '%s': %s", o->program, strerror(errno));
         return false;

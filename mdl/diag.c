@@ -42,7 +42,6 @@ static void diag_echo_line(FILE *out, const char *line, size_t len)
         unsigned char c = (unsigned char)line[i];
         fputc(c == '\t' || c >= 0x80 || (c >= 0x20 && c != 0x7f) ? c : '?', out);
     }
-    fputc('\n', out);
 }
 
 static void diag_underline(FILE *out, const char *line, size_t len, size_t from, size_t to)
@@ -59,14 +58,29 @@ static void diag_underline(FILE *out, const char *line, size_t len, size_t from,
     fputc('\n', out);
 }
 
+/* The line holding AT, underlined; a long line (a token of megabytes) as a window of
+ * DIAG_MAX_LINE bytes from a little before the place, "..." marking what is left out. */
 static void diag_source(struct diag *d, struct span at)
 {
     size_t len;
     const char *line = src_line(d->sm, at.file, at.lo, &len);
     size_t from = (size_t)(d->sm->files[at.file]->text + at.lo - line);
     size_t to = from + (at.hi > at.lo ? at.hi - at.lo : 1);
-    diag_echo_line(d->out, line, len);
-    diag_underline(d->out, line, len, from, to > len ? (len > from ? len : from + 1) : to);
+    size_t lo = 0, hi = len;
+    if (len > DIAG_MAX_LINE) {
+        lo = from > DIAG_MAX_LINE / 4 ? from - DIAG_MAX_LINE / 4 : 0;
+        while (lo > 0 && ((unsigned char)line[lo] & 0xC0) == 0x80)
+            lo--;
+        hi = lo + DIAG_MAX_LINE < len ? lo + DIAG_MAX_LINE : len;
+        while (hi < len && ((unsigned char)line[hi] & 0xC0) == 0x80)
+            hi++;
+    }
+    fputs(lo > 0 ? "..." : "", d->out);
+    diag_echo_line(d->out, line + lo, hi - lo);
+    fputs(hi < len ? "...\n" : "\n", d->out);
+    fputs(lo > 0 ? "   " : "", d->out);
+    from -= lo, to -= lo, len = hi - lo;
+    diag_underline(d->out, line + lo, len, from, to > len ? (len > from ? len : from + 1) : to);
 }
 
 /* One diagnostic: the located form when AT names a file, `mdlc: level: ...` otherwise. */
@@ -87,8 +101,10 @@ static void diag_v(struct diag *d, enum diag_level lvl, const struct span *at, c
     } else {
         fprintf(d->out, "mdlc: %s: ", diag_names[lvl]);
     }
-    vfprintf(d->out, fmt, ap);
-    fputc('\n', d->out);
+    char msg[DIAG_MAX_MESSAGE];
+    int n = vsnprintf(msg, sizeof msg, fmt, ap);
+    fputs(msg, d->out);
+    fputs(n >= (int)sizeof msg ? "...\n" : "\n", d->out);
     if (f)
         diag_source(d, s);
     diag_after(d);
@@ -111,3 +127,16 @@ void diag_plain(struct diag *d, enum diag_level lvl, const char *fmt, ...)
 }
 
 bool diag_failed(const struct diag *d) { return d->errors > 0; }
+
+const char *diag_quote(char *buf, size_t len, const char *s, size_t n)
+{
+    if (n <= DIAG_MAX_QUOTE) {
+        snprintf(buf, len, "%.*s", (int)n, s);
+        return buf;
+    }
+    size_t k = DIAG_MAX_QUOTE;
+    while (k > 0 && ((unsigned char)s[k] & 0xC0) == 0x80)
+        k--;
+    snprintf(buf, len, "%.*s...", (int)k, s);
+    return buf;
+}

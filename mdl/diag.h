@@ -8,6 +8,11 @@
 
 enum diag_level { DIAG_ERROR, DIAG_WARNING, DIAG_NOTE };
 
+/* Bounds on what one diagnostic prints, whatever the input holds (a number of megabytes, a line
+ * without end): a message of at most DIAG_MAX_MESSAGE bytes, a source line shown as a window of
+ * DIAG_MAX_LINE bytes around the place, a token quoted as its first DIAG_MAX_QUOTE bytes. */
+enum { DIAG_MAX_MESSAGE = 1024, DIAG_MAX_LINE = 160, DIAG_MAX_QUOTE = 64 };
+
 struct diag {
     const struct src_manager *sm;
     FILE *out;
@@ -27,5 +32,8 @@ void diag_at(struct diag *d, enum diag_level lvl, struct span at, const char *fm
 void diag_plain(struct diag *d, enum diag_level lvl, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 bool diag_failed(const struct diag *d);
+/* The N bytes of S as a message quotes them: whole up to DIAG_MAX_QUOTE, else their start
+ * (whole UTF-8 characters) and "..."; in BUF of LEN bytes (DIAG_MAX_QUOTE + 4 holds it all). */
+const char *diag_quote(char *buf, size_t len, const char *s, size_t n);
 
 #endif

@@ -1,4 +1,5 @@
-/* Temporary file beside the target (mkstemp: exclusive, unpredictable), checked, renamed. */
+/* Temporary file beside the target (mkstemp: exclusive, unpredictable), checked, renamed; inputs
+ * opened only when they are regular files. */
 #include "safefile.h"
 #include <errno.h>
 #include <fcntl.h>
@@ -130,6 +131,36 @@ void safefile_discard(struct safefile *f)
     }
     free(f->path);
     memset(f, 0, sizeof *f);
+}
+
+int safefile_read_fd(const char *path, char *err, size_t errlen)
+{
+    /* O_NONBLOCK: opening a FIFO with no writer would wait for one forever */
+    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+    struct stat st;
+    if (fd < 0 || fstat(fd, &st) != 0) {
+        snprintf(err, errlen, "%s", strerror(errno));
+    } else if (!S_ISREG(st.st_mode)) {
+        snprintf(err, errlen, "%s", S_ISDIR(st.st_mode) ? strerror(EISDIR) : "not a regular file");
+    } else if (fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK) == 0) {
+        return fd;
+    } else {
+        snprintf(err, errlen, "%s", strerror(errno));
+    }
+    if (fd >= 0)
+        close(fd);
+    return -1;
+}
+
+FILE *safefile_read(const char *path, char *err, size_t errlen)
+{
+    int fd = safefile_read_fd(path, err, errlen);
+    FILE *fp = fd >= 0 ? fdopen(fd, "rb") : NULL;
+    if (fd >= 0 && !fp) {
+        snprintf(err, errlen, "%s", strerror(errno));
+        close(fd);
+    }
+    return fp;
 }
 
 bool safefile_stdout(char *err, size_t errlen)

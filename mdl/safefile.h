@@ -1,5 +1,6 @@
 /* Output files written whole or not at all, for mdlc and mdlsim alike: a temporary file created
- * exclusively beside the target, renamed onto it once every write and the close succeeded. */
+ * exclusively beside the target, renamed onto it once every write and the close succeeded; and
+ * input files read whole, which must be regular files. */
 #ifndef SAFEFILE_H
 #define SAFEFILE_H
 #include <stdbool.h>
@@ -27,6 +28,14 @@ bool safefile_close(struct safefile *f, char *err, size_t errlen);
 bool safefile_publish(struct safefile *f, char *err, size_t errlen);
 /* Closes and removes what was not published; frees F. Safe on a zeroed F. */
 void safefile_discard(struct safefile *f);
+
+/* Opens PATH to be read whole: a regular file only. A FIFO, a device or a directory is refused
+ * before anything blocks on it (opened without waiting, then checked). The descriptor, or -1
+ * with the reason in ERR ("not a regular file", "Is a directory" or the errno text) for the
+ * caller's "cannot read 'PATH': REASON". */
+int safefile_read_fd(const char *path, char *err, size_t errlen);
+/* The same as a stdio stream ("rb"), or NULL with the reason in ERR. */
+FILE *safefile_read(const char *path, char *err, size_t errlen);
 
 /* Flushes standard output: false with ERR when a write to it failed (a full disk, a closed
  * pipe), so that a truncated result never ends with exit status 0. */

@@ -1,11 +1,11 @@
 /* Source files and the mapping from byte offsets to lines, computed lazily. */
 #include "source.h"
+#include "safefile.h"
 #include <errno.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 static void *xrealloc(void *p, size_t n)
 {
@@ -94,20 +94,9 @@ static char *src_read(FILE *fp, size_t *len, char *err, size_t errlen)
 
 int src_load(struct src_manager *sm, const char *path, char *err, size_t errlen)
 {
-    struct stat st;
-    if (stat(path, &st) != 0) {
-        snprintf(err, errlen, "%s", strerror(errno));
+    FILE *fp = safefile_read(path, err, errlen);
+    if (!fp)
         return -1;
-    }
-    if (S_ISDIR(st.st_mode)) {
-        snprintf(err, errlen, "is a directory");
-        return -1;
-    }
-    FILE *fp = fopen(path, "rb");
-    if (!fp) {
-        snprintf(err, errlen, "%s", strerror(errno));
-        return -1;
-    }
     size_t len;
     char *text = src_read(fp, &len, err, errlen);
     fclose(fp);

@@ -101,8 +101,10 @@ static int run_passes(struct program *p, const struct mdlc_opts *o)
     struct mdl_machine *m = lower_program(p);
     if (!m || diag_failed(p->diag))
         return 1;
-    if (o->action == MDLC_DUMP_JSON)
-        emit_json(o->out, m);
+    if (o->action == MDLC_DUMP_JSON && !emit_json(o->out, m)) {
+        diag_plain(p->diag, DIAG_ERROR, "cannot build the JSON document");
+        return 1;
+    }
     if (o->action == MDLC_SUMMARY)
         emit_summary(o->out, m);
     if (o->action == MDLC_EMIT && !write_outputs(p, m, o))

@@ -2,7 +2,9 @@
 #include "emit.h"
 #include "check.h"
 #include "isainfo.h"
+#include "utf8.h"
 #include <jansson.h>
+#include <stdlib.h>
 
 static const char *const class_names[] = {
 #define X(e, s, doc) s,
@@ -15,6 +17,16 @@ static const char *const depend_names[] = {
 #include "depend.def"
 #undef X
 };
+
+/* S as a JSON string (null for NULL): jansson refuses a string that is not UTF-8, and a
+ * description's strings are the user's bytes; a byte that starts no UTF-8 character is U+FFFD. */
+static json_t *json_text(const char *s)
+{
+    char *fixed = s ? utf8_fixed(s) : NULL;
+    json_t *j = fixed ? json_string(fixed) : json_null();
+    free(fixed);
+    return j;
+}
 
 static json_t *json_resources(const struct mdl_machine *m)
 {
@@ -107,14 +119,14 @@ static json_t *json_caches(const struct mdl_machine *m)
     return a;
 }
 
-void emit_json(FILE *out, const struct mdl_machine *m)
+bool emit_json(FILE *out, const struct mdl_machine *m)
 {
     json_t *classes = json_object();
     for (unsigned c = 0; c < MDL_CLASS_COUNT; c++)
         if (m->class_default[c] != UINT32_MAX)
             json_object_set_new(classes, class_names[c], json_string(m->templates[m->class_default[c]].name));
-    json_t *root = json_pack("{s:s, s:s, s:s, s:s}", "machine", m->name, "isa", isainfo_get(m->isa)->name,
-                             "qemu_cpu", m->qemu_cpu, "description", m->description);
+    json_t *root = json_pack("{s:o, s:s, s:o, s:o}", "machine", json_text(m->name), "isa", isainfo_get(m->isa)->name,
+                             "qemu_cpu", json_text(m->qemu_cpu), "description", json_text(m->description));
     json_object_set_new(root, "frontend", json_pack("{s:i, s:i, s:i, s:i, s:i, s:i, s:i, s:i, s:i, s:i, s:i, s:f, s:i, s:i, s:f}",
         "fetch_bytes", m->fetch_bytes, "predecode_width", m->predecode_width, "decode_width", m->decode_width, "complex_decoders", m->complex_decoders,
         "issue_width", m->issue_width, "uop_cache_width", m->uop_cache_width, "uop_cache_entries",
@@ -144,7 +156,13 @@ void emit_json(FILE *out, const struct mdl_machine *m)
     json_object_set_new(root, "forms", json_templates(m, 0, m->n_forms));
     json_object_set_new(root, "classes", json_templates(m, m->n_forms, m->n_templates));
     json_object_set_new(root, "rules", json_rules(m));
-    json_dumpf(root, out, JSON_INDENT(1) | JSON_PRESERVE_ORDER);
-    fputc('\n', out);
+    /* json_pack gives NULL for a value it refuses: then nothing, not an empty document and 0 */
+    char *text = root ? json_dumps(root, JSON_INDENT(1) | JSON_PRESERVE_ORDER) : NULL;
     json_decref(root);
+    if (!text)
+        return false;
+    fputs(text, out);
+    fputc('\n', out);
+    free(text);
+    return true;
 }

@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include "capture.h"
 
@@ -150,4 +151,103 @@ Test(badinput, shows_the_control_bytes_of_a_quoted_name_as_question_marks, .time
     cr_expect_str_eq(r.out, "mdlsim: error: cannot read the machine description '/tmp/no?such.mdl': No such file or "
                             "directory\n");
     free(r.out);
+}
+
+/* An assembly file that assembles to no code is an error, not a double free. */
+Test(badinput, refuses_an_assembly_file_with_no_code, .timeout = 60)
+{
+    char dir[] = "/tmp/mdlsim-nocode.XXXXXX", cmd[1024], cwd[512];
+    cr_assert(mkdtemp(dir) && getcwd(cwd, sizeof cwd));
+    snprintf(cmd, sizeof cmd, "cd %s && : > empty.s && printf '.data\\n.byte 1\\n' > data.s", dir);
+    cr_assert_eq(system(cmd), 0);
+    snprintf(cmd, sizeof cmd, "cd %s && %s/../build/mdlsim block --machine skylake empty.s", dir, cwd);
+    expect_failure(cmd, 1, "mdlsim: error: 'empty.s' assembles to no code: its .text section is empty\n");
+    snprintf(cmd, sizeof cmd, "cd %s && %s/../build/mdlsim block --machine skylake data.s", dir, cwd);
+    expect_failure(cmd, 1, "mdlsim: error: 'data.s' assembles to no code: its .text section is empty\n");
+    snprintf(cmd, sizeof cmd, "../build/mdlsim block --machine skylake /dev/stdin < %s/empty.s", dir);
+    expect_failure(cmd, 1, "mdlsim: error: '/dev/stdin' assembles to no code: its .text section is empty\n");
+    snprintf(cmd, sizeof cmd, "rm -r %s", dir);
+    cr_assert_eq(system(cmd), 0);
+}
+
+/* A `.fill` of gigabytes stops the assembler once its object reaches the bound, at once. */
+Test(badinput, stops_an_assembler_whose_object_outgrows_its_bound, .timeout = 60)
+{
+    FILE *fp = fopen("/tmp/mdlsim-fill.s", "w");
+    cr_assert(fp);
+    fputs(".text\n.fill 100000000000\n", fp);
+    fclose(fp);
+    expect_failure("../build/mdlsim block --machine skylake /tmp/mdlsim-fill.s", 1,
+                   "mdlsim: error: '/tmp/mdlsim-fill.s' assembles to an object of more than 16 MiB (a block is at "
+                   "most 256 KiB of code)\n");
+    remove("/tmp/mdlsim-fill.s");
+}
+
+/* A named pipe given where a file is read whole is refused at once: nothing waits for a writer. */
+Test(badinput, refuses_a_named_pipe_as_an_input_file, .timeout = 60)
+{
+    char dir[] = "/tmp/mdlsim-fifo.XXXXXX", fifo[64], cmd[512];
+    cr_assert(mkdtemp(dir));
+    snprintf(fifo, sizeof fifo, "%s/in.s", dir);
+    cr_assert_eq(mkfifo(fifo, 0600), 0);
+    snprintf(cmd, sizeof cmd, "../build/mdlsim block --machine skylake %s", fifo);
+    expect_failure(cmd, 1, "mdlsim: error: cannot read '/tmp/mdlsim-fifo.");
+    expect_failure(cmd, 1, "/in.s': not a regular file\n");
+    snprintf(cmd, sizeof cmd, "../build/mdlsim block --machine skylake --function main %s", fifo);
+    expect_failure(cmd, 1, "/in.s': not a regular file\n");
+    snprintf(cmd, sizeof cmd, "../build/mdlc --check %s", fifo);
+    expect_failure(cmd, 1, "/in.s': not a regular file\n");
+    snprintf(cmd, sizeof cmd, "../build/mdlprobe -o %s/draft.mdl --base %s", dir, fifo);
+    expect_failure(cmd, 1, "/in.s': not a regular file\n");
+    snprintf(cmd, sizeof cmd, "../build/mdlsim run --machine skylake --quiet --no-sensitivity --record %s/t.trace -- "
+             "../build/programs/exact.x86 5 >/dev/null", dir);
+    cr_assert_eq(system(cmd), 0, "%s", cmd);
+    snprintf(cmd, sizeof cmd, "../build/mdlsim replay --machine skylake --program %s %s/t.trace", fifo, dir);
+    expect_failure(cmd, 1, "/in.s': not a regular file\n");
+    snprintf(cmd, sizeof cmd, "%s/t.trace", dir);
+    remove(cmd);
+    remove(fifo);
+    rmdir(dir);
+}
+
+/* A hex file's line is read up to its bound, never further: /dev/zero is one endless line. */
+Test(badinput, refuses_a_hex_line_longer_than_its_bound_without_reading_it_whole, .timeout = 60)
+{
+    expect_failure("../build/mdlsim block --machine skylake --hex-file /dev/zero", 1,
+                   "mdlsim: error: /dev/zero:1: a line longer than 1048576 bytes (a block is at most 262144 bytes, "
+                   "two hex digits each)\n");
+}
+
+Test(badinput, names_a_nul_byte_in_a_hex_line_as_an_invalid_digit)
+{
+    expect_failure("printf '4801d8\\n48\\00001d8\\n' | ../build/mdlsim block --machine skylake --hex-file - >/dev/null",
+                   1, "mdlsim: error: -:2: invalid hex digit '\\x00' at offset 2\n");
+}
+
+Test(badinput, refuses_a_hex_file_that_holds_no_block)
+{
+    expect_failure("../build/mdlsim block --machine skylake --hex-file /dev/null", 1,
+                   "mdlsim: error: '/dev/null' holds no block (one block in hex per line)\n");
+    expect_failure("printf '# a comment\\n\\n' | ../build/mdlsim block --machine skylake --hex-file -", 1,
+                   "mdlsim: error: '-' holds no block (one block in hex per line)\n");
+}
+
+/* A number of 10 MB gives a few lines of diagnostics (once 31 MB: the number in the message, the
+ * line and its underline, each whole). */
+Test(badinput, quotes_a_bounded_excerpt_of_a_number_of_megabytes, .timeout = 60)
+{
+    FILE *fp = fopen("/tmp/mdlc-huge-number.mdl", "w");
+    cr_assert(fp);
+    fputs("machine t {\n    isa x86_64;\n}\nports p0, p1, p5;\ninclude \"include/all-classes.mdl\";\nwindow { rob ", fp);
+    for (int i = 0; i < 10 << 20; i++)
+        fputc('9', fp);
+    fputs("; }\n", fp);
+    cr_assert_eq(fclose(fp), 0);
+    struct run r = stderr_of("../build/mdlc --check -I diag /tmp/mdlc-huge-number.mdl");
+    cr_expect_eq(r.status, 1);
+    cr_expect_lt(strlen(r.out), 1024, "%zu bytes of diagnostics", strlen(r.out));
+    cr_expect(strstr(r.out, "/tmp/mdlc-huge-number.mdl:6:14: error: integer '99999999999999999999999999999999999999999"
+                            "99999999999999999999999...' is too large (the limit is 2147483647)\n"), "%.2000s", r.out);
+    free(r.out);
+    remove("/tmp/mdlc-huge-number.mdl");
 }

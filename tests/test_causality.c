@@ -38,7 +38,7 @@ static char *critical_counts(const struct mdl_machine *m, size_t *len)
         struct block b = { 0 };
         struct block_result r = { 0 };
         line[strcspn(line, "\n")] = 0;
-        cr_assert(block_parse_hex(line, &bytes, &nb, err, sizeof err), "block %u: %s", n, err);
+        cr_assert(block_parse_hex(line, strlen(line), &bytes, &nb, err, sizeof err), "block %u: %s", n, err);
         cr_assert(block_decode(&b, dec, ci, m, NULL, bytes, nb, BLOCK_PC, err, sizeof err), "block %u: %s", n, err);
         cr_assert(block_run(&b, m, &base, 1, true, 200, &md, &r, err, sizeof err), "block %u: %s", n, err);
         fprintf(o, "%u", n);
@@ -126,7 +126,7 @@ Test(causality, finds_the_same_critical_path_whichever_lanes_run, .timeout = 120
         struct block b = { 0 };
         struct block_result r1 = { 0 }, r2 = { 0 };
         line[strcspn(line, "\n")] = 0;
-        cr_assert(block_parse_hex(line, &bytes, &nb, err, sizeof err), "block %u: %s", n, err);
+        cr_assert(block_parse_hex(line, strlen(line), &bytes, &nb, err, sizeof err), "block %u: %s", n, err);
         cr_assert(block_decode(&b, dec, ci, m, NULL, bytes, nb, BLOCK_PC, err, sizeof err), "block %u: %s", n, err);
         double *busy = calloc(m->n_resources + 1u, sizeof *busy), fe, ret;
         block_busy(&b, m, busy, &fe, &ret);

@@ -275,14 +275,23 @@ Test(golden, warns_about_an_unknown_qemu_cpu_only_where_qemu_can_tell)
 
 /* --dump-json gives each front-end fact its own value (a format out of step with the values once
  * shifted every fact after uop_cache_switch and could crash). */
-Test(golden, the_json_dump_gives_each_front_end_fact_its_value)
+/* What `mdlc --dump-json ARGS` prints, parsed; it must exit 0. */
+static json_t *dump_json(const char *args)
 {
-    FILE *p = popen("../build/mdlc -I ../machines --dump-json ../machines/skylake.mdl", "r");
+    char cmd[512];
+    snprintf(cmd, sizeof cmd, "../build/mdlc --dump-json %s", args);
+    FILE *p = popen(cmd, "r");
     cr_assert(p);
     json_error_t e;
     json_t *o = json_loadf(p, 0, &e);
-    cr_expect_eq(pclose(p), 0);
-    cr_assert(o, "%s", e.text);
+    cr_expect_eq(pclose(p), 0, "%s", cmd);
+    cr_assert(o, "%s: not JSON: %s", cmd, e.text);
+    return o;
+}
+
+Test(golden, the_json_dump_gives_each_front_end_fact_its_value)
+{
+    json_t *o = dump_json("-I ../machines ../machines/skylake.mdl");
     json_t *fe = json_object_get(o, "frontend");
     cr_expect_eq(json_integer_value(json_object_get(fe, "idq")), 64);
     cr_expect_eq(json_integer_value(json_object_get(fe, "loop_buffer")), 0);
@@ -290,4 +299,19 @@ Test(golden, the_json_dump_gives_each_front_end_fact_its_value)
     cr_expect_float_eq(json_real_value(json_object_get(fe, "uop_cache_switch")), 3.0, 1e-9);
     cr_expect_float_eq(json_real_value(json_object_get(fe, "taken_branch_bubble")), 0.0, 1e-9);
     json_decref(o);
+}
+
+/* A description's string that is not UTF-8 (a Latin-1 'é') is dumped with U+FFFD for the bad byte:
+ * jansson refused it, and the dump printed nothing and exited 0. */
+Test(golden, the_json_dump_is_valid_utf8_whatever_the_strings_hold)
+{
+    FILE *fp = fopen("/tmp/mdlc-latin1.mdl", "w");
+    cr_assert(fp);
+    fputs("machine t {\n    isa x86_64;\n    description \"caf\xe9 \xc3\xa9\";\n}\nports p0, p1, p5;\n"
+          "include \"include/all-classes.mdl\";\n", fp);
+    cr_assert_eq(fclose(fp), 0);
+    json_t *o = dump_json("-I diag /tmp/mdlc-latin1.mdl");
+    cr_expect_str_eq(json_string_value(json_object_get(o, "description")), "caf\xef\xbf\xbd \xc3\xa9");
+    json_decref(o);
+    remove("/tmp/mdlc-latin1.mdl");
 }

@@ -65,7 +65,7 @@ static void random_block(const struct mdl_machine *m, struct dec *dec, const str
     uint8_t *bytes;
     size_t len;
     char err[256];
-    cr_assert(block_parse_hex(hex, &bytes, &len, err, sizeof err), "%s", err);
+    cr_assert(block_parse_hex(hex, strlen(hex), &bytes, &len, err, sizeof err), "%s", err);
     cr_assert(block_decode(b, dec, ci, m, NULL, bytes, len, BLOCK_PC, err, sizeof err), "%s: %s", hex, err);
     free(bytes);
 }

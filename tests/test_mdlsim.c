@@ -17,6 +17,7 @@
 #include <unistd.h>
 #include "capture.h"
 #include "files.h"
+#include "utf8.h"
 #include "view_json.h"
 
 /* mdlsim's output, as REDIRECT sends it to the pipe; run by PREFIX ("env -i ..."). */
@@ -1936,6 +1937,51 @@ Test(mdlsim, analyses_the_innermost_loop_of_a_function_and_of_its_assembly)
     remove("/tmp/mdlsim-dot.s");
 }
 
+/* Every innermost loop is a part, however many: the 70th of 70 is reported and selectable. */
+Test(mdlsim, analyses_every_loop_of_a_file_with_more_than_sixty_four)
+{
+    FILE *fp = fopen("/tmp/mdlsim-70loops.s", "w");
+    cr_assert(fp);
+    for (int i = 0; i < 70; i++)
+        fputs("1: add %rax, %rbx\n   dec %ecx\n   jnz 1b\n", fp);
+    cr_assert_eq(fclose(fp), 0);
+    struct run r = mdlsim("block --machine skylake --no-sensitivity /tmp/mdlsim-70loops.s");
+    cr_expect_eq(r.status, 0);
+    cr_expect(strstr(r.out, "Block:              /tmp/mdlsim-70loops.s loop 70 of 70, .text+0x1e3 to .text+0x1ea\n"),
+              "%s", r.out);
+    free(r.out);
+    r = mdlsim("block --machine skylake --no-sensitivity --loop 70 /tmp/mdlsim-70loops.s");
+    cr_expect_eq(r.status, 0);
+    cr_expect(strstr(r.out, "loop 70 of 70"), "%s", r.out);
+    cr_expect_null(strstr(r.out, "loop 69 of 70"), "%s", r.out);
+    free(r.out);
+    remove("/tmp/mdlsim-70loops.s");
+}
+
+/* A path that is not UTF-8 (a Latin-1 file name) reaches the JSON as U+FFFD, and the page as
+ * valid UTF-8: json_loads, like Python's json.load, refuses anything else. */
+Test(mdlsim, writes_valid_utf8_json_and_html_for_a_latin1_file_name)
+{
+    write_text("/tmp/mdlsim-caf\xe9.s", "1: add %rax, %rbx\n   dec %ecx\n   jnz 1b\n");
+    json_t *o = block_json("block --machine skylake --json --no-sensitivity /tmp/mdlsim-caf$(printf '\\351').s");
+    cr_expect_str_eq(json_string_value(json_object_get(json_object_get(o, "scope"), "name")),
+                     "/tmp/mdlsim-caf\xef\xbf\xbd.s loop 1 of 1, .text+0 to .text+0x7");
+    json_decref(o);
+    struct run r = mdlsim("block --machine skylake --no-sensitivity --html /tmp/mdlsim-latin1.html "
+                          "/tmp/mdlsim-caf$(printf '\\351').s");
+    cr_expect_eq(r.status, 0);
+    free(r.out);
+    size_t len;
+    char *html = files_read("/tmp/mdlsim-latin1.html", &len);
+    cr_assert(html);
+    for (size_t i = 0, k; i < len; i += k)
+        cr_assert((k = utf8_char(html + i, len - i)), "the page is not UTF-8 at byte %zu", i);
+    cr_expect(strstr(html, "mdlsim-caf&#xfffd;.s"), "the bad byte is not U+FFFD");
+    free(html);
+    remove("/tmp/mdlsim-latin1.html");
+    remove("/tmp/mdlsim-caf\xe9.s");
+}
+
 Test(mdlsim, analyses_the_loop_of_an_aarch64_function)
 {
     json_t *o = block_json("block --machine cortex-a72 --json --function kernel_gemm ../build/programs/gemm.a64dyn");
@@ -1993,4 +2039,25 @@ Test(mdlsim_run, runs_a_script_through_its_interpreter, .timeout = 60)
                      "cannot execute '/nonexistent/interpreter', the interpreter of '/tmp/mdlsim-script.sh': No such "
                      "file or directory");
     remove("/tmp/mdlsim-script.sh");
+}
+
+/* RFC 3629's table: what is no character (a stray continuation, an overlong form, a surrogate,
+ * beyond U+10FFFF, a cut sequence) is 0, and is U+FFFD in the fixed copy. */
+Test(utf8, tells_well_formed_characters_from_bytes_that_start_none)
+{
+    cr_expect_eq(utf8_char("a", SIZE_MAX), 1);
+    cr_expect_eq(utf8_char("\xc3\xa9", SIZE_MAX), 2);
+    cr_expect_eq(utf8_char("\xe2\x82\xac", SIZE_MAX), 3);
+    cr_expect_eq(utf8_char("\xf0\x9f\x98\x80", SIZE_MAX), 4);
+    cr_expect_eq(utf8_char("\xe9", SIZE_MAX), 0, "Latin-1");
+    cr_expect_eq(utf8_char("\x80", SIZE_MAX), 0, "a stray continuation byte");
+    cr_expect_eq(utf8_char("\xc0\xaf", SIZE_MAX), 0, "an overlong '/'");
+    cr_expect_eq(utf8_char("\xe0\x80\xaf", SIZE_MAX), 0, "an overlong three-byte form");
+    cr_expect_eq(utf8_char("\xed\xa0\x80", SIZE_MAX), 0, "a surrogate");
+    cr_expect_eq(utf8_char("\xf4\x90\x80\x80", SIZE_MAX), 0, "above U+10FFFF");
+    cr_expect_eq(utf8_char("\xe2\x82", SIZE_MAX), 0, "cut by the end of the string");
+    cr_expect_eq(utf8_char("\xe2\x82\xac", 2), 0, "cut by the length");
+    char *f = utf8_fixed("a\xe9" "b\xc3\xa9");
+    cr_expect_str_eq(f, "a\xef\xbf\xbd" "b\xc3\xa9");
+    free(f);
 }

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -123,7 +124,8 @@ static void wait_tool(pid_t pid, const sigset_t *set, struct launch_end *e)
         e->signal = WTERMSIG(status);
 }
 
-struct launch_end launch_run(char *const argv[], const char *out, const char *err)
+/* launch_run, each file the tool writes limited to MAX_FILE bytes (0: no limit) */
+static struct launch_end run_capped(char *const argv[], const char *out, const char *err, unsigned long long max_file)
 {
     struct launch_end e = { .status = -1 };
     sigset_t set, old, child;
@@ -150,6 +152,10 @@ struct launch_end launch_run(char *const argv[], const char *out, const char *er
     int rc = posix_spawnp(&pid, argv[0], &fa, &at, argv, environ);
     posix_spawn_file_actions_destroy(&fa);
     posix_spawnattr_destroy(&at);
+    /* posix_spawn returns once the tool runs: it has read nothing yet, let alone written much */
+    struct rlimit cap = { max_file, max_file };
+    if (rc == 0 && max_file)
+        prlimit(pid, RLIMIT_FSIZE, &cap, NULL);
     if (rc != 0)
         e.error = rc;
     else
@@ -171,11 +177,21 @@ const char *launch_describe(const struct launch_end *e, char *buf, size_t len)
     return buf;
 }
 
-int launch_tool(char *const argv[], const char *out, const char *err)
+struct launch_end launch_run(char *const argv[], const char *out, const char *err)
 {
-    struct launch_end e = launch_run(argv, out, err);
+    return run_capped(argv, out, err, 0);
+}
+
+int launch_tool_capped(char *const argv[], const char *out, const char *err, unsigned long long max_file)
+{
+    struct launch_end e = run_capped(argv, out, err, max_file);
     if (e.interrupted)
         raise(e.interrupted);
     errno = e.error ? e.error : EINTR;
     return e.error || e.interrupted ? -1 : e.signal ? 128 + e.signal : e.status;
+}
+
+int launch_tool(char *const argv[], const char *out, const char *err)
+{
+    return launch_tool_capped(argv, out, err, 0);
 }

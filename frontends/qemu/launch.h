@@ -34,6 +34,9 @@ const char *launch_describe(const struct launch_end *e, char *buf, size_t len);
 /* launch_run's tool's exit status, 128 + N when signal N killed it, or -1 with errno when it could
  * not be started; a fatal signal to mdlsim meanwhile is raised again once the tool is gone. */
 int launch_tool(char *const argv[], const char *out, const char *err);
+/* The same, each file the tool writes limited to MAX_FILE bytes (0: no limit): a write beyond
+ * fails, or SIGXFSZ ends the tool, long before a runaway output fills the disk. */
+int launch_tool_capped(char *const argv[], const char *out, const char *err, unsigned long long max_file);
 
 /* The interpreter a script at PATH names on its first line ("#!INTERP [ARG]", as the kernel
  * reads it: ARG is the rest of the line, one argument), into INTERP and ARG ("" when none).

@@ -1,8 +1,10 @@
 /* Runs `as` (or the AArch64 cross assembler), `objcopy` and `objdump` in a private temporary
  * directory: the .text section's bytes, its symbols, and llvm-mca's region markers as labels. */
 #include "asm.h"
+#include "block.h"
 #include "isa.h"
 #include "launch.h"
+#include "safefile.h"
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -10,11 +12,17 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-/* ARGV's output into OUT (NULL: mdlsim's stderr) and its messages into LOG; true when it exits 0.
+/* What the assembler may write: a block's code is at most BLOCK_MAX_BYTES, and an object
+ * holding that much (symbols, debug sections of `gcc -g -S`) stays far below this. A `.fill`
+ * of gigabytes is stopped as soon as the object reaches it, not after minutes. */
+enum { ASM_MAX_OBJECT = 16 << 20 };
+
+/* ARGV's output into OUT (NULL: mdlsim's stderr) and its messages into LOG, each file it writes
+ * at most ASM_MAX_OBJECT bytes; true when it exits 0.
  * A tool that could not start says so in LOG, where its messages would be. */
 static bool run(char *const argv[], const char *out, const char *log)
 {
-    int rc = launch_tool(argv, out, log);
+    int rc = launch_tool_capped(argv, out, log, ASM_MAX_OBJECT);
     if (rc < 0) {
         FILE *fp = fopen(log, "w");
         if (fp) {
@@ -42,9 +50,10 @@ static void read_log(const char *log, const char *what, char *err, size_t errlen
             *c = ' ';
 }
 
-static bool read_bytes(const char *path, uint8_t **bytes, size_t *len, char *err, size_t errlen)
+/* The bytes of BIN (objcopy's .text) into CODE; asm_free releases them, read or not. */
+static bool read_bytes(const char *bin, struct asm_code *code, char *err, size_t errlen)
 {
-    FILE *fp = fopen(path, "rb");
+    FILE *fp = fopen(bin, "rb");
     struct stat st;
     if (!fp || fstat(fileno(fp), &st) != 0) {
         snprintf(err, errlen, "cannot read the assembled code: %s", strerror(errno));
@@ -52,17 +61,24 @@ static bool read_bytes(const char *path, uint8_t **bytes, size_t *len, char *err
             fclose(fp);
         return false;
     }
-    *len = (size_t)st.st_size;
-    *bytes = malloc(*len ? *len : 1);
-    bool ok = *bytes && fread(*bytes, 1, *len, fp) == *len;
+    code->len = (size_t)st.st_size;
+    code->bytes = malloc(code->len ? code->len : 1);
+    bool ok = code->bytes && fread(code->bytes, 1, code->len, fp) == code->len;
     fclose(fp);
-    if (ok && *len == 0) {
-        snprintf(err, errlen, "the file has no instructions in .text");
-        ok = false;
-    }
     if (!ok)
-        free(*bytes);
+        snprintf(err, errlen, "cannot read the assembled code: %s", code->bytes ? strerror(EIO) : strerror(ENOMEM));
     return ok;
+}
+
+/* Why the assembler failed when its object reached ASM_MAX_OBJECT; false when it did not. */
+static bool too_large(const char *obj, const char *path, char *err, size_t errlen)
+{
+    struct stat st;
+    if (stat(obj, &st) != 0 || st.st_size < ASM_MAX_OBJECT)
+        return false;
+    snprintf(err, errlen, "'%s' assembles to an object of more than %d MiB (a block is at most %d KiB of code)",
+             path, ASM_MAX_OBJECT >> 20, BLOCK_MAX_BYTES >> 10);
+    return true;
 }
 
 /* ---- llvm-mca's region markers ------------------------------------------------------------ */
@@ -222,10 +238,13 @@ void asm_free(struct asm_code *code)
 bool asm_assemble(const char *path, enum mdl_isa isa, struct asm_code *code, char *err, size_t errlen)
 {
     *code = (struct asm_code){ 0 };
-    if (access(path, R_OK) != 0) {
-        snprintf(err, errlen, "cannot read '%s': %s", path, strerror(errno));
+    char why[128];
+    int fd = safefile_read_fd(path, why, sizeof why);   /* a FIFO would hang mdlsim and the assembler */
+    if (fd < 0) {
+        snprintf(err, errlen, "cannot read '%s': %s", path, why);
         return false;
     }
+    close(fd);
     char dir[] = "/tmp/mdlsim-asm-XXXXXX";
     if (!mkdtemp(dir)) {
         snprintf(err, errlen, "cannot create a temporary directory: %s", strerror(errno));
@@ -243,17 +262,21 @@ bool asm_assemble(const char *path, enum mdl_isa isa, struct asm_code *code, cha
     char *as_argv[] = { (char *)as, "-o", obj, (char *)(marked > 0 ? copy : path), NULL };
     char *oc_argv[] = { (char *)objcopy, "-O", "binary", "-j", ".text", obj, bin, NULL };
     char *sym_argv[] = { (char *)ops->objdump, "-t", obj, NULL };
-    bool ok = false;
-    if (marked < 0)
+    bool ok = false, assembled = marked >= 0 && run(as_argv, NULL, log);
+    if (marked < 0 || too_large(obj, path, err, errlen))
         ;
-    else if (!run(as_argv, NULL, log))
+    else if (!assembled)
         read_log(log, as, err, errlen), name_the_source(err, errlen, copy, path);
     else if (!run(oc_argv, NULL, log))
         read_log(log, objcopy, err, errlen);
     else if (!run(sym_argv, syms, log))
         read_log(log, sym_argv[0], err, errlen);
+    else if (!read_bytes(bin, code, err, errlen))
+        ;
+    else if (!code->len)
+        snprintf(err, errlen, "'%s' assembles to no code: its .text section is empty", path);
     else
-        ok = read_bytes(bin, &code->bytes, &code->len, err, errlen) && read_symbols(syms, code, err, errlen);
+        ok = read_symbols(syms, code, err, errlen);
     if (!ok)
         asm_free(code);
     unlink(obj);

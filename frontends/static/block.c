@@ -28,16 +28,16 @@ static void show_char(char *buf, size_t len, unsigned char c)
     snprintf(buf, len, isprint(c) ? "%c" : "\\x%02x", c);
 }
 
-bool block_parse_hex(const char *hex, uint8_t **bytes, size_t *len, char *err, size_t errlen)
+bool block_parse_hex(const char *hex, size_t chars, uint8_t **bytes, size_t *len, char *err, size_t errlen)
 {
-    size_t n = 0, cap = strlen(hex) / 2 + 1;
+    size_t n = 0, cap = chars / 2 + 1;
     if (cap > BLOCK_MAX_BYTES + 1) {
         snprintf(err, errlen, "a block of %zu bytes: at most %d", cap - 1, BLOCK_MAX_BYTES);
         return false;
     }
     uint8_t *out = malloc(cap);
     int hi = -1;
-    for (const char *c = hex; *c; c++) {
+    for (const char *c = hex; c < hex + chars; c++) {
         if (isspace((unsigned char)*c))
             continue;
         if (!isxdigit((unsigned char)*c)) {

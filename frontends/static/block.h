@@ -60,7 +60,8 @@ void block_busy(const struct block *b, const struct mdl_machine *m, double *res,
 struct result;
 void block_fill(const struct block *b, const struct block_result *br, bool causality, struct result *r);
 
-/* Parses a hex string (spaces allowed) into bytes; false on a bad digit. */
-bool block_parse_hex(const char *hex, uint8_t **bytes, size_t *len, char *err, size_t errlen);
+/* Parses N characters of hex (spaces allowed) into bytes; false on a bad digit (a NUL among
+ * them is one, named with its offset). */
+bool block_parse_hex(const char *hex, size_t n, uint8_t **bytes, size_t *len, char *err, size_t errlen);
 
 #endif

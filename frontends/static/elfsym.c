@@ -2,6 +2,7 @@
  * tables, and the section the function's bytes live in. */
 #include "elfsym.h"
 #include "isa.h"
+#include "safefile.h"
 #include <elf.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -14,7 +15,8 @@
 
 bool elfsym_is_elf(const char *path)
 {
-    FILE *fp = fopen(path, "rb");
+    char why[128];
+    FILE *fp = safefile_read(path, why, sizeof why);   /* a FIFO is no program and must not block */
     unsigned char magic[4] = { 0 };
     bool elf = fp && fread(magic, 1, 4, fp) == 4 && memcmp(magic, ELFMAG, SELFMAG) == 0;
     if (fp)
@@ -31,12 +33,15 @@ struct elfsym_file {
 static bool open_file(const char *path, struct elfsym_file *f, char *err, size_t errlen)
 {
     struct stat st;
+    char why[128];
     f->elf = NULL;
-    f->fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (f->fd < 0 || fstat(f->fd, &st) != 0) {
+    f->fd = safefile_read_fd(path, why, sizeof why);
+    if (f->fd < 0) {
+        snprintf(err, errlen, "cannot read '%s': %s", path, why);
+    } else if (fstat(f->fd, &st) != 0) {
         snprintf(err, errlen, "cannot read '%s': %s", path, strerror(errno));
-    } else if (!S_ISREG(st.st_mode) || st.st_size == 0) {
-        snprintf(err, errlen, "cannot read '%s'", path);
+    } else if (st.st_size == 0) {
+        snprintf(err, errlen, "cannot read '%s': an empty file", path);
     } else {
         elf_version(EV_CURRENT);
         f->elf = elf_begin(f->fd, ELF_C_READ_MMAP, NULL);

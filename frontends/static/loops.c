@@ -2,13 +2,8 @@
  * loop (a body ending in a branch back to its head) without building the whole control flow. */
 #include "loops.h"
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdlib.h>
-
-/* Whether body A holds body B and is not B itself. */
-static bool holds(const struct loop *a, const struct loop *b)
-{
-    return a->start <= b->start && b->end <= a->end && (a->start != b->start || a->end != b->end);
-}
 
 static int by_start(const void *a, const void *b)
 {
@@ -67,20 +62,29 @@ static struct loop *back_edges(struct dec *d, const uint8_t *code, size_t len, u
     return all;
 }
 
-size_t loops_find(struct dec *d, const uint8_t *code, size_t len, uint64_t pc, struct loop *out, size_t max)
+struct loop *loops_find(struct dec *d, const uint8_t *code, size_t len, uint64_t pc, size_t *found)
 {
-    size_t n, found = 0;
+    size_t n;
     struct loop *all = back_edges(d, code, len, pc, &n);
     if (n)
         qsort(all, n, sizeof *all, by_start);
-    for (size_t i = 0; i < n; i++) {
-        bool inner = !(i && all[i].start == all[i - 1].start && all[i].end == all[i - 1].end);
-        for (size_t j = 0; j < n && inner; j++)
-            inner = !holds(&all[i], &all[j]);
-        if (inner && found < max)
-            out[found] = all[i];
-        found += inner;
+    /* Sorted by start, then end: a body holding another one either shares its start and comes
+     * after it, or ends at or after the least end of the bodies starting later. */
+    size_t *least_end = malloc((n + 1) * sizeof *least_end);
+    if (!least_end)
+        abort();
+    least_end[n] = SIZE_MAX;
+    for (size_t i = n; i-- > 0;)
+        least_end[i] = all[i].end < least_end[i + 1] ? all[i].end : least_end[i + 1];
+    *found = 0;
+    for (size_t i = 0, next = 0; i < n; i++) {
+        if (i && all[i].start == all[i - 1].start)
+            continue;           /* a longer body from the same head, or the same body again */
+        for (next = i; next < n && all[next].start == all[i].start; next++)
+            ;
+        if (least_end[next] > all[i].end)
+            all[(*found)++] = all[i];
     }
-    free(all);
-    return found;
+    free(least_end);
+    return all;
 }

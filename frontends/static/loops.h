@@ -13,8 +13,8 @@ struct loop {
 };
 
 /* The innermost loops of CODE (LEN bytes at address PC), in address order: a back edge's range
- * holding no other back edge's range. At most MAX are returned in OUT; the count found is
- * returned (it may exceed MAX). Bytes that decode as no instruction are stepped over one by one. */
-size_t loops_find(struct dec *d, const uint8_t *code, size_t len, uint64_t pc, struct loop *out, size_t max);
+ * holding no other back edge's range. All of them, *N, in an array the caller frees (NULL when
+ * there is no back edge). Bytes that decode as no instruction are stepped over one by one. */
+struct loop *loops_find(struct dec *d, const uint8_t *code, size_t len, uint64_t pc, size_t *n);
 
 #endif

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "view_html.h"
+#include "utf8.h"
 
 /* How much one page shows: past these, a note says how many were left out (a page of thousands
  * of rows is not read, and browsers slow down on it). */
@@ -103,11 +104,13 @@ static double speed_t(double s, double top) { return top > 1 ? (s - 1) / (top - 
 
 /* Up to N bytes of S as HTML text or attribute value. S comes from a binary, an assembly file or
  * a .mdl: markup characters become references so that it can neither open a tag nor end an
- * attribute, and control bytes become U+FFFD (HTML has no reference for most of them). */
+ * attribute, and control bytes and bytes that start no well-formed UTF-8 character become
+ * U+FFFD (HTML has no reference for most of them; the page is UTF-8). */
 static void escn(FILE *out, const char *s, size_t n)
 {
-    for (size_t i = 0; s && i < n && s[i]; i++) {
+    for (size_t i = 0; s && i < n && s[i];) {
         unsigned char c = (unsigned char)s[i];
+        size_t k = c >= 0x80 ? utf8_char(s + i, n - i) : 1;
         if (c == '&')
             fputs("&amp;", out);
         else if (c == '<')
@@ -120,10 +123,11 @@ static void escn(FILE *out, const char *s, size_t n)
             fputs("&#39;", out);
         else if (c == '\t' || c == '\n')
             putc(' ', out);
-        else if (c < 0x20 || c == 0x7f)
+        else if (c < 0x20 || c == 0x7f || k == 0)
             fputs("&#xfffd;", out);
         else
-            putc(c, out);
+            fwrite(s + i, 1, k, out);
+        i += k ? k : 1;
     }
 }
 

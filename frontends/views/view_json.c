@@ -1,7 +1,9 @@
 /* The JSON view of an analysis result: one object on one line, the same keys for block, run and
  * replay (frontends/views/mdlsim.schema.json). */
 #include "view_json.h"
+#include "utf8.h"
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -53,20 +55,30 @@ static const bool escaped[256] = {
     [23] = 1, [24] = 1, [25] = 1, [26] = 1, [27] = 1, [28] = 1, [29] = 1, [30] = 1, [31] = 1, ['"'] = 1, ['\\'] = 1,
 };
 
+/* S as a JSON string, valid UTF-8 whatever S holds: a byte that starts no well-formed UTF-8
+ * character (a Latin-1 symbol, a path's raw bytes) is written as \ufffd, U+FFFD. */
 static void jstr(struct jw *out, const char *s)
 {
     jw_char(out, '"');
     for (;;) {
-        size_t n = 0;   /* the run of characters that need no escape, written at once */
-        while (!escaped[(unsigned char)s[n]])
+        size_t n = 0;   /* the run of ASCII characters that need no escape, written at once */
+        while (!escaped[(unsigned char)s[n]] && (unsigned char)s[n] < 0x80)
             n++;
         jw_bytes(out, s, n);
         s += n;
         if (!*s)
             break;
+        size_t k = (unsigned char)*s >= 0x80 ? utf8_char(s, SIZE_MAX) : 0;
+        if (k) {
+            jw_bytes(out, s, k);
+            s += k;
+            continue;
+        }
         if (*s == '"' || *s == '\\') {
             jw_char(out, '\\');
             jw_char(out, *s);
+        } else if ((unsigned char)*s >= 0x80) {
+            jw_bytes(out, "\\ufffd", 6);
         } else {
             char esc[8];
             snprintf(esc, sizeof esc, "\\u%04x", (unsigned char)*s);
