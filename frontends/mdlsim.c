@@ -126,8 +126,10 @@ static const char help_text[] =
     "analyse it (the error says why), 126 when PROGRAM cannot be executed, 127 when it is not found,\n"
     "2 usage errors. A program that a fault kills (not raise or abort) may lose its last few\n"
     "thousand instructions: QEMU ends without a word to the plugin. SIGINT, SIGTERM or SIGHUP to\n"
-    "mdlsim end QEMU too, remove the files being written (trace, reports) and exit 128 + the signal;\n"
-    "QEMU never outlives mdlsim.\n"
+    "mdlsim end QEMU too, remove the files being written (trace, reports) and exit 128 + the signal\n"
+    "(one ignored when mdlsim starts, as under nohup, stays ignored). Nothing the program starts\n"
+    "outlives the run: its children are ended with it. A program that replaces itself (exec) is\n"
+    "reported up to the exec; the new program runs natively, and its exit status is the run's.\n"
     "Traces: frames of the event stream, each checked by a checksum; a truncated or damaged trace\n"
     "is refused with the byte where the damage is, and one of another program (--program) too.\n";
 
@@ -966,6 +968,17 @@ static bool regions_found(const struct run *r, const char *program, char *err, s
     if (!missing)
         return true;
     snprintf(err, errlen, "no function '%s' in '%s' or the libraries it loaded", missing, program);
+    /* a shim (a script, a launcher) that execs the real program: what the exec started ran natively */
+    const char *exec = run_replaced_by(r);
+    if (exec && *exec) {
+        snprintf(err, errlen, "no function '%s' ran before '%s' replaced itself with '%s' (exec), which ran natively, "
+                 "outside the analysis: run '%s' under mdlsim itself", missing, program, exec, exec);
+        return false;
+    } else if (exec) {
+        snprintf(err, errlen, "no function '%s' ran before '%s' replaced itself with another program (exec), which "
+                 "ran natively, outside the analysis", missing, program);
+        return false;
+    }
     /* a packaged program keeps only its exported symbols: say so, and what would help */
     uint8_t *bytes = NULL;
     size_t len;
@@ -1033,6 +1046,7 @@ static void on_fatal_signal(int sig)
 {
     if (doomed_pid > 0)
         kill((pid_t)doomed_pid, SIGKILL);
+    launch_end_descendants();       /* a guest's children too (mdlsim adopted them) */
     for (int i = 0; i < DOOMED_PATHS; i++)
         if (doomed_path[i])
             unlink(doomed_path[i]);
@@ -1041,16 +1055,18 @@ static void on_fatal_signal(int sig)
 
 static void doom_path(int slot, const char *path) { doomed_path[slot] = path; }
 
+/* A signal ignored when mdlsim started stays ignored (nohup, a background job of sh): its
+ * sender asked for that, and QEMU inherits it as the program would. */
 static void catch_fatal_signals(void)
 {
-    struct sigaction sa = { .sa_handler = on_fatal_signal };
+    static const int fatal[] = { SIGINT, SIGTERM, SIGHUP };
+    struct sigaction sa = { .sa_handler = on_fatal_signal }, old;
     sigemptyset(&sa.sa_mask);
-    sigaddset(&sa.sa_mask, SIGINT);
-    sigaddset(&sa.sa_mask, SIGTERM);
-    sigaddset(&sa.sa_mask, SIGHUP);
-    sigaction(SIGINT, &sa, NULL);
-    sigaction(SIGTERM, &sa, NULL);
-    sigaction(SIGHUP, &sa, NULL);
+    for (size_t i = 0; i < sizeof fatal / sizeof fatal[0]; i++)
+        sigaddset(&sa.sa_mask, fatal[i]);
+    for (size_t i = 0; i < sizeof fatal / sizeof fatal[0]; i++)
+        if (sigaction(fatal[i], NULL, &old) != 0 || old.sa_handler != SIG_IGN)
+            sigaction(fatal[i], &sa, NULL);
 }
 
 static pid_t start_qemu(const struct run_cli *o, const struct transport *t, int stderr_fd, char *err, size_t errlen)
@@ -1144,6 +1160,7 @@ static int finish_report(struct run *r, const struct run_cli *o, const struct an
     res->program = o->program;
     res->exit_code = exit_code;
     res->killed_by = killed_by;
+    res->replaced_by = run_replaced_by(r);
     analysis_start(res, plan);
     struct rt_topdown td;
     run_fill(r, res, &td);
@@ -1196,6 +1213,8 @@ static void run_guest(const struct run_cli *o, struct run *r, struct console *co
 {
     struct transport t;
     bool opened = transport_open(&t, err, errlen);
+    /* a guest's children whose parent exits come to mdlsim, which ends them with the run */
+    launch_adopt_orphans();
     if (opened) {
         int qemu_stderr = console_relay(con);
         g->pid = start_qemu(o, &t, qemu_stderr, err, errlen);
@@ -1213,6 +1232,10 @@ static void run_guest(const struct run_cli *o, struct run *r, struct console *co
         while (waitpid(g->pid, &g->status, 0) < 0 && errno == EINTR)
             ;
     doomed_pid = 0;
+    /* what the program left running (a child it forked and did not wait for) ends with the run */
+    launch_end_descendants();
+    if (opened)
+        transport_cut_lifeline(&t);
 }
 
 /* Whether QEMU ran the program to its exit; else why not in ERR. */

@@ -1721,6 +1721,167 @@ Test(mdlsim_run, ends_qemu_and_removes_partial_files_on_sigterm, .timeout = 60)
     cr_expect_neq(access("/tmp/mdlsim-sig.json", F_OK), 0, "no report");
 }
 
+/* ---- nothing a run starts outlives it ---------------------------------------------------------- */
+
+/* The start time of process PID (field 22 of its stat), or 0 when it is gone: no such process, or
+ * a zombie (dead, its parent yet to reap it). */
+static unsigned long long process_start(pid_t pid)
+{
+    char path[64], buf[1024];
+    snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
+    FILE *fp = fopen(path, "r");
+    if (!fp)
+        return 0;
+    size_t n = fread(buf, 1, sizeof buf - 1, fp);
+    fclose(fp);
+    buf[n] = '\0';
+    char *p = strrchr(buf, ')');    /* the command's name may hold anything */
+    if (!p || p[1] != ' ' || p[2] == 'Z' || p[2] == 'X')
+        return 0;
+    p += 2;
+    for (int field = 3; field < 22 && p; field++)
+        if ((p = strchr(p, ' ')))
+            p++;
+    unsigned long long start = 0;
+    return p && sscanf(p, "%llu", &start) == 1 ? start : 0;
+}
+
+/* Whether process PID, seen started at START, ends within two minutes (another process given its
+ * pid meanwhile is not it). The condition is polled: no fixed delay decides the outcome. */
+static bool ends_in_time(pid_t pid, unsigned long long start)
+{
+    for (int i = 0; i < 12000; i++) {
+        unsigned long long now = process_start(pid);
+        if (!now || now != start)
+            return true;
+        usleep(10000);
+    }
+    return false;
+}
+
+/* Runs `mdlsim run` of procs.x86 MODE, its stdout on a pipe, and reads the guest's "PID CHILD"
+ * line: QEMU's pid and the spinning child's. mdlsim's pid; *OUT: the pipe (the child holds the
+ * other end). */
+static pid_t run_procs(const char *mode, pid_t *qemu, pid_t *child, int *out)
+{
+    int p[2];
+    cr_assert_eq(pipe(p), 0);
+    pid_t pid = fork();
+    cr_assert(pid >= 0);
+    if (pid == 0) {
+        int null = open("/dev/null", O_WRONLY);
+        dup2(p[1], STDOUT_FILENO);
+        dup2(null, STDERR_FILENO);
+        close(p[0]);
+        execl("../build/mdlsim", "mdlsim", "run", "--machine", "skylake", "--quiet", "--no-sensitivity", "--",
+              "../build/programs/procs.x86", mode, (char *)NULL);
+        _exit(127);
+    }
+    close(p[1]);
+    char line[64];
+    size_t n = 0;
+    while (n + 1 < sizeof line && read(p[0], line + n, 1) == 1 && line[n] != '\n')
+        n++;
+    line[n] = '\0';
+    int a = 0, b = 0;
+    cr_assert_eq(sscanf(line, "%d %d", &a, &b), 2, "the guest's line: '%s'", line);
+    *qemu = a;
+    *child = b;
+    *out = p[0];
+    return pid;
+}
+
+/* mdlsim ends as STATUS says (exit 0, or the signal the guest sent it, handled or SIGKILL), and
+ * neither QEMU nor the child the guest forked, spinning, is left. */
+static void expect_run_leaves_nothing(const char *mode, bool killed, int sig)
+{
+    pid_t qemu, child;
+    int out;
+    pid_t pid = run_procs(mode, &qemu, &child, &out);
+    unsigned long long qemu_start = process_start(qemu), child_start = process_start(child);
+    int status;
+    cr_assert_eq(waitpid(pid, &status, 0), pid);
+    if (killed)
+        cr_expect(WIFSIGNALED(status) && WTERMSIG(status) == sig, "mdlsim %s: status %d", mode, status);
+    else
+        cr_expect(WIFEXITED(status) && WEXITSTATUS(status) == sig, "mdlsim %s: status %d", mode, status);
+    cr_expect(ends_in_time(qemu, qemu_start), "%s: QEMU (pid %d) outlives mdlsim", mode, (int)qemu);
+    cr_expect(ends_in_time(child, child_start), "%s: the guest's child (pid %d) outlives mdlsim", mode, (int)child);
+    close(out);
+}
+
+/* The death signal QEMU gets from mdlsim does not pass to a child of a guest's fork: mdlsim adopts
+ * the guest's orphans and ends every descendant on a SIGTERM. */
+Test(mdlsim_run, ends_the_child_a_guest_forked_when_sigterm_ends_mdlsim, .timeout = 240)
+{
+    expect_run_leaves_nothing("term", false, 128 + SIGTERM);
+}
+
+/* A SIGKILL leaves mdlsim no say: each QEMU process of the run ends itself when mdlsim's lifeline
+ * breaks. */
+Test(mdlsim_run, ends_the_child_a_guest_forked_when_sigkill_ends_mdlsim, .timeout = 240)
+{
+    expect_run_leaves_nothing("kill", true, SIGKILL);
+}
+
+/* A child the program leaves running when it exits ends with the run. */
+Test(mdlsim_run, ends_a_child_the_program_leaves_running, .timeout = 240)
+{
+    expect_run_leaves_nothing("leave", false, 0);
+}
+
+/* `nohup mdlsim run`: a SIGHUP ignored when mdlsim starts stays ignored (the guest sends it one). */
+Test(mdlsim_run, keeps_an_inherited_ignored_sighup_ignored)
+{
+    struct run r = mdlsim_by("nohup ", "run --machine skylake --no-sensitivity -- ../build/programs/procs.x86 hup",
+                             "2>&1 >/dev/null");
+    cr_expect_eq(r.status, 0, "status %d: %s", r.status, r.out);
+    cr_expect(strstr(r.out, "== mdlsim run: skylake, whole run"), "the report: %s", r.out);
+    free(r.out);
+}
+
+/* A program that replaces itself (exec) is reported as such, with what ran before; the status is
+ * the new program's. An exec that fails is no replacement. */
+Test(mdlsim_run, reports_a_program_that_replaced_itself_with_exec)
+{
+    remove("/tmp/mdlsim-exec.json");
+    struct run r = mdlsim_stderr("run --machine skylake --no-sensitivity --json /tmp/mdlsim-exec.json -- "
+                                 "../build/programs/procs.x86 exec /bin/sh -c 'exit 3'");
+    cr_expect_eq(r.status, 3, "the new program's status: %d", r.status);
+    const char *line = strstr(r.out, "Program:            replaced itself with '/bin/sh' (exec) after ");
+    cr_expect(line && strstr(line, " instructions: this report covers what ran before; the new program ran "
+                                   "natively, outside the analysis\n"), "%s", r.out);
+    cr_expect(strstr(r.out, "Instructions:       "), "the report of what ran: %s", r.out);
+    free(r.out);
+    json_error_t je;
+    json_t *j = json_load_file("/tmp/mdlsim-exec.json", 0, &je);
+    cr_assert(j, "%s", je.text);
+    cr_expect_str_eq(json_string_value(json_object_get(j, "replaced_by")), "/bin/sh");
+    cr_expect_eq(json_integer_value(json_object_get(json_object_get(j, "program_end"), "exit_code")), 3);
+    json_decref(j);
+    remove("/tmp/mdlsim-exec.json");
+    r = mdlsim_stderr("run --machine skylake --no-sensitivity -- ../build/programs/procs.x86 exec /nonexistent");
+    cr_expect_eq(r.status, 126);
+    cr_expect_null(strstr(r.out, "replaced itself"), "%s", r.out);
+    free(r.out);
+}
+
+/* A shim that execs the real program: a region in that program is not "stripped" but ran
+ * outside the analysis, and the error says which program to run instead. */
+Test(mdlsim_run, says_a_region_ran_after_the_program_replaced_itself)
+{
+    FILE *fp = fopen("/tmp/mdlsim-shim", "w");
+    cr_assert(fp);
+    fputs("#!/bin/sh\nexec ../build/programs/exact.x86 10\n", fp);
+    fclose(fp);
+    cr_assert_eq(chmod("/tmp/mdlsim-shim", 0755), 0);
+    expect_error("run --machine skylake --roi kernel_exact -- /tmp/mdlsim-shim",
+                 "no function 'kernel_exact' ran before '/bin/sh' replaced itself with '../build/programs/exact.x86' "
+                 "(exec), which ran natively, outside the analysis: run '../build/programs/exact.x86' under mdlsim "
+                 "itself");
+    remove("/tmp/mdlsim-shim");
+}
+
 /* Reports are written beside their target and renamed onto it: a symbolic link or a device node
  * named as the target is refused and left as it was; a failed run leaves an existing trace intact. */
 Test(mdlsim_run, refuses_to_write_a_report_onto_a_link_or_a_device_and_leaves_them_as_they_were)

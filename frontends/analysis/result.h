@@ -143,6 +143,9 @@ struct result {
     /* run, replay: how the program ended: its exit code, or the signal that killed it (then the
      * result covers what ran before); both -1 when unknown (a block) */
     int exit_code, killed_by;
+    /* run, replay: the program the guest replaced itself with by exec (the result covers what ran
+     * before; the new program ran outside the analysis), "" when its path is unknown; NULL: none */
+    const char *replaced_by;
     uint64_t macro_fused;           /* fused pairs (block: per iteration) */
     double cycles;                  /* block: per iteration (steady state); run: in the scope */
     double ipc;

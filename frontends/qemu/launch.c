@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -194,4 +195,61 @@ int launch_tool_capped(char *const argv[], const char *out, const char *err, uns
 int launch_tool(char *const argv[], const char *out, const char *err)
 {
     return launch_tool_capped(argv, out, err, 0);
+}
+
+/* ---- what the program leaves behind ------------------------------------------------------------- */
+
+bool launch_adopt_orphans(void) { return prctl(PR_SET_CHILD_SUBREAPER, 1) == 0; }
+
+/* SIGKILL to every child of this process (those of its main thread, which starts QEMU and which
+ * the kernel gives orphans to); how many there were. Async-signal-safe: no stdio, no allocation. */
+static unsigned kill_children(void)
+{
+    char path[64] = "/proc/self/task/", digits[16], buf[256];
+    size_t n = strlen(path), k = 0;
+    for (unsigned long v = (unsigned long)getpid(); k == 0 || v; v /= 10)
+        digits[k++] = (char)('0' + v % 10);
+    while (k)
+        path[n++] = digits[--k];
+    memcpy(path + n, "/children", sizeof "/children");
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return 0;
+    unsigned killed = 0;
+    long pid = -1;
+    for (;;) {
+        ssize_t got = read(fd, buf, sizeof buf);
+        if (got < 0 && errno == EINTR)
+            continue;
+        for (ssize_t i = 0; i < got; i++)
+            if (buf[i] >= '0' && buf[i] <= '9') {
+                pid = (pid < 0 ? 0 : pid * 10) + (buf[i] - '0');
+            } else if (pid > 0) {
+                kill((pid_t)pid, SIGKILL);
+                killed++;
+                pid = -1;
+            }
+        if (got <= 0)
+            break;
+    }
+    if (pid > 0 && kill((pid_t)pid, SIGKILL) == 0)
+        killed++;
+    close(fd);
+    return killed;
+}
+
+/* A child is reaped once its own children are this process's (an orphan goes to its subreaper
+ * before its parent can be waited for), so killing the children and reaping one, over and over,
+ * reaches every generation; the processes killed can start no more. */
+void launch_end_descendants(void)
+{
+    int saved = errno;
+    while (kill_children() > 0) {
+        pid_t w;
+        while ((w = waitpid(-1, NULL, __WALL)) < 0 && errno == EINTR)
+            ;
+        if (w < 0)
+            break;
+    }
+    errno = saved;
 }

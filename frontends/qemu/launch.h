@@ -50,4 +50,13 @@ bool launch_script(const char *path, char *interp, size_t len, char *arg, size_t
  * else NULL (CROSS NULL: x86-64 guests use the host's libraries). */
 const char *launch_sysroot(const char *given, const char *cross, const char *program);
 
+/* What the program leaves behind: mdlsim becomes the subreaper of its descendants (a guest's
+ * child whose parent exits is adopted by mdlsim, not init), so that it can end them all. False
+ * when the kernel refuses. */
+bool launch_adopt_orphans(void);
+/* Kills every descendant (SIGKILL) and reaps them, generation after generation, until this
+ * process has no child left; the program's own QEMU included, so call it once that one has been
+ * waited for, or to end it. Async-signal-safe: the handler of a fatal signal calls it. */
+void launch_end_descendants(void);
+
 #endif

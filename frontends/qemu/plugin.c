@@ -10,6 +10,7 @@
 #include <pthread.h>
 #include <signal.h>
 #include <sys/mman.h>
+#include <sys/uio.h>
 #include <sys/stat.h>
 #include <stdatomic.h>
 #include <stdbool.h>
@@ -157,6 +158,11 @@ static int64_t nr_exit = -1, nr_exit_group = -1;
 /* kill, tkill, tgkill: how a program sends itself a signal (raise, abort). QEMU 7.2 runs no exit
  * callback when a signal kills the guest, so vCPU 0 flushes its buffer before one may. */
 static int64_t nr_kill[3] = { -1, -1, -1 };
+/* execve, execveat: a guest that replaces itself leaves QEMU, and the plugin, behind */
+static int64_t nr_exec[2] = { -1, -1 };
+/* The read end of a pipe whose write end only mdlsim holds: its end of file says mdlsim is gone
+ * (plugin option life=N). */
+static int life_fd = -1;
 
 /* Instructions by vaddr: open addressing, linear probing, at most half full. Translation may run
  * on any vCPU's thread, hence the lock. */
@@ -416,6 +422,16 @@ static void find_base(FILE *maps)
     M.base = identity || first == UINT64_MAX ? 0 : first - (code & ~(uint64_t)0xfff);
 }
 
+/* LEN bytes of STR as ceil(LEN / 8) words, the last padded with zeros. */
+static void put_string(const char *str, size_t len)
+{
+    for (size_t i = 0; i < len && S.recording; i += 8) {
+        uint64_t w = 0;
+        memcpy(&w, str + i, len - i < 8 ? len - i : 8);
+        put1(w);
+    }
+}
+
 static void put_map(const struct maps_line *m)
 {
     size_t len = strlen(m->path);
@@ -425,11 +441,7 @@ static void put_map(const struct maps_line *m)
     put1(m->lo - M.base);
     put1(m->hi - M.base);
     put1(m->off);
-    for (size_t i = 0; i < len && S.recording; i += 8) {
-        uint64_t w = 0;
-        memcpy(&w, m->path + i, len - i < 8 ? len - i : 8);
-        put1(w);
-    }
+    put_string(m->path, len);
 }
 
 /* Before the first instruction executed at PC in a range not seen yet: a MAP record naming the
@@ -462,6 +474,50 @@ static void name_mapping(uint64_t pc)
         map_remember(pc & ~(uint64_t)0xfff, (pc & ~(uint64_t)0xfff) + 0x1000);
 }
 
+/* The string at guest address ADDR into BUF (CAP bytes): its length, 0 when it cannot be read
+ * whole. Read with process_vm_readv, a page at a time, which fails on an address the guest has
+ * not mapped where a plain read would crash QEMU. */
+static size_t guest_string(uint64_t addr, char *buf, size_t cap)
+{
+    if (!M.base_known) {
+        FILE *maps = fopen("/proc/self/maps", "r");
+        if (maps) {
+            find_base(maps);
+            fclose(maps);
+        }
+    }
+    uint64_t host = addr + M.base;
+    size_t have = 0;
+    while (have + 1 < cap) {
+        size_t want = 4096 - (size_t)((host + have) % 4096);
+        want = want < cap - 1 - have ? want : cap - 1 - have;
+        struct iovec local = { buf + have, want }, remote = { (void *)(uintptr_t)(host + have), want };
+        ssize_t n = process_vm_readv(getpid(), &local, 1, &remote, 1, 0);
+        if (n <= 0)
+            return 0;
+        char *nul = memchr(buf + have, 0, (size_t)n);
+        if (nul)
+            return (size_t)(nul - buf);
+        have += (size_t)n;
+    }
+    return 0;
+}
+
+/* The guest is about to replace itself with the program at guest address PATH: the record, and
+ * everything before it, go out now, since a successful execve ends QEMU without an exit callback
+ * (the buffer would be lost with it). */
+static void announce_exec(uint64_t path)
+{
+    char name[WIRE_PATH_MAX];
+    size_t len = guest_string(path, name, sizeof name);
+    if (S.mem_pending)
+        put_mem();
+    put1(WIRE_EXECVE | (uint64_t)len << 8);
+    put_string(name, len);
+    if (S.recording)
+        flush_main();
+}
+
 /* The INSN record of r, at its first execution on vCPU 0. */
 static void announce(struct rec *r)
 {
@@ -469,11 +525,7 @@ static void announce(struct rec *r)
     uint32_t id = S.next_id++;
     atomic_store_explicit(&r->id, id, memory_order_relaxed);
     put2(WIRE_INSN | (uint64_t)r->len << 8 | (uint64_t)id << 32, r->pc);
-    for (uint32_t i = 0; i < r->len && S.recording; i += 8) {
-        uint64_t w = 0;
-        memcpy(&w, r->bytes + i, r->len - i < 8 ? r->len - i : 8);
-        put1(w);
-    }
+    put_string((const char *)r->bytes, r->len);
 }
 
 /* ---- vCPU 0's slow path ------------------------------------------------------------------------ */
@@ -689,13 +741,16 @@ static void on_vcpu_init(qemu_plugin_id_t id, unsigned int vcpu)
 static void on_syscall(qemu_plugin_id_t id, unsigned int vcpu, int64_t num, uint64_t a1, uint64_t a2,
                        uint64_t a3, uint64_t a4, uint64_t a5, uint64_t a6, uint64_t a7, uint64_t a8)
 {
-    (void)id, (void)a2, (void)a3, (void)a4, (void)a5, (void)a6, (void)a7, (void)a8;
+    (void)id, (void)a3, (void)a4, (void)a5, (void)a6, (void)a7, (void)a8;
     if (vcpu == 0)
         atomic_store(&vcpu0_in_syscall, true);
     if (num == nr_exit || num == nr_exit_group)
         atomic_store(&exit_code, (unsigned)(a1 & 0xff));   /* the status a parent sees */
     if (vcpu == 0 && S.recording && S.n && (num == nr_kill[0] || num == nr_kill[1] || num == nr_kill[2]))
         flush_main();
+    /* (a fork child's S.w is the parent's chunk of the shared area: it must not write there) */
+    if (vcpu == 0 && S.recording && !atomic_load(&forked_child) && (num == nr_exec[0] || num == nr_exec[1]))
+        announce_exec(num == nr_exec[0] ? a1 : a2);     /* execveat(dirfd, path, ...) */
 }
 
 static void on_syscall_ret(qemu_plugin_id_t id, unsigned int vcpu, int64_t num, int64_t ret)
@@ -705,17 +760,53 @@ static void on_syscall_ret(qemu_plugin_id_t id, unsigned int vcpu, int64_t num, 
         atomic_store(&vcpu0_in_syscall, false);
 }
 
+/* mdlsim is gone (killed, crashed) when the lifeline ends: nobody reads this run any more, and
+ * nobody would end it, so QEMU ends itself rather than run on under init (a child of a guest
+ * fork has no other tie to mdlsim). A guest that closed the descriptor (POLLNVAL) loses the
+ * watch. */
+static void *watch_life(void *arg)
+{
+    (void)arg;
+    struct pollfd p = { .fd = life_fd, .events = POLLIN };
+    while (poll(&p, 1, -1) < 0 && errno == EINTR)
+        ;
+    if (!(p.revents & POLLNVAL))
+        kill(getpid(), SIGKILL);
+    return NULL;
+}
+
+/* A thread waiting on the lifeline, with every signal blocked: the guest's signals are QEMU's to
+ * take, on its own threads. */
+static void watch_mdlsim(void)
+{
+    if (life_fd < 0)
+        return;
+    sigset_t all, old;
+    sigfillset(&all);
+    pthread_sigmask(SIG_SETMASK, &all, &old);
+    pthread_t t;
+    if (pthread_create(&t, NULL, watch_life, NULL) == 0)
+        pthread_detach(t);
+    else
+        fprintf(stderr, "mdlsim plugin: cannot watch for the end of mdlsim\n");
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+}
+
 /* The child of a guest fork runs this plugin too; its events would interleave with the
  * parent's on the same pipe, so it records nothing and lets go of the pipe. */
 static void in_fork_child(void)
 {
     atomic_store(&forked_child, true);
+    S.recording = false;    /* the forking thread is the only one the child has */
     atomic_store(&done, true);
     atomic_store(&stop_asked, true);
     atomic_store(&attention, 1);
     close(out_fd);   /* no lock: another thread of the parent may have held it at the fork */
     if (shm.free_fd >= 0)
         close(shm.free_fd);
+    /* the parent's watcher did not come along (fork copies the calling thread only); a death
+     * signal would not do here, since it fires when the parent exits, not when mdlsim does */
+    watch_mdlsim();
 }
 
 /* An exit on another thread: QEMU 7.2 lets the other vCPUs run on during the exit callback, so
@@ -757,18 +848,22 @@ static void set_exit_syscalls(const char *target)
 {
     static const struct {
         const char *target;
-        int64_t exit, exit_group, kill[3];
+        int64_t exit, exit_group, kill[3], exec[2];
     } tab[] = {
-        { "x86_64", 60, 231, { 62, 200, 234 } },     { "i386", 1, 252, { 37, 238, 270 } },
-        { "arm", 1, 248, { 37, 238, 268 } },         { "aarch64", 93, 94, { 129, 130, 131 } },
-        { "riscv64", 93, 94, { 129, 130, 131 } },    { "riscv32", 93, 94, { 129, 130, 131 } },
-        { "loongarch64", 93, 94, { 129, 130, 131 } },
+        { "x86_64", 60, 231, { 62, 200, 234 }, { 59, 322 } },
+        { "i386", 1, 252, { 37, 238, 270 }, { 11, 358 } },
+        { "arm", 1, 248, { 37, 238, 268 }, { 11, 387 } },
+        { "aarch64", 93, 94, { 129, 130, 131 }, { 221, 281 } },
+        { "riscv64", 93, 94, { 129, 130, 131 }, { 221, 281 } },
+        { "riscv32", 93, 94, { 129, 130, 131 }, { 221, 281 } },
+        { "loongarch64", 93, 94, { 129, 130, 131 }, { 221, 281 } },
     };
     for (size_t i = 0; target && i < sizeof tab / sizeof tab[0]; i++)
         if (strcmp(target, tab[i].target) == 0) {
             nr_exit = tab[i].exit;
             nr_exit_group = tab[i].exit_group;
             memcpy(nr_kill, tab[i].kill, sizeof nr_kill);
+            memcpy(nr_exec, tab[i].exec, sizeof nr_exec);
         }
 }
 
@@ -784,7 +879,7 @@ static bool parse_u64(const char *s, uint64_t *out)
 }
 
 struct options {
-    int fd, shm_fd, free_fd;
+    int fd, shm_fd, free_fd, life_fd;
     uint64_t limit;
 };
 
@@ -800,11 +895,11 @@ static int option_u64(const char *arg, const char *key, uint64_t max, uint64_t *
     return -1;
 }
 
-/* fd=N (required), limit=N, and shm=N with free=N for the shared-memory transport (wire.h);
- * anything else is refused so that a typo does not go unnoticed. */
+/* fd=N (required), limit=N, shm=N with free=N for the shared-memory transport (wire.h), life=N
+ * for the lifeline (life_fd); anything else is refused so that a typo does not go unnoticed. */
 static bool parse_options(int argc, char **argv, struct options *o)
 {
-    *o = (struct options){ -1, -1, -1, 0 };
+    *o = (struct options){ -1, -1, -1, -1, 0 };
     for (int i = 0; i < argc; i++) {
         uint64_t v = 0;
         int r;
@@ -814,6 +909,8 @@ static bool parse_options(int argc, char **argv, struct options *o)
             o->shm_fd = (int)v;
         else if (!r && (r = option_u64(argv[i], "free", INT32_MAX, &v)) > 0)
             o->free_fd = (int)v;
+        else if (!r && (r = option_u64(argv[i], "life", INT32_MAX, &v)) > 0)
+            o->life_fd = (int)v;
         else if (!r && (r = option_u64(argv[i], "limit", UINT64_MAX, &v)) > 0)
             o->limit = v;
         if (r < 0)
@@ -909,7 +1006,8 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_
         fprintf(stderr, "mdlsim plugin: only user-mode QEMU (qemu-x86_64, qemu-aarch64, ...) is supported\n");
         return 1;
     }
-    if (!open_output(o.fd) || (o.shm_fd >= 0 && !open_shared(o.shm_fd, o.free_fd)))
+    if (!open_output(o.fd) || (o.shm_fd >= 0 && !open_shared(o.shm_fd, o.free_fd)) ||
+        (o.life_fd >= 0 && (life_fd = move_high(o.life_fd, "life")) < 0))
         return 1;
     plugin_id = id;
     set_exit_syscalls(info->target_name);
@@ -921,6 +1019,7 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_
     S.recording = true;
     grow_table();
     pthread_atfork(NULL, NULL, in_fork_child);
+    watch_mdlsim();
     qemu_plugin_register_vcpu_init_cb(id, on_vcpu_init);
     qemu_plugin_register_vcpu_tb_trans_cb(id, on_tb_trans);
     qemu_plugin_register_vcpu_syscall_cb(id, on_syscall);

@@ -125,6 +125,10 @@ struct run {
     bool stack_dirty;               /* pushes or pops since rsp was last read otherwise */
     uint64_t in_roi, total, fused;  /* instructions in the region, executed, macro-fused pairs */
     int exit_code;
+    /* the path of the latest execve the guest called, and whether nothing ran after it (then the
+     * call succeeded: the program replaced itself) */
+    char exec_path[WIRE_PATH_MAX];
+    bool replaced;
 };
 
 static void *xrealloc(void *p, size_t n)
@@ -240,6 +244,8 @@ const char *run_missing_roi(const struct run *r)
     return NULL;
 }
 uint64_t run_executed(const struct run *r) { return r->total; }
+
+const char *run_replaced_by(const struct run *r) { return r->replaced ? r->exec_path : NULL; }
 
 /* ---- reading words ------------------------------------------------------------------------ */
 
@@ -704,6 +710,7 @@ static bool on_exec(struct run *r, uint64_t id, char *err, size_t errlen)
     if (r->pend >= 0)
         model_pending(r, r->s[id].in->pc, true);
     r->pend = (int64_t)id;
+    r->replaced = false;            /* an execve before it failed */
     return true;
 }
 
@@ -723,6 +730,22 @@ static bool on_mem(struct run *r, struct reader *rd, uint64_t w0, char *err, siz
     return true;
 }
 
+/* The LEN bytes of a path that ends a record (wire.h) into PATH (WIRE_PATH_MAX + 8 bytes),
+ * NUL-terminated; false with ERR when the stream ends inside the KIND record. */
+static bool read_path(struct reader *rd, uint32_t len, char *path, const char *kind, char *err, size_t errlen)
+{
+    for (uint32_t i = 0; i < len; i += 8) {
+        uint64_t w;
+        if (!next_word(rd, &w)) {
+            snprintf(err, errlen, "stream ends inside %s record", kind);
+            return false;
+        }
+        memcpy(path + i, &w, 8);
+    }
+    path[len] = 0;
+    return true;
+}
+
 /* A file the guest mapped (wire.h): kept, in the order they came, for the regions and symbols. */
 static bool on_map(struct run *r, struct reader *rd, uint64_t w0, char *err, size_t errlen)
 {
@@ -734,16 +757,23 @@ static bool on_map(struct run *r, struct reader *rd, uint64_t w0, char *err, siz
         return false;
     }
     char path[WIRE_PATH_MAX + 8];
-    for (uint32_t i = 0; i < len; i += 8) {
-        uint64_t w;
-        if (!next_word(rd, &w)) {
-            snprintf(err, errlen, "stream ends inside a mapping record");
-            return false;
-        }
-        memcpy(path + i, &w, 8);
+    return read_path(rd, len, path, "a mapping", err, errlen) && run_map(r, path, lo, hi, off, err, errlen);
+}
+
+/* The guest calls execve (wire.h): the run ends there unless an instruction follows. */
+static bool on_execve(struct run *r, struct reader *rd, uint64_t w0, char *err, size_t errlen)
+{
+    uint32_t len = (uint32_t)(w0 >> 8 & 0xffffff);
+    char path[WIRE_PATH_MAX + 8];
+    if (len >= WIRE_PATH_MAX) {
+        snprintf(err, errlen, "malformed exec record (a path of %u bytes)", len);
+        return false;
     }
-    path[len] = 0;
-    return run_map(r, path, lo, hi, off, err, errlen);
+    if (!read_path(rd, len, path, "an exec", err, errlen))
+        return false;
+    memcpy(r->exec_path, path, len + 1);
+    r->replaced = true;
+    return true;
 }
 
 bool run_consume(struct run *r, const struct run_source *src, char *err, size_t errlen)
@@ -773,8 +803,9 @@ bool run_consume(struct run *r, const struct run_source *src, char *err, size_t 
         case WIRE_INSN: ok = add_insn(r, rd, w, err, errlen); break;
         case WIRE_EXEC: ok = on_exec(r, w >> 32, err, errlen); break;
         case WIRE_MEM: ok = on_mem(r, rd, w, err, errlen); break;
-        case WIRE_EXIT: r->exit_code = (int)(w >> 32); break;
+        case WIRE_EXIT: r->exit_code = (int)(w >> 32), r->replaced = false; break;
         case WIRE_MAP: ok = on_map(r, rd, w, err, errlen); break;
+        case WIRE_EXECVE: ok = on_execve(r, rd, w, err, errlen); break;
         case WIRE_THREAD:
             snprintf(err, errlen, "the guest started a second thread: multi-threaded programs are not "
                                   "analysed (each thread would need its own core model)");

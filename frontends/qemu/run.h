@@ -60,6 +60,10 @@ const char *run_missing_roi(const struct run *r);
 int run_exit_code(const struct run *r);
 /* The instructions the stream has shown executing (0: the program never started). */
 uint64_t run_executed(const struct run *r);
+/* The path of the program the guest replaced itself with (an execve that succeeded: the stream
+ * ends at the call, and the new program runs outside QEMU's plugin); "" when the plugin could not
+ * read it; NULL when the run did not end that way. */
+const char *run_replaced_by(const struct run *r);
 
 /* The run as the views' result: counts, the lanes' cycles, one row per executed address, caches
  * and branches; TD: the baseline's issue slots. RES must have been given the lanes (analysis_start); analysis_finish comes after.

@@ -24,6 +24,7 @@ void transport_close_child(struct transport *t)
     close_fd(&t->pipe[1]);
     close_fd(&t->shm_fd);
     close_fd(&t->free_child);
+    close_fd(&t->life[0]);
 }
 
 /* The reader's side of the shared area, or what was made of it when it could not be set up. */
@@ -41,6 +42,8 @@ void transport_free(struct transport *t)
     transport_drop_shared(t);
     close(t->pipe[0]);
 }
+
+void transport_cut_lifeline(struct transport *t) { close_fd(&t->life[1]); }
 
 /* Every chunk starts free: their indices wait on the free channel. */
 static bool transport_shared(struct transport *t)
@@ -66,12 +69,18 @@ static bool transport_shared(struct transport *t)
 
 bool transport_open(struct transport *t, char *err, size_t errlen)
 {
-    *t = (struct transport){ .pipe = { -1, -1 }, .shm_fd = -1, .free_child = -1, .src = { .fd = -1, .free_fd = -1 } };
+    *t = (struct transport){ .pipe = { -1, -1 }, .shm_fd = -1, .free_child = -1, .life = { -1, -1 },
+                             .src = { .fd = -1, .free_fd = -1 } };
     if (pipe(t->pipe) != 0) {
         snprintf(err, errlen, "cannot create a pipe for the event stream: %s", strerror(errno));
         return false;
     }
     fcntl(t->pipe[0], F_SETFD, FD_CLOEXEC);
+    /* without a lifeline, a guest's child outlives a SIGKILL of mdlsim, but the run goes on */
+    if (pipe(t->life) == 0)
+        fcntl(t->life[1], F_SETFD, FD_CLOEXEC);
+    else
+        t->life[0] = t->life[1] = -1;
     t->src.fd = t->pipe[0];
     if (!transport_shared(t)) {
         /* no shared memory here: the words themselves go through the pipe */
@@ -85,8 +94,11 @@ bool transport_open(struct transport *t, char *err, size_t errlen)
 
 void transport_plugin_options(const struct transport *t, char *out, size_t len)
 {
+    int n;
     if (t->src.shm)
-        snprintf(out, len, "fd=%d,shm=%d,free=%d", t->pipe[1], t->shm_fd, t->free_child);
+        n = snprintf(out, len, "fd=%d,shm=%d,free=%d", t->pipe[1], t->shm_fd, t->free_child);
     else
-        snprintf(out, len, "fd=%d", t->pipe[1]);
+        n = snprintf(out, len, "fd=%d", t->pipe[1]);
+    if (t->life[0] >= 0 && n >= 0 && (size_t)n < len)
+        snprintf(out + n, len - (size_t)n, ",life=%d", t->life[0]);
 }

@@ -25,6 +25,11 @@ enum wire_kind {
      * there. Written before the INSN record of the first instruction executed in a mapping the
      * stream has not named yet (the executable, its interpreter, each shared library). */
     WIRE_MAP = 6,
+    /* word0 = kind | path length << 8; then ceil(length / 8) words of the path (length 0: not
+     * readable): the guest calls execve (or execveat) with that path. Written before the call;
+     * the stream ends there when the call succeeds (the program replaced itself, and what the
+     * new one runs is not QEMU's), else the guest's next instruction follows. */
+    WIRE_EXECVE = 7,
 };
 enum { WIRE_PATH_MAX = 4096 };
 

@@ -126,6 +126,18 @@ static void on_mem(uint64_t w0)
         printf("mem %" PRIu32 " %s %" PRIu32 " 0x%" PRIx64 "\n", id, store ? "store" : "load", size, addr);
 }
 
+/* The LEN bytes of the path that ends a KIND record, NUL-terminated, into PATH (WIRE_PATH_MAX + 8). */
+static void read_path(uint32_t len, char *path, const char *kind)
+{
+    char msg[96];
+    snprintf(msg, sizeof msg, "the stream ends inside the path of %s record", kind);
+    for (uint32_t i = 0; i < len; i += 8) {
+        uint64_t b = need_word(msg);
+        memcpy(path + i, &b, 8);
+    }
+    path[len] = 0;
+}
+
 static void on_map(uint64_t w0)
 {
     uint32_t len = (uint32_t)(w0 >> 8) & 0xffffff;
@@ -134,14 +146,21 @@ static void on_map(uint64_t w0)
     if (len == 0 || len >= WIRE_PATH_MAX || hi <= lo)
         fail("MAP record with an empty or too long path, or an empty range");
     char path[WIRE_PATH_MAX + 8];
-    for (uint32_t i = 0; i < len; i += 8) {
-        uint64_t b = need_word("the stream ends inside the path of a MAP record");
-        memcpy(path + i, &b, 8);
-    }
-    path[len] = 0;
+    read_path(len, path, "a MAP");
     st.map++;
     if (!counts_only)
         printf("map 0x%" PRIx64 "-0x%" PRIx64 " 0x%" PRIx64 " %s\n", lo, hi, off, path);
+}
+
+static void on_execve(uint64_t w0)
+{
+    uint32_t len = (uint32_t)(w0 >> 8) & 0xffffff;
+    if (len >= WIRE_PATH_MAX)
+        fail("EXECVE record with a too long path");
+    char path[WIRE_PATH_MAX + 8];
+    read_path(len, path, "an EXECVE");
+    if (!counts_only)
+        printf("execve %s\n", path);
 }
 
 static void on_record(uint64_t w0)
@@ -159,6 +178,7 @@ static void on_record(uint64_t w0)
             printf("exit %" PRId32 "\n", (int32_t)st.exit_code);
         break;
     case WIRE_MAP: on_map(w0); break;
+    case WIRE_EXECVE: on_execve(w0); break;
     case WIRE_THREAD:
         st.thread++;
         if (!counts_only)

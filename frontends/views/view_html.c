@@ -206,6 +206,12 @@ static void title(FILE *out, const struct result *r)
         stat_box(out, v, "macro-fused pairs");
     }
     fputs("</div>\n</header>\n<main>\n", out);
+    if (r->replaced_by) {
+        fputs("<p class=\"note\" data-replaced-by>The program replaced itself with ", out);
+        esc(out, *r->replaced_by ? r->replaced_by : "another program");
+        fprintf(out, " (exec) after %" PRIu64 " instructions: this page covers what ran before; the new program ran "
+                     "natively, outside the analysis.</p>\n", r->executed);
+    }
     if (r->killed_by > 0) {
         const char *descr = sigdescr_np(r->killed_by);
         fprintf(out, "<p class=\"note\" data-killed-by=\"%d\">The program was killed by signal %d (", r->killed_by,

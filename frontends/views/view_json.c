@@ -254,6 +254,8 @@ static void json_head(struct jw *out, const struct result *r)
     jkey_u64(out, "executed", r->executed, false);
     if (r->killed_by > 0 || r->exit_code >= 0)
         program_end(out, r);
+    if (r->replaced_by)
+        jkey_str(out, "replaced_by", r->replaced_by, false);
     jkey_num(out, "cycles", r->cycles, false);
     if (r->scope == RESULT_SCOPE_BLOCK)
         jkey_num(out, "cycles_per_iteration", r->cycles, false);

@@ -37,6 +37,16 @@ static void program_killed(FILE *out, const struct result *r)
                  "ran before\n", r->killed_by, descr ? descr : "unknown signal", (unsigned long long)r->executed);
 }
 
+/* A run whose program replaced itself (exec): what the report covers, and what it does not. */
+static void program_replaced(FILE *out, const struct result *r)
+{
+    char name[512];
+    snprintf(name, sizeof name, "'%s'", r->replaced_by);
+    fprintf(out, "Program:            replaced itself with %s (exec) after %llu instructions: this report covers "
+                 "what ran before; the new program ran natively, outside the analysis\n",
+            *r->replaced_by ? result_printable(name) : "another program", (unsigned long long)r->executed);
+}
+
 static void summary(FILE *out, const struct result *r)
 {
     bool block = r->scope == RESULT_SCOPE_BLOCK;
@@ -53,6 +63,8 @@ static void summary(FILE *out, const struct result *r)
         fprintf(out, "Instructions:       %llu per iteration\n", (unsigned long long)r->instructions);
         fprintf(out, "Cycles/iteration:   %.2f\n", r->cycles);
     } else {
+        if (r->replaced_by)
+            program_replaced(out, r);
         if (r->killed_by > 0)
             program_killed(out, r);
         fprintf(out, "Instructions:       %llu (of %llu executed)\n", (unsigned long long)r->instructions,
