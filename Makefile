@@ -18,7 +18,7 @@ PKGS_BENCH := $(PKGS_BUILD) llvm-19 python3 qemu-user
 PKGS_DEMO  := $(PKGS_BUILD) qemu-user
 
 MDL_SRC   := mdl/arena.c mdl/source.c mdl/diag.c mdl/ast.c mdl/map.c mdl/parse.c mdl/safefile.c mdl/sha256.c \
-             mdl/formkey.c mdl/isainfo.c mdl/utf8.c
+             mdl/formkey.c mdl/isainfo.c mdl/utf8.c mdl/suggest.c
 MDLC_SRC  := mdlc/driver.c mdlc/resolve.c mdlc/check.c mdlc/lower.c mdlc/emit_c.c mdlc/emit_json.c mdlc/emit_text.c \
              mdlc/output.c mdlc/qemu_cpu.c mdlc/formcheck.c
 IMPORT_SRC := mdlc/import_uops.c
@@ -162,7 +162,7 @@ $(O)/frontends/mdlfile_abi.o: frontends/mdlfile_abi.S runtime/mdl_machine.h mdl/
 	$(CC) -c -o $@ $<
 MDLFILE_OBJ := $(O)/frontends/mdlfile.o $(O)/frontends/mdlfile_abi.o
 # What the simulator's objects use of the language library.
-SIM_LIB := $(O)/mdl/safefile.o $(O)/mdl/sha256.o $(O)/mdl/formkey.o $(O)/mdl/isainfo.o $(O)/mdl/utf8.o
+SIM_LIB := $(O)/mdl/safefile.o $(O)/mdl/sha256.o $(O)/mdl/formkey.o $(O)/mdl/isainfo.o $(O)/mdl/utf8.o $(O)/mdl/suggest.o
 
 $(B)/mdlsim: $(O)/frontends/mdlsim.o $(SIM_OBJ) $(SIM_LIB) $(MDLFILE_OBJ) $(GEN_OBJ) $(B)/gen/registry.o
 	$(CC) $(CFLAGS_ALL) -pthread -o $@ $^ -lcapstone -ljansson -ldw -lelf -lm

@@ -1,5 +1,6 @@
 /* mdlsim: analyses code on a machine compiled from its description. `block` runs a basic
  * block statically (repeated back to back); `machines` lists the machines compiled in. */
+#include <ctype.h>
 #include <errno.h>
 #include <getopt.h>
 #include <math.h>
@@ -7,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <fcntl.h>
 #include <libgen.h>
 #include <limits.h>
@@ -19,6 +21,7 @@
 #include "analysis.h"
 #include "asm.h"
 #include "safefile.h"
+#include "suggest.h"
 #include "batch.h"
 #include "block.h"
 #include "elfsym.h"
@@ -170,12 +173,34 @@ static bool self_dir(char *out, size_t len)
     return true;
 }
 
+/* Case folded: 'SkyLake' is skylake, as a user may write it after a vendor's spelling. */
 static const struct mdl_machine *find_machine(const char *name)
 {
     for (size_t i = 0; mdl_machines[i]; i++)
-        if (strcmp(mdl_machines[i]->name, name) == 0)
+        if (strcasecmp(mdl_machines[i]->name, name) == 0)
             return mdl_machines[i];
     return NULL;
+}
+
+/* The usage error of an unknown machine NAME: the closest name compiled in, when one is close,
+ * and every name, so that the next try needs no 'mdlsim machines'. */
+static int unknown_machine(const char *name)
+{
+    const char *names[64];
+    char lower[64], known[1024] = "", msg[1536];
+    size_t n = 0, k = 0;
+    for (; mdl_machines[n] && n < sizeof names / sizeof *names; n++) {
+        names[n] = mdl_machines[n]->name;
+        k += (size_t)snprintf(known + k, k < sizeof known ? sizeof known - k : 0, "%s%s", n ? ", " : "", names[n]);
+    }
+    size_t i = 0;
+    for (; name[i] && i + 1 < sizeof lower; i++)
+        lower[i] = (char)tolower((unsigned char)name[i]);
+    lower[i] = '\0';
+    const char *close = name[i] ? NULL : suggest_closest(lower, names, n);
+    snprintf(msg, sizeof msg, "unknown machine '%s'%s%s%s; known: %s (or give a description FILE.mdl)", name,
+             close ? " (did you mean '" : "", close ? close : "", close ? "'?)" : "", known);
+    return usage_error("%s", msg);
 }
 
 static int cmd_machines(void)
@@ -190,6 +215,7 @@ enum { MAX_INCLUDE_DIRS = 16 };
 struct block_opts {
     const struct mdl_machine *m;
     const char *machine, *mdl;      /* --machine NAME, --mdl FILE: M is found after the options */
+    const char *machine_opt;        /* the option that gave one, for the error when another does */
     const char *dirs[MAX_INCLUDE_DIRS];     /* -I: where --mdl's includes and parents are */
     unsigned n_dirs;
     const char *file, *hex, *hex_file, *function, *html;
@@ -619,18 +645,32 @@ static bool parse_weights(const char *list, struct block_opts *o)
 /* Options of both `block` and `run`/`replay`. */
 enum { O_MACHINE = 256, O_MDL, O_WEIGHT, O_WEIGHTS, O_NOSENS, O_NOCAUS, O_FIRST_OWN };
 
+/* --machine or --mdl (C) with value optarg: -1 when taken, 2 on a usage error. A second machine
+ * is one: taking the last silently would analyse on a machine the user may not have meant. */
+static int machine_option(int c, struct block_opts *o)
+{
+    const char *opt = c == O_MACHINE ? "--machine" : "--mdl";
+    if (o->machine_opt) {
+        char msg[2 * PATH_MAX];
+        snprintf(msg, sizeof msg, "two machines: %s '%s' and %s '%s' (give one)", o->machine_opt,
+                 o->machine ? o->machine : o->mdl, opt, optarg);
+        return usage_error("%s", msg);
+    }
+    if (c == O_MACHINE && !mdlfile_is_path(optarg) && !find_machine(optarg))
+        return unknown_machine(optarg);
+    *(c == O_MACHINE && !mdlfile_is_path(optarg) ? &o->machine : &o->mdl) = optarg;
+    o->machine_opt = opt;
+    return -1;
+}
+
 /* Handles an option common to every analysis: -1 when handled, 2 on a usage error, 0 when C
  * is not one of them. */
 static int common_option(int c, struct block_opts *o)
 {
     switch (c) {
     case O_MACHINE:
-        if (!mdlfile_is_path(optarg) && !find_machine(optarg))
-            return usage_error("unknown machine '%s' (see 'mdlsim machines', or give a description FILE.mdl)",
-                               optarg);
-        *(mdlfile_is_path(optarg) ? &o->mdl : &o->machine) = optarg;
-        return -1;
-    case O_MDL: o->mdl = optarg; return -1;
+    case O_MDL:
+        return machine_option(c, o);
     case 'I':
         if (o->n_dirs == MAX_INCLUDE_DIRS)
             return usage_error("at most 16 -I, got another: '%s'", optarg);
@@ -656,8 +696,6 @@ static int common_option(int c, struct block_opts *o)
  * 1 when the description could not be built, 2 on a usage error. */
 static int find_options_machine(struct block_opts *o)
 {
-    if (o->machine && o->mdl)
-        return usage_error("%s", "give --machine NAME or --mdl FILE, not both");
     if (!o->machine && !o->mdl)
         return usage_error("%s", "--machine (or --mdl) is required");
     if (o->machine) {

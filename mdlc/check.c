@@ -6,6 +6,7 @@
 #include "formcheck.h"
 #include "isainfo.h"
 #include "resolve.h"
+#include "suggest.h"
 
 const char *const check_class_names[] = {
 #define X(e, s, doc) s,
@@ -76,7 +77,7 @@ static const char *span_text(const struct program *p, struct span s)
 /* "; did you mean 'x'?" or "" */
 static const char *suggestion(const struct program *p, const char *word, const char *const *cands, size_t n)
 {
-    const char *s = resolve_suggest(word, cands, n);
+    const char *s = suggest_closest(word, cands, n);
     return s ? arena_printf(p->ar, "; did you mean '%s'?", s) : "";
 }
 

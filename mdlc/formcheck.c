@@ -8,6 +8,7 @@
 #include <strings.h>
 #include "formkey.h"
 #include "resolve.h"
+#include "suggest.h"
 
 enum { WORD_MAX = 64, KINDS_MAX = 16 };
 
@@ -142,7 +143,7 @@ static const char *formcheck_fix_mnemonic(const struct formcheck *fc, const char
     if (family && strcasecmp(mn, family) == 0)
         return family;
     formkey_upper_word(mn, buf, size);
-    return resolve_suggest(buf, fc->mnemonics, fc->n_mnemonics);
+    return suggest_closest(buf, fc->mnemonics, fc->n_mnemonics);
 }
 
 /* ---- operand kinds ------------------------------------------------------------------------------ */
@@ -164,7 +165,7 @@ static const char *formcheck_fix_kind(const struct formcheck *fc, const char *ki
         if (strcasecmp(kind, fc->kinds[i]) == 0)
             return fc->kinds[i];
     return formcheck_in(kind, fc->other_kinds, fc->n_other) ? NULL
-                                                            : resolve_suggest(kind, fc->kinds, fc->n_kinds);
+                                                            : suggest_closest(kind, fc->kinds, fc->n_kinds);
 }
 
 /* ---- the verdict -------------------------------------------------------------------------------- */

@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include "parse.h"
+#include "suggest.h"
 
 enum { RESOLVE_MAX_DEPTH = 64 };
 
@@ -18,46 +19,6 @@ struct resolver {
     const char *stack[RESOLVE_MAX_DEPTH];   /* canonical paths being read: include/extends chain */
     size_t depth;
 };
-
-static size_t edit_distance(const char *a, const char *b)
-{
-    size_t la = strlen(a), lb = strlen(b);
-    if (la > 63 || lb > 63)
-        return 64;
-    size_t row[64];
-    for (size_t j = 0; j <= lb; j++)
-        row[j] = j;
-    for (size_t i = 1; i <= la; i++) {
-        size_t diag = row[0];
-        row[0] = i;
-        for (size_t j = 1; j <= lb; j++) {
-            size_t up = row[j];
-            size_t best = diag + (a[i - 1] != b[j - 1]);
-            if (up + 1 < best) best = up + 1;
-            if (row[j - 1] + 1 < best) best = row[j - 1] + 1;
-            row[j] = best;
-            diag = up;
-        }
-    }
-    return row[lb];
-}
-
-const char *resolve_suggest(const char *word, const char *const *candidates, size_t n)
-{
-    const char *best = NULL;
-    size_t len = strlen(word), best_d = len / 3 + 1;
-    for (size_t i = 0; i < n; i++) {
-        size_t other = strlen(candidates[i]);
-        if ((other > len ? other - len : len - other) > best_d)
-            continue;           /* the distance is at least the difference in length */
-        size_t d = edit_distance(word, candidates[i]);
-        if (d <= best_d && (!best || d < best_d)) {
-            best = candidates[i];
-            best_d = d;
-        }
-    }
-    return best;
-}
 
 /* What looking for a file gave: a file to read, nothing, or one that may not be read. */
 enum found { FOUND, NOT_FOUND, OUTSIDE, NOT_REGULAR };
@@ -311,7 +272,7 @@ static void bind_block(struct program *p, struct map *seen, struct map *spans, c
 {
     enum param_block kind = block_kind(d->block.kind.name);
     if (kind == PB_COUNT || (kind == PB_MACHINE && d->kind != AST_DECL_MACHINE)) {
-        const char *s = resolve_suggest(d->block.kind.name, param_block_names + 1, PB_COUNT - 1);
+        const char *s = suggest_closest(d->block.kind.name, param_block_names + 1, PB_COUNT - 1);
         diag_error(p->diag, d->block.kind.span, "unknown declaration '%s'%s%s%s", d->block.kind.name,
                    s ? "; did you mean '" : "", s ? s : "", s ? "'?" : "");
         return;

@@ -11,7 +11,5 @@ struct resolve_opts {
 
 /* Fills P (whose ar, sm and diag are set). Returns false when errors were reported. */
 bool resolve_program(struct program *p, const char *path, const struct resolve_opts *opts);
-/* The closest of CANDIDATES to WORD within a small edit distance, or NULL. */
-const char *resolve_suggest(const char *word, const char *const *candidates, size_t n);
 
 #endif

@@ -23,7 +23,7 @@
 /* mdlsim's output, as REDIRECT sends it to the pipe; run by PREFIX ("env -i ..."). */
 static struct run mdlsim_by(const char *prefix, const char *args, const char *redirect)
 {
-    char cmd[1024];
+    char cmd[2048];            /* above every ARGS buffer of these tests */
     snprintf(cmd, sizeof cmd, "%s../build/mdlsim %s %s", prefix, args, redirect);
     return capture(cmd);
 }
@@ -339,11 +339,41 @@ Test(mdlsim, lists_instructions_modelled_by_their_class_default)
     json_decref(o);
 }
 
-Test(mdlsim, refuses_an_unknown_machine_with_a_usage_error)
+/* Whether ARGS fails with usage status 2 and ERROR as its first line of stderr (the usage follows). */
+static void expect_usage_error(const char *args, const char *error)
 {
-    struct run r = mdlsim("block --machine pentium --hex 90");
-    cr_expect_eq(r.status, 2);
+    struct run r = mdlsim_stderr(args);
+    cr_expect_eq(r.status, 2, "%s", args);
+    size_t n = strlen(error);
+    cr_expect(strncmp(r.out, error, n) == 0 && strncmp(r.out + n, "\nusage: ", 8) == 0, "%s:\n%s", args, r.out);
     free(r.out);
+}
+
+Test(mdlsim, refuses_an_unknown_machine_with_a_usage_error_naming_the_machines_known)
+{
+    expect_usage_error("block --machine pentium --hex 90",
+                       "mdlsim: error: unknown machine 'pentium'; known: alderlake, cortex-a72, icelake, skylake "
+                       "(or give a description FILE.mdl)");
+}
+
+Test(mdlsim, suggests_the_closest_machine_for_a_misspelled_one)
+{
+    expect_usage_error("block --machine skylak --hex 90",
+                       "mdlsim: error: unknown machine 'skylak' (did you mean 'skylake'?); known: alderlake, "
+                       "cortex-a72, icelake, skylake (or give a description FILE.mdl)");
+    expect_usage_error("run --machine Cortex-A27 -- true",
+                       "mdlsim: error: unknown machine 'Cortex-A27' (did you mean 'cortex-a72'?); known: alderlake, "
+                       "cortex-a72, icelake, skylake (or give a description FILE.mdl)");
+}
+
+Test(mdlsim, refuses_two_machines_naming_both_rather_than_taking_the_last)
+{
+    expect_usage_error("block --machine skylake --machine icelake --hex 90",
+                       "mdlsim: error: two machines: --machine 'skylake' and --machine 'icelake' (give one)");
+    expect_usage_error("block --machine skylake --mdl ../machines/icelake.mdl --hex 90",
+                       "mdlsim: error: two machines: --machine 'skylake' and --mdl '../machines/icelake.mdl' (give one)");
+    expect_usage_error("replay --mdl a.mdl --machine alderlake trace",
+                       "mdlsim: error: two machines: --mdl 'a.mdl' and --machine 'alderlake' (give one)");
 }
 
 Test(mdlsim, fuses_a_compare_and_branch_into_one_uop)
@@ -395,6 +425,12 @@ static double block_cycles(const char *machine, const char *hex)
     double c = num(o, "cycles_per_iteration");
     json_decref(o);
     return c;
+}
+
+Test(mdlsim, takes_a_machine_name_in_any_case)
+{
+    cr_expect_float_eq(block_cycles("SkyLake", "4801d8"), block_cycles("skylake", "4801d8"), 1e-9);
+    cr_expect_float_eq(block_cycles("CORTEX-A72", "20cc224e"), block_cycles("cortex-a72", "20cc224e"), 1e-9);
 }
 
 Test(mdlsim, an_aarch64_ret_moves_no_stack_pointer_so_a_chain_through_memory_holds)

@@ -6,6 +6,7 @@
 #include <criterion/criterion.h>
 #include "files.h"
 #include "fixture.h"
+#include "suggest.h"
 #include <errno.h>
 #include <fcntl.h>
 #include <ftw.h>
@@ -398,10 +399,10 @@ Test(resolve, checks_that_an_extended_file_declares_the_machine_named)
 Test(resolve, suggests_the_closest_name_only_when_it_is_close)
 {
     static const char *const names[] = { "frontend", "window", "cache", "memory", "branch" };
-    cr_expect_str_eq(resolve_suggest("frontnd", names, 5), "frontend");
-    cr_expect_str_eq(resolve_suggest("windwo", names, 5), "window");
-    cr_expect_null(resolve_suggest("pipeline", names, 5));
-    cr_expect_null(resolve_suggest("x", names, 5));
+    cr_expect_str_eq(suggest_closest("frontnd", names, 5), "frontend");
+    cr_expect_str_eq(suggest_closest("windwo", names, 5), "window");
+    cr_expect_null(suggest_closest("pipeline", names, 5));
+    cr_expect_null(suggest_closest("x", names, 5));
 }
 
 /* ========================================= check =========================================== */
