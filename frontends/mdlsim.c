@@ -42,99 +42,148 @@
 
 extern const struct mdl_machine *const mdl_machines[];
 
-static const char usage_text[] =
-    "usage: mdlsim machines\n"
-    "       mdlsim run MACHINE [--roi SYMBOL]... [LANES] [--json FILE] [--html FILE] [--callgrind FILE]\n"
-    "                  [--record FILE] [--sysroot DIR] [--quiet] [--causality-sample N] -- PROGRAM [ARGS...]\n"
-    "       mdlsim replay MACHINE [--roi SYMBOL]... [--program PROGRAM] [LANES] [--json FILE] [--html FILE]\n"
-    "                  [--callgrind FILE] [--quiet] TRACE\n"
-    "       mdlsim block MACHINE (FILE.s | --function NAME PROGRAM | --hex HEX | --hex-file FILE)\n"
-    "                    [--whole | --loop N | --region NAME] [LANES] [--iterations N] [--json] [--html FILE]\n"
-    "                    [--jobs N]\n"
-    "       MACHINE: --machine NAME | --mdl FILE.mdl [-I DIR]...\n"
-    "       LANES: [--weight PERCENT]... [--weights P1,P2,...] [--no-sensitivity] [--no-causality]\n";
+/* The usage and help of each subcommand, put together for `mdlsim --help` and apart for
+ * `mdlsim COMMAND --help`: continuation lines are indented for "usage: " or its width. */
 
-static const char help_text[] =
+#define USAGE_MACHINES \
+    "mdlsim machines\n"
+
+#define USAGE_RUN \
+    "mdlsim run MACHINE [--roi SYMBOL]... [LANES] [--json FILE] [--html FILE] [--callgrind FILE]\n" \
+    "                  [--record FILE] [--sysroot DIR] [--quiet] [--causality-sample N] -- PROGRAM [ARGS...]\n"
+
+#define USAGE_REPLAY \
+    "mdlsim replay MACHINE [--roi SYMBOL]... [--program PROGRAM] [LANES] [--json FILE] [--html FILE]\n" \
+    "                  [--callgrind FILE] [--quiet] TRACE\n"
+
+#define USAGE_BLOCK \
+    "mdlsim block MACHINE (FILE.s | --function NAME PROGRAM | --hex HEX | --hex-file FILE)\n" \
+    "                    [--whole | --loop N | --region NAME] [LANES] [--iterations N] [--json] [--html FILE]\n" \
+    "                    [--jobs N]\n"
+
+#define USAGE_OPTIONS \
+    "       MACHINE: --machine NAME | --mdl FILE.mdl [-I DIR]...\n" \
+    "       LANES: [--weight PERCENT]... [--weights P1,P2,...] [--no-sensitivity] [--no-causality]\n"
+
+#define HELP_INTRO \
+    "\n" \
+    "Every analysis reports the same facts under the same names, as text (block: stdout; run and\n" \
+    "replay: stderr, ending with the verdict), JSON (--json; the keys are documented in\n" \
+    "frontends/views/mdlsim.schema.json) and a self-contained HTML page (--html FILE): cycles and\n" \
+    "IPC, the top-down breakdown of the issue slots, the speed-up when each resource is made\n" \
+    "faster (sensitivity: the largest is the bottleneck and bounds the gain), pairs accelerated\n" \
+    "together, the bounds with infinite resources and without dependencies, the verdict, the\n" \
+    "instructions on the critical path (causality) and a per-instruction resource table.\n" \
     "\n"
-    "Every analysis reports the same facts under the same names, as text (block: stdout; run and\n"
-    "replay: stderr, ending with the verdict), JSON (--json; the keys are documented in\n"
-    "frontends/views/mdlsim.schema.json) and a self-contained HTML page (--html FILE): cycles and\n"
-    "IPC, the top-down breakdown of the issue slots, the speed-up when each resource is made\n"
-    "faster (sensitivity: the largest is the bottleneck and bounds the gain), pairs accelerated\n"
-    "together, the bounds with infinite resources and without dependencies, the verdict, the\n"
-    "instructions on the critical path (causality) and a per-instruction resource table.\n"
-    "\n"
-    "run: runs PROGRAM under QEMU user mode (qemu-x86_64 or qemu-aarch64, with the CPU model the\n"
-    "machine names) and models every instruction it executes. PROGRAM is found through PATH as a\n"
-    "shell finds a command (a \"#!\" script runs its interpreter, as the kernel starts it), and\n"
-    "keeps its input, output (its stderr passes through mdlsim) and exit status. Every instruction\n"
-    "is named module!function+offset, with file:line where the object has debug information, and\n"
-    "the cycles are summed per function. When QEMU cannot start the program, mdlsim says why in\n"
-    "QEMU's words, exits 125 and writes no report.\n"
-    "replay: analyses a trace written by 'run --record' on any machine of the same ISA.\n"
-    "  --roi SYMBOL       only the calls of function SYMBOL (callees included), in the program\n"
-    "                     (position independent or not) or a library it loads; repeatable\n"
-    "  --json FILE        the report as JSON; --html FILE: as a page\n"
-    "  --callgrind FILE   valgrind's callgrind format (KCachegrind, callgrind_annotate)\n"
-    "  --record FILE      (run) the event stream, for replay\n"
-    "                     The directory of every report is checked before the run: one that\n"
-    "                     cannot be written fails at once.\n"
-    "  --sysroot DIR      (run) where QEMU finds a dynamically linked program's interpreter and\n"
-    "                     libraries (its -L); for AArch64, /usr/aarch64-linux-gnu by default\n"
-    "                     (gcc-aarch64-linux-gnu's), unless QEMU_LD_PREFIX names one\n"
-    "  --quiet            no progress line (on a terminal, once the run has taken a second:\n"
-    "                     instructions modelled, MIPS and the time, on stderr)\n"
-    "  --causality-sample N  causality (the critical path) follows one period in N (default 8;\n"
-    "                     1: periods back to back); a period is twice the ROB's worth of\n"
+
+#define HELP_RUN \
+    "run: runs PROGRAM under QEMU user mode (qemu-x86_64 or qemu-aarch64, with the CPU model the\n" \
+    "machine names) and models every instruction it executes. PROGRAM is found through PATH as a\n" \
+    "shell finds a command (a \"#!\" script runs its interpreter, as the kernel starts it), and\n" \
+    "keeps its input, output (its stderr passes through mdlsim) and exit status. Every instruction\n" \
+    "is named module!function+offset, with file:line where the object has debug information, and\n" \
+    "the cycles are summed per function. When QEMU cannot start the program, mdlsim says why in\n" \
+    "QEMU's words, exits 125 and writes no report.\n" \
+    "replay: analyses a trace written by 'run --record' on any machine of the same ISA.\n" \
+    "  --roi SYMBOL       only the calls of function SYMBOL (callees included), in the program\n" \
+    "                     (position independent or not) or a library it loads; repeatable\n" \
+    "  --json FILE        the report as JSON; --html FILE: as a page\n" \
+    "  --callgrind FILE   valgrind's callgrind format (KCachegrind, callgrind_annotate)\n" \
+    "  --record FILE      (run) the event stream, for replay\n" \
+    "                     The directory of every report is checked before the run: one that\n" \
+    "                     cannot be written fails at once.\n" \
+    "  --sysroot DIR      (run) where QEMU finds a dynamically linked program's interpreter and\n" \
+    "                     libraries (its -L); for AArch64, /usr/aarch64-linux-gnu by default\n" \
+    "                     (gcc-aarch64-linux-gnu's), unless QEMU_LD_PREFIX names one\n" \
+    "  --quiet            no progress line (on a terminal, once the run has taken a second:\n" \
+    "                     instructions modelled, MIPS and the time, on stderr)\n" \
+    "  --causality-sample N  causality (the critical path) follows one period in N (default 8;\n" \
+    "                     1: periods back to back); a period is twice the ROB's worth of\n" \
     "                     instructions, counted as they leave a window of that size\n"
-    "block: predicts the steady-state cycles per iteration of a basic block repeated back to back.\n"
-    "  FILE.s             assembly (AT&T by default; '.intel_syntax noprefix' switches); a file\n"
-    "                     with llvm-mca's markers ('# LLVM-MCA-BEGIN [NAME]' ... '# LLVM-MCA-END')\n"
-    "                     gives its regions, each analysed as a block\n"
-    "  --function NAME PROGRAM  the code of function NAME of the ELF program PROGRAM\n"
-    "                     A function or a file without markers gives its innermost loops (a\n"
-    "                     branch back to an earlier address closes one), each analysed as a block\n"
-    "                     and named by its addresses; without a loop, the whole code is one block.\n"
-    "  --whole            the whole code as one block (prologue, returns and all)\n"
-    "  --loop N           only the Nth of those loops or regions (in address order)\n"
-    "  --region NAME      only the region marked '# LLVM-MCA-BEGIN NAME'\n"
-    "  --hex HEX          the block's bytes in hex\n"
-    "  --hex-file FILE    one hex block per line ('-': standard input; '#' starts a comment line);\n"
-    "                     one result per line with --json, in the order of the file\n"
-    "  --jobs N           analyse the blocks of --hex-file on N threads (default: one per\n"
-    "                     processor online); the output is the same whatever N\n"
-    "  --iterations N     at most N copies measured (default 200): the run stops once the timing\n"
-    "                     repeats, else the second half is measured; causality may run longer\n"
-    "  --json             one JSON object per block, on stdout\n"
+
+#define HELP_BLOCK \
+    "block: predicts the steady-state cycles per iteration of a basic block repeated back to back.\n" \
+    "  FILE.s             assembly (AT&T by default; '.intel_syntax noprefix' switches); a file\n" \
+    "                     with llvm-mca's markers ('# LLVM-MCA-BEGIN [NAME]' ... '# LLVM-MCA-END')\n" \
+    "                     gives its regions, each analysed as a block\n" \
+    "  --function NAME PROGRAM  the code of function NAME of the ELF program PROGRAM\n" \
+    "                     A function or a file without markers gives its innermost loops (a\n" \
+    "                     branch back to an earlier address closes one), each analysed as a block\n" \
+    "                     and named by its addresses; without a loop, the whole code is one block.\n" \
+    "  --whole            the whole code as one block (prologue, returns and all)\n" \
+    "  --loop N           only the Nth of those loops or regions (in address order)\n" \
+    "  --region NAME      only the region marked '# LLVM-MCA-BEGIN NAME'\n" \
+    "  --hex HEX          the block's bytes in hex\n" \
+    "  --hex-file FILE    one hex block per line ('-': standard input; '#' starts a comment line);\n" \
+    "                     one result per line with --json, in the order of the file\n" \
+    "  --jobs N           analyse the blocks of --hex-file on N threads (default: one per\n" \
+    "                     processor online); the output is the same whatever N\n" \
+    "  --iterations N     at most N copies measured (default 200): the run stops once the timing\n" \
+    "                     repeats, else the second half is measured; causality may run longer\n" \
+    "  --json             one JSON object per block, on stdout\n" \
     "  --html FILE        the block's page (not with --hex-file)\n"
-    "Machines (all subcommands):\n"
-    "  --machine NAME     a machine compiled into mdlsim (see 'mdlsim machines')\n"
-    "  --mdl FILE         a machine description anywhere (spec.md): compiled with mdlc and the C\n"
-    "                     compiler ($CC, else cc) on first use, cached in $XDG_CACHE_HOME/mdlsim\n"
-    "                     (else ~/.cache/mdlsim) under the content of every file it reads, and\n"
-    "                     reused while none of them changes; errors in it are mdlc's, exit 1\n"
-    "  -I DIR             where FILE's includes and parent machines are looked for, after FILE's\n"
-    "                     own directory (repeatable); the bundled machines/ is searched last, so\n"
-    "                     'extends skylake' works from anywhere\n"
-    "Lanes (all subcommands):\n"
-    "  --weight PERCENT   acceleration of each resource in the sensitivity lanes (default 15;\n"
-    "                     repeatable, at most 8 weights in all)\n"
-    "  --weights LIST     several at once, e.g. 1,2,5,10,15,20,30,50: every resource at every\n"
-    "                     weight in the same pass, giving each resource's curve (the heat map)\n"
-    "  --no-sensitivity   baseline only\n"
+
+#define HELP_OPTIONS \
+    "Machines (all subcommands):\n" \
+    "  --machine NAME     a machine compiled into mdlsim (see 'mdlsim machines')\n" \
+    "  --mdl FILE         a machine description anywhere (spec.md): compiled with mdlc and the C\n" \
+    "                     compiler ($CC, else cc) on first use, cached in $XDG_CACHE_HOME/mdlsim\n" \
+    "                     (else ~/.cache/mdlsim) under the content of every file it reads, and\n" \
+    "                     reused while none of them changes; errors in it are mdlc's, exit 1\n" \
+    "  -I DIR             where FILE's includes and parent machines are looked for, after FILE's\n" \
+    "                     own directory (repeatable); the bundled machines/ is searched last, so\n" \
+    "                     'extends skylake' works from anywhere\n" \
+    "Lanes (all subcommands):\n" \
+    "  --weight PERCENT   acceleration of each resource in the sensitivity lanes (default 15;\n" \
+    "                     repeatable, at most 8 weights in all)\n" \
+    "  --weights LIST     several at once, e.g. 1,2,5,10,15,20,30,50: every resource at every\n" \
+    "                     weight in the same pass, giving each resource's curve (the heat map)\n" \
+    "  --no-sensitivity   baseline only\n" \
     "  --no-causality     no critical-path analysis\n"
-    "Exit status: block and replay: 0 success, 1 when a block or file could not be analysed, 2 usage\n"
-    "errors. run: the program's own exit status; 128 + N when signal N killed it (as a shell says it:\n"
-    "the report of what ran before is still written, and says so); 125 when mdlsim could not run or\n"
-    "analyse it (the error says why), 126 when PROGRAM cannot be executed, 127 when it is not found,\n"
-    "2 usage errors. A program that a fault kills (not raise or abort) may lose its last few\n"
-    "thousand instructions: QEMU ends without a word to the plugin. SIGINT, SIGTERM or SIGHUP to\n"
-    "mdlsim end QEMU too, remove the files being written (trace, reports) and exit 128 + the signal\n"
-    "(one ignored when mdlsim starts, as under nohup, stays ignored). Nothing the program starts\n"
-    "outlives the run: its children are ended with it. A program that replaces itself (exec) is\n"
+
+#define HELP_EXIT \
+    "Exit status: block and replay: 0 success, 1 when a block or file could not be analysed, 2 usage\n" \
+    "errors. run: the program's own exit status; 128 + N when signal N killed it (as a shell says it:\n" \
+    "the report of what ran before is still written, and says so); 125 when mdlsim could not run or\n" \
+    "analyse it (the error says why), 126 when PROGRAM cannot be executed, 127 when it is not found,\n" \
+    "2 usage errors. A program that a fault kills (not raise or abort) may lose its last few\n" \
+    "thousand instructions: QEMU ends without a word to the plugin. SIGINT, SIGTERM or SIGHUP to\n" \
+    "mdlsim end QEMU too, remove the files being written (trace, reports) and exit 128 + the signal\n" \
+    "(one ignored when mdlsim starts, as under nohup, stays ignored). Nothing the program starts\n" \
+    "outlives the run: its children are ended with it. A program that replaces itself (exec) is\n" \
     "reported up to the exec; the new program runs natively, and its exit status is the run's.\n"
-    "Traces: frames of the event stream, each checked by a checksum; a truncated or damaged trace\n"
-    "is refused with the byte where the damage is, and one of another program (--program) too.\n";
+
+#define HELP_TRACES \
+    "Traces: frames of the event stream, each checked by a checksum; a truncated or damaged trace\n" \
+    "is refused with the byte where the damage is, and one of another program (--program) too.\n"
+
+static const char usage_text[] =
+    "usage: " USAGE_MACHINES "       " USAGE_RUN "       " USAGE_REPLAY "       " USAGE_BLOCK USAGE_OPTIONS
+    "       mdlsim COMMAND --help: that command's help only\n";
+static const char help_text[] = HELP_INTRO HELP_RUN HELP_BLOCK HELP_OPTIONS HELP_EXIT HELP_TRACES;
+
+/* `mdlsim COMMAND --help`: that command's usage and options only. */
+static const struct command_help {
+    const char *name, *usage, *help;
+} command_helps[] = {
+    { "machines", "usage: " USAGE_MACHINES,
+      "\nLists the machines compiled into mdlsim, one name a line: the NAMEs of --machine.\n" },
+    { "run", "usage: " USAGE_RUN USAGE_OPTIONS, HELP_INTRO HELP_RUN HELP_OPTIONS HELP_EXIT HELP_TRACES },
+    { "replay", "usage: " USAGE_REPLAY USAGE_OPTIONS, HELP_INTRO HELP_RUN HELP_OPTIONS HELP_EXIT HELP_TRACES },
+    { "block", "usage: " USAGE_BLOCK USAGE_OPTIONS, HELP_INTRO HELP_BLOCK HELP_OPTIONS HELP_EXIT },
+};
+
+/* Prints the help of COMMAND (NULL: of every command) on stdout; 0, the exit status. */
+static int print_help(const char *command)
+{
+    for (size_t i = 0; command && i < sizeof command_helps / sizeof *command_helps; i++)
+        if (strcmp(command_helps[i].name, command) == 0) {
+            printf("%s%s", command_helps[i].usage, command_helps[i].help);
+            return 0;
+        }
+    printf("%s%s", usage_text, help_text);
+    return 0;
+}
 
 /* run's exit status when mdlsim itself fails, as env(1), nice(1) and timeout(1) do, so that it
  * differs from the program's own; 126 and 127 as a shell says them. */
@@ -785,7 +834,7 @@ static int parse_block_opts(int argc, char **argv, struct block_opts *o)
             if (!parse_uint(optarg, 1, 256, &o->jobs))
                 return uint_error("jobs", 1, 256);
             break;
-        case 'h': printf("%s%s", usage_text, help_text); return 0;
+        case 'h': return print_help("block");
         case ':': return usage_error("option '%s' needs an argument", argv[optind - 1]);
         default: return usage_error("unknown option '%s'", argv[optind - 1]);
         }
@@ -925,7 +974,7 @@ static int parse_run_opts(int argc, char **argv, struct run_cli *o, bool replay)
             if (!parse_uint(optarg, 1, 1000000, &o->sample))
                 return usage_error("--causality-sample needs a whole number from 1 to 1000000, got '%s'", optarg);
             break;
-        case 'h': printf("%s%s", usage_text, help_text); return 0;
+        case 'h': return print_help(replay ? "replay" : "run");
         case ':': return usage_error("option '%s' needs an argument", argv[optind - 1]);
         default: return usage_error("unknown option '%s'", argv[optind - 1]);
         }
@@ -1471,17 +1520,17 @@ static int command(int argc, char **argv)
     if (argc < 2)
         return usage_error("%s", "no command");
     if (strcmp(argv[1], "machines") == 0)
-        return argc == 2 ? cmd_machines() : usage_error("unexpected argument '%s'", argv[2]);
+        return argc == 2 ? cmd_machines()
+             : strcmp(argv[2], "--help") == 0 || strcmp(argv[2], "-h") == 0 ? print_help("machines")
+             : usage_error("unexpected argument '%s'", argv[2]);
     if (strcmp(argv[1], "block") == 0)
         return cmd_block(argc - 1, argv + 1);
     if (strcmp(argv[1], "run") == 0)
         return cmd_run(argc - 1, argv + 1);
     if (strcmp(argv[1], "replay") == 0)
         return cmd_replay(argc - 1, argv + 1);
-    if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0) {
-        printf("%s%s", usage_text, help_text);
-        return 0;
-    }
+    if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0)
+        return print_help(NULL);
     return usage_error("unknown command '%s'", argv[1]);
 }
 

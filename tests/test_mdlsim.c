@@ -371,9 +371,33 @@ Test(mdlsim, refuses_two_machines_naming_both_rather_than_taking_the_last)
     expect_usage_error("block --machine skylake --machine icelake --hex 90",
                        "mdlsim: error: two machines: --machine 'skylake' and --machine 'icelake' (give one)");
     expect_usage_error("block --machine skylake --mdl ../machines/icelake.mdl --hex 90",
-                       "mdlsim: error: two machines: --machine 'skylake' and --mdl '../machines/icelake.mdl' (give one)");
+                       "mdlsim: error: two machines: --machine 'skylake' and --mdl '../machines/icelake.mdl' "
+                       "(give one)");
     expect_usage_error("replay --mdl a.mdl --machine alderlake trace",
                        "mdlsim: error: two machines: --mdl 'a.mdl' and --machine 'alderlake' (give one)");
+}
+
+Test(mdlsim, prints_the_help_of_the_subcommand_asked_and_only_its)
+{
+    static const struct { const char *args, *usage, *own, *other; } cases[] = {
+        { "block --help", "usage: mdlsim block MACHINE (FILE.s", "  --hex HEX ", "run: runs PROGRAM" },
+        { "run --help", "usage: mdlsim run MACHINE", "  --sysroot DIR ", "block: predicts" },
+        { "replay --machine skylake --help", "usage: mdlsim replay MACHINE", "  --roi SYMBOL ", "--hex-file" },
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        struct run r = mdlsim_to(cases[i].args, "2>&1");
+        cr_expect_eq(r.status, 0, "%s", cases[i].args);
+        cr_expect(strncmp(r.out, cases[i].usage, strlen(cases[i].usage)) == 0, "%s:\n%s", cases[i].args, r.out);
+        cr_expect(strstr(r.out, cases[i].own), "%s: its own options", cases[i].args);
+        cr_expect(strstr(r.out, "  --machine NAME "), "%s: the machine options", cases[i].args);
+        cr_expect_null(strstr(r.out, cases[i].other), "%s: not another command's help", cases[i].args);
+        free(r.out);
+    }
+    struct run r = mdlsim_to("machines --help", "2>&1");
+    cr_expect_eq(r.status, 0);
+    cr_expect_str_eq(r.out, "usage: mdlsim machines\n\nLists the machines compiled into mdlsim, one name a line: "
+                            "the NAMEs of --machine.\n");
+    free(r.out);
 }
 
 Test(mdlsim, fuses_a_compare_and_branch_into_one_uop)
