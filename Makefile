@@ -142,6 +142,13 @@ $(B)/gen/%.o: $(B)/gen/%.stamp runtime/mdl_machine.h mdl/class.def mdl/depend.de
 MACHINE_LIST := $(B)/gen/machines.list
 # (the whole tree: $(B) then exists before make looks at it, and its rule never runs)
 $(shell mkdir -p $(BUILD_DIRS) && { echo '$(MACHINE_NAMES)' | cmp -s - $(MACHINE_LIST) || echo '$(MACHINE_NAMES)' > $(MACHINE_LIST); })
+# --version names the commit built (mdl/version.h); rewritten only when that changes, so that
+# the three mains recompile then and only then. From a tarball (no .git) it is never written.
+GIT_VERSION := $(shell test -e .git && git describe --always --dirty 2>/dev/null)
+ifneq ($(GIT_VERSION),)
+$(shell echo '#define MDL_GIT_VERSION "$(GIT_VERSION)"' | cmp -s - $(B)/git_version.h || \
+        echo '#define MDL_GIT_VERSION "$(GIT_VERSION)"' > $(B)/git_version.h)
+endif
 $(B)/gen/registry.c: Makefile $(MACHINE_LIST) $(STAMPS) | $(B)
 	@syms=$$(sed -n 's/^extern const struct mdl_machine \(mdl_machine_[A-Za-z0-9_]*\);$$/\1/p' \
 	        $(MACHINE_NAMES:%=generated/%.h)); \

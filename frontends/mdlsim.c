@@ -22,6 +22,7 @@
 #include "asm.h"
 #include "safefile.h"
 #include "suggest.h"
+#include "version.h"
 #include "batch.h"
 #include "block.h"
 #include "elfsym.h"
@@ -159,7 +160,7 @@ extern const struct mdl_machine *const mdl_machines[];
 
 static const char usage_text[] =
     "usage: " USAGE_MACHINES "       " USAGE_RUN "       " USAGE_REPLAY "       " USAGE_BLOCK USAGE_OPTIONS
-    "       mdlsim COMMAND --help: that command's help only\n";
+    "       mdlsim --version; mdlsim COMMAND --help: that command's help only\n";
 static const char help_text[] = HELP_INTRO HELP_RUN HELP_BLOCK HELP_OPTIONS HELP_EXIT HELP_TRACES;
 
 /* `mdlsim COMMAND --help`: that command's usage and options only. */
@@ -1531,6 +1532,10 @@ static int command(int argc, char **argv)
         return cmd_replay(argc - 1, argv + 1);
     if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0)
         return print_help(NULL);
+    if (strcmp(argv[1], "--version") == 0) {
+        printf(MDL_VERSION_LINE("mdlsim"));
+        return 0;
+    }
     return usage_error("unknown command '%s'", argv[1]);
 }
 

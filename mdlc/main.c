@@ -6,6 +6,7 @@
 #include <sys/stat.h>
 #include "driver.h"
 #include "safefile.h"
+#include "version.h"
 
 static const char usage[] =
     "usage: mdlc [-I DIR]... [-o OUTDIR [--basename NAME]] [--check | --summary | --dump-ast | --dump-json] [-W...] FILE.mdl\n";
@@ -31,6 +32,7 @@ static const char help[] =
     "                    (on by default: the entry would never match)\n"
     "  --Werror, -Werror treat warnings as errors\n"
     "  -h, --help        show this help\n"
+    "  --version         print mdlc's version (and the commit built) and exit\n"
     "\n"
     "Exit status: 0 success, 1 errors in the description, 2 usage errors.\n"
     "Outputs are rewritten only when their content changes; nothing is written on error.\n";
@@ -64,13 +66,13 @@ static int usage_error(const char *fmt, const char *arg)
 
 int main(int argc, char **argv)
 {
-    enum { OPT_CHECK = 256, OPT_SUMMARY, OPT_AST, OPT_JSON, OPT_DEPFILE, OPT_DEPTARGET, OPT_WERROR, OPT_BASENAME };
+    enum { OPT_CHECK = 256, OPT_SUMMARY, OPT_AST, OPT_JSON, OPT_DEPFILE, OPT_DEPTARGET, OPT_WERROR, OPT_BASENAME, OPT_VERSION };
     static const struct option longopts[] = {
         { "check", no_argument, NULL, OPT_CHECK }, { "summary", no_argument, NULL, OPT_SUMMARY }, { "dump-ast", no_argument, NULL, OPT_AST },
         { "dump-json", no_argument, NULL, OPT_JSON }, { "depfile", required_argument, NULL, OPT_DEPFILE },
         { "deptarget", required_argument, NULL, OPT_DEPTARGET }, { "Werror", no_argument, NULL, OPT_WERROR },
         { "basename", required_argument, NULL, OPT_BASENAME }, { "help", no_argument, NULL, 'h' },
-        { NULL, 0, NULL, 0 },
+        { "version", no_argument, NULL, OPT_VERSION }, { NULL, 0, NULL, 0 },
     };
     const char **dirs = calloc((size_t)argc + 1, sizeof *dirs);
     struct mdlc_opts o = { .action = MDLC_EMIT, .outdir = ".", .include_dirs = dirs, .out = stdout, .err = stderr };
@@ -95,6 +97,7 @@ int main(int argc, char **argv)
             }
             break;
         case 'h': fputs(usage, stdout); fputs(help, stdout); free(dirs); return 0;
+        case OPT_VERSION: printf(MDL_VERSION_LINE("mdlc")); free(dirs); return 0;
         case ':': free(dirs); return usage_error("option '%s' needs an argument", argv[optind - 1]);
         default: free(dirs); return usage_error("unknown option '%s'", argv[optind - 1]);
         }

@@ -21,6 +21,7 @@
 #include "rawjson.h"
 #include "safefile.h"
 #include "sysfs.h"
+#include "version.h"
 #include "xray.h"
 
 enum { EXIT_USAGE = 2, EXIT_CANNOT_MEASURE = 3, MAX_DIRS = 16 };
@@ -46,6 +47,7 @@ static const char help[] =
     "  --quiet          no progress on stderr\n"
     "  --list-forms     print the instruction forms measured (key, then the bytes timed) and exit\n"
     "  -h, --help       show this help\n"
+    "  --version        print mdlprobe's version (and the commit built) and exit\n"
     "\n"
     "The draft extends the base by name (extends skylake) or by file name (extends \"x.mdl\"); compile\n"
     "it with the base's directory as -I: build/mdlc -I machines draft.mdl. Its first lines say so.\n"
@@ -73,11 +75,11 @@ static int usage_error(const char *fmt, const char *arg)
 /* Returns -1 to go on, else the exit status. */
 static int parse(int argc, char **argv, struct opts *o)
 {
-    enum { OPT_BASE = 256, OPT_JSON, OPT_QUIET, OPT_LIST };
+    enum { OPT_BASE = 256, OPT_JSON, OPT_QUIET, OPT_LIST, OPT_VERSION };
     static const struct option longopts[] = {
         { "base", required_argument, NULL, OPT_BASE }, { "json", required_argument, NULL, OPT_JSON },
         { "quiet", no_argument, NULL, OPT_QUIET }, { "list-forms", no_argument, NULL, OPT_LIST },
-        { "help", no_argument, NULL, 'h' }, { NULL, 0, NULL, 0 },
+        { "help", no_argument, NULL, 'h' }, { "version", no_argument, NULL, OPT_VERSION }, { NULL, 0, NULL, 0 },
     };
     int c;
     opterr = 0;
@@ -94,6 +96,7 @@ static int parse(int argc, char **argv, struct opts *o)
         case OPT_QUIET: o->quiet = true; break;
         case OPT_LIST: o->list_forms = true; break;
         case 'h': fputs(usage, stdout); fputs(help, stdout); return 0;
+        case OPT_VERSION: printf(MDL_VERSION_LINE("mdlprobe")); return 0;
         case ':': return usage_error("option '%s' needs an argument", argv[optind - 1]);
         default: return usage_error("unknown option '%s'", argv[optind - 1]);
         }

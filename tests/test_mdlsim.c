@@ -400,6 +400,24 @@ Test(mdlsim, prints_the_help_of_the_subcommand_asked_and_only_its)
     free(r.out);
 }
 
+/* "TOOL 0.26\n", or "TOOL 0.26 (git DESCRIBE)\n" when built from a checkout: one version for all. */
+Test(mdlsim, prints_the_version_of_every_tool_and_exits_0)
+{
+    static const char *const tools[] = { "mdlsim", "mdlc", "mdlprobe" };
+    for (size_t i = 0; i < sizeof tools / sizeof *tools; i++) {
+        char cmd[256], want[64];
+        snprintf(cmd, sizeof cmd, "../build/%s --version 2>&1", tools[i]);
+        struct run r = capture(cmd);
+        cr_expect_eq(r.status, 0, "%s", tools[i]);
+        int n = snprintf(want, sizeof want, "%s 0.26", tools[i]);
+        size_t len = strlen(r.out);
+        cr_expect(strncmp(r.out, want, (size_t)n) == 0 && (r.out[n] == '\n' || strncmp(r.out + n, " (git ", 6) == 0),
+                  "%s: %s", tools[i], r.out);
+        cr_expect_eq(strchr(r.out, '\n') - r.out, (ptrdiff_t)len - 1, "%s: one line", tools[i]);
+        free(r.out);
+    }
+}
+
 Test(mdlsim, fuses_a_compare_and_branch_into_one_uop)
 {
     /* add $1, %rcx; cmp %rdx, %rcx; jne back: the pair is one entry, one uop */
