@@ -34,7 +34,7 @@ FRONT_SRC := frontends/decode.c $(wildcard frontends/isa/*.c) frontends/static/b
              frontends/views/view_callgrind.c frontends/symbols.c
 # mdlprobe: the x86-64 nano-benchmarks and the draft writer; it reads the base machine with mdlc's
 # resolve and check passes and writes through mdlc's staged outputs.
-PROBE_SRC := probe/x86.c probe/timer.c probe/nano.c probe/forms.c probe/calib.c probe/chase.c probe/xray.c \
+PROBE_SRC := probe/x86.c probe/emulator.c probe/timer.c probe/nano.c probe/forms.c probe/calib.c probe/chase.c probe/xray.c \
              probe/core.c probe/findings.c probe/sysfs.c probe/base.c probe/draft.c probe/rawjson.c
 TEST_SRC  := $(wildcard tests/test_*.c)
 
@@ -230,13 +230,15 @@ $(B)/tests/run: $(TEST_SRC:%.c=$(O)/%.o) $(MDLC_OBJ) $(MDL_OBJ) $(IMPORT_OBJ) $(
 check-generated: $(B)/mdlc $(B)/uops2mdl
 	@tests/check-generated.sh $(B)
 
+# The Criterion suite first: the shell tests after it measure this host and run QEMU, and must not
+# keep the unit tests from running when one of them fails.
 test: $(B)/.deps-test all $(B)/tests/run $(PROGRAM_BINS) $(LIB_BINS) check-generated
+	@cd tests && ../$(B)/tests/run --jobs 2
 	@tests/qemu/run-plugin-test.sh > $(B)/plugin-test.log 2>&1 || { cat $(B)/plugin-test.log; exit 1; }
 	@tail -n 1 $(B)/plugin-test.log
 	@tests/dropin.sh $(B)
 	@tests/probe/run-probe-test.sh > $(B)/probe-test.log 2>&1 || { cat $(B)/probe-test.log; exit 1; }
 	@tail -n 1 $(B)/probe-test.log
-	@cd tests && ../$(B)/tests/run --jobs 2
 
 # The tools and the whole suite under AddressSanitizer and UndefinedBehaviorSanitizer, LTO off, in
 # build-san/. The QEMU plugin is the plain build's: QEMU cannot load a sanitized shared object.

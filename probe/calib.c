@@ -43,14 +43,15 @@ static void scale_tsc(struct calib *c, struct timer *t)
     t->ref_run = run_reference, t->ref_ctx = c, t->ref_cycles = timer_cycles(t, best);
 }
 
-/* Whether the timings are a core's: independent adds overlap, imuls and loads take longer. */
+/* Whether the timings are a core's: independent adds overlap, imuls and loads take longer. An
+ * emulator is refused before this, by CPUID (emulator.h): here a miss means the host is too busy. */
 static enum calib_status core_like(struct calib *c, const struct timer *t, char *why, size_t len)
 {
     if (!forms_throughput(t, forms_reference(), &c->parallel, why, len))
         return CALIB_ERROR;
     if (c->parallel.min > MIN_PARALLEL) {
         snprintf(why, len, "independent adds take %.2f cycles each, as long as dependent ones: no instruction-level "
-                 "parallelism, so this is an emulator (QEMU?) or a very loaded host, not a core to measure",
+                 "parallelism: timing too noisy (a loaded host?)",
                  c->parallel.min);
         return CALIB_SERIAL;
     }
@@ -59,7 +60,7 @@ static enum calib_status core_like(struct calib *c, const struct timer *t, char 
         return CALIB_ERROR;
     if (c->imul.min < MIN_SLOW || c->load.min < MIN_SLOW) {
         snprintf(why, len, "a chain of imuls takes %.2f cycles per imul and a chain of loads %.2f per load, where "
-                 "every x86-64 core takes 3 or more: this is an emulator (QEMU?), not a core to measure",
+                 "every x86-64 core takes 3 or more: timing too noisy (a loaded host?)",
                  c->imul.min, c->load.min);
         return CALIB_SERIAL;
     }

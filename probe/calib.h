@@ -5,10 +5,10 @@
 #include <stddef.h>
 #include "nano.h"
 
-/* A host cannot be measured when the add chain's timing is not stable, or when it is an emulator
- * such as QEMU, whose timings say nothing of a core: it runs independent adds no faster than
- * dependent ones, or multiplies and loads as fast as adds (no x86-64 core has an IMUL or a load
- * latency below 3 cycles). */
+/* A host cannot be measured when the add chain's timing is not stable, or when the timings are not
+ * a core's: independent adds no faster than dependent ones, or multiplies and loads as fast as adds
+ * (no x86-64 core has an IMUL or a load latency below 3 cycles). An emulator times like that, but
+ * is refused before by what CPUID says (emulator.h); here it means a host too loaded to measure. */
 struct calib {
     struct nano_kernel chain;   /* the reference: a dependent add chain */
     struct nano_state state;

@@ -16,6 +16,7 @@
 #include "chase.h"
 #include "core.h"
 #include "draft.h"
+#include "emulator.h"
 #include "forms.h"
 #include "output.h"
 #include "rawjson.h"
@@ -53,8 +54,8 @@ static const char help[] =
     "it with the base's directory as -I: build/mdlc -I machines draft.mdl. Its first lines say so.\n"
     "\n"
     "Exit status: 0 success, 1 failure (base not found, an output not writable), 2 usage error,\n"
-    "3 this host cannot be measured: not x86-64 (AArch64), an emulator (QEMU: independent\n"
-    "instructions run no faster than dependent ones), or timing too noisy for a stable add chain.\n";
+    "3 this host cannot be measured: not x86-64 (AArch64), an emulator (QEMU, known by CPUID's\n"
+    "hypervisor signature; a VM such as KVM is measured), or timing too noisy (a loaded host).\n";
 
 struct opts {
     const char *out, *json, *base;
@@ -257,6 +258,9 @@ static void same_l1_latency(struct probe *p)
 static int measure(struct probe *p)
 {
     char clock[320];
+    if (emulator_detect(p->err, sizeof p->err))
+        return stop(EXIT_CANNOT_MEASURE, p->err);
+    say(p, "host: %s", p->err);
     if (!timer_open(&p->timer, p->err, sizeof p->err))
         return stop(EXIT_CANNOT_MEASURE, p->err);
     enum calib_status cs = calib_run(&p->calib, &p->timer, p->err, sizeof p->err);

@@ -8,6 +8,7 @@
 #include "base.h"
 #include "draft.h"
 #include "driver.h"
+#include "emulator.h"
 #include "findings.h"
 #include "x86.h"
 
@@ -66,6 +67,17 @@ static struct finding *add(struct findings *f, enum findings_block b, unsigned l
     x->stat = (struct nano_stat){ value, value * 1.01, 0.01, 7 };
     snprintf(x->method, sizeof x->method, "made up for the test");
     return x;
+}
+
+/* QEMU's signature is an emulator; the hypervisors that run code on the core are measured (this
+ * machine is a bhyve VM). */
+Test(probe_emulator, only_qemus_translator_is_an_emulator)
+{
+    cr_expect_str_eq(emulator_of_signature("TCGTCGTCGTCG"), "QEMU (TCG, its binary translator)");
+    static const char *const vms[] = { "KVMKVMKVM\0\0\0", "bhyve bhyve ", "Microsoft Hv", "VMwareVMware",
+                                       "XenVMMXenVMM", "TCGTCGTCGTC\0" };
+    for (size_t i = 0; i < sizeof vms / sizeof vms[0]; i++)
+        cr_expect_null(emulator_of_signature(vms[i]), "signature %zu", i);
 }
 
 Test(probe_findings, the_faster_pass_is_kept)
