@@ -21,9 +21,10 @@
 #include "safefile.h"
 #include "sha256.h"
 
-/* runtime/mdl_machine.h, mdl/class.def, mdl/depend.def and mdl/isa.def as this mdlsim was built with them
- * (mdlfile_abi.S). */
-extern const char mdlfile_machine_h[], mdlfile_class_def[], mdlfile_depend_def[], mdlfile_isa_def[];
+/* runtime/mdl_machine.h, mdl/class.def, mdl/depend.def, mdl/isa.def and mdl/isa_enum.h as this
+ * mdlsim was built with them (mdlfile_abi.S). */
+extern const char mdlfile_machine_h[], mdlfile_class_def[], mdlfile_depend_def[], mdlfile_isa_def[],
+    mdlfile_isa_enum_h[];
 
 /* A cache root leaves room for the names under it: an entry, a build directory, their files.
  * A build directory untouched for STALE_SECONDS belongs to a build that was killed. */
@@ -316,7 +317,10 @@ static bool write_headers(const char *tmp)
     if (!write_text(path, mdlfile_depend_def))
         return false;
     snprintf(path, sizeof path, "%s/inc/mdl/isa.def", tmp);
-    return write_text(path, mdlfile_isa_def);
+    if (!write_text(path, mdlfile_isa_def))
+        return false;
+    snprintf(path, sizeof path, "%s/inc/mdl/isa_enum.h", tmp);
+    return write_text(path, mdlfile_isa_enum_h);
 }
 
 /* The generated header's machine symbol (its one extern declaration) and the C file beside it. */

@@ -5,7 +5,7 @@
 #define MDL_FORMKEY_H
 #include <stdbool.h>
 #include <stddef.h>
-#include "mdl_machine.h"
+#include "isa_enum.h"
 
 enum formkey_kind {
 #define K(isa, id, s) FK_##isa##_##id,

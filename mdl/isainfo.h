@@ -3,7 +3,7 @@
 #ifndef ISAINFO_H
 #define ISAINFO_H
 #include <capstone/capstone.h>
-#include "../runtime/mdl_machine.h"
+#include "isa_enum.h"
 
 struct isainfo {
     const char *name;           /* "x86_64": the description's and QEMU's */

@@ -3,14 +3,7 @@
 #ifndef MDL_MACHINE_H
 #define MDL_MACHINE_H
 #include <stdint.h>
-
-/* The instruction sets of mdl/isa.def (the description's `isa`). */
-enum mdl_isa {
-#define ISA(e, ...) MDL_ISA_##e,
-#include "../mdl/isa.def"
-#undef ISA
-    MDL_ISA_COUNT
-};
+#include "../mdl/isa_enum.h"
 
 enum mdl_class {
 #define X(e, s, doc) MDL_CLASS_##e,
