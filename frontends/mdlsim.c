@@ -1246,6 +1246,7 @@ static int finish_report(struct run *r, const struct run_cli *o, const struct an
     result_reset(res, o->b.m);
     res->command = command;
     res->program = o->program;
+    res->program_args = o->argv ? o->argv + 1 : NULL;
     res->exit_code = exit_code;
     res->killed_by = killed_by;
     res->replaced_by = run_replaced_by(r);

@@ -1435,8 +1435,8 @@ Test(mdlsim_run, writes_a_callgrind_file_that_callgrind_annotate_reads)
         fputc(c, mem);
     fclose(mem);
     cr_expect_eq(pclose(p), 0, "%s", out);
-    cr_expect(strstr(out, "Profiled target:  mdlsim run --machine skylake --roi kernel_gemm -- ../build/programs/gemm.pie\n"),
-              "the command names the program:\n%s", out);
+    cr_expect(strstr(out, "Profiled target:  mdlsim run --machine skylake --roi kernel_gemm -- ../build/programs/gemm.pie 16\n"),
+              "the command names the program and its arguments:\n%s", out);
     char total[64];
     snprintf(total, sizeof total, "%lld", instructions);
     /* callgrind_annotate groups digits: 4,216 */

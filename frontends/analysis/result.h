@@ -135,6 +135,8 @@ struct result {
     const struct mdl_machine *m;
     const char *command;            /* "block", "run", "replay" */
     const char *program;            /* run, replay: the program analysed (NULL: unknown, a block) */
+    char *const *program_args;      /* run: its arguments after its name, NULL-terminated; NULL: not known
+                                       (replay, a block) */
     enum result_scope scope;
     const char *scope_name;         /* the block's label, the region's symbol; NULL for a whole run */
     unsigned iterations;            /* block: iterations simulated; run: 1 */

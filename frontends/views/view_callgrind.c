@@ -14,12 +14,24 @@ static bool same(const char *a, const char *b) { return a == b || (a && b && str
 
 /* A name on one line: the format has no escapes, so line breaks (and every control byte) become
  * spaces. */
+static void one_line(FILE *out, const char *s)
+{
+    for (; *s; s++)
+        fputc((unsigned char)*s < 0x20 || *s == 0x7f ? ' ' : *s, out);
+}
+
 static void name(FILE *out, const char *key, const char *s)
 {
     fputs(key, out);
-    for (; *s; s++)
-        fputc((unsigned char)*s < 0x20 || *s == 0x7f ? ' ' : *s, out);
+    one_line(out, s);
     fputc('\n', out);
+}
+
+/* A word of the command line after a space: as it was given, but on one line. */
+static void word(FILE *out, const char *s)
+{
+    fputc(' ', out);
+    one_line(out, s);
 }
 
 static void function_name(FILE *out, const struct result_row *row)
@@ -50,10 +62,13 @@ static void header(FILE *out, const struct result *r)
     fprintf(out, "cmd: mdlsim %s --machine %s", r->command, r->m->name);
     if (r->scope_name)
         fprintf(out, " --roi %s", r->scope_name);
-    if (r->program)
-        name(out, " -- ", r->program);
-    else
-        fputc('\n', out);
+    if (r->program) {
+        fputs(" --", out);
+        word(out, r->program);
+        for (char *const *a = r->program_args; a && *a; a++)
+            word(out, *a);
+    }
+    fputc('\n', out);
     /* callgrind_annotate (3.19) takes "event:" long names for malformed lines: they are comments */
     fputs("# Ir: instructions executed; Cycles: predicted cycles (by retirement); Crit: instances on the\n"
           "# critical path; L1m: data accesses beyond the first level; LLm: served by memory; Bm: mispredicted\n"
