@@ -106,7 +106,8 @@ extern const struct mdl_machine *const mdl_machines[];
     "block: predicts the steady-state cycles per iteration of a basic block repeated back to back.\n" \
     "  FILE.s             assembly (AT&T by default; '.intel_syntax noprefix' switches); a file\n" \
     "                     with llvm-mca's markers ('# LLVM-MCA-BEGIN [NAME]' ... '# LLVM-MCA-END')\n" \
-    "                     gives its regions, each analysed as a block\n" \
+    "                     gives its regions, each analysed as a block; the code of .text and of\n" \
+    "                     every .text.NAME section (gcc -O2 puts main in .text.startup), in order\n" \
     "  --function NAME PROGRAM  the code of function NAME of the ELF program PROGRAM\n" \
     "                     A function or a file without markers gives its innermost loops (a\n" \
     "                     branch back to an earlier address closes one), each analysed as a block\n" \

@@ -208,6 +208,17 @@ Test(mdlsim, finds_the_fma_chain_of_the_seed_kernel_latency_bound)
     json_decref(o);
 }
 
+/* gcc -O2 -S files main in .text.startup: block mode finds its loop there, as in .text. */
+Test(mdlsim, finds_the_loop_of_a_main_that_gcc_puts_in_text_startup)
+{
+    json_t *o = block_json("block --machine skylake --json --no-sensitivity kernels/main-in-text-startup.s");
+    cr_expect_str_eq(json_string_value(json_object_get(json_object_get(o, "scope"), "name")),
+                     "kernels/main-in-text-startup.s loop 1 of 1, main+0x7 to main+0xf");
+    cr_expect_eq(json_integer_value(json_object_get(o, "instructions")), 3, "add, sub, jne");
+    cr_expect_float_eq(num(o, "cycles_per_iteration"), 1.0, 0.01, "the add chain, a cycle an iteration");
+    json_decref(o);
+}
+
 Test(mdlsim, blames_the_load_ports_for_independent_loads)
 {
     json_t *o = block_json("block --machine skylake --json kernels/independent-loads.s");

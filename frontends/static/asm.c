@@ -108,9 +108,21 @@ static int marker(const char *line, char *name, size_t len)
     return 1;
 }
 
-/* Writes PATH to COPY with each marker line a label (line numbers stay: the assembler's messages
- * keep theirs), naming the regions in CODE; 0 when there are none (COPY is then not needed),
- * 1 when there are, -1 with ERR for a marker without its pair. */
+/* Whether LINE switches to a code section named .text.SOMETHING: gcc puts main in .text.startup
+ * and cold paths in .text.unlikely (-O2). Code is code wherever the compiler files it. */
+static bool text_subsection(const char *line)
+{
+    const char *p = line + strspn(line, " \t");
+    if (strncmp(p, ".section", 8) != 0 || (p[8] != ' ' && p[8] != '\t'))
+        return false;
+    p += 8 + strspn(p + 8, " \t");
+    return strncmp(p, ".text.", 6) == 0;
+}
+
+/* Writes PATH to COPY with each marker line a label and each .text.SOMETHING section .text
+ * (line numbers stay: the assembler's messages keep theirs), naming the regions in CODE; 0 when
+ * there is neither (COPY is then not needed), 1 when there is, -1 with ERR for a marker without
+ * its pair. */
 static int mark_regions(const char *path, const char *copy, struct asm_code *code, char *err, size_t errlen)
 {
     FILE *in = fopen(path, "r"), *out = fopen(copy, "w");
@@ -137,6 +149,9 @@ static int mark_regions(const char *path, const char *copy, struct asm_code *cod
             rc = -1;
             snprintf(err, errlen, "%s:%u: %s", path, lineno, m < 0 ? "LLVM-MCA-END without an LLVM-MCA-BEGIN before it"
                                                                     : "more than 256 regions");
+        } else if (text_subsection(line)) {
+            fputs("\t.text\n", out);
+            rc = rc < 0 ? rc : 1;
         } else {
             fputs(line, out);
         }
