@@ -219,6 +219,17 @@ Test(mdlsim, finds_the_loop_of_a_main_that_gcc_puts_in_text_startup)
     json_decref(o);
 }
 
+/* gcc's if/else in a loop: one branch before the head jumps back to it, the other reaches the
+ * latch; the two back edges cross, and they close one loop, the whole of it. */
+Test(mdlsim, finds_one_loop_in_an_if_else_whose_branches_both_go_back)
+{
+    json_t *o = block_json("block --machine skylake --json --no-sensitivity kernels/if-else-loop.s");
+    cr_expect_str_eq(json_string_value(json_object_get(json_object_get(o, "scope"), "name")),
+                     "kernels/if-else-loop.s loop 1 of 1, f+0x10 to f+0x36");
+    cr_expect_eq(json_integer_value(json_object_get(o, "instructions")), 13, "both branches, head and latch");
+    json_decref(o);
+}
+
 Test(mdlsim, blames_the_load_ports_for_independent_loads)
 {
     json_t *o = block_json("block --machine skylake --json kernels/independent-loads.s");

@@ -62,12 +62,60 @@ static struct loop *back_edges(struct dec *d, const uint8_t *code, size_t len, u
     return all;
 }
 
+/* By start, the longer first: a range comes after every range that holds it. */
+static int by_start_outer_first(const void *a, const void *b)
+{
+    const struct loop *x = a, *y = b;
+    return x->start < y->start ? -1 : x->start > y->start ? 1 : (x->end < y->end) - (x->end > y->end);
+}
+
+/* Back-edge ranges that cross (one starts inside the other and ends beyond it) are one loop laid
+ * out with its head in the middle: an if/else whose one branch gcc places before the head and
+ * which jumps back to it, the other reaching the latch. Each such set becomes its union; nested
+ * ranges stay apart (the innermost is chosen after). ALL sorted by start, outer first; one pass
+ * with a stack of the ranges still open, each range pushed once. The ranges left, *N of them. */
+static void merge_crossing(struct loop *all, size_t *n)
+{
+    size_t *open = malloc((*n + 1) * sizeof *open), depth = 0, kept = 0;
+    if (!open)
+        abort();
+    for (size_t i = 0; i < *n; i++) {
+        struct loop r = all[i];
+        while (depth && r.start >= all[open[depth - 1]].end)
+            depth--;                            /* closed before R: kept as it is */
+        if (depth && r.end > all[open[depth - 1]].end) {
+            size_t top = open[depth - 1];       /* R crosses it: one loop */
+            all[top].end = r.end;
+            /* which may now cross the ranges it was inside */
+            while (depth > 1 && all[top].end > all[open[depth - 2]].end) {
+                size_t parent = open[depth - 2];
+                all[parent].end = all[top].end;
+                all[top].end = all[top].start;  /* emptied: dropped below */
+                top = parent;
+                depth--;
+            }
+            continue;
+        }
+        all[kept] = r;
+        open[depth++] = kept++;
+    }
+    free(open);
+    size_t k = 0;
+    for (size_t i = 0; i < kept; i++)
+        if (all[i].end > all[i].start)
+            all[k++] = all[i];
+    *n = k;
+}
+
 struct loop *loops_find(struct dec *d, const uint8_t *code, size_t len, uint64_t pc, size_t *found)
 {
     size_t n;
     struct loop *all = back_edges(d, code, len, pc, &n);
-    if (n)
+    if (n) {
+        qsort(all, n, sizeof *all, by_start_outer_first);
+        merge_crossing(all, &n);
         qsort(all, n, sizeof *all, by_start);
+    }
     /* Sorted by start, then end: a body holding another one either shares its start and comes
      * after it, or ends at or after the least end of the bodies starting later. */
     size_t *least_end = malloc((n + 1) * sizeof *least_end);
