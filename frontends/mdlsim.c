@@ -1357,6 +1357,35 @@ static bool never_started(const struct run_cli *o, int status, char *said, char 
 /* The program exited (with its status) or was killed (128 + the signal, as a shell says it). */
 static int guest_status(int status) { return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status); }
 
+/* PATH (the interpreter of SCRIPT when not NULL) can be executed: it exists, is executable and is
+ * not a directory. 0, or the status a shell gives it (126, 127 when absent) once said why. */
+static int executable(const char *path, const char *script)
+{
+    struct stat st;
+    int e = access(path, X_OK) != 0 ? errno : stat(path, &st) == 0 && S_ISDIR(st.st_mode) ? EISDIR : 0;
+    if (!e)
+        return 0;
+    if (script)
+        say_error("cannot execute '%s', the interpreter of '%s': %s", path, script, strerror(e));
+    else
+        say_error("cannot execute '%s': %s", path, strerror(e));
+    return e == ENOENT ? RUN_NOT_FOUND : RUN_CANNOT_EXECUTE;
+}
+
+/* PATH, which is no script, is a whole ELF file (QEMU runs nothing else): 0, or 126 once said
+ * why, as a shell says "cannot execute binary file" and a truncated file is not "stripped". */
+static int elf_program(const char *path)
+{
+    char err[PATH_MAX + 256];
+    if (!elfsym_is_elf(path))
+        say_error("cannot execute '%s': neither an ELF program nor a '#!' script (Exec format error)", path);
+    else if (!elfsym_complete(path, err, sizeof err))
+        say_error("%s", err);
+    else
+        return 0;
+    return RUN_CANNOT_EXECUTE;
+}
+
 static int cmd_run(int argc, char **argv)
 {
     struct run_cli o;
@@ -1371,21 +1400,17 @@ static int cmd_run(int argc, char **argv)
         return RUN_NOT_FOUND;
     }
     o.program = o.found;
-    if (access(o.program, X_OK) != 0) {
-        int e = errno;
-        say_error("cannot execute '%s': %s", o.program, strerror(e));
-        return e == ENOENT ? RUN_NOT_FOUND : RUN_CANNOT_EXECUTE;
-    }
+    if ((rc = executable(o.program, NULL)) != 0)
+        return rc;
     /* a script runs its interpreter (QEMU starts ELF programs only), found as the kernel finds it */
     if (launch_script(o.found, o.interp, sizeof o.interp, o.interp_arg, sizeof o.interp_arg)) {
         o.script = o.found;
         o.program = o.interp;
-        if (access(o.program, X_OK) != 0) {
-            int e = errno;
-            say_error("cannot execute '%s', the interpreter of '%s': %s", o.program, o.script, strerror(e));
-            return e == ENOENT ? RUN_NOT_FOUND : RUN_CANNOT_EXECUTE;
-        }
+        if ((rc = executable(o.program, o.script)) != 0)
+            return rc;
     }
+    if ((rc = elf_program(o.program)) != 0)
+        return rc;
     if (!paths_apart(&o))
         return RUN_FAILED;
     o.sysroot = launch_sysroot(o.sysroot, isa_get(o.b.m->isa)->sysroot, o.program);

@@ -251,3 +251,27 @@ Test(badinput, quotes_a_bounded_excerpt_of_a_number_of_megabytes, .timeout = 60)
     free(r.out);
     remove("/tmp/mdlc-huge-number.mdl");
 }
+
+/* A program that cannot be executed exits 126, as from a shell, with the reason: a directory, a
+ * file that is neither ELF nor a '#!' script, an ELF file cut short (never called "stripped"). */
+Test(badinput, refuses_a_program_that_cannot_be_executed_with_status_126, .timeout = 60)
+{
+    char dir[] = "/tmp/mdlsim-exec.XXXXXX", cmd[512], msg[512];
+    cr_assert(mkdtemp(dir));
+    snprintf(cmd, sizeof cmd, "cd %s && mkdir sub && printf hello > text && head -c 3000 /bin/true > cut && "
+             "chmod +x text cut", dir);
+    cr_assert_eq(system(cmd), 0);
+    snprintf(cmd, sizeof cmd, "../build/mdlsim run --machine skylake -- %s/sub", dir);
+    snprintf(msg, sizeof msg, "mdlsim: error: cannot execute '%s/sub': Is a directory\n", dir);
+    expect_failure(cmd, 126, msg);
+    snprintf(cmd, sizeof cmd, "../build/mdlsim run --machine skylake -- %s/text", dir);
+    snprintf(msg, sizeof msg, "mdlsim: error: cannot execute '%s/text': neither an ELF program nor a '#!' script "
+             "(Exec format error)\n", dir);
+    expect_failure(cmd, 126, msg);
+    snprintf(cmd, sizeof cmd, "../build/mdlsim run --machine skylake --roi main -- %s/cut", dir);
+    snprintf(msg, sizeof msg, "mdlsim: error: '%s/cut' is not a complete ELF file: ", dir);
+    expect_failure(cmd, 126, msg);
+    expect_failure(cmd, 126, "past its end at byte 3000 (truncated?)\n");
+    snprintf(cmd, sizeof cmd, "rm -r %s", dir);
+    cr_expect_eq(system(cmd), 0);
+}
