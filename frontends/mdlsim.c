@@ -194,7 +194,7 @@ enum { RUN_FAILED = 125, RUN_CANNOT_EXECUTE = 126, RUN_NOT_FOUND = 127 };
  * symbol or a name from a trace, and a terminal must print them, never obey them. False. */
 __attribute__((format(printf, 1, 2))) static bool say_error(const char *fmt, ...)
 {
-    char msg[4096];
+    char msg[2 * PATH_MAX + 1024];     /* two paths of PATH_MAX and the words around them */
     va_list ap;
     va_start(ap, fmt);
     vsnprintf(msg, sizeof msg, fmt, ap);
@@ -866,7 +866,7 @@ static int parse_block_opts(int argc, char **argv, struct block_opts *o)
 /* PATH can take a report (safefile_check), said on stderr when not. */
 static bool writable(const char *path)
 {
-    char err[PATH_MAX + 128];
+    char err[2 * PATH_MAX + 256];       /* the path, and room to say why it is too long */
     if (!*path)
         return say_error("cannot write '': %s", strerror(ENOENT));
     if (safefile_check(path, err, sizeof err))

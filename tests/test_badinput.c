@@ -275,3 +275,23 @@ Test(badinput, refuses_a_program_that_cannot_be_executed_with_status_126, .timeo
     snprintf(cmd, sizeof cmd, "rm -r %s", dir);
     cr_expect_eq(system(cmd), 0);
 }
+
+/* A report whose name the file system cannot take (its temporary file's name is 8 bytes longer)
+ * is refused before the run: the program never starts, no file is left. */
+Test(badinput, refuses_a_report_name_too_long_before_the_run, .timeout = 60)
+{
+    char dir[] = "/tmp/mdlsim-long.XXXXXX", name[256], cmd[1024], msg[1024];
+    cr_assert(mkdtemp(dir));
+    memset(name, 'r', 254);
+    name[254] = 0;
+    const char *opts[] = { "--json", "--html", "--callgrind", "--record" };
+    for (size_t i = 0; i < sizeof opts / sizeof *opts; i++) {
+        snprintf(cmd, sizeof cmd, "../build/mdlsim run --machine skylake %s %s/%s -- /bin/touch %s/ran", opts[i], dir,
+                 name, dir);
+        snprintf(msg, sizeof msg, "mdlsim: error: cannot write '%s/%s': a name of 254 bytes is too long (at most 247: "
+                 "it is written as '.NAME.XXXXXX' beside it first, and a name here has at most 255)\n", dir, name);
+        expect_failure(cmd, 125, msg);
+    }
+    snprintf(cmd, sizeof cmd, "rmdir %s", dir);     /* fails if the program ran or a file was left */
+    cr_expect_eq(system(cmd), 0);
+}
