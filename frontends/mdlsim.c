@@ -1159,12 +1159,14 @@ static void catch_fatal_signals(void)
 
 static pid_t start_qemu(const struct run_cli *o, const struct transport *t, int stderr_fd, char *err, size_t errlen)
 {
-    char plugin[PATH_MAX + 32], popt[PATH_MAX + 96];
+    char plugin[PATH_MAX + 32], popt[2 * PATH_MAX + 96];
     if (!plugin_path(plugin, sizeof plugin)) {
         snprintf(err, errlen, "the QEMU plugin libmdlplugin.so is not next to mdlsim (run make)");
         return -1;
     }
-    snprintf(popt, sizeof popt, "%s,", plugin);
+    /* a comma in the plugin's path (mdlsim's directory) would end it: QEMU reads ",," as one */
+    launch_qemu_value(plugin, popt, sizeof popt - 96);
+    strcat(popt, ",");
     transport_plugin_options(t, popt + strlen(popt), sizeof popt - strlen(popt));
     const char *qemu = isainfo_get(o->b.m->isa)->qemu;
     size_t n = 0;

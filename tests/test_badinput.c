@@ -295,3 +295,23 @@ Test(badinput, refuses_a_report_name_too_long_before_the_run, .timeout = 60)
     snprintf(cmd, sizeof cmd, "rmdir %s", dir);     /* fails if the program ran or a file was left */
     cr_expect_eq(system(cmd), 0);
 }
+
+/* A comma in a path reaches QEMU's -plugin doubled (QEMU splits its option list at a comma): a
+ * program in a directory named with one runs, and so does an mdlsim (and its plugin) there. */
+Test(badinput, runs_a_program_and_a_plugin_in_a_directory_named_with_a_comma, .timeout = 60)
+{
+    char dir[] = "/tmp/mdlsim-comma.XXXXXX", cmd[960];
+    cr_assert(mkdtemp(dir));
+    snprintf(cmd, sizeof cmd, "mkdir '%s/a,b' && cp ../build/mdlsim ../build/libmdlplugin.so /bin/true '%s/a,b/'", dir,
+             dir);
+    cr_assert_eq(system(cmd), 0);
+    snprintf(cmd, sizeof cmd, "'%s/a,b/mdlsim' run --machine skylake --quiet --no-sensitivity -- '%s/a,b/true'", dir,
+             dir);
+    struct run r = stderr_of(cmd);
+    cr_expect_eq(r.status, 0, "%s: status %d\n%s", cmd, r.status, r.out);
+    cr_expect(strstr(r.out, "\n== mdlsim run: skylake, whole run\n"), "%s", r.out);
+    cr_expect_null(strstr(r.out, "error"), "%s", r.out);
+    free(r.out);
+    snprintf(cmd, sizeof cmd, "rm -r %s", dir);
+    cr_expect_eq(system(cmd), 0);
+}
