@@ -195,7 +195,7 @@ enum { RUN_FAILED = 125, RUN_CANNOT_EXECUTE = 126, RUN_NOT_FOUND = 127 };
  * symbol or a name from a trace, and a terminal must print them, never obey them. False. */
 __attribute__((format(printf, 1, 2))) static bool say_error(const char *fmt, ...)
 {
-    char msg[4096];
+    char msg[2 * PATH_MAX + 1024];     /* two paths of PATH_MAX and the words around them */
     va_list ap;
     va_start(ap, fmt);
     vsnprintf(msg, sizeof msg, fmt, ap);
@@ -867,7 +867,7 @@ static int parse_block_opts(int argc, char **argv, struct block_opts *o)
 /* PATH can take a report (safefile_check), said on stderr when not. */
 static bool writable(const char *path)
 {
-    char err[PATH_MAX + 128];
+    char err[2 * PATH_MAX + 256];       /* the path, and room to say why it is too long */
     if (!*path)
         return say_error("cannot write '': %s", strerror(ENOENT));
     if (safefile_check(path, err, sizeof err))
@@ -1160,12 +1160,14 @@ static void catch_fatal_signals(void)
 
 static pid_t start_qemu(const struct run_cli *o, const struct transport *t, int stderr_fd, char *err, size_t errlen)
 {
-    char plugin[PATH_MAX + 32], popt[PATH_MAX + 96];
+    char plugin[PATH_MAX + 32], popt[2 * PATH_MAX + 96];
     if (!plugin_path(plugin, sizeof plugin)) {
         snprintf(err, errlen, "the QEMU plugin libmdlplugin.so is not next to mdlsim (run make)");
         return -1;
     }
-    snprintf(popt, sizeof popt, "%s,", plugin);
+    /* a comma in the plugin's path (mdlsim's directory) would end it: QEMU reads ",," as one */
+    launch_qemu_value(plugin, popt, sizeof popt - 96);
+    strcat(popt, ",");
     transport_plugin_options(t, popt + strlen(popt), sizeof popt - strlen(popt));
     const char *qemu = isainfo_get(o->b.m->isa)->qemu;
     size_t n = 0;
@@ -1359,6 +1361,35 @@ static bool never_started(const struct run_cli *o, int status, char *said, char 
 /* The program exited (with its status) or was killed (128 + the signal, as a shell says it). */
 static int guest_status(int status) { return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status); }
 
+/* PATH (the interpreter of SCRIPT when not NULL) can be executed: it exists, is executable and is
+ * not a directory. 0, or the status a shell gives it (126, 127 when absent) once said why. */
+static int executable(const char *path, const char *script)
+{
+    struct stat st;
+    int e = access(path, X_OK) != 0 ? errno : stat(path, &st) == 0 && S_ISDIR(st.st_mode) ? EISDIR : 0;
+    if (!e)
+        return 0;
+    if (script)
+        say_error("cannot execute '%s', the interpreter of '%s': %s", path, script, strerror(e));
+    else
+        say_error("cannot execute '%s': %s", path, strerror(e));
+    return e == ENOENT ? RUN_NOT_FOUND : RUN_CANNOT_EXECUTE;
+}
+
+/* PATH, which is no script, is a whole ELF file (QEMU runs nothing else): 0, or 126 once said
+ * why, as a shell says "cannot execute binary file" and a truncated file is not "stripped". */
+static int elf_program(const char *path)
+{
+    char err[PATH_MAX + 256];
+    if (!elfsym_is_elf(path))
+        say_error("cannot execute '%s': neither an ELF program nor a '#!' script (Exec format error)", path);
+    else if (!elfsym_complete(path, err, sizeof err))
+        say_error("%s", err);
+    else
+        return 0;
+    return RUN_CANNOT_EXECUTE;
+}
+
 static int cmd_run(int argc, char **argv)
 {
     struct run_cli o;
@@ -1373,21 +1404,17 @@ static int cmd_run(int argc, char **argv)
         return RUN_NOT_FOUND;
     }
     o.program = o.found;
-    if (access(o.program, X_OK) != 0) {
-        int e = errno;
-        say_error("cannot execute '%s': %s", o.program, strerror(e));
-        return e == ENOENT ? RUN_NOT_FOUND : RUN_CANNOT_EXECUTE;
-    }
+    if ((rc = executable(o.program, NULL)) != 0)
+        return rc;
     /* a script runs its interpreter (QEMU starts ELF programs only), found as the kernel finds it */
     if (launch_script(o.found, o.interp, sizeof o.interp, o.interp_arg, sizeof o.interp_arg)) {
         o.script = o.found;
         o.program = o.interp;
-        if (access(o.program, X_OK) != 0) {
-            int e = errno;
-            say_error("cannot execute '%s', the interpreter of '%s': %s", o.program, o.script, strerror(e));
-            return e == ENOENT ? RUN_NOT_FOUND : RUN_CANNOT_EXECUTE;
-        }
+        if ((rc = executable(o.program, o.script)) != 0)
+            return rc;
     }
+    if ((rc = elf_program(o.program)) != 0)
+        return rc;
     if (!paths_apart(&o))
         return RUN_FAILED;
     o.sysroot = launch_sysroot(o.sysroot, isa_get(o.b.m->isa)->sysroot, o.program);

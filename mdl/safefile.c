@@ -16,6 +16,32 @@ static bool fail(const char *path, int e, char *err, size_t errlen)
     return false;
 }
 
+/* Added to a target's name by its temporary file (".NAME.XXXXXX", safefile_open). */
+enum { TMP_EXTRA = sizeof "..XXXXXX" - 1 };
+
+/* Whether PATH, in directory DIR, and its temporary file have names the file system takes (its
+ * NAME_MAX for the last component, PATH_MAX for the whole), so that a long name fails before
+ * the work whose result it was to hold; false with ERR. */
+static bool name_fits(const char *path, const char *dir, char *err, size_t errlen)
+{
+    const char *slash = strrchr(path, '/');
+    size_t name = strlen(slash ? slash + 1 : path), whole = strlen(dir) + 1 + name + TMP_EXTRA;
+    long most = pathconf(dir, _PC_NAME_MAX);
+    if (most <= 0)
+        most = NAME_MAX;
+    if (name + TMP_EXTRA > (size_t)most)
+        snprintf(err, errlen, "cannot write '%s': a name of %zu bytes is too long (at most %ld: it is written as "
+                 "'.NAME.XXXXXX' beside it first, and a name here has at most %ld)", path, name,
+                 most - (long)TMP_EXTRA, most);
+    else if (whole >= PATH_MAX)
+        snprintf(err, errlen, "cannot write '%s': a path of %zu bytes is too long (at most %zu here: its temporary "
+                 "file's is %zu bytes longer, and a path has at most %d)", path, strlen(path),
+                 strlen(path) - (whole - (PATH_MAX - 1)), whole - strlen(path), PATH_MAX - 1);
+    else
+        return true;
+    return false;
+}
+
 bool safefile_check(const char *path, char *err, size_t errlen)
 {
     struct stat st;
@@ -31,8 +57,9 @@ bool safefile_check(const char *path, char *err, size_t errlen)
     const char *dir = dirname(copy);
     bool ok = access(dir, W_OK | X_OK) == 0;
     int e = errno;
+    bool fits = ok && name_fits(path, dir, err, errlen);
     free(copy);
-    return ok || fail(path, e, err, errlen);
+    return fits || (!ok && fail(path, e, err, errlen));
 }
 
 /* PATH with its directory resolved, in OUT (PATH itself when the directory cannot be). */

@@ -251,3 +251,67 @@ Test(badinput, quotes_a_bounded_excerpt_of_a_number_of_megabytes, .timeout = 60)
     free(r.out);
     remove("/tmp/mdlc-huge-number.mdl");
 }
+
+/* A program that cannot be executed exits 126, as from a shell, with the reason: a directory, a
+ * file that is neither ELF nor a '#!' script, an ELF file cut short (never called "stripped"). */
+Test(badinput, refuses_a_program_that_cannot_be_executed_with_status_126, .timeout = 60)
+{
+    char dir[] = "/tmp/mdlsim-exec.XXXXXX", cmd[512], msg[512];
+    cr_assert(mkdtemp(dir));
+    snprintf(cmd, sizeof cmd, "cd %s && mkdir sub && printf hello > text && head -c 3000 /bin/true > cut && "
+             "chmod +x text cut", dir);
+    cr_assert_eq(system(cmd), 0);
+    snprintf(cmd, sizeof cmd, "../build/mdlsim run --machine skylake -- %s/sub", dir);
+    snprintf(msg, sizeof msg, "mdlsim: error: cannot execute '%s/sub': Is a directory\n", dir);
+    expect_failure(cmd, 126, msg);
+    snprintf(cmd, sizeof cmd, "../build/mdlsim run --machine skylake -- %s/text", dir);
+    snprintf(msg, sizeof msg, "mdlsim: error: cannot execute '%s/text': neither an ELF program nor a '#!' script "
+             "(Exec format error)\n", dir);
+    expect_failure(cmd, 126, msg);
+    snprintf(cmd, sizeof cmd, "../build/mdlsim run --machine skylake --roi main -- %s/cut", dir);
+    snprintf(msg, sizeof msg, "mdlsim: error: '%s/cut' is not a complete ELF file: ", dir);
+    expect_failure(cmd, 126, msg);
+    expect_failure(cmd, 126, "past its end at byte 3000 (truncated?)\n");
+    snprintf(cmd, sizeof cmd, "rm -r %s", dir);
+    cr_expect_eq(system(cmd), 0);
+}
+
+/* A report whose name the file system cannot take (its temporary file's name is 8 bytes longer)
+ * is refused before the run: the program never starts, no file is left. */
+Test(badinput, refuses_a_report_name_too_long_before_the_run, .timeout = 60)
+{
+    char dir[] = "/tmp/mdlsim-long.XXXXXX", name[256], cmd[1024], msg[1024];
+    cr_assert(mkdtemp(dir));
+    memset(name, 'r', 254);
+    name[254] = 0;
+    const char *opts[] = { "--json", "--html", "--callgrind", "--record" };
+    for (size_t i = 0; i < sizeof opts / sizeof *opts; i++) {
+        snprintf(cmd, sizeof cmd, "../build/mdlsim run --machine skylake %s %s/%s -- /bin/touch %s/ran", opts[i], dir,
+                 name, dir);
+        snprintf(msg, sizeof msg, "mdlsim: error: cannot write '%s/%s': a name of 254 bytes is too long (at most 247: "
+                 "it is written as '.NAME.XXXXXX' beside it first, and a name here has at most 255)\n", dir, name);
+        expect_failure(cmd, 125, msg);
+    }
+    snprintf(cmd, sizeof cmd, "rmdir %s", dir);     /* fails if the program ran or a file was left */
+    cr_expect_eq(system(cmd), 0);
+}
+
+/* A comma in a path reaches QEMU's -plugin doubled (QEMU splits its option list at a comma): a
+ * program in a directory named with one runs, and so does an mdlsim (and its plugin) there. */
+Test(badinput, runs_a_program_and_a_plugin_in_a_directory_named_with_a_comma, .timeout = 60)
+{
+    char dir[] = "/tmp/mdlsim-comma.XXXXXX", cmd[960];
+    cr_assert(mkdtemp(dir));
+    snprintf(cmd, sizeof cmd, "mkdir '%s/a,b' && cp ../build/mdlsim ../build/libmdlplugin.so /bin/true '%s/a,b/'", dir,
+             dir);
+    cr_assert_eq(system(cmd), 0);
+    snprintf(cmd, sizeof cmd, "'%s/a,b/mdlsim' run --machine skylake --quiet --no-sensitivity -- '%s/a,b/true'", dir,
+             dir);
+    struct run r = stderr_of(cmd);
+    cr_expect_eq(r.status, 0, "%s: status %d\n%s", cmd, r.status, r.out);
+    cr_expect(strstr(r.out, "\n== mdlsim run: skylake, whole run\n"), "%s", r.out);
+    cr_expect_null(strstr(r.out, "error"), "%s", r.out);
+    free(r.out);
+    snprintf(cmd, sizeof cmd, "rm -r %s", dir);
+    cr_expect_eq(system(cmd), 0);
+}

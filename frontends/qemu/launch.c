@@ -36,6 +36,21 @@ bool launch_find_program(const char *name, char *path, size_t len)
     }
 }
 
+bool launch_qemu_value(const char *value, char *out, size_t len)
+{
+    size_t n = 0;
+    for (const char *c = value; *c; c++) {
+        if (n + 2 + (*c == ',') > len)      /* the byte, its double, the NUL */
+            return false;
+        out[n++] = *c;
+        if (*c == ',')
+            out[n++] = ',';
+    }
+    if (len)
+        out[n] = 0;
+    return len > 0;
+}
+
 /* Whether the 64-bit ELF file at PATH names a program interpreter (PT_INTERP). */
 static bool has_interpreter(const char *path)
 {

@@ -9,6 +9,11 @@
  * the first executable regular file of that name in a directory of $PATH. False when none. */
 bool launch_find_program(const char *name, char *path, size_t len);
 
+/* VALUE as a value in a QEMU option list ("-plugin FILE,OPT=VALUE"), into OUT (LEN bytes): QEMU
+ * splits the list at each comma, and reads ",," as one comma of the value. False when it does
+ * not fit. */
+bool launch_qemu_value(const char *value, char *out, size_t len);
+
 /* How a tool run by launch_run ended: one of the four is set. */
 struct launch_end {
     int status;             /* its exit status; -1 when it did not exit */

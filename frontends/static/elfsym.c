@@ -154,6 +154,70 @@ bool elfsym_function(const char *path, const char *symbol, enum mdl_isa isa, uin
     return code != NULL;
 }
 
+/* Whether the LEN bytes at OFF lie within a file of SIZE bytes (no overflow on a forged OFF). */
+static bool within(uint64_t off, uint64_t len, uint64_t size) { return off <= size && len <= size - off; }
+
+/* What of the ELF64 file on FD (SIZE bytes) lies past its end, in BUF; NULL when nothing does.
+ * Read raw, not with libelf: a truncated program is what it must not take for a stripped one. */
+static const char *truncation(int fd, uint64_t size, char *buf, size_t len)
+{
+    Elf64_Ehdr eh;
+    if (pread(fd, &eh, sizeof eh, 0) != (ssize_t)sizeof eh) {
+        snprintf(buf, len, "it ends at byte %llu, inside its ELF header", (unsigned long long)size);
+        return buf;
+    }
+    if (eh.e_ident[EI_CLASS] != ELFCLASS64)
+        return NULL;            /* not a program mdlsim runs: elfsym_check says so */
+    uint64_t ph = (uint64_t)eh.e_phnum * eh.e_phentsize, sh = (uint64_t)eh.e_shnum * eh.e_shentsize;
+    const char *what = !within(eh.e_phoff, ph, size) ? "program headers" : !within(eh.e_shoff, sh, size) ? "section headers"
+                                                                                                          : NULL;
+    if (what) {
+        uint64_t off = what[0] == 'p' ? eh.e_phoff : eh.e_shoff, n = what[0] == 'p' ? ph : sh;
+        snprintf(buf, len, "its %s (bytes %llu to %llu) go past its end at byte %llu", what, (unsigned long long)off,
+                 (unsigned long long)(off + n), (unsigned long long)size);
+        return buf;
+    }
+    for (unsigned i = 0; eh.e_phentsize == sizeof(Elf64_Phdr) && i < eh.e_phnum; i++) {
+        Elf64_Phdr p;
+        if (pread(fd, &p, sizeof p, (off_t)(eh.e_phoff + i * sizeof p)) == (ssize_t)sizeof p &&
+            !within(p.p_offset, p.p_filesz, size)) {
+            snprintf(buf, len, "segment %u (bytes %llu to %llu) goes past its end at byte %llu", i,
+                     (unsigned long long)p.p_offset, (unsigned long long)(p.p_offset + p.p_filesz),
+                     (unsigned long long)size);
+            return buf;
+        }
+    }
+    for (unsigned i = 0; eh.e_shentsize == sizeof(Elf64_Shdr) && i < eh.e_shnum; i++) {
+        Elf64_Shdr s;
+        if (pread(fd, &s, sizeof s, (off_t)(eh.e_shoff + i * sizeof s)) == (ssize_t)sizeof s && s.sh_type != SHT_NOBITS &&
+            !within(s.sh_offset, s.sh_size, size)) {
+            snprintf(buf, len, "section %u (bytes %llu to %llu) goes past its end at byte %llu", i,
+                     (unsigned long long)s.sh_offset, (unsigned long long)(s.sh_offset + s.sh_size),
+                     (unsigned long long)size);
+            return buf;
+        }
+    }
+    return NULL;
+}
+
+bool elfsym_complete(const char *path, char *err, size_t errlen)
+{
+    char why[160];
+    int fd = safefile_read_fd(path, why, sizeof why);
+    struct stat st;
+    if (fd < 0 || fstat(fd, &st) != 0) {
+        snprintf(err, errlen, "cannot read '%s': %s", path, fd < 0 ? why : strerror(errno));
+        if (fd >= 0)
+            close(fd);
+        return false;
+    }
+    const char *problem = truncation(fd, (uint64_t)st.st_size, why, sizeof why);
+    close(fd);
+    if (problem)
+        snprintf(err, errlen, "'%s' is not a complete ELF file: %s (truncated?)", path, problem);
+    return problem == NULL;
+}
+
 bool elfsym_check(const char *path, enum mdl_isa isa, bool *pie, char *err, size_t errlen)
 {
     struct elfsym_file f;

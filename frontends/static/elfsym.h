@@ -8,6 +8,9 @@
 
 /* Whether PATH starts with the ELF magic. */
 bool elfsym_is_elf(const char *path);
+/* Whether every header, segment and section the ELF file PATH names lies within it: false with
+ * ERR ("'PATH' is not a complete ELF file: ...") for a truncated file. */
+bool elfsym_complete(const char *path, char *err, size_t errlen);
 /* Checks that PATH is an ELF64 program for ISA; *PIE tells whether it is position independent
  * (its symbols then do not give run-time addresses). */
 bool elfsym_check(const char *path, enum mdl_isa isa, bool *pie, char *err, size_t errlen);
