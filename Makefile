@@ -36,7 +36,7 @@ FRONT_SRC := frontends/decode.c $(wildcard frontends/isa/*.c) frontends/static/b
 # resolve and check passes and writes through mdlc's staged outputs.
 PROBE_SRC := probe/x86.c probe/emulator.c probe/timer.c probe/nano.c probe/forms.c probe/calib.c probe/chase.c probe/xray.c \
              probe/core.c probe/findings.c probe/sysfs.c probe/base.c probe/draft.c probe/rawjson.c
-TEST_SRC  := $(wildcard tests/test_*.c)
+TEST_SRC  := $(wildcard tests/test_*.c) tests/scratch.c
 
 MDL_OBJ   := $(MDL_SRC:%.c=$(O)/%.o) $(O)/parser.o $(O)/lexer.o
 MDLC_OBJ  := $(MDLC_SRC:%.c=$(O)/%.o)

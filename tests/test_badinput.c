@@ -7,6 +7,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include "capture.h"
+#include "scratch.h"
 
 /* CMD's standard error (its standard output goes where CMD sends it) and its status. */
 static struct run stderr_of(const char *cmd)
@@ -20,7 +21,9 @@ static void expect_failure(const char *cmd, int status, const char *message)
 {
     struct run r = stderr_of(cmd);
     cr_expect_eq(r.status, status, "%s: status %d", cmd, r.status);
-    cr_expect(strstr(r.out, message), "%s:\n%s\nhas no '%s'", cmd, r.out, message);
+    char want[1024];
+    scratch_expand(message, want, sizeof want);
+    cr_expect(strstr(r.out, want), "%s:\n%s\nhas no '%s'", cmd, r.out, want);
     free(r.out);
 }
 
@@ -40,7 +43,8 @@ Test(badinput, fails_when_standard_output_is_a_full_disk)
 
 Test(badinput, checks_the_depfile_directory_before_writing_any_output)
 {
-    char dir[] = "/tmp/mdlc-dep.XXXXXX", cmd[512], c_file[256];
+    char dir[256], cmd[768], c_file[512];
+    snprintf(dir, sizeof dir, "%s", scratch_path("mdlc-dep.XXXXXX"));
     cr_assert(mkdtemp(dir));
     snprintf(cmd, sizeof cmd, "../build/mdlc -I ../machines -o %s --depfile /nonexistent/dir/x.d ../machines/skylake.mdl",
              dir);
@@ -64,15 +68,15 @@ Test(badinput, shows_a_control_byte_of_a_hex_block_by_its_code)
 
 Test(badinput, refuses_a_block_longer_than_its_limit_before_decoding_it)
 {
-    FILE *fp = fopen("/tmp/mdlsim-long.hex", "w");
+    FILE *fp = fopen(scratch_path("mdlsim-long.hex"), "w");
     cr_assert(fp);
     for (int i = 0; i < 262145; i++)
         fputs("90", fp);
     fputc('\n', fp);
     fclose(fp);
-    expect_failure("../build/mdlsim block --machine skylake --hex-file /tmp/mdlsim-long.hex", 1,
-                   "mdlsim: error: /tmp/mdlsim-long.hex:1: a block of 262145 bytes: at most 262144");
-    remove("/tmp/mdlsim-long.hex");
+    expect_failure("../build/mdlsim block --machine skylake --hex-file $MDLSIM_TMP/mdlsim-long.hex", 1,
+                   "mdlsim: error: $MDLSIM_TMP/mdlsim-long.hex:1: a block of 262145 bytes: at most 262144");
+    remove(scratch_path("mdlsim-long.hex"));
 }
 
 /* A function name holding terminal escapes (a crafted object) is printed with '?' for each
@@ -82,32 +86,32 @@ Test(badinput, prints_the_control_bytes_of_a_guest_symbol_as_question_marks, .ti
     const char *build =
         "printf '#include <stdio.h>\\n__attribute__((noinline)) long spin_evil_name_x(long n) { long s = 0; "
         "for (long i = 0; i < n; i++) s += i * i; return s; }\\nint main(void) { printf(\"%%ld\\\\n\", "
-        "spin_evil_name_x(1000)); return 0; }\\n' > /tmp/mdlsim-evil.c && gcc -O1 -o /tmp/mdlsim-evil /tmp/mdlsim-evil.c "
-        "&& python3 -c \"import sys; p='/tmp/mdlsim-evil'; d=open(p,'rb').read(); "
+        "spin_evil_name_x(1000)); return 0; }\\n' > $MDLSIM_TMP/mdlsim-evil.c && gcc -O1 -o $MDLSIM_TMP/mdlsim-evil $MDLSIM_TMP/mdlsim-evil.c "
+        "&& python3 -c \"import sys; p='$MDLSIM_TMP/mdlsim-evil'; d=open(p,'rb').read(); "
         "open(p,'wb').write(d.replace(b'_evil_name_', bytes([27])+b'[2J'+bytes([27])+b'[31m!!'))\"";
     cr_assert_eq(system(build), 0);
-    struct run r = stderr_of("../build/mdlsim run --machine skylake --no-sensitivity --callgrind /tmp/mdlsim-evil.cg "
-                             "-- /tmp/mdlsim-evil >/dev/null");
+    struct run r = stderr_of("../build/mdlsim run --machine skylake --no-sensitivity --callgrind $MDLSIM_TMP/mdlsim-evil.cg "
+                             "-- $MDLSIM_TMP/mdlsim-evil >/dev/null");
     cr_expect_eq(r.status, 0, "%s", r.out);
     cr_expect(strstr(r.out, "mdlsim-evil!spin?[2J?[31m!!x"), "%s", r.out);
     cr_expect_null(strchr(r.out, 27), "an escape reached the terminal");
     free(r.out);
-    r = capture("grep -c '^fn=spin \\[2J \\[31m!!x' /tmp/mdlsim-evil.cg");
+    r = capture("grep -c '^fn=spin \\[2J \\[31m!!x' $MDLSIM_TMP/mdlsim-evil.cg");
     cr_expect_str_eq(r.out, "1\n");
     free(r.out);
-    remove("/tmp/mdlsim-evil.c");
-    remove("/tmp/mdlsim-evil");
-    remove("/tmp/mdlsim-evil.cg");
+    remove(scratch_path("mdlsim-evil.c"));
+    remove(scratch_path("mdlsim-evil"));
+    remove(scratch_path("mdlsim-evil.cg"));
 }
 
 /* Events of another wire version (a plugin of another build) are named as such. */
 Test(badinput, names_the_wire_version_of_events_from_another_build)
 {
-    expect_failure("python3 traces/mktrace.py /tmp/mdlsim-wire.trace 0 4d444c5349570002 4 && "
-                   "../build/mdlsim replay --machine skylake /tmp/mdlsim-wire.trace", 1,
+    expect_failure("python3 traces/mktrace.py $MDLSIM_TMP/mdlsim-wire.trace 0 4d444c5349570002 4 && "
+                   "../build/mdlsim replay --machine skylake $MDLSIM_TMP/mdlsim-wire.trace", 1,
                    "mdlsim: error: the events are of wire version 2; this mdlsim reads version 1 (the plugin and "
                    "mdlsim come from different builds: run make)");
-    remove("/tmp/mdlsim-wire.trace");
+    remove(scratch_path("mdlsim-wire.trace"));
 }
 
 /* A trace that cannot be written whole (a file size limit, as a full disk) fails the run with the
@@ -116,23 +120,23 @@ Test(badinput, names_the_wire_version_of_events_from_another_build)
  * written. A device as the trace is refused before the run. */
 Test(badinput, fails_a_run_whose_trace_cannot_be_written_at_once_and_leaves_none, .timeout = 60)
 {
-    remove("/tmp/mdlsim-full.json");
+    remove(scratch_path("mdlsim-full.json"));
     expect_failure("sh -c 'trap \"\" XFSZ; ulimit -f 64; exec ../build/mdlsim run --machine skylake --no-sensitivity "
-                   "--quiet --json /tmp/mdlsim-full.json --record /tmp/mdlsim-full.trace -- sh -c \"while :; do :; done\" "
-                   ">/dev/null'", 125, "mdlsim: error: cannot write '/tmp/mdlsim-full.trace': File too large");
-    cr_expect_neq(access("/tmp/mdlsim-full.trace", F_OK), 0, "a partial trace was left");
-    cr_expect_neq(access("/tmp/mdlsim-full.json", F_OK), 0, "a report was written");
-    struct run q = capture("pgrep -f 'while [:]; do' || true");
+                   "--quiet --json $MDLSIM_TMP/mdlsim-full.json --record $MDLSIM_TMP/mdlsim-full.trace -- sh -c \"while :; do :; done\" $MDLSIM_TMP "
+                   ">/dev/null'", 125, "mdlsim: error: cannot write '$MDLSIM_TMP/mdlsim-full.trace': File too large");
+    cr_expect_neq(access(scratch_path("mdlsim-full.trace"), F_OK), 0, "a partial trace was left");
+    cr_expect_neq(access(scratch_path("mdlsim-full.json"), F_OK), 0, "a report was written");
+    struct run q = capture("pgrep -f 'while [:]; do :; done '\"$MDLSIM_TMP\" || true");
     cr_expect_str_eq(q.out, "", "the guest outlived mdlsim");
     free(q.out);
     expect_failure("../build/mdlsim run --machine skylake --quiet --record /dev/full -- ../build/programs/exact.x86 1", 125,
                    "mdlsim: error: cannot write '/dev/full': it is not a regular file");
-    remove("/tmp/mdlsim-full.trace");
+    remove(scratch_path("mdlsim-full.trace"));
     expect_failure("sh -c 'trap \"\" XFSZ; ulimit -f 64; exec ../build/mdlsim run --machine skylake --no-sensitivity "
-                   "--quiet --record /tmp/mdlsim-full.trace -- ../build/programs/exact.x86 100 >/dev/null'",
-                   125, "mdlsim: error: cannot write '/tmp/mdlsim-full.trace': File too large");
-    cr_expect_neq(access("/tmp/mdlsim-full.trace", F_OK), 0, "a partial trace was left");
-    struct run r = capture("ls -a /tmp | grep -c '^\\.mdlsim-full\\.trace' || true");
+                   "--quiet --record $MDLSIM_TMP/mdlsim-full.trace -- ../build/programs/exact.x86 100 >/dev/null'",
+                   125, "mdlsim: error: cannot write '$MDLSIM_TMP/mdlsim-full.trace': File too large");
+    cr_expect_neq(access(scratch_path("mdlsim-full.trace"), F_OK), 0, "a partial trace was left");
+    struct run r = capture("ls -a $MDLSIM_TMP | grep -c '^\\.mdlsim-full\\.trace' || true");
     cr_expect_str_eq(r.out, "0\n", "a temporary file was left");
     free(r.out);
 }
@@ -147,16 +151,19 @@ Test(badinput, shows_the_control_bytes_of_a_quoted_name_as_question_marks, .time
                             "it loaded\n"), "%s", r.out);
     cr_expect_null(strchr(r.out, 27), "an escape reached the terminal");
     free(r.out);
-    r = stderr_of("../build/mdlsim block --mdl \"$(printf '/tmp/no\\033such.mdl')\" --hex 90");
-    cr_expect_str_eq(r.out, "mdlsim: error: cannot read the machine description '/tmp/no?such.mdl': No such file or "
-                            "directory\n");
+    r = stderr_of("../build/mdlsim block --mdl \"$(printf '%s/no\\033such.mdl' \"$MDLSIM_TMP\")\" --hex 90");
+    char want[512];
+    scratch_expand("mdlsim: error: cannot read the machine description '$MDLSIM_TMP/no?such.mdl': No such file or "
+                   "directory\n", want, sizeof want);
+    cr_expect_str_eq(r.out, want);
     free(r.out);
 }
 
 /* An assembly file that assembles to no code is an error, not a double free. */
 Test(badinput, refuses_an_assembly_file_with_no_code, .timeout = 60)
 {
-    char dir[] = "/tmp/mdlsim-nocode.XXXXXX", cmd[1024], cwd[512];
+    char dir[256], cmd[1024], cwd[512];
+    snprintf(dir, sizeof dir, "%s", scratch_path("mdlsim-nocode.XXXXXX"));
     cr_assert(mkdtemp(dir) && getcwd(cwd, sizeof cwd));
     snprintf(cmd, sizeof cmd, "cd %s && : > empty.s && printf '.data\\n.byte 1\\n' > data.s", dir);
     cr_assert_eq(system(cmd), 0);
@@ -173,25 +180,26 @@ Test(badinput, refuses_an_assembly_file_with_no_code, .timeout = 60)
 /* A `.fill` of gigabytes stops the assembler once its object reaches the bound, at once. */
 Test(badinput, stops_an_assembler_whose_object_outgrows_its_bound, .timeout = 60)
 {
-    FILE *fp = fopen("/tmp/mdlsim-fill.s", "w");
+    FILE *fp = fopen(scratch_path("mdlsim-fill.s"), "w");
     cr_assert(fp);
     fputs(".text\n.fill 100000000000\n", fp);
     fclose(fp);
-    expect_failure("../build/mdlsim block --machine skylake /tmp/mdlsim-fill.s", 1,
-                   "mdlsim: error: '/tmp/mdlsim-fill.s' assembles to an object of more than 16 MiB (a block is at "
+    expect_failure("../build/mdlsim block --machine skylake $MDLSIM_TMP/mdlsim-fill.s", 1,
+                   "mdlsim: error: '$MDLSIM_TMP/mdlsim-fill.s' assembles to an object of more than 16 MiB (a block is at "
                    "most 256 KiB of code)\n");
-    remove("/tmp/mdlsim-fill.s");
+    remove(scratch_path("mdlsim-fill.s"));
 }
 
 /* A named pipe given where a file is read whole is refused at once: nothing waits for a writer. */
 Test(badinput, refuses_a_named_pipe_as_an_input_file, .timeout = 60)
 {
-    char dir[] = "/tmp/mdlsim-fifo.XXXXXX", fifo[64], cmd[512];
+    char dir[256], fifo[512], cmd[1024];
+    snprintf(dir, sizeof dir, "%s", scratch_path("mdlsim-fifo.XXXXXX"));
     cr_assert(mkdtemp(dir));
     snprintf(fifo, sizeof fifo, "%s/in.s", dir);
     cr_assert_eq(mkfifo(fifo, 0600), 0);
     snprintf(cmd, sizeof cmd, "../build/mdlsim block --machine skylake %s", fifo);
-    expect_failure(cmd, 1, "mdlsim: error: cannot read '/tmp/mdlsim-fifo.");
+    expect_failure(cmd, 1, "mdlsim: error: cannot read '$MDLSIM_TMP/mdlsim-fifo.");
     expect_failure(cmd, 1, "/in.s': not a regular file\n");
     snprintf(cmd, sizeof cmd, "../build/mdlsim block --machine skylake --function main %s", fifo);
     expect_failure(cmd, 1, "/in.s': not a regular file\n");
@@ -236,20 +244,22 @@ Test(badinput, refuses_a_hex_file_that_holds_no_block)
  * line and its underline, each whole). */
 Test(badinput, quotes_a_bounded_excerpt_of_a_number_of_megabytes, .timeout = 60)
 {
-    FILE *fp = fopen("/tmp/mdlc-huge-number.mdl", "w");
+    FILE *fp = fopen(scratch_path("mdlc-huge-number.mdl"), "w");
     cr_assert(fp);
     fputs("machine t {\n    isa x86_64;\n}\nports p0, p1, p5;\ninclude \"include/all-classes.mdl\";\nwindow { rob ", fp);
     for (int i = 0; i < 10 << 20; i++)
         fputc('9', fp);
     fputs("; }\n", fp);
     cr_assert_eq(fclose(fp), 0);
-    struct run r = stderr_of("../build/mdlc --check -I diag /tmp/mdlc-huge-number.mdl");
+    struct run r = stderr_of("../build/mdlc --check -I diag $MDLSIM_TMP/mdlc-huge-number.mdl");
     cr_expect_eq(r.status, 1);
     cr_expect_lt(strlen(r.out), 1024, "%zu bytes of diagnostics", strlen(r.out));
-    cr_expect(strstr(r.out, "/tmp/mdlc-huge-number.mdl:6:14: error: integer '99999999999999999999999999999999999999999"
-                            "99999999999999999999999...' is too large (the limit is 2147483647)\n"), "%.2000s", r.out);
+    char want[512];
+    scratch_expand("$MDLSIM_TMP/mdlc-huge-number.mdl:6:14: error: integer '99999999999999999999999999999999999999999"
+                   "99999999999999999999999...' is too large (the limit is 2147483647)\n", want, sizeof want);
+    cr_expect(strstr(r.out, want), "%.2000s", r.out);
     free(r.out);
-    remove("/tmp/mdlc-huge-number.mdl");
+    remove(scratch_path("mdlc-huge-number.mdl"));
 }
 
 /* A program that cannot be executed exits 126, as from a shell, with the reason: a directory, a

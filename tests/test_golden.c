@@ -16,6 +16,7 @@
 
 #include "driver.h"
 #include "files.h"
+#include "scratch.h"
 
 enum { MIN_GOLDEN_CASES = 30 };
 
@@ -222,11 +223,12 @@ Test(golden, the_command_line_exits_2_on_usage_errors)
 Test(golden, the_command_line_prints_what_the_expected_file_holds)
 {
     need_binary();
-    char tmp[] = "/tmp/mdlc-golden.XXXXXX";
+    char tmp[256];
+    snprintf(tmp, sizeof tmp, "%s", scratch_path("mdlc-golden.XXXXXX"));
     int fd = mkstemp(tmp);
     cr_assert_geq(fd, 0);
     close(fd);
-    char cmd[256];
+    char cmd[512];
     snprintf(cmd, sizeof cmd, "../build/mdlc --check diag/three_independent_errors.mdl 2>%s >/dev/null", tmp);
     cr_expect_eq(shell_status(cmd), 1);
     size_t got_len = 0, want_len = 0;
@@ -305,13 +307,13 @@ Test(golden, the_json_dump_gives_each_front_end_fact_its_value)
  * jansson refused it, and the dump printed nothing and exited 0. */
 Test(golden, the_json_dump_is_valid_utf8_whatever_the_strings_hold)
 {
-    FILE *fp = fopen("/tmp/mdlc-latin1.mdl", "w");
+    FILE *fp = fopen(scratch_path("mdlc-latin1.mdl"), "w");
     cr_assert(fp);
     fputs("machine t {\n    isa x86_64;\n    description \"caf\xe9 \xc3\xa9\";\n}\nports p0, p1, p5;\n"
           "include \"include/all-classes.mdl\";\n", fp);
     cr_assert_eq(fclose(fp), 0);
-    json_t *o = dump_json("-I diag /tmp/mdlc-latin1.mdl");
+    json_t *o = dump_json("-I diag $MDLSIM_TMP/mdlc-latin1.mdl");
     cr_expect_str_eq(json_string_value(json_object_get(o, "description")), "caf\xef\xbf\xbd \xc3\xa9");
     json_decref(o);
-    remove("/tmp/mdlc-latin1.mdl");
+    remove(scratch_path("mdlc-latin1.mdl"));
 }

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 #include "capture.h"
+#include "scratch.h"
 
 static const char *const machines[][2] = {
     { "skylake", "x86" }, { "icelake", "x86" }, { "alderlake", "x86" }, { "cortex-a72", "a64" },
@@ -17,8 +18,8 @@ static json_t *kernel_report(unsigned machine, const char *roi, const char *prog
                              const char *flags)
 {
     char report[256], cmd[1024];
-    snprintf(report, sizeof report, "/tmp/mdlsim-kernels-%s-%s-%s.json", machines[machine][0], roi, args);
-    for (char *c = report; *c; c++)
+    snprintf(report, sizeof report, "%s/mdlsim-kernels-%s-%s-%s.json", scratch_dir(), machines[machine][0], roi, args);
+    for (char *c = report + strlen(scratch_dir()); *c; c++)
         if (*c == ' ')
             *c = '_';
     snprintf(cmd, sizeof cmd, "../build/mdlsim run --machine %s --roi %s %s --quiet --json %s -- "

@@ -17,13 +17,14 @@
 #include "capture.h"
 #include "mdl_machine.h"
 #include "sha256.h"
+#include "scratch.h"
 
 /* A directory of its own for each test: its descriptions, and the cache (XDG_CACHE_HOME). */
-static char dir[64];
+static char dir[64];              /* (a TMPDIR of at most 20 characters) */
 
 static void make_dir(void)
 {
-    snprintf(dir, sizeof dir, "/tmp/mdlfile-test.XXXXXX");
+    snprintf(dir, sizeof dir, "%s", scratch_path("mdlfile-test.XXXXXX"));
     cr_assert(mkdtemp(dir));
 }
 

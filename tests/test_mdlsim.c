@@ -17,6 +17,7 @@
 #include <unistd.h>
 #include "capture.h"
 #include "files.h"
+#include "scratch.h"
 #include "utf8.h"
 #include "view_json.h"
 
@@ -50,8 +51,8 @@ static void expect_status_by(const char *prefix, const char *args, int status, c
 {
     struct run r = mdlsim_by(prefix, args, "2>&1 >/dev/null");
     cr_expect_eq(r.status, status, "mdlsim %s: status %d", args, r.status);
-    char want[512], line[1024];
-    snprintf(want, sizeof want, "mdlsim: error: %s", message);
+    char want[1024], line[1024], expanded[1024];
+    snprintf(want, sizeof want, "mdlsim: error: %s", scratch_expand(message, expanded, sizeof expanded));
     cr_expect_str_eq(last_line(r.out, line, sizeof line), want, "mdlsim %s", args);
     free(r.out);
 }
@@ -70,8 +71,8 @@ static void expect_error_around(const char *args, int status, const char *head, 
 {
     struct run r = mdlsim_stderr(args);
     cr_expect_eq(r.status, status, "mdlsim %s: status %d", args, r.status);
-    char want[512], last[1024];
-    snprintf(want, sizeof want, "mdlsim: error: %s", head);
+    char want[1024], last[1024], expanded[1024];
+    snprintf(want, sizeof want, "mdlsim: error: %s", scratch_expand(head, expanded, sizeof expanded));
     last_line(r.out, last, sizeof last);
     size_t n = strlen(last), t = strlen(tail);
     cr_expect(strncmp(last, want, strlen(want)) == 0 && n >= t && strcmp(last + n - t, tail) == 0,
@@ -266,11 +267,11 @@ Test(mdlsim, runs_an_aarch64_fma_chain_on_the_cortex_a72)
 
 Test(mdlsim, reports_an_undecodable_block_and_goes_on)
 {
-    FILE *fp = fopen("/tmp/mdlsim-test-blocks.txt", "w");
+    FILE *fp = fopen(scratch_path("mdlsim-test-blocks.txt"), "w");
     fputs("4801d8\n0f0b0f\n4801c3\n", fp);     /* add; a truncated/invalid block; add */
     fclose(fp);
-    struct run r = mdlsim("block --machine skylake --json --no-sensitivity --hex-file /tmp/mdlsim-test-blocks.txt");
-    remove("/tmp/mdlsim-test-blocks.txt");
+    struct run r = mdlsim("block --machine skylake --json --no-sensitivity --hex-file $MDLSIM_TMP/mdlsim-test-blocks.txt");
+    remove(scratch_path("mdlsim-test-blocks.txt"));
     cr_expect_eq(r.status, 1, "a failed block makes the exit status 1");
     char *line2 = strchr(r.out, '\n');
     cr_assert(line2);
@@ -283,12 +284,13 @@ Test(mdlsim, reports_an_undecodable_block_and_goes_on)
 /* Runs the blocks of TEXT as a --hex-file with OPTIONS on one thread and on JOBS threads. */
 static void on_threads(const char *text, const char *options, int jobs, struct run *one, struct run *many)
 {
-    char path[] = "/tmp/mdlsim-test-jobs-XXXXXX";
+    char path[512];
+    snprintf(path, sizeof path, "%s", scratch_path("mdlsim-test-jobs-XXXXXX"));
     int fd = mkstemp(path);
     FILE *fp = fdopen(fd, "w");
     fputs(text, fp);
     fclose(fp);
-    char args[512];
+    char args[1024];
     snprintf(args, sizeof args, "block --machine skylake --json %s --hex-file %s --jobs 1", options, path);
     *one = mdlsim(args);
     snprintf(args, sizeof args, "block --machine skylake --json %s --hex-file %s --jobs %d", options, path, jobs);
@@ -550,30 +552,29 @@ Test(mdlsim, makes_popcnt_wait_for_its_destination_on_skylake_only)
 /* Compiles a tiny program with a known function, for the ELF input. */
 static const char *build_program(void)
 {
-    static const char path[] = "/tmp/mdlsim-test-prog";
-    FILE *fp = fopen("/tmp/mdlsim-test-prog.c", "w");
+    FILE *fp = fopen(scratch_path("mdlsim-test-prog.c"), "w");
     fputs("long kernel(const long *a, long n) { long s = 0; for (long i = 0; i < n; i++) s += a[i]; return s; }\n"
           "int main(void) { return 0; }\n", fp);
     fclose(fp);
-    cr_assert_eq(system("cc -O1 -o /tmp/mdlsim-test-prog /tmp/mdlsim-test-prog.c"), 0);
-    return path;
+    cr_assert_eq(system("cc -O1 -o $MDLSIM_TMP/mdlsim-test-prog $MDLSIM_TMP/mdlsim-test-prog.c"), 0);
+    return scratch_path("mdlsim-test-prog");
 }
 
 Test(mdlsim, analyses_a_function_of_a_program_by_its_symbol)
 {
     build_program();
-    json_t *o = block_json("block --machine skylake --json --no-sensitivity --function kernel /tmp/mdlsim-test-prog");
+    json_t *o = block_json("block --machine skylake --json --no-sensitivity --function kernel $MDLSIM_TMP/mdlsim-test-prog");
     cr_expect_gt(json_integer_value(json_object_get(o, "instructions")), 3);
     cr_expect_gt(num(o, "cycles_per_iteration"), 0);
     json_decref(o);
-    struct run r = mdlsim("block --machine skylake --function no_such_function /tmp/mdlsim-test-prog");
+    struct run r = mdlsim("block --machine skylake --function no_such_function $MDLSIM_TMP/mdlsim-test-prog");
     cr_expect_eq(r.status, 1, "a missing symbol is an error");
     free(r.out);
-    r = mdlsim("block --machine cortex-a72 --function kernel /tmp/mdlsim-test-prog");
+    r = mdlsim("block --machine cortex-a72 --function kernel $MDLSIM_TMP/mdlsim-test-prog");
     cr_expect_eq(r.status, 1, "an x86-64 program on an AArch64 machine is an error");
     free(r.out);
-    remove("/tmp/mdlsim-test-prog");
-    remove("/tmp/mdlsim-test-prog.c");
+    remove(scratch_path("mdlsim-test-prog"));
+    remove(scratch_path("mdlsim-test-prog.c"));
 }
 
 /* ---- mdlsim run: programs under QEMU (built by make test into build/programs) ---------------- */
@@ -620,8 +621,8 @@ static const char *top_sensitivity(json_t *o)
 
 Test(mdlsim_run, counts_exactly_the_instructions_of_the_region_on_x86_64)
 {
-    json_t *o = run_json("--machine skylake --roi kernel_exact --no-sensitivity --json /tmp/mdlsim-exact-x86.json "
-                         "-- ../build/programs/exact.x86 1000", "/tmp/mdlsim-exact-x86.json", "3000\n");
+    json_t *o = run_json("--machine skylake --roi kernel_exact --no-sensitivity --json $MDLSIM_TMP/mdlsim-exact-x86.json "
+                         "-- ../build/programs/exact.x86 1000", scratch_path("mdlsim-exact-x86.json"), "3000\n");
     cr_expect_eq(json_integer_value(json_object_get(o, "instructions")), 4 + 4 * 1000);
     cr_expect_gt(json_integer_value(json_object_get(o, "executed")), 4004, "libc ran outside the region");
     json_decref(o);
@@ -637,8 +638,8 @@ Test(mdlsim_run, counts_exactly_the_instructions_of_the_region_on_x86_64)
  * in one model as in two): the bound is below that, well above the 0.64x of diverging choices. */
 Test(mdlsim_run, gives_the_lanes_of_both_models_the_port_choices_of_the_baseline)
 {
-    json_t *o = run_json("--machine skylake --roi kernel_exact --json /tmp/mdlsim-exact-pairs.json "
-                         "-- ../build/programs/exact.x86 2000", "/tmp/mdlsim-exact-pairs.json", "6000\n");
+    json_t *o = run_json("--machine skylake --roi kernel_exact --json $MDLSIM_TMP/mdlsim-exact-pairs.json "
+                         "-- ../build/programs/exact.x86 2000", scratch_path("mdlsim-exact-pairs.json"), "6000\n");
     size_t i;
     json_t *p;
     cr_assert_gt(json_array_size(json_object_get(o, "interactions")), 0);
@@ -651,8 +652,8 @@ Test(mdlsim_run, gives_the_lanes_of_both_models_the_port_choices_of_the_baseline
 
 Test(mdlsim_run, fuses_the_compare_and_branch_of_a_running_loop)
 {
-    json_t *o = run_json("--machine skylake --roi kernel_fused --no-sensitivity --json /tmp/mdlsim-fused-x86.json "
-                         "-- ../build/programs/fused.x86 1000", "/tmp/mdlsim-fused-x86.json", "3000\n");
+    json_t *o = run_json("--machine skylake --roi kernel_fused --no-sensitivity --json $MDLSIM_TMP/mdlsim-fused-x86.json "
+                         "-- ../build/programs/fused.x86 1000", scratch_path("mdlsim-fused-x86.json"), "3000\n");
     cr_expect_eq(json_integer_value(json_object_get(o, "instructions")), 3 + 3 * 1000 + 1);
     cr_expect_eq(json_integer_value(json_object_get(o, "macro_fused")), 1000 + 1, "test/jz once, sub/jnz each time");
     /* the add chain binds: about a cycle per iteration */
@@ -663,24 +664,24 @@ Test(mdlsim_run, fuses_the_compare_and_branch_of_a_running_loop)
 
 Test(mdlsim_run, writes_its_json_report_though_the_reader_of_stderr_stops_early)
 {
-    remove("/tmp/mdlsim-head.json");
-    int st = system("../build/mdlsim run --machine skylake --no-sensitivity --json /tmp/mdlsim-head.json "
+    remove(scratch_path("mdlsim-head.json"));
+    int st = system("../build/mdlsim run --machine skylake --no-sensitivity --json $MDLSIM_TMP/mdlsim-head.json "
                     "-- ../build/programs/exact.x86 10 2>&1 >/dev/null | head -c 1 >/dev/null");
     cr_expect_eq(st, 0);
     json_error_t e;
-    json_t *o = json_load_file("/tmp/mdlsim-head.json", 0, &e);
+    json_t *o = json_load_file(scratch_path("mdlsim-head.json"), 0, &e);
     cr_expect(o, "no JSON report: %s", e.text);
     json_decref(o);
-    remove("/tmp/mdlsim-head.json");
+    remove(scratch_path("mdlsim-head.json"));
 }
 
 Test(mdlsim_run, predicts_the_same_baseline_with_or_without_sensitivity_lanes)
 {
     /* the whole run: libc's start-up has microcoded forms of hundreds of uops and old stores */
-    json_t *alone = run_json("--machine skylake --no-sensitivity --json /tmp/mdlsim-base-alone.json "
-                             "-- ../build/programs/exact.x86 300", "/tmp/mdlsim-base-alone.json", "900\n");
-    json_t *lanes = run_json("--machine skylake --json /tmp/mdlsim-base-lanes.json "
-                             "-- ../build/programs/exact.x86 300", "/tmp/mdlsim-base-lanes.json", "900\n");
+    json_t *alone = run_json("--machine skylake --no-sensitivity --json $MDLSIM_TMP/mdlsim-base-alone.json "
+                             "-- ../build/programs/exact.x86 300", scratch_path("mdlsim-base-alone.json"), "900\n");
+    json_t *lanes = run_json("--machine skylake --json $MDLSIM_TMP/mdlsim-base-lanes.json "
+                             "-- ../build/programs/exact.x86 300", scratch_path("mdlsim-base-lanes.json"), "900\n");
     cr_expect_float_eq(json_number_value(json_object_get(lanes, "cycles")),
                        json_number_value(json_object_get(alone, "cycles")), 1e-9);
     json_decref(alone);
@@ -690,8 +691,8 @@ Test(mdlsim_run, predicts_the_same_baseline_with_or_without_sensitivity_lanes)
 Test(mdlsim_run, counts_exactly_the_instructions_of_the_region_on_aarch64)
 {
     json_t *o = run_json("--machine cortex-a72 --roi kernel_exact --no-sensitivity --json "
-                         "/tmp/mdlsim-exact-a64.json -- ../build/programs/exact.a64 250",
-                         "/tmp/mdlsim-exact-a64.json", "750\n");
+                         "$MDLSIM_TMP/mdlsim-exact-a64.json -- ../build/programs/exact.a64 250",
+                         scratch_path("mdlsim-exact-a64.json"), "750\n");
     cr_expect_eq(json_integer_value(json_object_get(o, "instructions")), 4 + 4 * 250);
     json_decref(o);
 }
@@ -703,7 +704,7 @@ static void expect_bound_on_both(const char *kernel, const char *program, const 
     static const char *const targets[][2] = { { "skylake", "x86" }, { "cortex-a72", "a64" } };
     for (int t = 0; t < 2; t++) {
         char report[256], cmd[768];
-        snprintf(report, sizeof report, "/tmp/mdlsim-%s-%s.json", kernel, targets[t][1]);
+        snprintf(report, sizeof report, "%s/mdlsim-%s-%s.json", scratch_dir(), kernel, targets[t][1]);
         snprintf(cmd, sizeof cmd, "--machine %s --roi %s --json %s -- ../build/programs/%s.%s %s", targets[t][0],
                  kernel, report, program, targets[t][1], args);
         json_t *o = run_json(cmd, report, NULL);
@@ -749,7 +750,7 @@ Test(mdlsim_run, decodes_a_loop_beyond_the_uop_cache_through_the_legacy_decoders
     };
     for (int k = 0; k < 3; k++) {
         char cmd[512], report[128];
-        snprintf(report, sizeof report, "/tmp/mdlsim-bigloop-%s.json", cases[k].machine);
+        snprintf(report, sizeof report, "%s/mdlsim-bigloop-%s.json", scratch_dir(), cases[k].machine);
         snprintf(cmd, sizeof cmd, "--machine %s --roi kernel_%s --no-sensitivity --no-causality --json %s "
                  "-- ../build/programs/bigloop.x86 %s 40", cases[k].machine, cases[k].size, report, cases[k].size);
         json_t *o = run_json(cmd, report, NULL);
@@ -760,8 +761,8 @@ Test(mdlsim_run, decodes_a_loop_beyond_the_uop_cache_through_the_legacy_decoders
         json_decref(o);
     }
     json_t *o = run_json("--machine skylake --roi kernel_small --no-sensitivity --no-causality --json "
-                         "/tmp/mdlsim-smallloop.json -- ../build/programs/bigloop.x86 small 40",
-                         "/tmp/mdlsim-smallloop.json", NULL);
+                         "$MDLSIM_TMP/mdlsim-smallloop.json -- ../build/programs/bigloop.x86 small 40",
+                         scratch_path("mdlsim-smallloop.json"), NULL);
     cr_expect_gt(num(o, "ipc"), 3.8, "IPC %g", num(o, "ipc"));
     cr_expect_lt(num(json_object_get(o, "topdown"), "frontend_bound"), 0.05);
     cr_expect_gt(delivered(o, "uop_cache"), 0.95 * num(o, "instructions"));
@@ -772,54 +773,54 @@ Test(mdlsim_run, decodes_a_loop_beyond_the_uop_cache_through_the_legacy_decoders
  * Cortex-A72 has no uop cache: its report has no delivery. */
 Test(mdlsim_run, streams_a_small_loop_from_the_loop_buffer_where_the_core_has_one)
 {
-    json_t *o = run_json("--machine icelake --roi kernel_fused --no-sensitivity --json /tmp/mdlsim-lsd-icl.json "
-                         "-- ../build/programs/fused.x86 1000", "/tmp/mdlsim-lsd-icl.json", "3000\n");
+    json_t *o = run_json("--machine icelake --roi kernel_fused --no-sensitivity --json $MDLSIM_TMP/mdlsim-lsd-icl.json "
+                         "-- ../build/programs/fused.x86 1000", scratch_path("mdlsim-lsd-icl.json"), "3000\n");
     cr_expect_gt(delivered(o, "loop_buffer"), 0.9 * num(o, "instructions"));
     json_decref(o);
-    o = run_json("--machine skylake --roi kernel_fused --no-sensitivity --json /tmp/mdlsim-lsd-skl.json "
-                 "-- ../build/programs/fused.x86 1000", "/tmp/mdlsim-lsd-skl.json", "3000\n");
+    o = run_json("--machine skylake --roi kernel_fused --no-sensitivity --json $MDLSIM_TMP/mdlsim-lsd-skl.json "
+                 "-- ../build/programs/fused.x86 1000", scratch_path("mdlsim-lsd-skl.json"), "3000\n");
     cr_expect_eq(delivered(o, "loop_buffer"), 0);
     cr_expect_gt(delivered(o, "uop_cache"), 0.9 * num(o, "instructions"));
     json_decref(o);
-    o = run_json("--machine cortex-a72 --roi kernel_fused --no-sensitivity --json /tmp/mdlsim-lsd-a72.json "
-                 "-- ../build/programs/fused.a64 1000", "/tmp/mdlsim-lsd-a72.json", "3000\n");
+    o = run_json("--machine cortex-a72 --roi kernel_fused --no-sensitivity --json $MDLSIM_TMP/mdlsim-lsd-a72.json "
+                 "-- ../build/programs/fused.a64 1000", scratch_path("mdlsim-lsd-a72.json"), "3000\n");
     cr_expect_null(json_object_get(o, "delivery"));
     json_decref(o);
 }
 
 Test(mdlsim_run, replays_a_recorded_run_on_another_machine_of_the_same_isa)
 {
-    json_t *o = run_json("--machine skylake --no-sensitivity --json /tmp/mdlsim-rarroam.json --record "
-                         "/tmp/mdlsim-test.trace -- ../build/programs/exact.x86 100",
-                         "/tmp/mdlsim-rarroam.json", "300\n");
+    json_t *o = run_json("--machine skylake --no-sensitivity --json $MDLSIM_TMP/mdlsim-rarroam.json --record "
+                         "$MDLSIM_TMP/mdlsim-test.trace -- ../build/programs/exact.x86 100",
+                         scratch_path("mdlsim-rarroam.json"), "300\n");
     json_int_t n = json_integer_value(json_object_get(o, "instructions"));
     json_decref(o);
-    struct run r = mdlsim("replay --machine icelake --no-sensitivity --json /tmp/mdlsim-rarroam.json "
-                          "/tmp/mdlsim-test.trace");
+    struct run r = mdlsim("replay --machine icelake --no-sensitivity --json $MDLSIM_TMP/mdlsim-rarroam.json "
+                          "$MDLSIM_TMP/mdlsim-test.trace");
     cr_assert_eq(r.status, 0, "%s", r.out);
     free(r.out);
     json_error_t e;
-    o = json_load_file("/tmp/mdlsim-rarroam.json", 0, &e);
+    o = json_load_file(scratch_path("mdlsim-rarroam.json"), 0, &e);
     cr_assert(o);
     cr_expect_eq(json_integer_value(json_object_get(o, "instructions")), n, "the same instructions");
     cr_expect_str_eq(json_string_value(json_object_get(o, "machine")), "icelake");
     json_decref(o);
-    r = mdlsim("replay --machine cortex-a72 /tmp/mdlsim-test.trace");
+    r = mdlsim("replay --machine cortex-a72 $MDLSIM_TMP/mdlsim-test.trace");
     cr_expect_eq(r.status, 1, "an x86-64 trace on an AArch64 machine is refused");
     free(r.out);
-    remove("/tmp/mdlsim-rarroam.json");
-    cr_assert_eq(truncate("/tmp/mdlsim-test.trace", 4096), 0);
-    expect_error_around("replay --machine skylake --json /tmp/mdlsim-rarroam.json /tmp/mdlsim-test.trace", 1,
-                        "'/tmp/mdlsim-test.trace' ends inside the frame at byte ", ": the trace is truncated");
-    cr_expect_neq(access("/tmp/mdlsim-rarroam.json", F_OK), 0, "no report from a truncated trace");
-    cr_assert_eq(truncate("/tmp/mdlsim-test.trace", 24), 0);
-    expect_error("replay --machine skylake /tmp/mdlsim-test.trace",
-                 "'/tmp/mdlsim-test.trace' ends at byte 24, before its end frame: the trace is truncated");
-    cr_assert_eq(truncate("/tmp/mdlsim-test.trace", 16), 0);
-    expect_error("replay --machine skylake /tmp/mdlsim-test.trace",
-                 "'/tmp/mdlsim-test.trace' ends inside its header (24 bytes): the trace is truncated");
-    remove("/tmp/mdlsim-test.trace");
-    remove("/tmp/mdlsim-rarroam.json");
+    remove(scratch_path("mdlsim-rarroam.json"));
+    cr_assert_eq(truncate(scratch_path("mdlsim-test.trace"), 4096), 0);
+    expect_error_around("replay --machine skylake --json $MDLSIM_TMP/mdlsim-rarroam.json $MDLSIM_TMP/mdlsim-test.trace", 1,
+                        "'$MDLSIM_TMP/mdlsim-test.trace' ends inside the frame at byte ", ": the trace is truncated");
+    cr_expect_neq(access(scratch_path("mdlsim-rarroam.json"), F_OK), 0, "no report from a truncated trace");
+    cr_assert_eq(truncate(scratch_path("mdlsim-test.trace"), 24), 0);
+    expect_error("replay --machine skylake $MDLSIM_TMP/mdlsim-test.trace",
+                 "'$MDLSIM_TMP/mdlsim-test.trace' ends at byte 24, before its end frame: the trace is truncated");
+    cr_assert_eq(truncate(scratch_path("mdlsim-test.trace"), 16), 0);
+    expect_error("replay --machine skylake $MDLSIM_TMP/mdlsim-test.trace",
+                 "'$MDLSIM_TMP/mdlsim-test.trace' ends inside its header (24 bytes): the trace is truncated");
+    remove(scratch_path("mdlsim-test.trace"));
+    remove(scratch_path("mdlsim-rarroam.json"));
 }
 
 Test(mdlsim_run, refuses_missing_foreign_and_multithreaded_programs_with_a_message)
@@ -830,25 +831,25 @@ Test(mdlsim_run, refuses_missing_foreign_and_multithreaded_programs_with_a_messa
                  "'../build/programs/exact.x86': not an AArch64 program (the machine is aarch64)");
     expect_error("run --machine skylake --roi no_such_function -- ../build/programs/exact.x86",
                  "no function 'no_such_function' in '../build/programs/exact.x86' or the libraries it loaded");
-    expect_error("run --machine skylake --json /tmp/mdlsim-t.json -- ../build/programs/threads.x86",
+    expect_error("run --machine skylake --json $MDLSIM_TMP/mdlsim-t.json -- ../build/programs/threads.x86",
                  "the guest started a second thread: multi-threaded programs are not analysed (each thread "
                  "would need its own core model)");
-    cr_expect_neq(access("/tmp/mdlsim-t.json", F_OK), 0, "no report left behind");
+    cr_expect_neq(access(scratch_path("mdlsim-t.json"), F_OK), 0, "no report left behind");
 }
 
 Test(mdlsim_run, writes_a_self_contained_html_report)
 {
-    struct run r = mdlsim("run --machine skylake --roi kernel_exact --html /tmp/mdlsim-test.html "
+    struct run r = mdlsim("run --machine skylake --roi kernel_exact --html $MDLSIM_TMP/mdlsim-test.html "
                           "-- ../build/programs/exact.x86 100");
     cr_assert_eq(r.status, 0, "%s", r.out);
     free(r.out);
-    FILE *fp = fopen("/tmp/mdlsim-test.html", "r");
+    FILE *fp = fopen(scratch_path("mdlsim-test.html"), "r");
     cr_assert(fp, "no HTML report");
     char buf[65536];
     size_t n = fread(buf, 1, sizeof buf - 1, fp);
     buf[n] = '\0';
     fclose(fp);
-    remove("/tmp/mdlsim-test.html");
+    remove(scratch_path("mdlsim-test.html"));
     cr_expect(strstr(buf, "<!DOCTYPE html>") && strstr(buf, "kernel_exact") && strstr(buf, "add rax, 3"),
               "%.400s", buf);
     cr_expect_null(strstr(buf, "<script src"), "self-contained: nothing loaded from elsewhere");
@@ -908,8 +909,8 @@ static double l1_accesses(json_t *o)
  * accesses (a load and a store a byte), all L1D hits, plus the final ret's. */
 Test(mdlsim_run, merges_the_iterations_of_a_rep_movsb_into_one_instruction_the_caches_see_whole)
 {
-    json_t *o = run_json("--machine skylake --roi kernel_movsb --no-sensitivity --json /tmp/mdlsim-movsb.json "
-                         "-- ../build/programs/copy.x86 4096 10", "/tmp/mdlsim-movsb.json", NULL);
+    json_t *o = run_json("--machine skylake --roi kernel_movsb --no-sensitivity --json $MDLSIM_TMP/mdlsim-movsb.json "
+                         "-- ../build/programs/copy.x86 4096 10", scratch_path("mdlsim-movsb.json"), NULL);
     cr_expect_eq(json_integer_value(json_object_get(o, "instructions")), 3 + 8 * 10 + 1);
     json_t *rep = row_of(o, "rep movsb");
     cr_assert(rep, "no rep movsb row");
@@ -917,8 +918,8 @@ Test(mdlsim_run, merges_the_iterations_of_a_rep_movsb_into_one_instruction_the_c
     cr_expect_eq(l1_accesses(o), 2 * 4096 * 10 + 1);
     cr_expect_eq(num(rep, "l1_misses"), 0, "the buffers stay in L1D between copies");
     json_decref(o);
-    o = run_json("--machine skylake --roi kernel_stosb --no-sensitivity --json /tmp/mdlsim-stosb.json "
-                 "-- ../build/programs/copy.x86 0 10", "/tmp/mdlsim-stosb.json", NULL);
+    o = run_json("--machine skylake --roi kernel_stosb --no-sensitivity --json $MDLSIM_TMP/mdlsim-stosb.json "
+                 "-- ../build/programs/copy.x86 0 10", scratch_path("mdlsim-stosb.json"), NULL);
     cr_expect_eq(json_integer_value(json_object_get(o, "instructions")), 4 + 7 * 10 + 1,
                  "a rep of a zero count is one instruction too");
     json_decref(o);
@@ -932,10 +933,10 @@ Test(mdlsim_run, copies_and_fills_16_kib_through_the_string_instructions_at_l1_s
     static const char *const kernels[] = { "kernel_copy", "kernel_fill" };
     for (int k = 0; k < 2; k++) {
         char args[512];
-        snprintf(args, sizeof args, "--machine skylake --roi %s --json /tmp/mdlsim-%s.json "
+        snprintf(args, sizeof args, "--machine skylake --roi %s --json $MDLSIM_TMP/mdlsim-%s.json "
                  "-- ../build/programs/copy.x86 16384 10", kernels[k], kernels[k]);
         char report[128];
-        snprintf(report, sizeof report, "/tmp/mdlsim-%s.json", kernels[k]);
+        snprintf(report, sizeof report, "%s/mdlsim-%s.json", scratch_dir(), kernels[k]);
         json_t *o = run_json(args, report, NULL);
         double per_byte = num(o, "cycles") / (16384.0 * 10);
         cr_expect_leq(per_byte, 0.25, "%s: %g cycles a byte", kernels[k], per_byte);
@@ -954,9 +955,9 @@ Test(mdlsim_run, charges_a_short_rep_movsb_about_its_start_up)
     };
     for (int k = 0; k < 2; k++) {
         char args[512];
-        snprintf(args, sizeof args, "--machine %s --roi kernel_movsb --no-sensitivity --json /tmp/mdlsim-short.json "
+        snprintf(args, sizeof args, "--machine %s --roi kernel_movsb --no-sensitivity --json $MDLSIM_TMP/mdlsim-short.json "
                  "-- ../build/programs/copy.x86 64 100", want[k].machine);
-        json_t *o = run_json(args, "/tmp/mdlsim-short.json", NULL);
+        json_t *o = run_json(args, scratch_path("mdlsim-short.json"), NULL);
         double per = num(o, "cycles") / 100;
         cr_expect(per >= want[k].lo && per <= want[k].hi, "%s: %g cycles a copy", want[k].machine, per);
         json_decref(o);
@@ -966,17 +967,17 @@ Test(mdlsim_run, charges_a_short_rep_movsb_about_its_start_up)
 /* A trace records the iterations as QEMU ran them: its replay merges them as the run did. */
 Test(mdlsim_run, replays_a_rep_movsb_as_the_run_modelled_it)
 {
-    json_t *o = run_json("--machine icelake --roi kernel_movsb --json /tmp/mdlsim-rep-run.json --record "
-                         "/tmp/mdlsim-rep.trace -- ../build/programs/copy.x86 3000 5", "/tmp/mdlsim-rep-run.json", NULL);
-    json_t *p = replay_json("--machine icelake --roi kernel_movsb --json /tmp/mdlsim-rep-replay.json "
-                            "/tmp/mdlsim-rep.trace", "/tmp/mdlsim-rep-replay.json");
+    json_t *o = run_json("--machine icelake --roi kernel_movsb --json $MDLSIM_TMP/mdlsim-rep-run.json --record "
+                         "$MDLSIM_TMP/mdlsim-rep.trace -- ../build/programs/copy.x86 3000 5", scratch_path("mdlsim-rep-run.json"), NULL);
+    json_t *p = replay_json("--machine icelake --roi kernel_movsb --json $MDLSIM_TMP/mdlsim-rep-replay.json "
+                            "$MDLSIM_TMP/mdlsim-rep.trace", scratch_path("mdlsim-rep-replay.json"));
     cr_expect_eq(num(p, "cycles"), num(o, "cycles"));
     cr_expect_eq(num(p, "instructions"), num(o, "instructions"));
     cr_expect_eq(l1_accesses(p), l1_accesses(o));
     cr_expect_str_eq(top_sensitivity(p), top_sensitivity(o));
     json_decref(o);
     json_decref(p);
-    remove("/tmp/mdlsim-rep.trace");
+    remove(scratch_path("mdlsim-rep.trace"));
 }
 
 /* memset of zeros takes dc zva on AArch64: a store of a whole 64-byte block, which the A72's
@@ -984,8 +985,8 @@ Test(mdlsim_run, replays_a_rep_movsb_as_the_run_modelled_it)
  * it, so the caches do not see it; the model takes its bytes. */
 Test(mdlsim_run, zeroes_a_line_a_dc_zva_as_a_store_of_the_whole_line_on_the_a72)
 {
-    json_t *o = run_json("--machine cortex-a72 --roi kernel_stosb --no-sensitivity --json /tmp/mdlsim-zva.json "
-                         "-- ../build/programs/copy.a64 16384 10", "/tmp/mdlsim-zva.json", NULL);
+    json_t *o = run_json("--machine cortex-a72 --roi kernel_stosb --no-sensitivity --json $MDLSIM_TMP/mdlsim-zva.json "
+                         "-- ../build/programs/copy.a64 16384 10", scratch_path("mdlsim-zva.json"), NULL);
     json_t *zva = row_of(o, "dc zva");
     cr_assert(zva, "no dc zva row");
     double n = num(zva, "executions"), c = num(o, "cycles");
@@ -1017,29 +1018,29 @@ static int validate(const char *files, bool quiet)
 
 Test(views, writes_json_that_the_schema_validates_for_block_run_and_replay)
 {
-    FILE *fp = fopen("/tmp/mdlsim-schema-blocks.txt", "w");
+    FILE *fp = fopen(scratch_path("mdlsim-schema-blocks.txt"), "w");
     fputs("4801d84801c3\n# a comment\nzz\nf20f5ec1\n", fp);
     fclose(fp);
-    cr_expect_eq(mdlsim_into("block --machine skylake --json kernels/fig1-fma-chain.s", "/tmp/mdlsim-schema-b1.json"), 0);
+    cr_expect_eq(mdlsim_into("block --machine skylake --json kernels/fig1-fma-chain.s", scratch_path("mdlsim-schema-b1.json")), 0);
     cr_expect_eq(mdlsim_into("block --machine icelake --json --weights 5,15,50 kernels/independent-loads.s",
-                             "/tmp/mdlsim-schema-b2.json"), 0);
-    cr_expect_eq(mdlsim_into("block --machine skylake --json --jobs 1 --hex-file /tmp/mdlsim-schema-blocks.txt",
-                             "/tmp/mdlsim-schema-b3.json"), 1, "the bad line fails the batch");
+                             scratch_path("mdlsim-schema-b2.json")), 0);
+    cr_expect_eq(mdlsim_into("block --machine skylake --json --jobs 1 --hex-file $MDLSIM_TMP/mdlsim-schema-blocks.txt",
+                             scratch_path("mdlsim-schema-b3.json")), 1, "the bad line fails the batch");
     cr_expect_eq(mdlsim_into("block --machine cortex-a72 --json --no-sensitivity --hex 20cc224e",
-                             "/tmp/mdlsim-schema-b4.json"), 0);
-    cr_expect_eq(mdlsim_into("run --machine skylake --roi kernel_gemm --json /tmp/mdlsim-schema-r1.json "
-                             "--record /tmp/mdlsim-schema.trace -- ../build/programs/gemm.x86 24", "/dev/null"), 0);
-    cr_expect_eq(mdlsim_into("run --machine cortex-a72 --json /tmp/mdlsim-schema-r2.json --no-causality "
+                             scratch_path("mdlsim-schema-b4.json")), 0);
+    cr_expect_eq(mdlsim_into("run --machine skylake --roi kernel_gemm --json $MDLSIM_TMP/mdlsim-schema-r1.json "
+                             "--record $MDLSIM_TMP/mdlsim-schema.trace -- ../build/programs/gemm.x86 24", "/dev/null"), 0);
+    cr_expect_eq(mdlsim_into("run --machine cortex-a72 --json $MDLSIM_TMP/mdlsim-schema-r2.json --no-causality "
                              "-- ../build/programs/exact.a64 50", "/dev/null"), 0);
-    cr_expect_eq(mdlsim_into("replay --machine icelake --json /tmp/mdlsim-schema-r3.json /tmp/mdlsim-schema.trace",
+    cr_expect_eq(mdlsim_into("replay --machine icelake --json $MDLSIM_TMP/mdlsim-schema-r3.json $MDLSIM_TMP/mdlsim-schema.trace",
                              "/dev/null"), 0);
-    cr_expect_eq(validate("/tmp/mdlsim-schema-b1.json /tmp/mdlsim-schema-b2.json /tmp/mdlsim-schema-b3.json "
-                          "/tmp/mdlsim-schema-b4.json /tmp/mdlsim-schema-r1.json /tmp/mdlsim-schema-r2.json "
-                          "/tmp/mdlsim-schema-r3.json", false), 0);
+    cr_expect_eq(validate("$MDLSIM_TMP/mdlsim-schema-b1.json $MDLSIM_TMP/mdlsim-schema-b2.json $MDLSIM_TMP/mdlsim-schema-b3.json "
+                          "$MDLSIM_TMP/mdlsim-schema-b4.json $MDLSIM_TMP/mdlsim-schema-r1.json $MDLSIM_TMP/mdlsim-schema-r2.json "
+                          "$MDLSIM_TMP/mdlsim-schema-r3.json", false), 0);
     /* the check can fail: a report without its verdict does not pass */
-    cr_expect_eq(system("sed 's/\"verdict\":/\"verdikt\":/' /tmp/mdlsim-schema-b1.json > /tmp/mdlsim-schema-bad.json"), 0);
-    cr_expect_eq(validate("/tmp/mdlsim-schema-bad.json", true), 1);
-    cr_expect_eq(system("rm -f /tmp/mdlsim-schema-*"), 0);
+    cr_expect_eq(system("sed 's/\"verdict\":/\"verdikt\":/' $MDLSIM_TMP/mdlsim-schema-b1.json > $MDLSIM_TMP/mdlsim-schema-bad.json"), 0);
+    cr_expect_eq(validate(scratch_path("mdlsim-schema-bad.json"), true), 1);
+    cr_expect_eq(system("rm -f $MDLSIM_TMP/mdlsim-schema-*"), 0);
 }
 
 /* Runs PROGRAM's region ROI on MACHINE and checks that the text report ends with a verdict
@@ -1047,7 +1048,7 @@ Test(views, writes_json_that_the_schema_validates_for_block_run_and_replay)
 static void expect_run_verdict(const char *machine, const char *roi, const char *program, const char *want)
 {
     char args[1024], json[128], line[512];
-    snprintf(json, sizeof json, "/tmp/mdlsim-verdict-%s-%s.json", machine, roi);
+    snprintf(json, sizeof json, "%s/mdlsim-verdict-%s-%s.json", scratch_dir(), machine, roi);
     snprintf(args, sizeof args, "run --machine %s --roi %s --json %s -- %s", machine, roi, json, program);
     struct run r = mdlsim_stderr(args);
     cr_assert_eq(r.status, 0, "%s", r.out);
@@ -1117,49 +1118,49 @@ Test(views, refuses_weights_that_are_not_percentages)
 
 Test(views, gives_replay_the_verdict_bounds_interactions_and_table_of_block_mode)
 {
-    cr_assert_eq(mdlsim_into("run --machine skylake --roi kernel_divide --record /tmp/mdlsim-views.trace "
+    cr_assert_eq(mdlsim_into("run --machine skylake --roi kernel_divide --record $MDLSIM_TMP/mdlsim-views.trace "
                              "-- ../build/programs/divide.x86 500", "/dev/null"), 0);
-    struct run r = mdlsim_stderr("replay --machine skylake --json /tmp/mdlsim-views-r.json /tmp/mdlsim-views.trace");
+    struct run r = mdlsim_stderr("replay --machine skylake --json $MDLSIM_TMP/mdlsim-views-r.json $MDLSIM_TMP/mdlsim-views.trace");
     cr_assert_eq(r.status, 0, "%s", r.out);
     cr_expect(strstr(r.out, "Bounds: infinite resources") && strstr(r.out, "Interactions") &&
               strstr(r.out, "Hottest instructions") && strstr(r.out, "\nVerdict: "), "%s", r.out);
     free(r.out);
     json_error_t e;
-    json_t *o = json_load_file("/tmp/mdlsim-views-r.json", 0, &e);
+    json_t *o = json_load_file(scratch_path("mdlsim-views-r.json"), 0, &e);
     cr_assert(o, "%s", e.text);
     cr_expect_str_eq(json_string_value(json_object_get(o, "command")), "replay");
     cr_expect(json_object_get(o, "bounds") && json_array_size(json_object_get(o, "interactions")) > 0 &&
               json_array_size(json_object_get(o, "table")) > 0, "replay has the block's facts");
     json_decref(o);
-    remove("/tmp/mdlsim-views.trace");
-    remove("/tmp/mdlsim-views-r.json");
+    remove(scratch_path("mdlsim-views.trace"));
+    remove(scratch_path("mdlsim-views-r.json"));
 }
 
 /* The page of ARGS (which write JSON to JSON and the page to HTML) rendered in headless Chromium:
  * the verdict, heat map, top-down bar and table are there, with the JSON's numbers. */
 static void expect_page_matches_json(const char *args, const char *json, const char *html)
 {
-    cr_assert_eq(mdlsim_into(args, strcmp(json, "-") ? "/dev/null" : "/tmp/mdlsim-page-stdout.json"), 0, "%s", args);
+    cr_assert_eq(mdlsim_into(args, strcmp(json, "-") ? "/dev/null" : scratch_path("mdlsim-page-stdout.json")), 0, "%s", args);
     char cmd[1024];
     snprintf(cmd, sizeof cmd, "/usr/bin/python3 views/check_html.py %s %s >&2", html,
-             strcmp(json, "-") ? json : "/tmp/mdlsim-page-stdout.json");
+             strcmp(json, "-") ? json : scratch_path("mdlsim-page-stdout.json"));
     int st = system(cmd);
     cr_expect_eq(WIFEXITED(st) ? WEXITSTATUS(st) : -1, 0, "the page of %s matches its JSON", args);
     remove(html);
-    remove(strcmp(json, "-") ? json : "/tmp/mdlsim-page-stdout.json");
+    remove(strcmp(json, "-") ? json : scratch_path("mdlsim-page-stdout.json"));
 }
 
 Test(views, renders_a_block_page_whose_numbers_are_the_json_ones, .timeout = 120)
 {
     expect_page_matches_json("block --machine skylake --json --weights 1,2,5,10,15,20,30,50 "
-                             "--html /tmp/mdlsim-page-b.html kernels/fig1-fma-chain.s", "-", "/tmp/mdlsim-page-b.html");
+                             "--html $MDLSIM_TMP/mdlsim-page-b.html kernels/fig1-fma-chain.s", "-", scratch_path("mdlsim-page-b.html"));
 }
 
 Test(views, renders_a_run_page_whose_numbers_are_the_json_ones, .timeout = 120)
 {
     expect_page_matches_json("run --machine cortex-a72 --roi kernel_gemm --weights 5,15,30 "
-                             "--json /tmp/mdlsim-page-r.json --html /tmp/mdlsim-page-r.html "
-                             "-- ../build/programs/gemm.a64 24", "/tmp/mdlsim-page-r.json", "/tmp/mdlsim-page-r.html");
+                             "--json $MDLSIM_TMP/mdlsim-page-r.json --html $MDLSIM_TMP/mdlsim-page-r.html "
+                             "-- ../build/programs/gemm.a64 24", scratch_path("mdlsim-page-r.json"), scratch_path("mdlsim-page-r.html"));
 }
 
 /* ---- top-down: the expected dominant category on textbook kernels -------------------------------- */
@@ -1214,7 +1215,7 @@ static void expect_block_dominant(const char *args, const char *want)
 static void expect_run_dominant(const char *args, const char *want)
 {
     char cmd[1024], json[128], buf[64];
-    snprintf(json, sizeof json, "/tmp/mdlsim-topdown-%d.json", (int)getpid());
+    snprintf(json, sizeof json, "%s/mdlsim-topdown-%d.json", scratch_dir(), (int)getpid());
     snprintf(cmd, sizeof cmd, "--no-sensitivity --json %s %s", json, args);
     json_t *o = run_json(cmd, json, NULL);
     const char *got = dominant(o, buf, sizeof buf);
@@ -1274,8 +1275,8 @@ Test(topdown, counts_the_slots_of_hand_computed_blocks)
  * retire: its back end waits on the adds (core), not on memory, though loads are outstanding. */
 Test(topdown, does_not_blame_memory_for_loads_that_completed_early)
 {
-    json_t *o = run_json("--machine skylake --roi kernel_gemm --no-sensitivity --json /tmp/mdlsim-td-gemm.json "
-                         "-- ../build/programs/gemm.x86 32", "/tmp/mdlsim-td-gemm.json", NULL);
+    json_t *o = run_json("--machine skylake --roi kernel_gemm --no-sensitivity --json $MDLSIM_TMP/mdlsim-td-gemm.json "
+                         "-- ../build/programs/gemm.x86 32", scratch_path("mdlsim-td-gemm.json"), NULL);
     json_t *td = json_object_get(o, "topdown");
     cr_expect_gt(num_of(td, "core_bound"), 5 * num_of(td, "memory_bound"), "core %g, memory %g",
                  num_of(td, "core_bound"), num_of(td, "memory_bound"));
@@ -1389,10 +1390,10 @@ Test(mdlsim_run, counts_exactly_the_instructions_of_a_region_in_a_pie_and_in_a_s
     };
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
         char args[512];
-        snprintf(args, sizeof args, "--machine %s --no-sensitivity --json /tmp/mdlsim-pie-%zu.json %s", cases[i][0], i,
+        snprintf(args, sizeof args, "--machine %s --no-sensitivity --json $MDLSIM_TMP/mdlsim-pie-%zu.json %s", cases[i][0], i,
                  cases[i][1]);
         char path[64];
-        snprintf(path, sizeof path, "/tmp/mdlsim-pie-%zu.json", i);
+        snprintf(path, sizeof path, "%s/mdlsim-pie-%zu.json", scratch_dir(), i);
         json_t *o = run_json(args, path, "3000\n");
         cr_expect_eq(json_integer_value(json_object_get(o, "instructions")), 4 + 4 * 1000, "%s", cases[i][1]);
         /* the region's caches and branches: its loop's branches only, no data accesses */
@@ -1409,8 +1410,8 @@ Test(mdlsim_run, counts_exactly_the_instructions_of_a_region_in_a_pie_and_in_a_s
  * text report. */
 Test(mdlsim_run, names_the_functions_and_source_lines_of_a_debug_build)
 {
-    json_t *o = run_json("--machine skylake --roi kernel_gemm --json /tmp/mdlsim-sym.json "
-                         "-- ../build/programs/gemm.pie 16", "/tmp/mdlsim-sym.json", NULL);
+    json_t *o = run_json("--machine skylake --roi kernel_gemm --json $MDLSIM_TMP/mdlsim-sym.json "
+                         "-- ../build/programs/gemm.pie 16", scratch_path("mdlsim-sym.json"), NULL);
     json_t *f = json_array_get(json_object_get(o, "functions"), 0);
     cr_expect_str_eq(json_string_value(json_object_get(f, "function")), "kernel_gemm");
     cr_expect_str_eq(json_string_value(json_object_get(f, "module")), "gemm.pie");
@@ -1443,11 +1444,11 @@ Test(mdlsim_run, names_the_functions_and_source_lines_of_a_debug_build)
  * the instruction total, which equals the JSON's. */
 Test(mdlsim_run, writes_a_callgrind_file_that_callgrind_annotate_reads)
 {
-    json_t *o = run_json("--machine skylake --roi kernel_gemm --json /tmp/mdlsim-cg.json --callgrind /tmp/mdlsim.cg "
-                         "-- ../build/programs/gemm.pie 16", "/tmp/mdlsim-cg.json", NULL);
+    json_t *o = run_json("--machine skylake --roi kernel_gemm --json $MDLSIM_TMP/mdlsim-cg.json --callgrind $MDLSIM_TMP/mdlsim.cg "
+                         "-- ../build/programs/gemm.pie 16", scratch_path("mdlsim-cg.json"), NULL);
     long long instructions = json_integer_value(json_object_get(o, "instructions"));
     json_decref(o);
-    FILE *p = popen("callgrind_annotate /tmp/mdlsim.cg 2>&1", "r");
+    FILE *p = popen("callgrind_annotate $MDLSIM_TMP/mdlsim.cg 2>&1", "r");
     cr_assert(p);
     char *out = NULL;
     size_t len = 0;
@@ -1474,37 +1475,37 @@ Test(mdlsim_run, writes_a_callgrind_file_that_callgrind_annotate_reads)
     cr_expect_null(strstr(out, "WARNING"), "callgrind_annotate reads every line:\n%s", out);
     cr_expect(strstr(out, grouped), "the total %s in:\n%s", grouped, out);
     free(out);
-    remove("/tmp/mdlsim.cg");
+    remove(scratch_path("mdlsim.cg"));
 }
 
 /* A trace names the files the guest mapped: a replay finds a PIE's region without the program. */
 Test(mdlsim_run, replays_a_region_of_a_pie_from_its_trace_alone)
 {
-    cr_assert_eq(mdlsim_into("run --machine skylake --no-sensitivity --record /tmp/mdlsim-pie.trace "
+    cr_assert_eq(mdlsim_into("run --machine skylake --no-sensitivity --record $MDLSIM_TMP/mdlsim-pie.trace "
                              "-- ../build/programs/exact.pie 100", "/dev/null"), 0);
-    json_t *o = replay_json("--machine icelake --no-sensitivity --roi kernel_exact --json /tmp/mdlsim-pie-r.json "
-                            "/tmp/mdlsim-pie.trace", "/tmp/mdlsim-pie-r.json");
+    json_t *o = replay_json("--machine icelake --no-sensitivity --roi kernel_exact --json $MDLSIM_TMP/mdlsim-pie-r.json "
+                            "$MDLSIM_TMP/mdlsim-pie.trace", scratch_path("mdlsim-pie-r.json"));
     cr_expect_eq(json_integer_value(json_object_get(o, "instructions")), 4 + 4 * 100);
     json_decref(o);
     char abs[PATH_MAX], msg[PATH_MAX + 128];
     cr_assert(realpath("../build/programs/exact.pie", abs));
     snprintf(msg, sizeof msg, "no function 'no_such_function' in '%s' or the libraries it loaded", abs);
-    expect_error("replay --machine icelake --roi no_such_function /tmp/mdlsim-pie.trace", msg);
-    remove("/tmp/mdlsim-pie.trace");
-    remove("/tmp/mdlsim-pie-r.json");
+    expect_error("replay --machine icelake --roi no_such_function $MDLSIM_TMP/mdlsim-pie.trace", msg);
+    remove(scratch_path("mdlsim-pie.trace"));
+    remove(scratch_path("mdlsim-pie-r.json"));
 }
 
 /* A whole run executes the C library's syscalls from many addresses: the text lists each form
  * once, its executions summed over its addresses, and the JSON keeps one entry per address. */
 Test(views, lists_the_class_defaults_of_a_run_once_per_form_with_their_addresses)
 {
-    struct run r = mdlsim_stderr("run --machine skylake --no-sensitivity --json /tmp/mdlsim-defaults.json "
+    struct run r = mdlsim_stderr("run --machine skylake --no-sensitivity --json $MDLSIM_TMP/mdlsim-defaults.json "
                                  "-- ../build/programs/exact.x86 10");
     cr_assert_eq(r.status, 0, "%s", r.out);
     json_error_t e;
-    json_t *o = json_load_file("/tmp/mdlsim-defaults.json", 0, &e);
+    json_t *o = json_load_file(scratch_path("mdlsim-defaults.json"), 0, &e);
     cr_assert(o, "%s", e.text);
-    remove("/tmp/mdlsim-defaults.json");
+    remove(scratch_path("mdlsim-defaults.json"));
     json_int_t count = 0, addresses = 0;
     size_t i;
     json_t *u;
@@ -1542,8 +1543,8 @@ Test(views, lists_the_class_defaults_of_a_run_once_per_form_with_their_addresses
 
 Test(mdlsim_run, finds_a_program_in_path_as_a_shell_does)
 {
-    json_t *o = run_json("--machine skylake --no-sensitivity --json /tmp/mdlsim-path.json -- true",
-                         "/tmp/mdlsim-path.json", "");
+    json_t *o = run_json("--machine skylake --no-sensitivity --json $MDLSIM_TMP/mdlsim-path.json -- true",
+                         scratch_path("mdlsim-path.json"), "");
     cr_expect_gt(json_integer_value(json_object_get(o, "instructions")), 1000);
     json_decref(o);
     /* the guest's argv[0] is the name typed, as a shell passes it */
@@ -1598,31 +1599,31 @@ Test(mdlsim_run, refuses_an_unwritable_report_path_before_the_program_runs)
  * written, the inputs stay as they were. */
 Test(mdlsim_run, refuses_an_output_that_is_another_output_or_an_input_before_the_run)
 {
-    remove("/tmp/mdlsim-same.json");
-    remove("/tmp/mdlsim-same.link");
-    cr_assert_eq(system("cp ../build/programs/exact.x86 /tmp/mdlsim-same.x86 && "
-                        "ln /tmp/mdlsim-same.x86 /tmp/mdlsim-same.link"), 0);
+    remove(scratch_path("mdlsim-same.json"));
+    remove(scratch_path("mdlsim-same.link"));
+    cr_assert_eq(system("mkdir -p $MDLSIM_TMP/sub && cp ../build/programs/exact.x86 $MDLSIM_TMP/mdlsim-same.x86 && "
+                        "ln $MDLSIM_TMP/mdlsim-same.x86 $MDLSIM_TMP/mdlsim-same.link"), 0);
     size_t n_before, n_after;
-    char *before = files_read("/tmp/mdlsim-same.x86", &n_before);
+    char *before = files_read(scratch_path("mdlsim-same.x86"), &n_before);
     cr_assert(before);
     static const struct { const char *args, *message; } cases[] = {
-        { "run --machine skylake --record /tmp/mdlsim-same.json --json /tmp/mdlsim-same.json -- /tmp/mdlsim-same.x86 10",
-          "--json '/tmp/mdlsim-same.json' and --record '/tmp/mdlsim-same.json' are the same file" },
-        { "run --machine skylake --json /tmp/../tmp/mdlsim-same.json --callgrind /tmp/mdlsim-same.json -- "
-          "/tmp/mdlsim-same.x86 10",
-          "--json '/tmp/../tmp/mdlsim-same.json' and --callgrind '/tmp/mdlsim-same.json' are the same file" },
-        { "run --machine skylake --json /tmp/mdlsim-same.x86 -- /tmp/mdlsim-same.x86 10",
-          "--json '/tmp/mdlsim-same.x86' would replace the program '/tmp/mdlsim-same.x86'" },
-        { "run --machine skylake --html /tmp/mdlsim-same.link -- /tmp/mdlsim-same.x86 10",
-          "--html '/tmp/mdlsim-same.link' would replace the program '/tmp/mdlsim-same.x86'" },
+        { "run --machine skylake --record $MDLSIM_TMP/mdlsim-same.json --json $MDLSIM_TMP/mdlsim-same.json -- $MDLSIM_TMP/mdlsim-same.x86 10",
+          "--json '$MDLSIM_TMP/mdlsim-same.json' and --record '$MDLSIM_TMP/mdlsim-same.json' are the same file" },
+        { "run --machine skylake --json $MDLSIM_TMP/sub/../mdlsim-same.json --callgrind $MDLSIM_TMP/mdlsim-same.json -- "
+          "$MDLSIM_TMP/mdlsim-same.x86 10",
+          "--json '$MDLSIM_TMP/sub/../mdlsim-same.json' and --callgrind '$MDLSIM_TMP/mdlsim-same.json' are the same file" },
+        { "run --machine skylake --json $MDLSIM_TMP/mdlsim-same.x86 -- $MDLSIM_TMP/mdlsim-same.x86 10",
+          "--json '$MDLSIM_TMP/mdlsim-same.x86' would replace the program '$MDLSIM_TMP/mdlsim-same.x86'" },
+        { "run --machine skylake --html $MDLSIM_TMP/mdlsim-same.link -- $MDLSIM_TMP/mdlsim-same.x86 10",
+          "--html '$MDLSIM_TMP/mdlsim-same.link' would replace the program '$MDLSIM_TMP/mdlsim-same.x86'" },
         { "run --mdl ../machines/skylake.mdl --record ../machines/skylake.mdl -- "
-          "/tmp/mdlsim-same.x86 10",
+          "$MDLSIM_TMP/mdlsim-same.x86 10",
           "--record '../machines/skylake.mdl' would replace the description '../machines/skylake.mdl'" },
-        { "replay --machine skylake --json /tmp/mdlsim-same.trace /tmp/mdlsim-same.trace",
-          "--json '/tmp/mdlsim-same.trace' would replace the trace '/tmp/mdlsim-same.trace'" },
-        { "replay --machine skylake --program /tmp/mdlsim-same.x86 --callgrind /tmp/mdlsim-same.link "
-          "/tmp/mdlsim-same.trace",
-          "--callgrind '/tmp/mdlsim-same.link' would replace the program '/tmp/mdlsim-same.x86'" },
+        { "replay --machine skylake --json $MDLSIM_TMP/mdlsim-same.trace $MDLSIM_TMP/mdlsim-same.trace",
+          "--json '$MDLSIM_TMP/mdlsim-same.trace' would replace the trace '$MDLSIM_TMP/mdlsim-same.trace'" },
+        { "replay --machine skylake --program $MDLSIM_TMP/mdlsim-same.x86 --callgrind $MDLSIM_TMP/mdlsim-same.link "
+          "$MDLSIM_TMP/mdlsim-same.trace",
+          "--callgrind '$MDLSIM_TMP/mdlsim-same.link' would replace the program '$MDLSIM_TMP/mdlsim-same.x86'" },
     };
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
         expect_error(cases[i].args, cases[i].message);
@@ -1630,21 +1631,21 @@ Test(mdlsim_run, refuses_an_output_that_is_another_output_or_an_input_before_the
         cr_expect_str_eq(r.out, "", "%s: the program did not run", cases[i].args);
         free(r.out);
     }
-    cr_expect_neq(access("/tmp/mdlsim-same.json", F_OK), 0, "a report was written");
-    char *after = files_read("/tmp/mdlsim-same.x86", &n_after);
+    cr_expect_neq(access(scratch_path("mdlsim-same.json"), F_OK), 0, "a report was written");
+    char *after = files_read(scratch_path("mdlsim-same.x86"), &n_after);
     cr_expect(after && n_after == n_before && memcmp(before, after, n_before) == 0, "the program was replaced");
     free(before);
     free(after);
-    remove("/tmp/mdlsim-same.x86");
-    remove("/tmp/mdlsim-same.link");
+    remove(scratch_path("mdlsim-same.x86"));
+    remove(scratch_path("mdlsim-same.link"));
 }
 
 /* The call graph: main calls kernel_gemm once, so main's inclusive costs hold all of kernel_gemm's;
  * the callgrind file has the call for KCachegrind and callgrind_annotate --inclusive=yes. */
 Test(mdlsim_run, carries_a_callees_cost_to_its_caller_through_the_call_graph)
 {
-    json_t *o = run_json("--machine skylake --no-sensitivity --json /tmp/mdlsim-calls.json --callgrind /tmp/mdlsim-calls.cg "
-                         "-- ../build/programs/gemm.pie 16", "/tmp/mdlsim-calls.json", NULL);
+    json_t *o = run_json("--machine skylake --no-sensitivity --json $MDLSIM_TMP/mdlsim-calls.json --callgrind $MDLSIM_TMP/mdlsim-calls.cg "
+                         "-- ../build/programs/gemm.pie 16", scratch_path("mdlsim-calls.json"), NULL);
     json_t *fns = json_object_get(o, "functions"), *f, *gemm = NULL, *main_fn = NULL;
     size_t i;
     json_array_foreach(fns, i, f) {
@@ -1661,10 +1662,10 @@ Test(mdlsim_run, carries_a_callees_cost_to_its_caller_through_the_call_graph)
                   num_of(main_fn, "instructions") + num_of(gemm, "instructions"), "main includes kernel_gemm");
     cr_expect(fabs(num_of(gemm, "inclusive_cycles") - num_of(gemm, "cycles")) < 1e-6, "a leaf is its own");
     json_decref(o);
-    char *cg = slurp("/tmp/mdlsim-calls.cg");
+    char *cg = slurp(scratch_path("mdlsim-calls.cg"));
     cr_expect(strstr(cg, "cfn=kernel_gemm\ncalls=1 "), "the call in the callgrind file");
     free(cg);
-    remove("/tmp/mdlsim-calls.cg");
+    remove(scratch_path("mdlsim-calls.cg"));
 }
 
 /* ---- programs as users build them: dynamically linked, failing to start, running long ------------ */
@@ -1672,11 +1673,11 @@ Test(mdlsim_run, carries_a_callees_cost_to_its_caller_through_the_call_graph)
 Test(mdlsim_run, analyses_a_dynamically_linked_aarch64_program_with_or_without_sysroot)
 {
     /* the cross toolchain's sysroot found by itself, then named */
-    json_t *found = run_json("--machine cortex-a72 --no-sensitivity --json /tmp/mdlsim-dyn-found.json "
-                             "-- ../build/programs/exact.a64dyn 250", "/tmp/mdlsim-dyn-found.json", "750\n");
+    json_t *found = run_json("--machine cortex-a72 --no-sensitivity --json $MDLSIM_TMP/mdlsim-dyn-found.json "
+                             "-- ../build/programs/exact.a64dyn 250", scratch_path("mdlsim-dyn-found.json"), "750\n");
     json_t *given = run_json("--machine cortex-a72 --no-sensitivity --sysroot /usr/aarch64-linux-gnu --json "
-                             "/tmp/mdlsim-dyn-given.json -- ../build/programs/exact.a64dyn 250",
-                             "/tmp/mdlsim-dyn-given.json", "750\n");
+                             "$MDLSIM_TMP/mdlsim-dyn-given.json -- ../build/programs/exact.a64dyn 250",
+                             scratch_path("mdlsim-dyn-given.json"), "750\n");
     json_int_t n = json_integer_value(json_object_get(found, "instructions"));
     cr_expect_gt(n, 4 + 4 * 250, "the dynamic loader and the kernel ran: %lld", (long long)n);
     cr_expect_eq(json_integer_value(json_object_get(given, "instructions")), n);
@@ -1687,30 +1688,30 @@ Test(mdlsim_run, analyses_a_dynamically_linked_aarch64_program_with_or_without_s
 /* QEMU's own message, before the program's first instruction, is the error; no report is left. */
 Test(mdlsim_run, says_in_qemus_words_why_a_program_could_not_start_and_writes_no_report)
 {
-    remove("/tmp/mdlsim-nostart.json");
-    remove("/tmp/mdlsim-nostart.trace");
-    expect_error("run --machine cortex-a72 --sysroot /nonexistent --json /tmp/mdlsim-nostart.json "
-                 "--record /tmp/mdlsim-nostart.trace -- ../build/programs/exact.a64dyn 10",
+    remove(scratch_path("mdlsim-nostart.json"));
+    remove(scratch_path("mdlsim-nostart.trace"));
+    expect_error("run --machine cortex-a72 --sysroot /nonexistent --json $MDLSIM_TMP/mdlsim-nostart.json "
+                 "--record $MDLSIM_TMP/mdlsim-nostart.trace -- ../build/programs/exact.a64dyn 10",
                  "cannot start '../build/programs/exact.a64dyn' under QEMU: qemu-aarch64: Could not open "
                  "'/lib/ld-linux-aarch64.so.1': No such file or directory");
-    cr_expect_neq(access("/tmp/mdlsim-nostart.json", F_OK), 0, "no report");
-    cr_expect_neq(access("/tmp/mdlsim-nostart.trace", F_OK), 0, "no trace");
+    cr_expect_neq(access(scratch_path("mdlsim-nostart.json"), F_OK), 0, "no report");
+    cr_expect_neq(access(scratch_path("mdlsim-nostart.trace"), F_OK), 0, "no trace");
     struct run r = mdlsim_stderr("replay --machine cortex-a72 --sysroot /usr/aarch64-linux-gnu trace");
     cr_expect_eq(r.status, 2, "--sysroot is for run: %s", r.out);
     free(r.out);
     /* a CPU model QEMU does not have: a qemu-x86_64 first in PATH that swaps the machine's for one */
-    mkdir("/tmp/mdlsim-fakeqemu", 0755);
-    FILE *fp = fopen("/tmp/mdlsim-fakeqemu/qemu-x86_64", "w");
+    mkdir(scratch_path("mdlsim-fakeqemu"), 0755);
+    FILE *fp = fopen(scratch_path("mdlsim-fakeqemu/qemu-x86_64"), "w");
     cr_assert(fp);
     fputs("#!/bin/bash\nargs=()\nwhile [ $# -gt 0 ]; do\n"
           "  if [ \"$1\" = -cpu ]; then args+=(-cpu NoSuchCPU); shift; else args+=(\"$1\"); fi; shift\n"
           "done\nexec /usr/bin/qemu-x86_64 \"${args[@]}\"\n", fp);
     fclose(fp);
-    cr_assert_eq(chmod("/tmp/mdlsim-fakeqemu/qemu-x86_64", 0755), 0);
-    expect_error_by("PATH=/tmp/mdlsim-fakeqemu:$PATH ", "run --machine skylake -- ../build/programs/exact.x86 10",
+    cr_assert_eq(chmod(scratch_path("mdlsim-fakeqemu/qemu-x86_64"), 0755), 0);
+    expect_error_by("PATH=$MDLSIM_TMP/mdlsim-fakeqemu:$PATH ", "run --machine skylake -- ../build/programs/exact.x86 10",
                     "cannot start '../build/programs/exact.x86' under QEMU: qemu-x86_64: unable to find CPU model "
                     "'NoSuchCPU'");
-    cr_expect_eq(system("rm -r /tmp/mdlsim-fakeqemu"), 0);
+    cr_expect_eq(system("rm -r $MDLSIM_TMP/mdlsim-fakeqemu"), 0);
 }
 
 /* The guest's stderr passes through mdlsim, as it comes and before the report. */
@@ -1730,13 +1731,13 @@ Test(mdlsim_run, shows_progress_on_a_terminal_and_erases_it_before_the_report, .
     const char *run = "../build/mdlsim run --machine skylake --no-sensitivity --no-causality --roi kernel_gemm";
     char cmd[1024];
     snprintf(cmd, sizeof cmd,
-             "script -qc '%s -- ../build/programs/gemm.x86 160' /dev/null > /tmp/mdlsim-tty.out & "
-             "script -qc '%s --quiet -- ../build/programs/gemm.x86 160' /dev/null > /tmp/mdlsim-tty-quiet.out & "
-             "%s -- ../build/programs/gemm.x86 160 2> /tmp/mdlsim-file.out >/dev/null; wait",
+             "script -qc '%s -- ../build/programs/gemm.x86 160' /dev/null > $MDLSIM_TMP/mdlsim-tty.out & "
+             "script -qc '%s --quiet -- ../build/programs/gemm.x86 160' /dev/null > $MDLSIM_TMP/mdlsim-tty-quiet.out & "
+             "%s -- ../build/programs/gemm.x86 160 2> $MDLSIM_TMP/mdlsim-file.out >/dev/null; wait",
              run, run, run);
     cr_assert_eq(system(cmd), 0);
-    char *tty = slurp("/tmp/mdlsim-tty.out"), *quiet = slurp("/tmp/mdlsim-tty-quiet.out");
-    char *file = slurp("/tmp/mdlsim-file.out");
+    char *tty = slurp(scratch_path("mdlsim-tty.out")), *quiet = slurp(scratch_path("mdlsim-tty-quiet.out"));
+    char *file = slurp(scratch_path("mdlsim-file.out"));
     const char *line = strstr(tty, "\rmdlsim: ");
     cr_assert(line, "no progress line on the terminal: %.300s", tty);
     cr_expect(strstr(line, " instructions modelled of ") && strstr(line, " executed, ") && strstr(line, " MIPS, 0:0"),
@@ -1755,29 +1756,29 @@ Test(mdlsim_run, shows_progress_on_a_terminal_and_erases_it_before_the_report, .
     free(tty);
     free(quiet);
     free(file);
-    cr_expect_eq(system("rm -f /tmp/mdlsim-tty.out /tmp/mdlsim-tty-quiet.out /tmp/mdlsim-file.out"), 0);
+    cr_expect_eq(system("rm -f $MDLSIM_TMP/mdlsim-tty.out $MDLSIM_TMP/mdlsim-tty-quiet.out $MDLSIM_TMP/mdlsim-file.out"), 0);
 }
 
 /* A packaged program keeps only its exported symbols: a region in it says so and what would help. */
 Test(mdlsim_run, says_a_region_cannot_be_found_in_a_stripped_program_and_why)
 {
-    cr_assert_eq(system("strip -o /tmp/mdlsim-stripped ../build/programs/exact.pie"), 0);
-    expect_error("run --machine skylake --roi kernel_exact -- /tmp/mdlsim-stripped 10",
-                 "no function 'kernel_exact' in '/tmp/mdlsim-stripped' or the libraries it loaded: the program is "
+    cr_assert_eq(system("strip -o $MDLSIM_TMP/mdlsim-stripped ../build/programs/exact.pie"), 0);
+    expect_error("run --machine skylake --roi kernel_exact -- $MDLSIM_TMP/mdlsim-stripped 10",
+                 "no function 'kernel_exact' in '$MDLSIM_TMP/mdlsim-stripped' or the libraries it loaded: the program is "
                  "stripped (install its debug symbols, e.g. the -dbgsym package, or name a function it exports)");
-    remove("/tmp/mdlsim-stripped");
+    remove(scratch_path("mdlsim-stripped"));
 }
 
 /* The page of a -g program names its functions and source lines too. */
 Test(mdlsim_run, names_functions_and_source_lines_on_the_page_of_a_debug_build)
 {
-    cr_assert_eq(mdlsim_into("run --machine skylake --no-sensitivity --roi kernel_gemm --html /tmp/mdlsim-sym.html "
+    cr_assert_eq(mdlsim_into("run --machine skylake --no-sensitivity --roi kernel_gemm --html $MDLSIM_TMP/mdlsim-sym.html "
                              "-- ../build/programs/gemm.pie 8", "/dev/null"), 0);
-    char *page = slurp("/tmp/mdlsim-sym.html");
+    char *page = slurp(scratch_path("mdlsim-sym.html"));
     cr_expect(strstr(page, "id=\"functions\"") && strstr(page, "gemm.pie!kernel_gemm") && strstr(page, "gemm.c:"),
               "functions and lines on the page");
     free(page);
-    remove("/tmp/mdlsim-sym.html");
+    remove(scratch_path("mdlsim-sym.html"));
 }
 
 /* A trace (or a guest forging the stream) naming an instruction id far beyond the ones it has
@@ -1792,33 +1793,36 @@ Test(mdlsim_run, refuses_a_trace_whose_instruction_id_is_out_of_sequence)
  * 128 + 15. */
 Test(mdlsim_run, ends_qemu_and_removes_partial_files_on_sigterm, .timeout = 60)
 {
-    remove("/tmp/mdlsim-sig.trace");
-    remove("/tmp/mdlsim-sig.json");
+    remove(scratch_path("mdlsim-sig.trace"));
+    remove(scratch_path("mdlsim-sig.json"));
     pid_t pid = fork();
     cr_assert(pid >= 0);
     if (pid == 0) {
+        setsid();               /* a session of its own: pgrep -s finds this run's QEMU only */
         int null = open("/dev/null", O_WRONLY);
         dup2(null, STDOUT_FILENO);
         dup2(null, STDERR_FILENO);
-        execl("../build/mdlsim", "mdlsim", "run", "--machine", "skylake", "--quiet", "--record", "/tmp/mdlsim-sig.trace",
-              "--json", "/tmp/mdlsim-sig.json", "--", "../build/programs/chase.x86", "8000003", (char *)NULL);
+        execl("../build/mdlsim", "mdlsim", "run", "--machine", "skylake", "--quiet", "--record", scratch_path("mdlsim-sig.trace"),
+              "--json", scratch_path("mdlsim-sig.json"), "--", "../build/programs/chase.x86", "8000003", (char *)NULL);
         _exit(127);
     }
     /* until the trace has grown: the program runs */
     struct stat st;
-    for (int i = 0; i < 200 && (stat("/tmp/mdlsim-sig.trace", &st) != 0 || st.st_size < (1 << 20)); i++)
+    for (int i = 0; i < 200 && (stat(scratch_path("mdlsim-sig.trace"), &st) != 0 || st.st_size < (1 << 20)); i++)
         usleep(50000);
     cr_assert_eq(kill(pid, SIGTERM), 0);
     int status;
     cr_assert_eq(waitpid(pid, &status, 0), pid);
     cr_expect(WIFEXITED(status) && WEXITSTATUS(status) == 128 + SIGTERM, "status %d", status);
     /* (the bracket keeps pgrep from finding the shell that runs it) */
+    char pgrep[128];
+    snprintf(pgrep, sizeof pgrep, "pgrep -s %d -f 'chase[.]x86 8000003' >/dev/null", (int)pid);
     int alive = 0;
-    for (int i = 0; i < 20 && (alive = system("pgrep -f 'chase[.]x86 8000003' >/dev/null") == 0); i++)
+    for (int i = 0; i < 20 && (alive = system(pgrep) == 0); i++)
         usleep(100000);
     cr_expect_not(alive, "no QEMU left");
-    cr_expect_neq(access("/tmp/mdlsim-sig.trace", F_OK), 0, "no partial trace");
-    cr_expect_neq(access("/tmp/mdlsim-sig.json", F_OK), 0, "no report");
+    cr_expect_neq(access(scratch_path("mdlsim-sig.trace"), F_OK), 0, "no partial trace");
+    cr_expect_neq(access(scratch_path("mdlsim-sig.json"), F_OK), 0, "no report");
 }
 
 /* ---- nothing a run starts outlives it ---------------------------------------------------------- */
@@ -1944,8 +1948,8 @@ Test(mdlsim_run, keeps_an_inherited_ignored_sighup_ignored)
  * the new program's. An exec that fails is no replacement. */
 Test(mdlsim_run, reports_a_program_that_replaced_itself_with_exec)
 {
-    remove("/tmp/mdlsim-exec.json");
-    struct run r = mdlsim_stderr("run --machine skylake --no-sensitivity --json /tmp/mdlsim-exec.json -- "
+    remove(scratch_path("mdlsim-exec.json"));
+    struct run r = mdlsim_stderr("run --machine skylake --no-sensitivity --json $MDLSIM_TMP/mdlsim-exec.json -- "
                                  "../build/programs/procs.x86 exec /bin/sh -c 'exit 3'");
     cr_expect_eq(r.status, 3, "the new program's status: %d", r.status);
     const char *line = strstr(r.out, "Program:            replaced itself with '/bin/sh' (exec) after ");
@@ -1954,12 +1958,12 @@ Test(mdlsim_run, reports_a_program_that_replaced_itself_with_exec)
     cr_expect(strstr(r.out, "Instructions:       "), "the report of what ran: %s", r.out);
     free(r.out);
     json_error_t je;
-    json_t *j = json_load_file("/tmp/mdlsim-exec.json", 0, &je);
+    json_t *j = json_load_file(scratch_path("mdlsim-exec.json"), 0, &je);
     cr_assert(j, "%s", je.text);
     cr_expect_str_eq(json_string_value(json_object_get(j, "replaced_by")), "/bin/sh");
     cr_expect_eq(json_integer_value(json_object_get(json_object_get(j, "program_end"), "exit_code")), 3);
     json_decref(j);
-    remove("/tmp/mdlsim-exec.json");
+    remove(scratch_path("mdlsim-exec.json"));
     r = mdlsim_stderr("run --machine skylake --no-sensitivity -- ../build/programs/procs.x86 exec /nonexistent");
     cr_expect_eq(r.status, 126);
     cr_expect_null(strstr(r.out, "replaced itself"), "%s", r.out);
@@ -1970,56 +1974,56 @@ Test(mdlsim_run, reports_a_program_that_replaced_itself_with_exec)
  * outside the analysis, and the error says which program to run instead. */
 Test(mdlsim_run, says_a_region_ran_after_the_program_replaced_itself)
 {
-    FILE *fp = fopen("/tmp/mdlsim-shim", "w");
+    FILE *fp = fopen(scratch_path("mdlsim-shim"), "w");
     cr_assert(fp);
     fputs("#!/bin/sh\nexec ../build/programs/exact.x86 10\n", fp);
     fclose(fp);
-    cr_assert_eq(chmod("/tmp/mdlsim-shim", 0755), 0);
-    expect_error("run --machine skylake --roi kernel_exact -- /tmp/mdlsim-shim",
+    cr_assert_eq(chmod(scratch_path("mdlsim-shim"), 0755), 0);
+    expect_error("run --machine skylake --roi kernel_exact -- $MDLSIM_TMP/mdlsim-shim",
                  "no function 'kernel_exact' ran before '/bin/sh' replaced itself with '../build/programs/exact.x86' "
                  "(exec), which ran natively, outside the analysis: run '../build/programs/exact.x86' under mdlsim "
                  "itself");
-    remove("/tmp/mdlsim-shim");
+    remove(scratch_path("mdlsim-shim"));
 }
 
 /* Reports are written beside their target and renamed onto it: a symbolic link or a device node
  * named as the target is refused and left as it was; a failed run leaves an existing trace intact. */
 Test(mdlsim_run, refuses_to_write_a_report_onto_a_link_or_a_device_and_leaves_them_as_they_were)
 {
-    remove("/tmp/mdlsim-link.json");
-    cr_assert_eq(symlink("/tmp/mdlsim-link-target", "/tmp/mdlsim-link.json"), 0);
-    expect_error("run --machine skylake --json /tmp/mdlsim-link.json -- ../build/programs/exact.x86 10",
-                 "cannot write '/tmp/mdlsim-link.json': it is a symbolic link (give the file it points to)");
+    remove(scratch_path("mdlsim-link.json"));
+    cr_assert_eq(symlink(scratch_path("mdlsim-link-target"), scratch_path("mdlsim-link.json")), 0);
+    expect_error("run --machine skylake --json $MDLSIM_TMP/mdlsim-link.json -- ../build/programs/exact.x86 10",
+                 "cannot write '$MDLSIM_TMP/mdlsim-link.json': it is a symbolic link (give the file it points to)");
     struct stat st;
-    cr_expect(lstat("/tmp/mdlsim-link.json", &st) == 0 && S_ISLNK(st.st_mode), "the link is still a link");
-    cr_expect_neq(access("/tmp/mdlsim-link-target", F_OK), 0, "nothing written where it points");
-    remove("/tmp/mdlsim-link.json");
+    cr_expect(lstat(scratch_path("mdlsim-link.json"), &st) == 0 && S_ISLNK(st.st_mode), "the link is still a link");
+    cr_expect_neq(access(scratch_path("mdlsim-link-target"), F_OK), 0, "nothing written where it points");
+    remove(scratch_path("mdlsim-link.json"));
     expect_error("block --machine skylake --hex 90 --html /dev/null",
                  "cannot write '/dev/null': it is not a regular file");
     cr_expect(stat("/dev/null", &st) == 0 && S_ISCHR(st.st_mode), "/dev/null is still a device");
     /* a trace that exists stays as it was when the run fails */
-    FILE *fp = fopen("/tmp/mdlsim-keep.trace", "w");
+    FILE *fp = fopen(scratch_path("mdlsim-keep.trace"), "w");
     fputs("kept", fp);
     fclose(fp);
-    expect_error("run --machine skylake --roi no_such_function --record /tmp/mdlsim-keep.trace "
+    expect_error("run --machine skylake --roi no_such_function --record $MDLSIM_TMP/mdlsim-keep.trace "
                  "-- ../build/programs/exact.x86 10",
                  "no function 'no_such_function' in '../build/programs/exact.x86' or the libraries it loaded");
-    char *kept = slurp("/tmp/mdlsim-keep.trace");
+    char *kept = slurp(scratch_path("mdlsim-keep.trace"));
     cr_expect_str_eq(kept, "kept");
     free(kept);
-    remove("/tmp/mdlsim-keep.trace");
+    remove(scratch_path("mdlsim-keep.trace"));
 }
 
 /* A program killed by a signal keeps the report of what ran, marked as such in every view, and
  * mdlsim exits 128 + the signal as a shell would; the trace says so to its replay. */
 Test(mdlsim_run, reports_what_ran_before_a_signal_killed_the_program, .timeout = 60)
 {
-    struct run r = mdlsim_stderr("run --machine skylake --no-sensitivity --roi kernel_crash --json /tmp/mdlsim-kill.json "
-                                 "--record /tmp/mdlsim-kill.trace -- ../build/programs/crash.x86 1000");
+    struct run r = mdlsim_stderr("run --machine skylake --no-sensitivity --roi kernel_crash --json $MDLSIM_TMP/mdlsim-kill.json "
+                                 "--record $MDLSIM_TMP/mdlsim-kill.trace -- ../build/programs/crash.x86 1000");
     cr_expect_eq(r.status, 128 + 11, "a SIGSEGV is status 139, as a shell says it");
     cr_expect(strstr(r.out, "Program:            killed by signal 11 (Segmentation fault) after "), "%s", r.out);
     free(r.out);
-    json_t *o = json_load_file("/tmp/mdlsim-kill.json", 0, NULL);
+    json_t *o = json_load_file(scratch_path("mdlsim-kill.json"), 0, NULL);
     cr_assert(o, "no report of a killed program");
     json_t *end = json_object_get(o, "program_end");
     cr_expect_str_eq(json_string_value(json_object_get(end, "how")), "killed");
@@ -2031,15 +2035,15 @@ Test(mdlsim_run, reports_what_ran_before_a_signal_killed_the_program, .timeout =
     cr_expect_eq(r.status, 128 + 9, "SIGKILL");
     cr_expect(strstr(r.out, "killed by signal 9 (Killed)"), "%s", r.out);
     free(r.out);
-    r = mdlsim_stderr("replay --machine icelake --no-sensitivity --json /tmp/mdlsim-kill.json /tmp/mdlsim-kill.trace");
+    r = mdlsim_stderr("replay --machine icelake --no-sensitivity --json $MDLSIM_TMP/mdlsim-kill.json $MDLSIM_TMP/mdlsim-kill.trace");
     cr_expect_eq(r.status, 0, "the replay of a killed program's trace is an analysis like any other");
     cr_expect(strstr(r.out, "killed by signal 11 (Segmentation fault)"), "%s", r.out);
     free(r.out);
-    o = json_load_file("/tmp/mdlsim-kill.json", 0, NULL);
+    o = json_load_file(scratch_path("mdlsim-kill.json"), 0, NULL);
     cr_expect_str_eq(json_string_value(json_object_get(json_object_get(o, "program_end"), "how")), "killed");
     json_decref(o);
-    remove("/tmp/mdlsim-kill.json");
-    remove("/tmp/mdlsim-kill.trace");
+    remove(scratch_path("mdlsim-kill.json"));
+    remove(scratch_path("mdlsim-kill.trace"));
 }
 
 /* Copies FROM to TO with the byte at OFFSET xor-ed with MASK. */
@@ -2057,35 +2061,35 @@ static void copy_flipped(const char *from, const char *to, long offset, unsigned
 /* Every kind of damage to a trace is named with where it is; nothing is reported from it. */
 Test(mdlsim_run, names_the_damage_of_a_corrupt_trace_and_where_it_is, .timeout = 60)
 {
-    const char *t = "/tmp/mdlsim-dmg.trace", *bad = "/tmp/mdlsim-dmg-bad.trace";
-    cr_assert_eq(mdlsim_into("run --machine skylake --no-sensitivity --record /tmp/mdlsim-dmg.trace -- "
+    const char *t = scratch_path("mdlsim-dmg.trace"), *bad = scratch_path("mdlsim-dmg-bad.trace");
+    cr_assert_eq(mdlsim_into("run --machine skylake --no-sensitivity --record $MDLSIM_TMP/mdlsim-dmg.trace -- "
                              "../build/programs/exact.x86 100", "/dev/null"), 0);
     copy_flipped(t, bad, 3000, 0x10);
-    expect_error_around("replay --machine skylake --json /tmp/mdlsim-dmg.json /tmp/mdlsim-dmg-bad.trace", 1,
-                        "'/tmp/mdlsim-dmg-bad.trace' is corrupt: the frame at bytes ", " does not match its checksum");
-    cr_expect_neq(access("/tmp/mdlsim-dmg.json", F_OK), 0, "no report from a corrupt trace");
+    expect_error_around("replay --machine skylake --json $MDLSIM_TMP/mdlsim-dmg.json $MDLSIM_TMP/mdlsim-dmg-bad.trace", 1,
+                        "'$MDLSIM_TMP/mdlsim-dmg-bad.trace' is corrupt: the frame at bytes ", " does not match its checksum");
+    cr_expect_neq(access(scratch_path("mdlsim-dmg.json"), F_OK), 0, "no report from a corrupt trace");
     copy_flipped(t, bad, 6, 0x01);
-    expect_error("replay --machine skylake /tmp/mdlsim-dmg-bad.trace",
-                 "'/tmp/mdlsim-dmg-bad.trace' is a trace of format 2; this mdlsim reads format 3 (record it again "
+    expect_error("replay --machine skylake $MDLSIM_TMP/mdlsim-dmg-bad.trace",
+                 "'$MDLSIM_TMP/mdlsim-dmg-bad.trace' is a trace of format 2; this mdlsim reads format 3 (record it again "
                  "with this mdlsim)");
     /* the header's checksum: one flipped bit of the ISA made an x86-64 trace an AArch64 one */
     copy_flipped(t, bad, 8, 0x01);
-    expect_error("replay --machine cortex-a72 /tmp/mdlsim-dmg-bad.trace",
-                 "'/tmp/mdlsim-dmg-bad.trace' is corrupt: its header (bytes 0-23) does not match its checksum");
+    expect_error("replay --machine cortex-a72 $MDLSIM_TMP/mdlsim-dmg-bad.trace",
+                 "'$MDLSIM_TMP/mdlsim-dmg-bad.trace' is corrupt: its header (bytes 0-23) does not match its checksum");
     copy_flipped(t, bad, 8, 0x07);
-    expect_error("replay --machine skylake /tmp/mdlsim-dmg-bad.trace",
-                 "'/tmp/mdlsim-dmg-bad.trace' is corrupt: its header (bytes 0-23) does not match its checksum");
+    expect_error("replay --machine skylake $MDLSIM_TMP/mdlsim-dmg-bad.trace",
+                 "'$MDLSIM_TMP/mdlsim-dmg-bad.trace' is corrupt: its header (bytes 0-23) does not match its checksum");
     copy_flipped(t, bad, 23, 0x80);
-    expect_error("replay --machine skylake /tmp/mdlsim-dmg-bad.trace",
-                 "'/tmp/mdlsim-dmg-bad.trace' is corrupt: its header (bytes 0-23) does not match its checksum");
+    expect_error("replay --machine skylake $MDLSIM_TMP/mdlsim-dmg-bad.trace",
+                 "'$MDLSIM_TMP/mdlsim-dmg-bad.trace' is corrupt: its header (bytes 0-23) does not match its checksum");
     copy_flipped(t, bad, 0, 0x01);
-    expect_error("replay --machine skylake /tmp/mdlsim-dmg-bad.trace",
-                 "'/tmp/mdlsim-dmg-bad.trace' is not an mdlsim trace (no header)");
+    expect_error("replay --machine skylake $MDLSIM_TMP/mdlsim-dmg-bad.trace",
+                 "'$MDLSIM_TMP/mdlsim-dmg-bad.trace' is not an mdlsim trace (no header)");
     char abs[PATH_MAX], msg[2 * PATH_MAX];
     cr_assert(realpath("../build/programs/exact.x86", abs));
     snprintf(msg, sizeof msg, "'../build/programs/fused.x86' is not the program '%s' was recorded from ('%s', whose "
              "content differs)", t, abs);
-    expect_error("replay --machine skylake --program ../build/programs/fused.x86 /tmp/mdlsim-dmg.trace", msg);
+    expect_error("replay --machine skylake --program ../build/programs/fused.x86 $MDLSIM_TMP/mdlsim-dmg.trace", msg);
     expect_error("replay --machine skylake /tmp", "cannot read '/tmp': Is a directory");
     remove(t);
     remove(bad);
@@ -2104,7 +2108,7 @@ static void make_trace(const char *path, const char *options, const char *events
  * ISA out of range under a right checksum (a forged header) is named too. */
 Test(mdlsim_run, refuses_bytes_after_the_end_frame_and_an_end_no_program_has)
 {
-    const char *t = "/tmp/mdlsim-end.trace", *events = "0 4d444c5349570001 4";
+    const char *t = scratch_path("mdlsim-end.trace"), *events = "0 4d444c5349570001 4";
     static const struct { const char *options, *message; } bad[] = {
         { "--tail 00", "is corrupt: bytes after its end frame, from byte 192" },
         { "--tail 0000000000000000", "is corrupt: bytes after its end frame, from byte 192" },
@@ -2118,20 +2122,20 @@ Test(mdlsim_run, refuses_bytes_after_the_end_frame_and_an_end_no_program_has)
     for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
         make_trace(t, bad[i].options, events);
         snprintf(msg, sizeof msg, "'%s' %s", t, bad[i].message);
-        expect_error("replay --machine skylake /tmp/mdlsim-end.trace", msg);
+        expect_error("replay --machine skylake $MDLSIM_TMP/mdlsim-end.trace", msg);
     }
     /* read from a pipe, not mapped */
     make_trace(t, "--tail 00", events);
-    expect_error_by("cat /tmp/mdlsim-end.trace | ", "replay --machine skylake /dev/stdin",
+    expect_error_by("cat $MDLSIM_TMP/mdlsim-end.trace | ", "replay --machine skylake /dev/stdin",
                     "'/dev/stdin' is corrupt: bytes after its end frame, from byte 192");
     make_trace(t, "", "7 4d444c5349570001 4");
-    expect_error("replay --machine skylake /tmp/mdlsim-end.trace",
-                 "'/tmp/mdlsim-end.trace' is corrupt at byte 8: ISA 7 is neither x86_64 (0) nor aarch64 (1)");
+    expect_error("replay --machine skylake $MDLSIM_TMP/mdlsim-end.trace",
+                 "'$MDLSIM_TMP/mdlsim-end.trace' is corrupt at byte 8: ISA 7 is neither x86_64 (0) nor aarch64 (1)");
     /* the bounds themselves are an end */
     static const char *const good[] = { "--end exited 255", "--end killed 64" };
     for (size_t i = 0; i < 2; i++) {
         make_trace(t, good[i], events);
-        struct run r = mdlsim_stderr("replay --machine skylake --no-sensitivity /tmp/mdlsim-end.trace");
+        struct run r = mdlsim_stderr("replay --machine skylake --no-sensitivity $MDLSIM_TMP/mdlsim-end.trace");
         cr_expect_eq(r.status, 0, "%s: %s", good[i], r.out);
         free(r.out);
     }
@@ -2143,15 +2147,15 @@ Test(mdlsim_run, refuses_bytes_after_the_end_frame_and_an_end_no_program_has)
  * replay, which no timing changes. */
 Test(mdlsim_run, keeps_each_static_instruction_of_a_trace_in_under_a_kibibyte, .timeout = 120)
 {
-    make_trace("/tmp/mdlsim-many.trace", "--insns 200000", "0 4d444c5349570001 4");
-    struct run r = mdlsim_stderr("replay --machine skylake --no-sensitivity --quiet /tmp/mdlsim-many.trace");
+    make_trace(scratch_path("mdlsim-many.trace"), "--insns 200000", "0 4d444c5349570001 4");
+    struct run r = mdlsim_stderr("replay --machine skylake --no-sensitivity --quiet $MDLSIM_TMP/mdlsim-many.trace");
     cr_expect_eq(r.status, 0, "%.500s", r.out);
     cr_expect(strstr(r.out, "Instructions:       200000 "), "%.2000s", r.out);
     free(r.out);
     struct rusage ru;
     cr_assert_eq(getrusage(RUSAGE_CHILDREN, &ru), 0);
     cr_expect_lt(ru.ru_maxrss, 200000, "a peak of %ld KiB for 200,000 static instructions", ru.ru_maxrss);
-    remove("/tmp/mdlsim-many.trace");
+    remove(scratch_path("mdlsim-many.trace"));
 }
 
 /* ---- the loops of a function, the regions of an assembly file ------------------------------------ */
@@ -2174,10 +2178,10 @@ static const char dot_c[] = "double dot(const double *a, const double *b, long n
  * same from the program (-O2, as gcc builds) and from gcc -S's assembly. */
 Test(mdlsim, analyses_the_innermost_loop_of_a_function_and_of_its_assembly)
 {
-    write_text("/tmp/mdlsim-dot.c", dot_c);
-    cr_assert_eq(system("cc -O2 -o /tmp/mdlsim-dot /tmp/mdlsim-dot.c && cc -O2 -S -o /tmp/mdlsim-dot.s "
-                        "/tmp/mdlsim-dot.c"), 0);
-    const char *const args[] = { "--function dot /tmp/mdlsim-dot", "/tmp/mdlsim-dot.s" };
+    write_text(scratch_path("mdlsim-dot.c"), dot_c);
+    cr_assert_eq(system("cc -O2 -o $MDLSIM_TMP/mdlsim-dot $MDLSIM_TMP/mdlsim-dot.c && cc -O2 -S -o $MDLSIM_TMP/mdlsim-dot.s "
+                        "$MDLSIM_TMP/mdlsim-dot.c"), 0);
+    const char *const args[] = { "--function dot $MDLSIM_TMP/mdlsim-dot", scratch_path("mdlsim-dot.s") };
     for (int i = 0; i < 2; i++) {
         char cmd[256];
         snprintf(cmd, sizeof cmd, "block --machine skylake --json %s", args[i]);
@@ -2193,54 +2197,57 @@ Test(mdlsim, analyses_the_innermost_loop_of_a_function_and_of_its_assembly)
         cr_expect_gt(num(o, "instructions"), 10, "%s: the whole function", cmd);
         json_decref(o);
     }
-    remove("/tmp/mdlsim-dot.c");
-    remove("/tmp/mdlsim-dot");
-    remove("/tmp/mdlsim-dot.s");
+    remove(scratch_path("mdlsim-dot.c"));
+    remove(scratch_path("mdlsim-dot"));
+    remove(scratch_path("mdlsim-dot.s"));
 }
 
 /* Every innermost loop is a part, however many: the 70th of 70 is reported and selectable. */
 Test(mdlsim, analyses_every_loop_of_a_file_with_more_than_sixty_four)
 {
-    FILE *fp = fopen("/tmp/mdlsim-70loops.s", "w");
+    FILE *fp = fopen(scratch_path("mdlsim-70loops.s"), "w");
     cr_assert(fp);
     for (int i = 0; i < 70; i++)
         fputs("1: add %rax, %rbx\n   dec %ecx\n   jnz 1b\n", fp);
     cr_assert_eq(fclose(fp), 0);
-    struct run r = mdlsim("block --machine skylake --no-sensitivity /tmp/mdlsim-70loops.s");
+    struct run r = mdlsim("block --machine skylake --no-sensitivity $MDLSIM_TMP/mdlsim-70loops.s");
     cr_expect_eq(r.status, 0);
-    cr_expect(strstr(r.out, "Block:              /tmp/mdlsim-70loops.s loop 70 of 70, .text+0x1e3 to .text+0x1ea\n"),
-              "%s", r.out);
+    char want[PATH_MAX + 128];
+    scratch_expand("Block:              $MDLSIM_TMP/mdlsim-70loops.s loop 70 of 70, .text+0x1e3 to .text+0x1ea\n", want,
+                   sizeof want);
+    cr_expect(strstr(r.out, want), "%s", r.out);
     free(r.out);
-    r = mdlsim("block --machine skylake --no-sensitivity --loop 70 /tmp/mdlsim-70loops.s");
+    r = mdlsim("block --machine skylake --no-sensitivity --loop 70 $MDLSIM_TMP/mdlsim-70loops.s");
     cr_expect_eq(r.status, 0);
     cr_expect(strstr(r.out, "loop 70 of 70"), "%s", r.out);
     cr_expect_null(strstr(r.out, "loop 69 of 70"), "%s", r.out);
     free(r.out);
-    remove("/tmp/mdlsim-70loops.s");
+    remove(scratch_path("mdlsim-70loops.s"));
 }
 
 /* A path that is not UTF-8 (a Latin-1 file name) reaches the JSON as U+FFFD, and the page as
  * valid UTF-8: json_loads, like Python's json.load, refuses anything else. */
 Test(mdlsim, writes_valid_utf8_json_and_html_for_a_latin1_file_name)
 {
-    write_text("/tmp/mdlsim-caf\xe9.s", "1: add %rax, %rbx\n   dec %ecx\n   jnz 1b\n");
-    json_t *o = block_json("block --machine skylake --json --no-sensitivity /tmp/mdlsim-caf$(printf '\\351').s");
-    cr_expect_str_eq(json_string_value(json_object_get(json_object_get(o, "scope"), "name")),
-                     "/tmp/mdlsim-caf\xef\xbf\xbd.s loop 1 of 1, .text+0 to .text+0x7");
+    write_text(scratch_path("mdlsim-caf\xe9.s"), "1: add %rax, %rbx\n   dec %ecx\n   jnz 1b\n");
+    json_t *o = block_json("block --machine skylake --json --no-sensitivity $MDLSIM_TMP/mdlsim-caf$(printf '\\351').s");
+    char want[PATH_MAX + 64];
+    scratch_expand("$MDLSIM_TMP/mdlsim-caf\xef\xbf\xbd.s loop 1 of 1, .text+0 to .text+0x7", want, sizeof want);
+    cr_expect_str_eq(json_string_value(json_object_get(json_object_get(o, "scope"), "name")), want);
     json_decref(o);
-    struct run r = mdlsim("block --machine skylake --no-sensitivity --html /tmp/mdlsim-latin1.html "
-                          "/tmp/mdlsim-caf$(printf '\\351').s");
+    struct run r = mdlsim("block --machine skylake --no-sensitivity --html $MDLSIM_TMP/mdlsim-latin1.html "
+                          "$MDLSIM_TMP/mdlsim-caf$(printf '\\351').s");
     cr_expect_eq(r.status, 0);
     free(r.out);
     size_t len;
-    char *html = files_read("/tmp/mdlsim-latin1.html", &len);
+    char *html = files_read(scratch_path("mdlsim-latin1.html"), &len);
     cr_assert(html);
     for (size_t i = 0, k; i < len; i += k)
         cr_assert((k = utf8_char(html + i, len - i)), "the page is not UTF-8 at byte %zu", i);
     cr_expect(strstr(html, "mdlsim-caf&#xfffd;.s"), "the bad byte is not U+FFFD");
     free(html);
-    remove("/tmp/mdlsim-latin1.html");
-    remove("/tmp/mdlsim-caf\xe9.s");
+    remove(scratch_path("mdlsim-latin1.html"));
+    remove(scratch_path("mdlsim-caf\xe9.s"));
 }
 
 Test(mdlsim, analyses_the_loop_of_an_aarch64_function)
@@ -2255,51 +2262,54 @@ Test(mdlsim, analyses_the_loop_of_an_aarch64_function)
 /* llvm-mca's markers select regions, each a block, named or numbered; --region picks one. */
 Test(mdlsim, analyses_the_regions_marked_in_an_assembly_file)
 {
-    write_text("/tmp/mdlsim-regions.s", ".intel_syntax noprefix\n    mov rax, 1\n# LLVM-MCA-BEGIN chain\n"
+    write_text(scratch_path("mdlsim-regions.s"), ".intel_syntax noprefix\n    mov rax, 1\n# LLVM-MCA-BEGIN chain\n"
                                         "    add rax, rbx\n    imul rax, rax\n# LLVM-MCA-END\n    ret\n"
                                         "# LLVM-MCA-BEGIN\n    vaddps ymm0, ymm0, ymm1\n# LLVM-MCA-END\n");
-    struct run r = mdlsim("block --machine skylake --json --no-sensitivity /tmp/mdlsim-regions.s");
+    struct run r = mdlsim("block --machine skylake --json --no-sensitivity $MDLSIM_TMP/mdlsim-regions.s");
     cr_expect_eq(r.status, 0);
-    cr_expect(strstr(r.out, "\"name\":\"/tmp/mdlsim-regions.s region chain\"") &&
-              strstr(r.out, "\"name\":\"/tmp/mdlsim-regions.s region 2\""), "%s", r.out);
+    char chain[PATH_MAX + 64], second[PATH_MAX + 64];
+    scratch_expand("\"name\":\"$MDLSIM_TMP/mdlsim-regions.s region chain\"", chain, sizeof chain);
+    scratch_expand("\"name\":\"$MDLSIM_TMP/mdlsim-regions.s region 2\"", second, sizeof second);
+    cr_expect(strstr(r.out, chain) && strstr(r.out, second), "%s", r.out);
     free(r.out);
-    json_t *o = block_json("block --machine skylake --json --region chain /tmp/mdlsim-regions.s");
+    json_t *o = block_json("block --machine skylake --json --region chain $MDLSIM_TMP/mdlsim-regions.s");
     cr_expect_eq(json_integer_value(json_object_get(o, "instructions")), 2);
     cr_expect_float_eq(num(o, "cycles_per_iteration"), 4.0, 1e-9, "add and imul: 1 + 3");
     json_decref(o);
-    expect_error("block --machine skylake --region nope /tmp/mdlsim-regions.s",
-                 "no region 'nope' in '/tmp/mdlsim-regions.s' (regions are marked '# LLVM-MCA-BEGIN nope' ... "
+    expect_error("block --machine skylake --region nope $MDLSIM_TMP/mdlsim-regions.s",
+                 "no region 'nope' in '$MDLSIM_TMP/mdlsim-regions.s' (regions are marked '# LLVM-MCA-BEGIN nope' ... "
                  "'# LLVM-MCA-END')");
-    expect_error("block --machine skylake --html /tmp/mdlsim-regions.html /tmp/mdlsim-regions.s",
+    expect_error("block --machine skylake --html $MDLSIM_TMP/mdlsim-regions.html $MDLSIM_TMP/mdlsim-regions.s",
                  "--html writes one block's page, and the code has 2 loops or regions: pick one with --loop N, or "
                  "--whole");
-    write_text("/tmp/mdlsim-regions.s", "add %rax, %rbx\n# LLVM-MCA-END\n");
-    expect_error("block --machine skylake /tmp/mdlsim-regions.s",
-                 "/tmp/mdlsim-regions.s:2: LLVM-MCA-END without an LLVM-MCA-BEGIN before it");
-    write_text("/tmp/mdlsim-regions.s", "# LLVM-MCA-BEGIN open\nadd %rax, %rbx\n");
-    expect_error("block --machine skylake /tmp/mdlsim-regions.s",
-                 "/tmp/mdlsim-regions.s: the region 'open' has no LLVM-MCA-END");
-    remove("/tmp/mdlsim-regions.s");
+    write_text(scratch_path("mdlsim-regions.s"), "add %rax, %rbx\n# LLVM-MCA-END\n");
+    expect_error("block --machine skylake $MDLSIM_TMP/mdlsim-regions.s",
+                 "$MDLSIM_TMP/mdlsim-regions.s:2: LLVM-MCA-END without an LLVM-MCA-BEGIN before it");
+    write_text(scratch_path("mdlsim-regions.s"), "# LLVM-MCA-BEGIN open\nadd %rax, %rbx\n");
+    expect_error("block --machine skylake $MDLSIM_TMP/mdlsim-regions.s",
+                 "$MDLSIM_TMP/mdlsim-regions.s: the region 'open' has no LLVM-MCA-END");
+    remove(scratch_path("mdlsim-regions.s"));
 }
 
 /* A "#!" script runs its interpreter under QEMU, as the kernel would start it: the script's
  * output and exit status are its own. */
 Test(mdlsim_run, runs_a_script_through_its_interpreter, .timeout = 60)
 {
-    write_text("/tmp/mdlsim-script.sh", "#!/bin/sh -e\necho \"$0 $*\"\nexit 3\n");
-    cr_assert_eq(chmod("/tmp/mdlsim-script.sh", 0755), 0);
-    struct run r = mdlsim("run --machine skylake --no-sensitivity --quiet -- /tmp/mdlsim-script.sh a b");
+    write_text(scratch_path("mdlsim-script.sh"), "#!/bin/sh -e\necho \"$0 $*\"\nexit 3\n");
+    cr_assert_eq(chmod(scratch_path("mdlsim-script.sh"), 0755), 0);
+    struct run r = mdlsim("run --machine skylake --no-sensitivity --quiet -- $MDLSIM_TMP/mdlsim-script.sh a b");
     cr_expect_eq(r.status, 3, "the script's exit status");
-    cr_expect_str_eq(r.out, "/tmp/mdlsim-script.sh a b\n");
+    char want[PATH_MAX + 16];
+    cr_expect_str_eq(r.out, scratch_expand("$MDLSIM_TMP/mdlsim-script.sh a b\n", want, sizeof want));
     free(r.out);
-    r = mdlsim_stderr("run --machine skylake --no-sensitivity --quiet -- /tmp/mdlsim-script.sh");
+    r = mdlsim_stderr("run --machine skylake --no-sensitivity --quiet -- $MDLSIM_TMP/mdlsim-script.sh");
     cr_expect(strstr(r.out, "== mdlsim run: skylake, whole run"), "%s", r.out);
     free(r.out);
-    write_text("/tmp/mdlsim-script.sh", "#!/nonexistent/interpreter\n");
-    expect_status_by("", "run --machine skylake -- /tmp/mdlsim-script.sh", 127,
-                     "cannot execute '/nonexistent/interpreter', the interpreter of '/tmp/mdlsim-script.sh': No such "
+    write_text(scratch_path("mdlsim-script.sh"), "#!/nonexistent/interpreter\n");
+    expect_status_by("", "run --machine skylake -- $MDLSIM_TMP/mdlsim-script.sh", 127,
+                     "cannot execute '/nonexistent/interpreter', the interpreter of '$MDLSIM_TMP/mdlsim-script.sh': No such "
                      "file or directory");
-    remove("/tmp/mdlsim-script.sh");
+    remove(scratch_path("mdlsim-script.sh"));
 }
 
 /* RFC 3629's table: what is no character (a stray continuation, an overlong form, a surrogate,

@@ -10,6 +10,7 @@
 #include "model.h"
 #include "resolve.h"
 #include "skylake.h"
+#include "scratch.h"
 
 static struct arena ar;
 static struct src_manager sm;
@@ -40,7 +41,8 @@ static const struct mdl_machine *machine(const char *extra)
     src_init(&sm);
     FILE *err = fmemopen(errbuf, sizeof errbuf, "w");
     diag_init(&dg, &sm, err);
-    char path[] = "/tmp/test_model_XXXXXX.mdl";
+    char path[256];
+    snprintf(path, sizeof path, "%s", scratch_path("test_model_XXXXXX.mdl"));
     int fd = mkstemps(path, 4);
     FILE *fp = fdopen(fd, "w");
     fprintf(fp, "%s%s%s\n", machine_head, strstr(extra, "frontend {") ? "" : "frontend { issue_width 4; }\n", extra);

@@ -25,6 +25,7 @@
 #include "mdl_machine.h"
 #include "program.h"
 #include "resolve.h"
+#include "scratch.h"
 
 /* ---- temporary files ----------------------------------------------------------------------- */
 
@@ -38,7 +39,7 @@ static int remove_entry(const char *path, const struct stat *st, int flag, struc
 
 static void make_tmpdir(void)
 {
-    snprintf(tmpdir, sizeof tmpdir, "/tmp/mdlc-test.XXXXXX");
+    snprintf(tmpdir, sizeof tmpdir, "%s", scratch_path("mdlc-test.XXXXXX"));
     cr_assert(mkdtemp(tmpdir), "mkdtemp: %s", strerror(errno));
 }
 

@@ -11,6 +11,7 @@
 #include "emulator.h"
 #include "findings.h"
 #include "x86.h"
+#include "scratch.h"
 
 static void expect_bytes(const struct x86_code *c, const char *hex, const char *what)
 {
@@ -138,7 +139,8 @@ static char *read_all(const char *path)
 Test(probe_draft, compiles_with_every_number_sourced)
 {
     const char *dirs[] = { "../machines" };
-    char err[512], path[] = "/tmp/mdlprobe-draft-XXXXXX";
+    char err[512], path[256];
+    snprintf(path, sizeof path, "%s", scratch_path("mdlprobe-draft-XXXXXX"));
     struct base *b = base_load("skylake", dirs, 1, err, sizeof err);
     cr_assert(b, "%s", err);
     struct findings f = { 0 };

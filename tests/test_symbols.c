@@ -9,6 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 #include "symbols.h"
+#include "scratch.h"
 
 #define PIE "../build/programs/gemm.pie"
 #define A64 "../build/programs/gemm.a64dyn"
@@ -197,9 +198,9 @@ Test(symbols, finds_memcpy_as_the_range_of_its_ifunc_resolver_at_the_default_ver
     expect_memcpy_resolver(A64_LIBC, "aarch64-linux-gnu-nm -D", "memcpy@@GLIBC_2.17");
     /* Without its debug file (no build ID, no debug link) libc has only dynamic symbols, whose
      * names carry no version: "memcpy" twice, the version table telling them apart. */
-    char copy[64];
-    snprintf(copy, sizeof copy, "/tmp/mdlsim-libc-%d.so", (int)getpid());
-    char cmd[256];
+    char copy[256];
+    snprintf(copy, sizeof copy, "%s/mdlsim-libc-%d.so", scratch_dir(), (int)getpid());
+    char cmd[768];
     snprintf(cmd, sizeof cmd, "objcopy -R .note.gnu.build-id -R .gnu_debuglink %s %s", LIBC, copy);
     cr_assert_eq(system(cmd), 0, "%s", cmd);
     expect_memcpy_resolver(copy, "nm -D", "memcpy@@GLIBC_2.14");
@@ -255,8 +256,8 @@ Test(symbols, gives_no_module_for_a_pc_outside_every_mapping)
 
 Test(symbols, names_the_module_but_no_function_in_a_stripped_copy)
 {
-    char copy[64], cmd[256];
-    snprintf(copy, sizeof copy, "/tmp/mdlsim-stripped-%d", (int)getpid());
+    char copy[256], cmd[768];
+    snprintf(copy, sizeof copy, "%s/mdlsim-stripped-%d", scratch_dir(), (int)getpid());
     snprintf(cmd, sizeof cmd, "strip -o %s %s", copy, PIE);
     cr_assert_eq(system(cmd), 0, "%s", cmd);
     uint64_t size;
@@ -278,14 +279,14 @@ Test(symbols, names_the_module_but_no_function_in_a_stripped_copy)
 
 Test(symbols, refuses_a_file_that_is_not_elf_naming_it_and_keeps_its_range_as_an_unnamed_module)
 {
-    char path[64], err[512] = "";
-    snprintf(path, sizeof path, "/tmp/mdlsim-notelf-%d", (int)getpid());
+    char path[256], err[512] = "";
+    snprintf(path, sizeof path, "%s/mdlsim-notelf-%d", scratch_dir(), (int)getpid());
     FILE *fp = fopen(path, "w");
     fputs("not an object\n", fp);
     fclose(fp);
     struct symbols *s = symbols_new();
     cr_expect_eq(symbols_map(s, path, 0x10000, 0x1000, 0, err, sizeof err), -1);
-    char want[128];
+    char want[320];
     snprintf(want, sizeof want, "'%s': not an ELF object", path);
     cr_expect_str_eq(err, want);
     struct symbols_at at;
