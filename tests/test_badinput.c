@@ -36,6 +36,25 @@ Test(badinput, fails_when_standard_output_is_a_full_disk)
                    "mdlsim: error: cannot write standard output: No space left on device");
     expect_failure("../build/mdlsim machines >/dev/full", 1,
                    "mdlsim: error: cannot write standard output: No space left on device");
+    static const char *const printers[] = {
+        "mdlc --help", "mdlc --version", "mdlsim --help", "mdlsim --version",
+        "mdlprobe --list-forms", "mdlprobe --help", "mdlprobe --version",
+    };
+    for (size_t i = 0; i < sizeof printers / sizeof *printers; i++) {
+        char cmd[128], message[128];
+        snprintf(cmd, sizeof cmd, "../build/%s >/dev/full", printers[i]);
+        snprintf(message, sizeof message, "%.*s: error: cannot write standard output: No space left on device\n",
+                 (int)strcspn(printers[i], " "), printers[i]);
+        expect_failure(cmd, 1, message);
+    }
+}
+
+Test(badinput, names_an_output_directory_that_is_a_file_as_not_a_directory)
+{
+    expect_failure("../build/mdlc -I ../machines -o /dev/null ../machines/skylake.mdl", 2,
+                   "mdlc: error: '/dev/null' is not a directory\n");
+    expect_failure("../build/mdlc -I ../machines -o /nonexistent/dir ../machines/skylake.mdl", 2,
+                   "mdlc: error: output directory '/nonexistent/dir' does not exist\n");
 }
 
 Test(badinput, checks_the_depfile_directory_before_writing_any_output)
