@@ -270,3 +270,27 @@ Test(badinput, quotes_a_bounded_excerpt_of_a_number_of_megabytes, .timeout = 60)
     free(r.out);
     remove("/tmp/mdlc-huge-number.mdl");
 }
+
+/* A cache at the bound (1 GiB, one way of 8-byte lines: 2^27 sets) compiles; where its tags do not
+ * fit in memory, mdlsim says which allocation failed instead of an empty "error: ". */
+Test(badinput, names_the_cache_whose_tags_do_not_fit_in_memory, .timeout = 120)
+{
+    char dir[] = "/tmp/mdlc-bigcache.XXXXXX", cmd[768], path[128];
+    cr_assert(mkdtemp(dir));
+    snprintf(path, sizeof path, "%s/big.mdl", dir);
+    FILE *fp = fopen(path, "w");
+    cr_assert(fp);
+    fputs("machine t {\n    isa x86_64;\n}\nports p0, p1, p5;\ninclude \"include/all-classes.mdl\";\n"
+          "cache L3 {\n    level 3;\n    size 1 GiB;\n    ways 1;\n    line 8 B;\n    latency 40 cycles;\n}\n", fp);
+    cr_assert_eq(fclose(fp), 0);
+    snprintf(cmd, sizeof cmd, "../build/mdlc --check -I diag %s", path);
+    struct run r = stderr_of(cmd);
+    cr_expect_eq(r.status, 0, "%s", r.out);
+    free(r.out);
+    snprintf(cmd, sizeof cmd, "ulimit -v 1200000; XDG_CACHE_HOME=%s/cache ../build/mdlsim run --mdl %s -I diag --quiet "
+             "-- /bin/true", dir, path);
+    expect_failure(cmd, 125, "mdlsim: error: out of memory for the caches of machine 't' (the largest, L3, holds "
+                             "1073741824 bytes)\n");
+    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+    cr_expect_eq(system(cmd), 0);
+}
