@@ -294,3 +294,38 @@ Test(badinput, names_the_cache_whose_tags_do_not_fit_in_memory, .timeout = 120)
     snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
     cr_expect_eq(system(cmd), 0);
 }
+
+/* D/NAME: a valid description padded with a comment to SIZE bytes. */
+static void write_padded(const char *dir, const char *name, long size)
+{
+    static const char head[] = "machine t {\n    isa x86_64;\n}\nports p0, p1, p5;\n"
+                               "include \"include/all-classes.mdl\";\n// ";
+    char path[256];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    FILE *fp = fopen(path, "w");
+    cr_assert(fp);
+    fputs(head, fp);
+    for (long i = (long)sizeof head - 1; i < size - 1; i++)
+        fputc('x', fp);
+    fputc('\n', fp);
+    cr_assert_eq(fclose(fp), 0);
+}
+
+/* The README's bound, 64 MiB, to the byte: not the 128 MiB that doubling a buffer reached. */
+Test(badinput, reads_a_description_of_exactly_its_bound_and_refuses_one_byte_more, .timeout = 120)
+{
+    char dir[] = "/tmp/mdlc-bound.XXXXXX", cmd[512];
+    cr_assert(mkdtemp(dir));
+    write_padded(dir, "at.mdl", 64L << 20);
+    write_padded(dir, "over.mdl", (64L << 20) + 1);
+    snprintf(cmd, sizeof cmd, "../build/mdlc --check -I diag %s/at.mdl", dir);
+    struct run r = stderr_of(cmd);
+    cr_expect_eq(r.status, 0, "%s", r.out);
+    free(r.out);
+    snprintf(cmd, sizeof cmd, "../build/mdlc --check -I diag %s/over.mdl", dir);
+    char message[256];
+    snprintf(message, sizeof message, "mdlc: error: cannot read '%s/over.mdl': file is larger than 64 MiB\n", dir);
+    expect_failure(cmd, 1, message);
+    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+    cr_expect_eq(system(cmd), 0);
+}
