@@ -192,8 +192,15 @@ FILE *safefile_read(const char *path, char *err, size_t errlen)
 
 bool safefile_stdout(char *err, size_t errlen)
 {
-    if (fflush(stdout) == 0 && !ferror(stdout))
+    /* as coreutils' close_stdout: the close reports what the last flush could not (NFS, a full
+     * disk seen only at close). errno is kept: after a write that failed earlier (output larger
+     * than the buffer) the flush has nothing left to write and errno still holds the reason. */
+    bool ok = fflush(stdout) == 0 && !ferror(stdout);
+    int e = errno;
+    if (fclose(stdout) != 0 && ok)
+        ok = false, e = errno;
+    if (ok)
         return true;
-    snprintf(err, errlen, "cannot write standard output: %s", strerror(errno ? errno : EIO));
+    snprintf(err, errlen, "cannot write standard output: %s", strerror(e ? e : EIO));
     return false;
 }

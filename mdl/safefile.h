@@ -37,8 +37,9 @@ int safefile_read_fd(const char *path, char *err, size_t errlen);
 /* The same as a stdio stream ("rb"), or NULL with the reason in ERR. */
 FILE *safefile_read(const char *path, char *err, size_t errlen);
 
-/* Flushes standard output: false with ERR when a write to it failed (a full disk, a closed
- * pipe), so that a truncated result never ends with exit status 0. */
+/* Flushes and closes standard output, once, at the end of main: false with ERR when a write to
+ * it failed (a full disk, a closed pipe), so that a truncated result never ends with exit
+ * status 0. Every tool calls it on every path that may have printed (--help, --version too). */
 bool safefile_stdout(char *err, size_t errlen);
 
 #endif

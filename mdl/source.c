@@ -68,17 +68,19 @@ static char *src_read(FILE *fp, size_t *len, char *err, size_t errlen)
     size_t cap = 1 << 16, n = 0;
     char *buf = xrealloc(NULL, cap);
     for (;;) {
+        /* room for one byte past the bound (which refuses the file) and the NUL: the bound is
+         * SRC_MAX_BYTES exactly, not the next power of two that doubling reaches */
         if (n + 1 >= cap) {
-            if (cap > SRC_MAX_BYTES) {
-                snprintf(err, errlen, "file is larger than %d MiB", SRC_MAX_BYTES >> 20);
-                free(buf);
-                return NULL;
-            }
-            cap *= 2;
+            cap = cap * 2 < (size_t)SRC_MAX_BYTES + 2 ? cap * 2 : (size_t)SRC_MAX_BYTES + 2;
             buf = xrealloc(buf, cap);
         }
         size_t got = fread(buf + n, 1, cap - n - 1, fp);
         n += got;
+        if (n > SRC_MAX_BYTES) {
+            snprintf(err, errlen, "file is larger than %d MiB", SRC_MAX_BYTES >> 20);
+            free(buf);
+            return NULL;
+        }
         if (got == 0)
             break;
     }

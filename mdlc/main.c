@@ -64,7 +64,7 @@ static int usage_error(const char *fmt, const char *arg)
     return 2;
 }
 
-int main(int argc, char **argv)
+static int run(int argc, char **argv, const char **dirs)
 {
     enum { OPT_CHECK = 256, OPT_SUMMARY, OPT_AST, OPT_JSON, OPT_DEPFILE, OPT_DEPTARGET, OPT_WERROR, OPT_BASENAME, OPT_VERSION };
     static const struct option longopts[] = {
@@ -74,7 +74,6 @@ int main(int argc, char **argv)
         { "basename", required_argument, NULL, OPT_BASENAME }, { "help", no_argument, NULL, 'h' },
         { "version", no_argument, NULL, OPT_VERSION }, { NULL, 0, NULL, 0 },
     };
-    const char **dirs = calloc((size_t)argc + 1, sizeof *dirs);
     struct mdlc_opts o = { .action = MDLC_EMIT, .outdir = ".", .include_dirs = dirs, .out = stdout, .err = stderr };
     int c, actions = 0;
     opterr = 0;
@@ -92,14 +91,13 @@ int main(int argc, char **argv)
         case OPT_BASENAME: o.basename = optarg; break;
         case 'W':
             if (!warning_option(&o, optarg)) {
-                free(dirs);
                 return usage_error("unknown warning option '-W%s'", optarg);
             }
             break;
-        case 'h': fputs(usage, stdout); fputs(help, stdout); free(dirs); return 0;
-        case OPT_VERSION: printf(MDL_VERSION_LINE("mdlc")); free(dirs); return 0;
-        case ':': free(dirs); return usage_error("option '%s' needs an argument", argv[optind - 1]);
-        default: free(dirs); return usage_error("unknown option '%s'", argv[optind - 1]);
+        case 'h': fputs(usage, stdout); fputs(help, stdout); return 0;
+        case OPT_VERSION: printf(MDL_VERSION_LINE("mdlc")); return 0;
+        case ':': return usage_error("option '%s' needs an argument", argv[optind - 1]);
+        default: return usage_error("unknown option '%s'", argv[optind - 1]);
         }
     }
     int rc;
@@ -110,12 +108,23 @@ int main(int argc, char **argv)
         rc = usage_error("--basename takes a file name without a directory, got '%s'", o.basename);
     else if (optind != argc - 1)
         rc = usage_error("%s", optind == argc ? "no input file" : "more than one input file");
-    else if (o.action == MDLC_EMIT && (stat(o.outdir, &st) != 0 || !S_ISDIR(st.st_mode)))
+    else if (o.action == MDLC_EMIT && stat(o.outdir, &st) != 0)
         rc = usage_error("output directory '%s' does not exist", o.outdir);
+    else if (o.action == MDLC_EMIT && !S_ISDIR(st.st_mode))
+        rc = usage_error("'%s' is not a directory", o.outdir);
     else {
         o.input = argv[optind];
         rc = mdlc_run(&o);
     }
+    return rc;
+}
+
+/* A result that could not be written whole (--dump-json into a full disk) is a failure, and so
+ * is --help's or --version's. */
+int main(int argc, char **argv)
+{
+    const char **dirs = calloc((size_t)argc + 1, sizeof *dirs);
+    int rc = dirs ? run(argc, argv, dirs) : (fputs("mdlc: error: out of memory\n", stderr), 1);
     char err[256];
     if (!safefile_stdout(err, sizeof err)) {
         fprintf(stderr, "mdlc: error: %s\n", err);

@@ -363,7 +363,7 @@ static int run(const struct opts *o)
     return rc;
 }
 
-int main(int argc, char **argv)
+static int probe(int argc, char **argv)
 {
     struct opts o = { .base = "skylake" };
     char exe_dir[PATH_MAX + 16];
@@ -377,4 +377,14 @@ int main(int argc, char **argv)
 #endif
     default_dirs(&o, exe_dir, sizeof exe_dir);
     return run(&o);
+}
+
+/* A result that could not be written whole (--list-forms into a full disk) is a failure. */
+int main(int argc, char **argv)
+{
+    int rc = probe(argc, argv);
+    char err[256];
+    if (!safefile_stdout(err, sizeof err))
+        rc = rc ? rc : stop(1, err);
+    return rc;
 }

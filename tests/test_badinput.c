@@ -39,6 +39,25 @@ Test(badinput, fails_when_standard_output_is_a_full_disk)
                    "mdlsim: error: cannot write standard output: No space left on device");
     expect_failure("../build/mdlsim machines >/dev/full", 1,
                    "mdlsim: error: cannot write standard output: No space left on device");
+    static const char *const printers[] = {
+        "mdlc --help", "mdlc --version", "mdlsim --help", "mdlsim --version",
+        "mdlprobe --list-forms", "mdlprobe --help", "mdlprobe --version",
+    };
+    for (size_t i = 0; i < sizeof printers / sizeof *printers; i++) {
+        char cmd[128], message[128];
+        snprintf(cmd, sizeof cmd, "../build/%s >/dev/full", printers[i]);
+        snprintf(message, sizeof message, "%.*s: error: cannot write standard output: No space left on device\n",
+                 (int)strcspn(printers[i], " "), printers[i]);
+        expect_failure(cmd, 1, message);
+    }
+}
+
+Test(badinput, names_an_output_directory_that_is_a_file_as_not_a_directory)
+{
+    expect_failure("../build/mdlc -I ../machines -o /dev/null ../machines/skylake.mdl", 2,
+                   "mdlc: error: '/dev/null' is not a directory\n");
+    expect_failure("../build/mdlc -I ../machines -o /nonexistent/dir ../machines/skylake.mdl", 2,
+                   "mdlc: error: output directory '/nonexistent/dir' does not exist\n");
 }
 
 Test(badinput, checks_the_depfile_directory_before_writing_any_output)
@@ -323,5 +342,67 @@ Test(badinput, runs_a_program_and_a_plugin_in_a_directory_named_with_a_comma, .t
     cr_expect_null(strstr(r.out, "error"), "%s", r.out);
     free(r.out);
     snprintf(cmd, sizeof cmd, "rm -r %s", dir);
+    cr_expect_eq(system(cmd), 0);
+}
+
+/* A cache at the bound (1 GiB, one way of 8-byte lines: 2^27 sets) compiles; where its tags do not
+ * fit in memory, mdlsim says which allocation failed instead of an empty "error: ". */
+Test(badinput, names_the_cache_whose_tags_do_not_fit_in_memory, .timeout = 120)
+{
+    char dir[] = "/tmp/mdlc-bigcache.XXXXXX", cmd[768], path[128];
+    cr_assert(mkdtemp(dir));
+    snprintf(path, sizeof path, "%s/big.mdl", dir);
+    FILE *fp = fopen(path, "w");
+    cr_assert(fp);
+    fputs("machine t {\n    isa x86_64;\n}\nports p0, p1, p5;\ninclude \"include/all-classes.mdl\";\n"
+          "cache L3 {\n    level 3;\n    size 1 GiB;\n    ways 1;\n    line 8 B;\n    latency 40 cycles;\n}\n", fp);
+    cr_assert_eq(fclose(fp), 0);
+    snprintf(cmd, sizeof cmd, "../build/mdlc --check -I diag %s", path);
+    struct run r = stderr_of(cmd);
+    cr_expect_eq(r.status, 0, "%s", r.out);
+    free(r.out);
+    /* memory refused by a bound on the address space; under AddressSanitizer (make sanitize), which
+     * cannot start in one, by its allocator's bound on one allocation */
+    snprintf(cmd, sizeof cmd, "if ldd ../build/mdlsim | grep -q libasan; then export ASAN_OPTIONS=\"$ASAN_OPTIONS:"
+             "allocator_may_return_null=1:max_allocation_size_mb=512\"; else ulimit -v 1200000; fi; "
+             "XDG_CACHE_HOME=%s/cache ../build/mdlsim run --mdl %s -I diag --quiet -- /bin/true", dir, path);
+    expect_failure(cmd, 125, "mdlsim: error: out of memory for the caches of machine 't' (the largest, L3, holds "
+                             "1073741824 bytes)\n");
+    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+    cr_expect_eq(system(cmd), 0);
+}
+
+/* D/NAME: a valid description padded with a comment to SIZE bytes. */
+static void write_padded(const char *dir, const char *name, long size)
+{
+    static const char head[] = "machine t {\n    isa x86_64;\n}\nports p0, p1, p5;\n"
+                               "include \"include/all-classes.mdl\";\n// ";
+    char path[256];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    FILE *fp = fopen(path, "w");
+    cr_assert(fp);
+    fputs(head, fp);
+    for (long i = (long)sizeof head - 1; i < size - 1; i++)
+        fputc('x', fp);
+    fputc('\n', fp);
+    cr_assert_eq(fclose(fp), 0);
+}
+
+/* The README's bound, 64 MiB, to the byte: not the 128 MiB that doubling a buffer reached. */
+Test(badinput, reads_a_description_of_exactly_its_bound_and_refuses_one_byte_more, .timeout = 120)
+{
+    char dir[] = "/tmp/mdlc-bound.XXXXXX", cmd[512];
+    cr_assert(mkdtemp(dir));
+    write_padded(dir, "at.mdl", 64L << 20);
+    write_padded(dir, "over.mdl", (64L << 20) + 1);
+    snprintf(cmd, sizeof cmd, "../build/mdlc --check -I diag %s/at.mdl", dir);
+    struct run r = stderr_of(cmd);
+    cr_expect_eq(r.status, 0, "%s", r.out);
+    free(r.out);
+    snprintf(cmd, sizeof cmd, "../build/mdlc --check -I diag %s/over.mdl", dir);
+    char message[256];
+    snprintf(message, sizeof message, "mdlc: error: cannot read '%s/over.mdl': file is larger than 64 MiB\n", dir);
+    expect_failure(cmd, 1, message);
+    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
     cr_expect_eq(system(cmd), 0);
 }

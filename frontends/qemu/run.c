@@ -164,9 +164,29 @@ static unsigned share_rest(const struct rt_lane_cfg *lanes, unsigned split, unsi
     return k;
 }
 
+/* ERR: the caches of M could not be allocated, naming the largest (a size near the bound). */
+static void caches_refused(const struct mdl_machine *m, char *err, size_t errlen)
+{
+    const struct mdl_cache *big = NULL;
+    for (unsigned k = 0; k < m->n_caches; k++)
+        if (!big || m->caches[k].size > big->size)
+            big = &m->caches[k];
+    if (big)
+        snprintf(err, errlen, "out of memory for the caches of machine '%s' (the largest, %s, holds %llu bytes)",
+                 m->name, big->name, (unsigned long long)big->size);
+    else
+        snprintf(err, errlen, "out of memory for the caches of machine '%s'", m->name);
+}
+
 struct run *run_new(const struct run_opts *o, char *err, size_t errlen)
 {
+    if (errlen)
+        err[0] = '\0';
     struct run *r = calloc(1, sizeof *r);
+    if (!r) {
+        snprintf(err, errlen, "out of memory for the run");
+        return NULL;
+    }
     r->o = *o;
     r->pend = -1;
     r->fused_first = -1;
@@ -193,6 +213,13 @@ struct run *run_new(const struct run_opts *o, char *err, size_t errlen)
         r->md2 = rt_model_new(o->m, rest, n2, false, 1024, err, errlen);
     }
     if (!r->md || (r->split < o->n_lanes && !r->md2) || !r->ci || !r->caches || !r->bp) {
+        /* the model's own checks say what they refused; an allocation that failed says nothing */
+        if (!r->md && errlen && err[0])
+            ;
+        else if (!r->caches)
+            caches_refused(o->m, err, errlen);
+        else
+            snprintf(err, errlen, "out of memory for the model of machine '%s'", o->m->name);
         run_free(r);
         return NULL;
     }
