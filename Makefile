@@ -248,7 +248,7 @@ SAN := build-san
 SAN_CFLAGS := -O1 -g -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer \
               -Wno-format-truncation
 sanitize: all $(B)/.deps-test
-	$(MAKE) --no-print-directory B=$(SAN) O=$(SAN)/obj CFLAGS="$(SAN_CFLAGS)" $(SAN)/mdlc $(SAN)/mdlsim \
+	$(MAKE) --no-print-directory B=$(SAN) O=$(SAN)/obj CFLAGS="$(SAN_CFLAGS)" $(SAN)/mdlc $(SAN)/mdlsim $(SAN)/mdlprobe \
 	    $(SAN)/wiredump $(SAN)/tests/run $(subst $(B)/,$(SAN)/,$(PROGRAM_BINS) $(LIB_BINS))
 	cp $(B)/libmdlplugin.so $(SAN)/libmdlplugin.so
 	@tests/sanitize.sh $(SAN)
