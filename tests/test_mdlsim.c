@@ -91,6 +91,12 @@ static json_t *block_json(const char *args)
     return o;
 }
 
+/* The name of the block or region a report analysed (its scope's name). */
+static const char *scope_name(const json_t *o)
+{
+    return json_string_value(json_object_get(json_object_get(o, "scope"), "name"));
+}
+
 static double num(json_t *o, const char *key) { return json_number_value(json_object_get(o, key)); }
 
 /* Cycles per iteration of the block HEX on Skylake. */
@@ -213,7 +219,7 @@ Test(mdlsim, finds_the_fma_chain_of_the_seed_kernel_latency_bound)
 Test(mdlsim, finds_the_loop_of_a_main_that_gcc_puts_in_text_startup)
 {
     json_t *o = block_json("block --machine skylake --json --no-sensitivity kernels/main-in-text-startup.s");
-    cr_expect_str_eq(json_string_value(json_object_get(json_object_get(o, "scope"), "name")),
+    cr_expect_str_eq(scope_name(o),
                      "kernels/main-in-text-startup.s loop 1 of 1, main+0x7 to main+0xf");
     cr_expect_eq(json_integer_value(json_object_get(o, "instructions")), 3, "add, sub, jne");
     cr_expect_float_eq(num(o, "cycles_per_iteration"), 1.0, 0.01, "the add chain, a cycle an iteration");
@@ -225,7 +231,7 @@ Test(mdlsim, finds_the_loop_of_a_main_that_gcc_puts_in_text_startup)
 Test(mdlsim, finds_one_loop_in_an_if_else_whose_branches_both_go_back)
 {
     json_t *o = block_json("block --machine skylake --json --no-sensitivity kernels/if-else-loop.s");
-    cr_expect_str_eq(json_string_value(json_object_get(json_object_get(o, "scope"), "name")),
+    cr_expect_str_eq(scope_name(o),
                      "kernels/if-else-loop.s loop 1 of 1, f+0x10 to f+0x36");
     cr_expect_eq(json_integer_value(json_object_get(o, "instructions")), 13, "both branches, head and latch");
     json_decref(o);
@@ -2188,7 +2194,7 @@ Test(mdlsim, analyses_the_innermost_loop_of_a_function_and_of_its_assembly)
         char cmd[256];
         snprintf(cmd, sizeof cmd, "block --machine skylake --json %s", args[i]);
         json_t *o = block_json(cmd);
-        const char *name = json_string_value(json_object_get(json_object_get(o, "scope"), "name"));
+        const char *name = scope_name(o);
         cr_expect(strstr(name, " loop 1 of 1, dot+0x"), "%s: %s", cmd, name);
         cr_expect_float_eq(num(o, "cycles_per_iteration"), 4.0, 1e-9, "%s", cmd);
         double speedup;
@@ -2235,7 +2241,7 @@ Test(mdlsim, writes_valid_utf8_json_and_html_for_a_latin1_file_name)
     json_t *o = block_json("block --machine skylake --json --no-sensitivity $MDLSIM_TMP/mdlsim-caf$(printf '\\351').s");
     char want[PATH_MAX + 64];
     scratch_expand("$MDLSIM_TMP/mdlsim-caf\xef\xbf\xbd.s loop 1 of 1, .text+0 to .text+0x7", want, sizeof want);
-    cr_expect_str_eq(json_string_value(json_object_get(json_object_get(o, "scope"), "name")), want);
+    cr_expect_str_eq(scope_name(o), want);
     json_decref(o);
     struct run r = mdlsim("block --machine skylake --no-sensitivity --html $MDLSIM_TMP/mdlsim-latin1.html "
                           "$MDLSIM_TMP/mdlsim-caf$(printf '\\351').s");
@@ -2255,7 +2261,7 @@ Test(mdlsim, writes_valid_utf8_json_and_html_for_a_latin1_file_name)
 Test(mdlsim, analyses_the_loop_of_an_aarch64_function)
 {
     json_t *o = block_json("block --machine cortex-a72 --json --function kernel_gemm ../build/programs/gemm.a64dyn");
-    const char *name = json_string_value(json_object_get(json_object_get(o, "scope"), "name"));
+    const char *name = scope_name(o);
     cr_expect(strstr(name, "kernel_gemm loop 1 of 1, kernel_gemm+0x"), "%s", name);
     cr_expect_lt(num(o, "instructions"), 12, "the loop, not the function");
     json_decref(o);
