@@ -50,11 +50,11 @@ extern const struct mdl_machine *const mdl_machines[];
     "mdlsim machines\n"
 
 #define USAGE_RUN \
-    "mdlsim run MACHINE [--roi SYMBOL]... [LANES] [--json FILE] [--html FILE] [--callgrind FILE]\n" \
+    "mdlsim run MACHINE [--roi SYMBOL]... [LANES] [SAMPLING] [--json FILE] [--html FILE] [--callgrind FILE]\n" \
     "                  [--record FILE] [--sysroot DIR] [--quiet] [--causality-sample N] -- PROGRAM [ARGS...]\n"
 
 #define USAGE_REPLAY \
-    "mdlsim replay MACHINE [--roi SYMBOL]... [--program PROGRAM] [LANES] [--json FILE] [--html FILE]\n" \
+    "mdlsim replay MACHINE [--roi SYMBOL]... [--program PROGRAM] [LANES] [SAMPLING] [--json FILE] [--html FILE]\n" \
     "                  [--callgrind FILE] [--quiet] TRACE\n"
 
 #define USAGE_BLOCK \
@@ -64,7 +64,8 @@ extern const struct mdl_machine *const mdl_machines[];
 
 #define USAGE_OPTIONS \
     "       MACHINE: --machine NAME | --mdl FILE.mdl [-I DIR]...\n" \
-    "       LANES: [--weight PERCENT]... [--weights P1,P2,...] [--no-sensitivity] [--no-causality]\n"
+    "       LANES: [--weight PERCENT]... [--weights P1,P2,...] [--no-sensitivity] [--no-causality]\n" \
+    "       SAMPLING: [--exact | --sample] [--sample-period N]\n"
 
 #define HELP_INTRO \
     "\n" \
@@ -98,6 +99,17 @@ extern const struct mdl_machine *const mdl_machines[];
     "                     (gcc-aarch64-linux-gnu's), unless QEMU_LD_PREFIX names one\n" \
     "  --quiet            no progress line (on a terminal, once the run has taken a second:\n" \
     "                     instructions modelled, MIPS and the time, on stderr)\n" \
+    "  --exact            model every instruction of the scope (the default for a scope of at most\n" \
+    "                     1,000,000 instructions)\n" \
+    "  --sample           sample from the first instruction. By default, the first 1,000,000\n" \
+    "                     instructions of the scope are modelled in full and the rest is sampled:\n" \
+    "                     in each period (20,000 instructions at first, doubling every 500\n" \
+    "                     periods), 2,000 are modelled to warm the pipeline and the next 1,000\n" \
+    "                     are measured; the caches, the branch predictor and the uop cache see\n" \
+    "                     every instruction. Cycles and speed-ups are then estimates with 95%\n" \
+    "                     confidence intervals (cycles_low/high, speedup_low/high in JSON);\n" \
+    "                     instruction and event counts stay exact\n" \
+    "  --sample-period N  the first period, in instructions (10000 to 1000000000; default 20000)\n" \
     "  --causality-sample N  causality (the critical path) follows one period in N (default 8;\n" \
     "                     1: periods back to back); a period is twice the ROB's worth of\n" \
     "                     instructions, counted as they leave a window of that size\n"
@@ -926,6 +938,8 @@ struct run_cli {
     const char *json, *record, *html, *callgrind, *program, *trace;
     const char *sysroot;            /* run: QEMU's -L, given or found (NULL: none) */
     bool quiet;                     /* no progress line */
+    int sampling;                   /* 1: --sample, -1: --exact, 0: sampled past the exact part */
+    struct sample_plan sample_plan;
     char **argv;                    /* PROGRAM ARGS... as typed */
     char found[PATH_MAX];           /* run: PROGRAM as found in PATH, which PROGRAM then names */
     const char *script;             /* run: a "#!" script found: PROGRAM is then its interpreter */
@@ -934,7 +948,8 @@ struct run_cli {
 
 static int parse_run_opts(int argc, char **argv, struct run_cli *o, bool replay)
 {
-    enum { O_ROI = O_FIRST_OWN, O_JSON, O_HTML, O_RECORD, O_PROGRAM, O_SAMPLE, O_CALLGRIND, O_SYSROOT, O_QUIET };
+    enum { O_ROI = O_FIRST_OWN, O_JSON, O_HTML, O_RECORD, O_PROGRAM, O_SAMPLE, O_CALLGRIND, O_SYSROOT, O_QUIET,
+           O_EXACT, O_SAMPLED, O_PERIOD };
     static const struct option longopts[] = {
         { "machine", required_argument, NULL, O_MACHINE }, { "mdl", required_argument, NULL, O_MDL },
         { "roi", required_argument, NULL, O_ROI },
@@ -945,11 +960,13 @@ static int parse_run_opts(int argc, char **argv, struct run_cli *o, bool replay)
         { "program", required_argument, NULL, O_PROGRAM }, { "help", no_argument, NULL, 'h' },
         { "causality-sample", required_argument, NULL, O_SAMPLE },
         { "callgrind", required_argument, NULL, O_CALLGRIND }, { "sysroot", required_argument, NULL, O_SYSROOT },
-        { "quiet", no_argument, NULL, O_QUIET },
+        { "quiet", no_argument, NULL, O_QUIET }, { "exact", no_argument, NULL, O_EXACT },
+        { "sample", no_argument, NULL, O_SAMPLED }, { "sample-period", required_argument, NULL, O_PERIOD },
         { NULL, 0, NULL, 0 },
     };
     *o = (struct run_cli){ .b = { .iterations = 2, .sensitivity = true, .causality = true }, .sample = 8 };
     int c, idx = 0;
+    unsigned period = 0;
     optind = 1;
     opterr = 0;
     while ((c = getopt_long(argc, argv, replay ? ":hI:" : "+:hI:", longopts, &idx)) != -1) {
@@ -972,6 +989,16 @@ static int parse_run_opts(int argc, char **argv, struct run_cli *o, bool replay)
         case O_PROGRAM: o->program = optarg; break;
         case O_SYSROOT: o->sysroot = optarg; break;
         case O_QUIET: o->quiet = true; break;
+        case O_EXACT:
+        case O_SAMPLED:
+            if (o->sampling && o->sampling != (c == O_EXACT ? -1 : 1))
+                return usage_error("%s", "--exact and --sample exclude each other");
+            o->sampling = c == O_EXACT ? -1 : 1;
+            break;
+        case O_PERIOD:
+            if (!parse_uint(optarg, 10000, 1000000000, &period))
+                return usage_error("--sample-period needs a whole number from 10000 to 1000000000, got '%s'", optarg);
+            break;
         case O_SAMPLE:
             if (!parse_uint(optarg, 1, 1000000, &o->sample))
                 return usage_error("--causality-sample needs a whole number from 1 to 1000000, got '%s'", optarg);
@@ -995,6 +1022,9 @@ static int parse_run_opts(int argc, char **argv, struct run_cli *o, bool replay)
     }
     if (!o->b.n_weights)
         o->b.weights[o->b.n_weights++] = 1.15;
+    if (period && o->sampling < 0)
+        return usage_error("%s", "--sample-period samples: not with --exact");
+    o->sample_plan = sample_plan_default(o->sampling > 0, period);
     return find_options_machine(&o->b);
 }
 
@@ -1279,7 +1309,8 @@ static bool run_plan(struct analysis_plan *plan, const struct run_cli *o, struct
     }
     analysis_plan_pairs(plan, NULL, 0, 0);
     *ro = (struct run_opts){ .m = o->b.m, .lanes = plan->lanes, .n_lanes = plan->n_lanes,
-                             .causality = o->b.causality, .causality_sample = o->sample };
+                             .causality = o->b.causality, .causality_sample = o->sample,
+                             .sample = o->sampling < 0 ? NULL : &o->sample_plan };
     return true;
 }
 

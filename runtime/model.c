@@ -646,6 +646,12 @@ double rt_model_charge(const struct rt_model *md, uint32_t sidx)
     return sidx < md->n_static ? md->charge[sidx] : 0;
 }
 
+const double *rt_model_charges(const struct rt_model *md, uint32_t *n)
+{
+    *n = md->n_static;
+    return md->charge;
+}
+
 uint64_t rt_model_critical(const struct rt_model *md, uint32_t sidx, uint64_t *seen)
 {
     *seen = sidx < md->n_static ? md->seen[sidx] : 0;

@@ -166,18 +166,30 @@ def host():
     return f"{name}, {os.cpu_count()} processors"
 
 
+RUN_MODES = (("exact base", ["--exact", "--no-sensitivity"]), ("exact lanes", ["--exact"]),
+             ("sampled base", ["--no-sensitivity"]), ("sampled lanes", []))
+
+
 def qemu_speed(mdlsim, machine, qemu_cpu, program, args):
-    """MIPS of plain QEMU and of mdlsim run (baseline + causality, then every lane) on PROGRAM,
-    each the best of REPEAT runs as in block mode."""
+    """Seconds of plain QEMU and of mdlsim run in each of RUN_MODES on PROGRAM (each the best of
+    REPEAT runs as in block mode), and each mode's report."""
     _, plain = timed(["qemu-x86_64", "-cpu", qemu_cpu, program] + args)
-    out = {}
-    for label, extra in (("baseline", ["--no-sensitivity"]), ("lanes", [])):
+    out, reports = {}, {}
+    for label, extra in RUN_MODES:
         with tempfile.NamedTemporaryFile(suffix=".json", delete=False) as f:
             path = f.name
         _, out[label] = timed([mdlsim, "run", "--machine", machine, "--json", path] + extra + ["--", program] + args)
-        executed = json.load(open(path))["executed"]
+        reports[label] = json.load(open(path))
         os.unlink(path)
-    return executed, plain, out
+    return plain, out, reports
+
+
+def sampled_error(reports, kind):
+    """The sampled cycles against the exact ones: relative error, and whether the interval holds them."""
+    exact, sampled = reports["exact " + kind], reports["sampled " + kind]
+    c = exact["cycles"]
+    held = sampled.get("cycles_low", sampled["cycles"]) <= c <= sampled.get("cycles_high", sampled["cycles"])
+    return 100 * (sampled["cycles"] / c - 1), held
 
 
 def add_tool_args(ap):
@@ -256,16 +268,24 @@ def main():
     print(f"  mdlsim       on all {len(base)} blocks it handles: {allm[0]:6.2f}%  {allm[1]:6.2f}%  {allm[2]:.3f}")
 
     if args.programs:
-        print(f"\nmdlsim run under QEMU (MIPS = executed instructions per second, whole run, best of {REPEAT}):")
-        print(f"  {'program':14} {'instructions':>13} {'qemu':>8} {'baseline':>9} {'lanes':>8} "
-              f"{'slowdown base':>14} {'slowdown lanes':>15}")
+        print(f"\nmdlsim run under QEMU (MIPS = executed instructions per second, whole run, best of {REPEAT};"
+              f" x = times plain QEMU's time):")
+        print(f"  {'program':11} {'instructions':>12} {'qemu':>6}" +
+              "".join(f" {label:>20}" for label, _ in RUN_MODES))
         for name, prog_args in (("gemm.sse2", ["160"]), ("gemm.avx2", ["128"])):
             prog = os.path.join(args.programs, name)
             if not os.path.exists(prog):
                 continue
-            n, plain, t = qemu_speed(args.mdlsim, args.machine, args.qemu_cpu, prog, prog_args)
-            print(f"  {name:14} {n:13d} {n / plain / 1e6:8.1f} {n / t['baseline'] / 1e6:9.1f} "
-                  f"{n / t['lanes'] / 1e6:8.1f} {t['baseline'] / plain:13.1f}x {t['lanes'] / plain:14.1f}x")
+            plain, t, reports = qemu_speed(args.mdlsim, args.machine, args.qemu_cpu, prog, prog_args)
+            n = reports["exact base"]["executed"]
+            cells = "".join(f" {n / t[label] / 1e6:8.2f} MIPS {t[label] / plain:6.1f}x" for label, _ in RUN_MODES)
+            print(f"  {name:11} {n:12d} {n / plain / 1e6:6.1f}{cells}")
+            for kind in ("base", "lanes"):
+                err, held = sampled_error(reports, kind)
+                top = [reports[f"{m} {kind}"].get("verdict_detail", {}).get("resources", []) for m in ("exact", "sampled")]
+                print(f"    sampled {kind}: cycles {err:+.2f}% against exact, "
+                      f"{'inside' if held else 'OUTSIDE'} its 95% interval; verdict "
+                      f"{'the same' if top[0] == top[1] else 'DIFFERENT'}")
     return 0
 
 

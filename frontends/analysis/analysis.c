@@ -193,6 +193,10 @@ static void label_lanes(struct result *r)
             snprintf(ln->label + n, sizeof ln->label - n, "@%g%%", (c->weight - 1) * 100);
         }
         ln->speedup = ln->cycles > 0 ? base / ln->cycles : 1;
+        if (!r->sampling.sampled) {
+            ln->cycles_low = ln->cycles_high = ln->cycles;
+            ln->speedup_low = ln->speedup_high = ln->speedup;
+        }
     }
 }
 
@@ -641,6 +645,20 @@ static void saturated(struct result *r, struct result_verdict *v)
         n += (size_t)snprintf(v->text + n, sizeof v->text - n, " %s", v->names[k]);
 }
 
+/* The runner-up whose interval reaches the top knob's (both sampled estimates, at the same
+ * weight), or NULL: the sample cannot tell which of the two binds. */
+static const struct result_lane *inseparable(const struct result *r, const struct result_lane *top)
+{
+    if (!r->sampling.sampled)
+        return NULL;
+    for (unsigned i = 1; i < r->n_single; i++) {
+        const struct result_lane *ln = &r->lanes[r->single[i]];
+        if (ln->cfg.weight == top->cfg.weight && strcmp(ln->knob_label[0], top->knob_label[0]) != 0)
+            return ln->speedup > 1.01 && ln->speedup_high >= top->speedup_low ? ln : NULL;
+    }
+    return NULL;
+}
+
 /* One knob when accelerating it alone helps; else the pair that helps when accelerated together
  * (a balanced kernel); else the set of saturated resources; else none within the weights. */
 static void verdict(struct result *r)
@@ -653,8 +671,16 @@ static void verdict(struct result *r)
         v->kind = RESULT_VERDICT_RESOURCE;
         v->lane = r->single[0];
         name_add(v, one->knob_label[0]);
-        snprintf(v->text, sizeof v->text, "%s bound (%.3fx when %g%% faster)", one->knob_label[0], one->speedup,
-                 (one->cfg.weight - 1) * 100);
+        const struct result_lane *close = inseparable(r, one);
+        if (close) {
+            name_add(v, close->knob_label[0]);
+            snprintf(v->text, sizeof v->text, "%s or %s bound (%.3fx and %.3fx when %g%% faster: not separable within "
+                     "the 95%% intervals)", one->knob_label[0], close->knob_label[0], one->speedup, close->speedup,
+                     (one->cfg.weight - 1) * 100);
+        } else {
+            snprintf(v->text, sizeof v->text, "%s bound (%.3fx when %g%% faster)", one->knob_label[0], one->speedup,
+                     (one->cfg.weight - 1) * 100);
+        }
     } else if (two && two->speedup > 1.01) {
         v->kind = RESULT_VERDICT_PAIR;
         v->lane = r->pairs[0];
@@ -722,6 +748,8 @@ void analysis_finish(struct result *r, const struct rt_topdown *td)
     r->cycles = r->n_lanes ? r->lanes[0].cycles : r->cycles;
     r->ipc = r->cycles > 0 ? (double)r->instructions / r->cycles : 0;
     label_lanes(r);
+    r->cycles_low = r->n_lanes ? r->lanes[0].cycles_low : r->cycles;
+    r->cycles_high = r->n_lanes ? r->lanes[0].cycles_high : r->cycles;
     rank_lanes(r);
     build_curves(r);
     rank_curves(r);

@@ -22,6 +22,19 @@ struct result_lane {
     char knob_label[2][RESULT_LABEL / 2];   /* each knob alone ("p0156", "latency") */
     double cycles;                  /* as result.cycles: per iteration for a block, in all for a run */
     double speedup;                 /* baseline cycles / cycles */
+    /* sampled (result.sampling): the 95% intervals of both; else equal to them */
+    double cycles_low, cycles_high, speedup_low, speedup_high;
+};
+
+/* Run, replay: how the scope was modelled. In full, or sampled (frontends/qemu/sample.h): the
+ * first EXACT instructions in full, then in each PERIOD a UNIT measured after WARM modelled; the
+ * cycles, each lane's and each speed-up are then estimates with 95% intervals. */
+struct result_sampling {
+    bool sampled;
+    uint64_t exact, period, warm, unit;
+    uint64_t units;                 /* units measured */
+    uint64_t modelled;              /* instructions of the scope the model stepped */
+    double confidence;
 };
 
 /* What an instruction costs a resource: cycles per execution, and its share of the resource's
@@ -150,6 +163,8 @@ struct result {
     const char *replaced_by;
     uint64_t macro_fused;           /* fused pairs (block: per iteration) */
     double cycles;                  /* block: per iteration (steady state); run: in the scope */
+    double cycles_low, cycles_high; /* its 95% interval when sampled; else equal to it */
+    struct result_sampling sampling;
     double ipc;
     bool causality, sensitivity;
     unsigned n_lanes;               /* in lanes[]: lane 0 is the baseline */

@@ -5,8 +5,14 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* A batch holds at most STRINGS merged string executions, kept beside its events. */
-enum { BATCH = 16384, BATCHES = 8, STRINGS = 1024 };
+/* A batch holds at most STRINGS merged string executions and MARKS marks, kept beside its events. */
+enum { BATCH = 16384, BATCHES = 8, STRINGS = 1024, MARKS = 64 };
+
+struct mark {
+    feed_mark_fn *fn;
+    void *ctx;
+    unsigned what;
+};
 
 struct event {
     const struct rt_insn *in;
@@ -15,13 +21,15 @@ struct event {
     uint32_t sidx;
     bool miss;
     uint16_t str;                   /* 1 + its entry in the batch's strings; 0: an ordinary step */
+    uint16_t mark;                  /* 1 + its entry in the batch's marks: no step (IN is NULL) */
     uint8_t path;                   /* enum rt_path; RT_PATH_COUNT: unchanged */
 };
 
 struct batch {
     struct event ev[BATCH];
     struct rt_string str[STRINGS];
-    unsigned n, n_str;
+    struct mark mark[MARKS];
+    unsigned n, n_str, n_mark;
     bool full;                      /* handed to the model thread, not yet run */
 };
 
@@ -51,6 +59,11 @@ static void run_batch(struct rt_model *md, const struct batch *b)
 {
     for (unsigned i = 0; i < b->n; i++) {
         const struct event *e = &b->ev[i];
+        if (e->mark) {
+            const struct mark *k = &b->mark[e->mark - 1];
+            k->fn(k->ctx, md, k->what);
+            continue;
+        }
         feed_run(md, e->in, e->sidx, e->addr, e->levels, e->miss, (enum rt_path)e->path,
                  e->str ? &b->str[e->str - 1] : NULL);
     }
@@ -70,7 +83,7 @@ static void *model_thread(void *arg)
         run_batch(f->md, &f->b[f->run]);
         pthread_mutex_lock(&f->lock);
         f->b[f->run].full = false;
-        f->b[f->run].n = f->b[f->run].n_str = 0;
+        f->b[f->run].n = f->b[f->run].n_str = f->b[f->run].n_mark = 0;
         f->run = (f->run + 1) % BATCHES;
         pthread_cond_broadcast(&f->changed);
         pthread_mutex_unlock(&f->lock);
@@ -118,6 +131,7 @@ static struct event *next_event(struct feed *f, const struct rt_insn *in, uint32
     e->sidx = sidx;
     e->miss = mispredicted;
     e->str = 0;
+    e->mark = 0;
     e->path = (uint8_t)path;
     unsigned n = in->n_mem < RT_MAX_MEM ? in->n_mem : RT_MAX_MEM;
     for (unsigned k = 0; k < n; k++) {
@@ -151,6 +165,21 @@ void feed_step_string(struct feed *f, const struct rt_insn *in, uint32_t sidx, c
     b->str[b->n_str] = *str;
     e->str = (uint16_t)++b->n_str;
     if (b->n == BATCH || b->n_str == STRINGS)
+        hand_over(f);
+}
+
+void feed_mark(struct feed *f, feed_mark_fn *fn, void *ctx, unsigned what)
+{
+    if (!f->threaded) {
+        fn(ctx, f->md, what);
+        return;
+    }
+    struct batch *b = &f->b[f->fill];
+    struct event *e = &b->ev[b->n++];
+    memset(e, 0, sizeof *e);
+    b->mark[b->n_mark] = (struct mark){ fn, ctx, what };
+    e->mark = (uint16_t)++b->n_mark;
+    if (b->n == BATCH || b->n_mark == MARKS)
         hand_over(f);
 }
 

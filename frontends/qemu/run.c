@@ -71,6 +71,18 @@ struct reader {
     uint64_t buf[8192];
 };
 
+/* A step skipped by the sampling, as step() or step_string() would have fed it. */
+struct held_step {
+    const struct rt_insn *in;
+    uint64_t addr[RT_MAX_MEM];
+    uint8_t levels[RT_MAX_MEM];
+    uint32_t sidx;
+    bool miss, string;
+    uint8_t path;
+    struct rt_string str;
+};
+enum { RUN_MAX_HELD = 1 << 18 };
+
 struct run {
     struct run_opts o;
     struct dec *dec;
@@ -124,6 +136,20 @@ struct run {
     unsigned n_calls;
     bool stack_dirty;               /* pushes or pops since rsp was last read otherwise */
     uint64_t in_roi, total, fused;  /* instructions in the region, executed, macro-fused pairs */
+    /* sampling: which of the region's instructions are modelled, what each model read at the
+     * marks (REC: MD's, REC2: MD2's), and how many the model never saw */
+    struct sample_plan plan;
+    struct sample_clock clock;
+    struct sample_rec rec, rec2;
+    uint64_t skipped;
+    /* the steps skipped since the last modelled one, kept (at most RUN_MAX_HELD) so that those
+     * after the last unit can be modelled once the stream ends; LOST: more were skipped */
+    bool holding, lost;
+    struct held_step *held;
+    size_t n_held, cap_held;
+    uint64_t skip_run;              /* the region's instructions skipped since the last modelled one */
+    uint64_t model_run;             /* and modelled since the last skipped one */
+    uint64_t tail;                  /* of them, modelled after the stream's end (sample_stream.n_tail) */
     int exit_code;
     /* the path of the latest execve the guest called, and whether nothing ran after it (then the
      * call succeeded: the program replaced itself) */
@@ -191,6 +217,8 @@ struct run *run_new(const struct run_opts *o, char *err, size_t errlen)
     r->pend = -1;
     r->fused_first = -1;
     r->exit_code = -1;
+    r->plan = o->sample ? *o->sample : sample_plan_exact();
+    sample_clock_start(&r->clock, &r->plan);
     if (!(r->dec = dec_open((enum mdl_isa)o->m->isa, err, errlen))) {
         free(r);
         return NULL;
@@ -207,12 +235,14 @@ struct run *run_new(const struct run_opts *o, char *err, size_t errlen)
     long cpus = sysconf(_SC_NPROCESSORS_ONLN);
     r->split = cpus > 1 && o->n_lanes >= 8 ? split_point(o->n_lanes) : o->n_lanes;
     r->md = rt_model_new(o->m, o->lanes, r->split, o->causality, 1024, err, errlen);
+    unsigned n2 = 0;
     if (r->md && r->split < o->n_lanes) {
         struct rt_lane_cfg rest[RT_MAX_LANES];
-        unsigned n2 = share_rest(o->lanes, r->split, o->n_lanes, rest, r->at2);
+        n2 = share_rest(o->lanes, r->split, o->n_lanes, rest, r->at2);
         r->md2 = rt_model_new(o->m, rest, n2, false, 1024, err, errlen);
     }
-    if (!r->md || (r->split < o->n_lanes && !r->md2) || !r->ci || !r->caches || !r->bp) {
+    bool recs = sample_rec_init(&r->rec, r->split, true) && (!n2 || sample_rec_init(&r->rec2, n2, false));
+    if (!r->md || (r->split < o->n_lanes && !r->md2) || !r->ci || !r->caches || !r->bp || !recs) {
         /* the model's own checks say what they refused; an allocation that failed says nothing */
         if (!r->md && errlen && err[0])
             ;
@@ -252,6 +282,9 @@ void run_free(struct run *r)
     feed_free(r->feed2);
     rt_model_free(r->md);
     rt_model_free(r->md2);
+    sample_rec_free(&r->rec);
+    sample_rec_free(&r->rec2);
+    free(r->held);
     for (size_t i = 0; i < r->insns.n_blocks; i++)
         free(r->insns.blocks[i]);
     free(r->insns.blocks);
@@ -605,6 +638,7 @@ static void step(struct run *r, const struct rt_insn *in, uint32_t sidx, const u
                  const uint8_t *levels, bool miss, enum rt_path path);
 static void step_string(struct run *r, const struct rt_insn *in, uint32_t sidx, const uint64_t *addr,
                         const uint8_t *levels, enum rt_path path, const struct rt_string *str);
+static void model_tail(struct run *r);
 
 /* One iteration of the pending repeated string instruction (its accesses since its last
  * execution) into the merged execution: each access reaches the caches as it would on its own, and
@@ -650,6 +684,31 @@ static void rep_count(struct run *r, struct sinsn *s)
     }
 }
 
+static void on_mark(void *ctx, const struct rt_model *md, unsigned what)
+{
+    sample_rec_mark(ctx, md, what);
+}
+
+/* Whether the region's next instruction is modelled; the marks of the sampling before it go to
+ * both models, between the steps they separate. */
+static bool sampled(struct run *r)
+{
+    unsigned act = sample_tick(&r->clock), marks = act & ~(unsigned)SAMPLE_MODEL;
+    if (marks) {
+        feed_mark(r->feed, on_mark, &r->rec, marks);
+        if (r->feed2)
+            feed_mark(r->feed2, on_mark, &r->rec2, marks);
+    }
+    bool model = act & SAMPLE_MODEL;
+    r->skipped += !model;
+    r->skip_run = model ? 0 : r->skip_run + 1;
+    r->model_run = model ? r->model_run + 1 : 0;
+    if (model && r->holding)
+        r->n_held = 0, r->lost = false;     /* what was skipped is past: the model moves on */
+    r->holding = !model;
+    return model;
+}
+
 static void model_pending(struct run *r, uint64_t next_pc, bool known_next)
 {
     struct sinsn *s = &r->s[r->pend];
@@ -676,6 +735,7 @@ static void model_pending(struct run *r, uint64_t next_pc, bool known_next)
     r->stack_dirty = stack || (r->stack_dirty && !reads);
     bool inside = in_region(r, s);
     if (inside) {
+        sampled(r);
         r->in_roi++;
         s->count++;
         s->mispredicts += miss;
@@ -697,7 +757,8 @@ static void model_pending(struct run *r, uint64_t next_pc, bool known_next)
     if (in->rep && inside) {
         step_string(r, sync ? s->in_sync : s->in, (uint32_t)r->pend, r->rep.first, r->rep.deepest, path, &r->rep.str);
     } else if (r->fused_first >= 0) {
-        /* the second of a fused pair: one entry, the first's accesses, this one's outcome */
+        /* the second of a fused pair: one entry, the first's accesses, this one's outcome (stepped
+         * or held as the sampling said of the first) */
         struct sinsn *f = &r->s[r->fused_first];
         step(r, f->pair[r->fused_sync], (uint32_t)r->fused_first, r->fused_addr, r->fused_levels, miss,
              r->fused_path);
@@ -853,9 +914,15 @@ bool run_consume(struct run *r, const struct run_source *src, char *err, size_t 
     }
     if (ok && r->pend >= 0)
         model_pending(r, 0, false);
+    if (ok)
+        model_tail(r);
     feed_finish(r->feed);
     if (r->feed2)
         feed_finish(r->feed2);
+    if (ok && (r->rec.failed || r->rec2.failed)) {
+        snprintf(err, errlen, "out of memory for the sampled units' readings");
+        ok = false;
+    }
     free(rd);
     return ok;
 }
@@ -870,10 +937,111 @@ static double cycles(const struct run *r, unsigned l)
     return t > a ? t : a;
 }
 
+/* ---- the estimates of a sampled run ---------------------------------------------------------------- */
+
+/* The sample as the estimators take it. */
+static struct sample_stream stream_of(const struct run *r)
+{
+    uint64_t exact = r->in_roi < r->plan.exact ? r->in_roi : r->plan.exact;
+    size_t units = r->rec.n_units;
+    if (r->md2 && r->rec2.n_units < units)
+        units = r->rec2.n_units;
+    return (struct sample_stream){ .plan = r->plan, .n_exact = exact, .n_rest = r->in_roi - exact, .n_units = units,
+                                   .n_tail = r->tail };
+}
+
+/* Lane L's readings, and its model's copy of the baseline's (the same stream: units pair up). */
+static void lane_readings(const struct run *r, unsigned l, const struct sample_lane **lane,
+                          const struct sample_lane **base)
+{
+    const struct sample_rec *rec = l < r->split ? &r->rec : &r->rec2;
+    *lane = &rec->lane[l < r->split ? l : r->at2[l - r->split]];
+    *base = &rec->lane[0];
+}
+
+/* Every lane's cycles and speed-up with their intervals. */
+static void estimate_lanes(const struct run *r, struct result *res)
+{
+    struct sample_stream st = stream_of(r);
+    for (unsigned l = 0; l < res->n_lanes && l < r->o.n_lanes; l++) {
+        const struct sample_lane *lane, *base;
+        lane_readings(r, l, &lane, &base);
+        struct sample_estimate c = sample_cycles(&st, lane), s = sample_speedup(&st, base, lane);
+        struct result_lane *ln = &res->lanes[l];
+        ln->cycles = c.cycles;
+        ln->cycles_low = c.low;
+        ln->cycles_high = c.high;
+        ln->speedup_low = s.low;
+        ln->speedup_high = s.high;
+    }
+    res->sampling = (struct result_sampling){ .sampled = true, .exact = r->plan.exact, .period = r->plan.period,
+                                              .warm = r->plan.warm, .unit = r->plan.unit, .units = st.n_units,
+                                              .modelled = r->in_roi - r->skipped, .confidence = 0.95 };
+}
+
+/* What the model charged after the exact part stands for the whole rest: by this factor. */
+static double rest_factor(const struct run *r, const struct result *res)
+{
+    double modelled = rt_model_time(r->md, 0) - r->rec.base_time;
+    return modelled > 0 ? (res->lanes[0].cycles - r->rec.base_time) / modelled : 0;
+}
+
+/* A sampled run's charge to static instruction SIDX: the exact part's, then the rest's scaled. */
+static double charge_of(const struct run *r, uint32_t sidx, double k)
+{
+    double all = rt_model_charge(r->md, sidx);
+    if (k == 1)
+        return all;
+    double exact = sidx < r->rec.n_charge ? r->rec.charge[sidx] : 0;
+    return exact + (all - exact) * k;
+}
+
+/* A sampled run's slots: the exact part's, then the rest's scaled by K. */
+static void scale_slots(const struct rt_topdown *exact, double k, struct rt_topdown *td)
+{
+    td->retiring = exact->retiring + (td->retiring - exact->retiring) * k;
+    td->bad_speculation = exact->bad_speculation + (td->bad_speculation - exact->bad_speculation) * k;
+    td->frontend_latency = exact->frontend_latency + (td->frontend_latency - exact->frontend_latency) * k;
+    td->frontend_bandwidth = exact->frontend_bandwidth + (td->frontend_bandwidth - exact->frontend_bandwidth) * k;
+    td->core = exact->core + (td->core - exact->core) * k;
+    for (unsigned i = 0; i < RT_TD_LEVELS; i++)
+        td->memory[i] = exact->memory[i] + (td->memory[i] - exact->memory[i]) * k;
+}
+
 /* One step, in both halves of the lanes. */
+/* A step the sampling skips, kept for the tail; NULL once too many were skipped. */
+static struct held_step *hold(struct run *r, const struct rt_insn *in, uint32_t sidx, const uint64_t *addr,
+                              const uint8_t *levels, bool miss, enum rt_path path)
+{
+    if (r->lost || (r->n_held == r->cap_held && r->cap_held == RUN_MAX_HELD)) {
+        r->lost = true;
+        return NULL;
+    }
+    if (r->n_held == r->cap_held) {
+        r->cap_held = r->cap_held ? 2 * r->cap_held : 4096;
+        r->held = xrealloc(r->held, r->cap_held * sizeof *r->held);
+    }
+    struct held_step *h = &r->held[r->n_held++];
+    h->in = in;
+    h->sidx = sidx;
+    h->miss = miss;
+    h->path = (uint8_t)path;
+    h->string = false;
+    for (unsigned k = 0; k < RT_MAX_MEM; k++) {
+        h->addr[k] = addr ? addr[k] : 0;
+        h->levels[k] = levels ? levels[k] : 0;
+    }
+    return h;
+}
+
+/* One step, in both halves of the lanes (held instead while the sampling skips). */
 static void step(struct run *r, const struct rt_insn *in, uint32_t sidx, const uint64_t *addr,
                  const uint8_t *levels, bool miss, enum rt_path path)
 {
+    if (r->holding) {
+        hold(r, in, sidx, addr, levels, miss, path);
+        return;
+    }
     feed_step(r->feed, in, sidx, addr, levels, miss, path);
     if (r->feed2)
         feed_step(r->feed2, in, sidx, addr, levels, miss, path);
@@ -882,9 +1050,42 @@ static void step(struct run *r, const struct rt_insn *in, uint32_t sidx, const u
 static void step_string(struct run *r, const struct rt_insn *in, uint32_t sidx, const uint64_t *addr,
                         const uint8_t *levels, enum rt_path path, const struct rt_string *str)
 {
+    if (r->holding) {
+        struct held_step *h = hold(r, in, sidx, addr, levels, false, path);
+        if (h)
+            h->string = true, h->str = *str;
+        return;
+    }
     feed_step_string(r->feed, in, sidx, addr, levels, path, str);
     if (r->feed2)
         feed_step_string(r->feed2, in, sidx, addr, levels, path, str);
+}
+
+/* The instructions after the last unit are measured in full (the tail: often a phase of its own,
+ * the program's exit): those the model saw after the last skipped ones, when the stream ended in
+ * a warm-up or a unit; when it ended while the sampling skipped, all of them, the held steps
+ * following the last unit in the model. */
+static void model_tail(struct run *r)
+{
+    if (!r->rec.n_units || (r->holding && (r->lost || !r->n_held)) || (!r->holding && r->skip_run))
+        return;
+    if (r->holding) {
+        r->holding = false;
+        for (size_t i = 0; i < r->n_held; i++) {
+            const struct held_step *h = &r->held[i];
+            if (h->string)
+                step_string(r, h->in, h->sidx, h->addr, h->levels, (enum rt_path)h->path, &h->str);
+            else
+                step(r, h->in, h->sidx, h->addr, h->levels, h->miss, (enum rt_path)h->path);
+        }
+        r->tail = r->skip_run;
+        r->skipped -= r->skip_run;
+    } else {
+        r->tail = r->model_run;
+    }
+    feed_mark(r->feed, on_mark, &r->rec, SAMPLE_TAIL_END);
+    if (r->feed2)
+        feed_mark(r->feed2, on_mark, &r->rec2, SAMPLE_TAIL_END);
 }
 
 static int by_pc(const void *a, const void *b, void *ctx)
@@ -910,7 +1111,7 @@ static void locate(const struct run *r, struct result_row *row)
 
 /* The static instructions executed in the scope, by address. An address decoded several times
  * (the plugin numbers an instruction of each translation) is one row, its counts summed. */
-static void fill_rows(const struct run *r, struct result *res)
+static void fill_rows(const struct run *r, struct result *res, double k_rest)
 {
     size_t *order = malloc((r->n_s + 1) * sizeof *order), n = 0;
     if (!order)
@@ -932,7 +1133,7 @@ static void fill_rows(const struct run *r, struct result *res)
         row->executions += s->count;
         row->crit += crit;
         row->seen += seen;
-        row->cycles += rt_model_charge(r->md, (uint32_t)order[k]);
+        row->cycles += charge_of(r, (uint32_t)order[k], k_rest);
         row->l1_misses += s->l1_misses;
         row->ll_misses += s->ll_misses;
         row->mispredicts += s->mispredicts;
@@ -949,9 +1150,16 @@ void run_fill(const struct run *r, struct result *res, struct rt_topdown *td)
     res->executed = r->total;
     res->macro_fused = r->fused;
     res->causality = r->o.causality;
-    for (unsigned l = 0; l < res->n_lanes && l < r->o.n_lanes; l++)
-        res->lanes[l].cycles = cycles(r, l);
-    fill_rows(r, res);
+    double rest = 1;
+    if (r->skipped) {
+        estimate_lanes(r, res);
+        rest = rest_factor(r, res);
+        scale_slots(&r->rec.slots, rest, td);
+    } else {
+        for (unsigned l = 0; l < res->n_lanes && l < r->o.n_lanes; l++)
+            res->lanes[l].cycles = cycles(r, l);
+    }
+    fill_rows(r, res, rest);
     res->has_caches = true;
     res->n_caches = cache_levels(r->caches) < RESULT_MAX_LEVELS ? cache_levels(r->caches) : RESULT_MAX_LEVELS;
     for (unsigned k = 0; k < res->n_caches; k++) {

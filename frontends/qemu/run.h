@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include "mdl_machine.h"
 #include "model.h"
+#include "sample.h"
 #include "trace.h"
 
 /* How far the stream has come: EXECUTED instructions read, MODELLED of them in the region. */
@@ -24,6 +25,7 @@ struct run_opts {
     unsigned n_lanes;
     bool causality;
     unsigned causality_sample;      /* causality on one period in this many (1: always) */
+    const struct sample_plan *sample;   /* which instructions of the region are modelled; NULL: all */
     struct trace_writer *record;    /* where the stream is recorded, or NULL */
     /* Told between buffers of the stream, never per event: at most every RUN_PROGRESS_MS, and
      * at once when the first instructions have been read (the program has started). */

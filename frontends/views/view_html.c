@@ -180,6 +180,21 @@ static void stat_box(FILE *out, const char *value, const char *what)
     fprintf(out, "<div class=\"stat\"><b>%s</b><span>%s</span></div>\n", value, what);
 }
 
+/* A sampled run says so before any number: which instructions the model saw, and how sure the
+ * estimates are. */
+static void sampling_note(FILE *out, const struct result *r)
+{
+    const struct result_sampling *s = &r->sampling;
+    if (!s->sampled)
+        return;
+    fprintf(out, "<p class=\"note\" data-sampling>Sampled: the first %" PRIu64 " instructions were modelled in full, "
+                 "then %" PRIu64 " intervals of %" PRIu64 " instructions (one in every %" PRIu64 ", each after %" PRIu64
+                 " of warm-up): %.2f%% of the scope. Cycles and speed-ups are estimates; cycles lie between %.0f and "
+                 "%.0f with 95%% confidence. Instruction and event counts are exact.</p>\n",
+            s->exact, s->units, s->unit, s->period, s->warm,
+            r->instructions ? 100.0 * (double)s->modelled / (double)r->instructions : 0, r->cycles_low, r->cycles_high);
+}
+
 /* Machine, command and scope, then the numbers a reader checks first. */
 static void title(FILE *out, const struct result *r)
 {
@@ -191,7 +206,10 @@ static void title(FILE *out, const struct result *r)
     snprintf(v, sizeof v, "%" PRIu64, r->instructions);
     stat_box(out, v, block ? "instructions / iteration" : "instructions");
     snprintf(v, sizeof v, block ? "%.2f" : "%.0f", r->cycles);
-    stat_box(out, v, block ? "cycles / iteration" : "cycles");
+    if (r->sampling.sampled)
+        snprintf(v, sizeof v, "%.0f &#177;%.1f%%", r->cycles,
+                 r->cycles > 0 ? 100 * (r->cycles_high - r->cycles) / r->cycles : 0);
+    stat_box(out, v, block ? "cycles / iteration" : r->sampling.sampled ? "cycles (sampled, 95%)" : "cycles");
     snprintf(v, sizeof v, "%.2f", r->ipc);
     stat_box(out, v, "IPC");
     if (block) {
@@ -206,6 +224,7 @@ static void title(FILE *out, const struct result *r)
         stat_box(out, v, "macro-fused pairs");
     }
     fputs("</div>\n</header>\n<main>\n", out);
+    sampling_note(out, r);
     if (r->replaced_by) {
         fputs("<p class=\"note\" data-replaced-by>The program replaced itself with ", out);
         esc(out, *r->replaced_by ? r->replaced_by : "another program");

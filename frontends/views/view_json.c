@@ -237,6 +237,32 @@ static void program_end(struct jw *out, const struct result *r)
     jw_char(out, '}');
 }
 
+/* How a run's scope was modelled: "exact", or "sampled" with the schedule (sample.h). */
+static void json_sampling(struct jw *out, const struct result_sampling *s)
+{
+    jw_str(out, ",\"sampling\":{");
+    jkey_str(out, "mode", s->sampled ? "sampled" : "exact", true);
+    if (s->sampled) {
+        jkey_u64(out, "exact_instructions", s->exact, false);
+        jkey_u64(out, "period", s->period, false);
+        jkey_u64(out, "warmup", s->warm, false);
+        jkey_u64(out, "interval_length", s->unit, false);
+        jkey_u64(out, "intervals", s->units, false);
+        jkey_u64(out, "detailed_instructions", s->modelled, false);
+        jkey_num(out, "confidence", s->confidence, false);
+    }
+    jw_char(out, '}');
+}
+
+/* A sampled lane's speed-up interval. */
+static void json_speedup_interval(struct jw *out, const struct result *r, const struct result_lane *ln)
+{
+    if (!r->sampling.sampled)
+        return;
+    jkey_num(out, "speedup_low", ln->speedup_low, false);
+    jkey_num(out, "speedup_high", ln->speedup_high, false);
+}
+
 static void json_head(struct jw *out, const struct result *r)
 {
     jw_str(out, "{\"schema_version\":");
@@ -257,6 +283,12 @@ static void json_head(struct jw *out, const struct result *r)
     if (r->replaced_by)
         jkey_str(out, "replaced_by", r->replaced_by, false);
     jkey_num(out, "cycles", r->cycles, false);
+    if (r->sampling.sampled) {
+        jkey_num(out, "cycles_low", r->cycles_low, false);
+        jkey_num(out, "cycles_high", r->cycles_high, false);
+    }
+    if (r->scope != RESULT_SCOPE_BLOCK)
+        json_sampling(out, &r->sampling);
     if (r->scope == RESULT_SCOPE_BLOCK)
         jkey_num(out, "cycles_per_iteration", r->cycles, false);
     jkey_num(out, "ipc", r->ipc, false);
@@ -306,6 +338,7 @@ static void json_sensitivity(struct jw *out, const struct result *r)
         jw_str(out, i ? ",{" : "{");
         jkey_str(out, "resource", ln->label, true);
         jkey_num(out, "speedup", ln->speedup, false);
+        json_speedup_interval(out, r, ln);
         jw_char(out, '}');
     }
     jw_str(out, "],\"sensitivity\":[");
@@ -315,6 +348,7 @@ static void json_sensitivity(struct jw *out, const struct result *r)
         jkey_str(out, "resource", ln->knob_label[0], true);
         jkey_num(out, "weight", ln->cfg.weight, false);
         jkey_num(out, "speedup", ln->speedup, false);
+        json_speedup_interval(out, r, ln);
         jw_char(out, '}');
     }
     jw_str(out, "],\"interactions\":[");
@@ -329,6 +363,7 @@ static void json_sensitivity(struct jw *out, const struct result *r)
         jw_char(out, ']');
         jkey_num(out, "weight", ln->cfg.weight, false);
         jkey_num(out, "speedup", ln->speedup, false);
+        json_speedup_interval(out, r, ln);
         jw_char(out, '}');
     }
     jw_char(out, ']');

@@ -47,6 +47,24 @@ static void program_replaced(FILE *out, const struct result *r)
             *r->replaced_by ? result_printable(name) : "another program", (unsigned long long)r->executed);
 }
 
+/* A run's scope modelled in full, or sampled: then its cycles are an estimate, with its interval. */
+static void sampling(FILE *out, const struct result *r)
+{
+    const struct result_sampling *s = &r->sampling;
+    if (!s->sampled) {
+        fputs("Modelled:           every instruction (exact)\n", out);
+        return;
+    }
+    fprintf(out, "Cycles, 95%%:        %.0f to %.0f (%+.1f%%, %+.1f%%)\n", r->cycles_low, r->cycles_high,
+            r->cycles > 0 ? 100 * (r->cycles_low / r->cycles - 1) : 0,
+            r->cycles > 0 ? 100 * (r->cycles_high / r->cycles - 1) : 0);
+    fprintf(out, "Modelled:           sampled: %llu instructions in full, then %llu intervals of %llu "
+                 "(one per %llu, after %llu of warm-up): %.2f%% of the scope\n",
+            (unsigned long long)s->exact, (unsigned long long)s->units, (unsigned long long)s->unit,
+            (unsigned long long)s->period, (unsigned long long)s->warm,
+            r->instructions ? 100.0 * (double)s->modelled / (double)r->instructions : 0);
+}
+
 static void summary(FILE *out, const struct result *r)
 {
     bool block = r->scope == RESULT_SCOPE_BLOCK;
@@ -70,6 +88,7 @@ static void summary(FILE *out, const struct result *r)
         fprintf(out, "Instructions:       %llu (of %llu executed)\n", (unsigned long long)r->instructions,
                 (unsigned long long)r->executed);
         fprintf(out, "Cycles:             %.0f\n", r->cycles);
+        sampling(out, r);
     }
     fprintf(out, "IPC:                %.2f\n", r->ipc);
     if (!block || r->macro_fused)
@@ -106,7 +125,10 @@ static void bottlenecks(FILE *out, const struct result *r)
         const struct result_lane *ln = &r->lanes[r->single[i]];
         if (i >= 8 && ln->speedup <= 1.0005)
             break;
-        fprintf(out, "  %-24s %6.3fx%s\n", ln->label, ln->speedup,
+        char interval[40] = "";
+        if (r->sampling.sampled)
+            snprintf(interval, sizeof interval, " [%.3f-%.3f]", ln->speedup_low, ln->speedup_high);
+        fprintf(out, "  %-24s %6.3fx%s%s\n", ln->label, ln->speedup, interval,
                 i == 0 && ln->speedup > 1.0005 ? "   <- bottleneck" : "");
     }
 }

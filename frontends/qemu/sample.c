@@ -1,0 +1,309 @@
+/* The sampling schedule and the estimators: cycles as the exact part's plus the rest's at the
+ * measured units' rate (a ratio estimator), speed-ups as ratios of paired estimates (the delta
+ * method), intervals from Student's t at the units' count. */
+#include "sample.h"
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum { PHASE_START, PHASE_EXACT, PHASE_WARM, PHASE_UNIT, PHASE_SKIP };
+
+/* SMARTS's proportions: units of a thousand instructions, each after two thousand modelled
+ * unmeasured (a window holds at most 512, and the caches and predictors are never cold: they see
+ * every instruction). One unit per 20,000 instructions at first (15% modelled), the period
+ * doubling every 500 units: a 10-million-instruction rest gets 500 units, a billion about 3,000
+ * (0.9% modelled). */
+struct sample_plan sample_plan_default(bool force, uint64_t period)
+{
+    return (struct sample_plan){ .exact = force ? 0 : SAMPLE_EXACT_DEFAULT,
+                                 .period = period ? period : SAMPLE_PERIOD_DEFAULT, .warm = 2000, .unit = 1000,
+                                 .epoch = 500 };
+}
+
+struct sample_plan sample_plan_exact(void)
+{
+    return (struct sample_plan){ .exact = UINT64_MAX };
+}
+
+void sample_clock_start(struct sample_clock *c, const struct sample_plan *p)
+{
+    *c = (struct sample_clock){ .plan = *p, .left = 1, .phase = PHASE_START, .flags = 0 };
+}
+
+static uint64_t phase_length(const struct sample_plan *p, unsigned phase)
+{
+    switch (phase) {
+    case PHASE_EXACT: return p->exact;
+    case PHASE_WARM: return p->warm;
+    case PHASE_UNIT: return p->unit;
+    default: return p->period - p->warm - p->unit;
+    }
+}
+
+/* A period begins (with its warm-up): the epoch's last period done, the period doubles. */
+static void begin_period(struct sample_clock *c)
+{
+    if (c->plan.epoch && c->periods == c->plan.epoch) {
+        c->plan.period *= 2;
+        c->periods = 0;
+    }
+    c->periods++;
+}
+
+/* After the exact part, periods of warm-up, unit and skip; a phase of no length passes at once. */
+unsigned sample_turn(struct sample_clock *c)
+{
+    unsigned marks = 0;
+    uint64_t len;
+    do {
+        marks |= c->phase == PHASE_EXACT ? SAMPLE_EXACT_END : c->phase == PHASE_UNIT ? SAMPLE_UNIT_END : 0;
+        c->phase = c->phase == PHASE_START ? PHASE_EXACT : c->phase == PHASE_SKIP ? PHASE_WARM : c->phase + 1;
+        if (c->phase == PHASE_WARM)
+            begin_period(c);
+        marks |= c->phase == PHASE_UNIT ? SAMPLE_UNIT_START : 0;
+        len = phase_length(&c->plan, c->phase);
+    } while (len == 0);
+    c->left = len;
+    c->flags = c->phase == PHASE_SKIP ? 0 : SAMPLE_MODEL;
+    return c->flags | marks;
+}
+
+/* Student's t at 97.5% for DF degrees of freedom (Cornish-Fisher, within 0.1% from 3 on). */
+static double t975(double df)
+{
+    const double z = 1.959964;
+    if (df < 3)
+        return df < 2 ? 12.706 : 4.303;
+    double z3 = z * z * z, z5 = z3 * z * z;
+    return z + (z3 + z) / (4 * df) + (5 * z5 + 16 * z3 + 3 * z) / (96 * df * df);
+}
+
+static double mean(const double *x, uint64_t n)
+{
+    double s = 0;
+    for (uint64_t i = 0; i < n; i++)
+        s += x[i];
+    return n ? s / (double)n : 0;
+}
+
+/* The covariance of a unit's X and Y, from successive differences (Wolter's estimator for a
+ * systematic sample): a program's phases (start-up, then a kernel) are trends, not spread, and
+ * the units of one period apart see the same phase but at its ends. */
+static double covariance(const double *x, const double *y, uint64_t n)
+{
+    double s = 0;
+    for (uint64_t i = 1; i < n; i++)
+        s += (x[i] - x[i - 1]) * (y[i] - y[i - 1]);
+    return n > 1 ? s / (2.0 * (double)(n - 1)) : 0;
+}
+
+/* An epoch of the rest (sample.h): its instructions, and its units [FIRST, FIRST + N). */
+struct stratum {
+    uint64_t insns;
+    size_t first, n;
+};
+enum { MAX_STRATA = 64 };
+
+/* The rest's epochs as strata; one of fewer than two units (the last, cut short) joins the one
+ * before, so that each has a spread. Returns their number. */
+static unsigned strata(const struct sample_stream *s, struct stratum *out)
+{
+    const struct sample_plan *p = &s->plan;
+    uint64_t left = s->n_rest - s->n_tail, period = p->period;
+    size_t unit = 0;
+    unsigned k = 0;
+    while (left && k < MAX_STRATA) {
+        uint64_t insns = p->epoch && period * p->epoch < left && k + 1 < MAX_STRATA ? period * p->epoch : left;
+        size_t n = s->n_units - unit < p->epoch || !p->epoch || insns == left ? s->n_units - unit : p->epoch;
+        if (k && n < 2) {
+            out[k - 1].insns += insns;
+            out[k - 1].n += n;
+        } else {
+            out[k++] = (struct stratum){ insns, unit, n };
+        }
+        unit += n;
+        left -= insns;
+        period *= 2;
+    }
+    return k;
+}
+
+/* The rest's READING at the units' rate, stratum by stratum, and the tail's; with no unit, at the
+ * exact part's. */
+static double rest(const struct sample_stream *s, const struct sample_lane *l, unsigned reading)
+{
+    if (!s->n_units)
+        return s->n_exact ? (double)s->n_rest * l->exact[reading] / (double)s->n_exact : 0;
+    struct stratum st[MAX_STRATA];
+    unsigned k = strata(s, st);
+    double sum = s->n_tail ? l->tail[reading] : 0;
+    for (unsigned i = 0; i < k; i++)
+        if (st[i].n)
+            sum += (double)st[i].insns * mean(l->unit[reading] + st[i].first, st[i].n) / (double)s->plan.unit;
+    return sum;
+}
+
+/* The covariance of the rest's estimates from units X and Y: each stratum's, its units a sample of
+ * its population of units (the finite population correction), summed. DF: the degrees of freedom. */
+static double rest_covariance(const struct sample_stream *s, const double *x, const double *y, double *df)
+{
+    struct stratum st[MAX_STRATA];
+    unsigned k = strata(s, st);
+    double v = 0;
+    *df = 0;
+    for (unsigned i = 0; i < k; i++) {
+        if (st[i].n < 2)
+            continue;
+        double units = (double)st[i].insns / (double)s->plan.unit, n = (double)st[i].n;
+        double fpc = n < units ? 1 - n / units : 0;
+        v += units * units * fpc / n * covariance(x + st[i].first, y + st[i].first, st[i].n);
+        *df += n - 1;
+    }
+    return v;
+}
+
+/* The reading that gives the lane's cycles: the larger estimate. */
+static unsigned binding(const struct sample_stream *s, const struct sample_lane *l)
+{
+    return l->exact[SAMPLE_ASYNC] + rest(s, l, SAMPLE_ASYNC) > l->exact[SAMPLE_TIME] + rest(s, l, SAMPLE_TIME)
+               ? SAMPLE_ASYNC : SAMPLE_TIME;
+}
+
+struct sample_estimate sample_cycles(const struct sample_stream *s, const struct sample_lane *l)
+{
+    unsigned k = binding(s, l);
+    const double *u = l->unit[k];
+    double r = rest(s, l, k), c = l->exact[k] + r, half, df;
+    double v = rest_covariance(s, u, u, &df);
+    if (df < 1)
+        half = r;                   /* no spread known: the rest may be nothing or twice its estimate */
+    else
+        half = t975(df) * sqrt(v);
+    return (struct sample_estimate){ c, c - half > l->exact[k] ? c - half : l->exact[k], c + half };
+}
+
+struct sample_estimate sample_speedup(const struct sample_stream *s, const struct sample_lane *base,
+                                      const struct sample_lane *lane)
+{
+    unsigned k0 = binding(s, base), k1 = binding(s, lane);
+    double c0 = base->exact[k0] + rest(s, base, k0), c1 = lane->exact[k1] + rest(s, lane, k1);
+    double sp = c1 > 0 ? c0 / c1 : 1, df;
+    const double *u0 = base->unit[k0], *u1 = lane->unit[k1];
+    double v0 = rest_covariance(s, u0, u0, &df), v1 = rest_covariance(s, u1, u1, &df);
+    double v01 = rest_covariance(s, u0, u1, &df);
+    if (df < 1 || !(c0 > 0) || !(c1 > 0)) {
+        struct sample_estimate b = sample_cycles(s, base), l = sample_cycles(s, lane);
+        return (struct sample_estimate){ sp, l.high > 0 ? b.low / l.high : sp, l.low > 0 ? b.high / l.low : sp };
+    }
+    double var = sp * sp * (v0 / (c0 * c0) + v1 / (c1 * c1) - 2 * v01 / (c0 * c1));
+    double half = t975(df) * sqrt(var > 0 ? var : 0);
+    return (struct sample_estimate){ sp, sp - half, sp + half };
+}
+
+/* ---- what the model read at the marks ---------------------------------------------------------- */
+
+bool sample_rec_init(struct sample_rec *r, unsigned n_lanes, bool baseline)
+{
+    *r = (struct sample_rec){ .n_lanes = n_lanes, .baseline = baseline };
+    r->at_start = calloc((size_t)n_lanes * SAMPLE_READINGS, sizeof *r->at_start);
+    r->at_end = calloc((size_t)n_lanes * SAMPLE_READINGS, sizeof *r->at_end);
+    r->lane = calloc(n_lanes, sizeof *r->lane);
+    return r->at_start && r->at_end && r->lane;
+}
+
+void sample_rec_free(struct sample_rec *r)
+{
+    for (unsigned l = 0; r->lane && l < r->n_lanes; l++)
+        for (unsigned k = 0; k < SAMPLE_READINGS; k++)
+            free(r->lane[l].unit[k]);
+    free(r->lane);
+    free(r->at_start);
+    free(r->at_end);
+    free(r->charge);
+    memset(r, 0, sizeof *r);
+}
+
+/* Room for one more unit in every lane. */
+static bool room_for_unit(struct sample_rec *r)
+{
+    if (r->n_units < r->cap_units)
+        return true;
+    size_t cap = r->cap_units ? 2 * r->cap_units : 1024;
+    for (unsigned l = 0; l < r->n_lanes; l++)
+        for (unsigned k = 0; k < SAMPLE_READINGS; k++) {
+            double *u = realloc(r->lane[l].unit[k], cap * sizeof *u);
+            if (!u)
+                return false;
+            r->lane[l].unit[k] = u;
+        }
+    r->cap_units = cap;
+    return true;
+}
+
+static void readings(const struct rt_model *md, unsigned lane, double *out)
+{
+    out[SAMPLE_TIME] = rt_model_time(md, lane);
+    out[SAMPLE_ASYNC] = rt_model_async_bound(md, lane);
+}
+
+/* The exact part's end: each lane's readings, and the baseline's charges and slots, from which
+ * the sampled part's are told apart. */
+static void read_exact(struct sample_rec *r, const struct rt_model *md)
+{
+    for (unsigned l = 0; l < r->n_lanes; l++)
+        readings(md, l, r->lane[l].exact);
+    r->exact_read = true;
+    if (!r->baseline)
+        return;
+    r->base_time = rt_model_time(md, 0);
+    const double *c = rt_model_charges(md, &r->n_charge);
+    r->charge = malloc((r->n_charge ? r->n_charge : 1) * sizeof *r->charge);
+    if (r->charge)
+        memcpy(r->charge, c, r->n_charge * sizeof *c);
+    else
+        r->failed = true, r->n_charge = 0;
+    rt_model_topdown(md, false, &r->slots);
+}
+
+/* A unit ends: how far each reading of each lane moved since it started. */
+static void read_unit(struct sample_rec *r, const struct rt_model *md)
+{
+    if (!room_for_unit(r)) {
+        r->failed = true;
+        return;
+    }
+    for (unsigned l = 0; l < r->n_lanes; l++) {
+        double now[SAMPLE_READINGS];
+        readings(md, l, now);
+        for (unsigned k = 0; k < SAMPLE_READINGS; k++) {
+            r->lane[l].unit[k][r->n_units] = now[k] - r->at_start[l * SAMPLE_READINGS + k];
+            r->at_end[l * SAMPLE_READINGS + k] = now[k];
+        }
+    }
+    r->n_units++;
+}
+
+/* The tail, modelled after the last unit: how far it moved each reading. */
+static void read_tail(struct sample_rec *r, const struct rt_model *md)
+{
+    for (unsigned l = 0; l < r->n_lanes; l++) {
+        double now[SAMPLE_READINGS];
+        readings(md, l, now);
+        for (unsigned k = 0; k < SAMPLE_READINGS; k++)
+            r->lane[l].tail[k] = now[k] - r->at_end[l * SAMPLE_READINGS + k];
+    }
+    r->tail_read = true;
+}
+
+void sample_rec_mark(struct sample_rec *r, const struct rt_model *md, unsigned what)
+{
+    if (what & SAMPLE_EXACT_END)
+        read_exact(r, md);
+    if (what & SAMPLE_UNIT_END)
+        read_unit(r, md);
+    if (what & SAMPLE_UNIT_START)
+        for (unsigned l = 0; l < r->n_lanes; l++)
+            readings(md, l, &r->at_start[l * SAMPLE_READINGS]);
+    if (what & SAMPLE_TAIL_END)
+        read_tail(r, md);
+}

@@ -1,0 +1,101 @@
+/* Systematic sampling of a long stream, as SMARTS does: the first instructions are modelled in full
+ * (a short run stays exact), then one unit in each period is measured in detail after a detailed
+ * warm-up, and the instructions between are only warmed functionally (caches, predictors). The
+ * estimate of each lane's cycles and of each speed-up carries a 95% confidence interval. */
+#ifndef SAMPLE_H
+#define SAMPLE_H
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include "model.h"
+
+/* The schedule, in instructions of the region. EXACT: modelled in full first (UINT64_MAX: all
+ * of them, no sampling). Then periods: WARM modelled unmeasured, UNIT measured, the rest of the
+ * period skipped. After EPOCH periods the period doubles: however long the run, the sample stays
+ * between one and a few times EPOCH units (each epoch is a stratum of its own), and the share
+ * modelled falls as the run grows. */
+struct sample_plan {
+    uint64_t exact, period, warm, unit, epoch;
+};
+/* The default schedule: exact for the first SAMPLE_EXACT_DEFAULT instructions (with FORCE, --sample:
+ * none), then the first period SAMPLE_PERIOD_DEFAULT (PERIOD, when not 0). */
+#define SAMPLE_EXACT_DEFAULT 1000000ull
+#define SAMPLE_PERIOD_DEFAULT 20000ull
+struct sample_plan sample_plan_default(bool force, uint64_t period);
+struct sample_plan sample_plan_exact(void);
+
+/* What the model does with the next instruction of the region, and the marks before it. */
+enum {
+    SAMPLE_MODEL = 1,               /* step it */
+    SAMPLE_EXACT_END = 2,           /* the exact part ended before it: read the lanes' cycles */
+    SAMPLE_UNIT_START = 4,          /* a unit starts with it: read the lanes' cycles */
+    SAMPLE_UNIT_END = 8,            /* the unit ended before it: read them again */
+    SAMPLE_TAIL_END = 16            /* (run.c, at the stream's end) the instructions after the last unit,
+                                       modelled once the stream ended: read them */
+};
+
+struct sample_clock {
+    struct sample_plan plan;        /* PLAN.period: the current epoch's */
+    uint64_t periods;               /* begun in the current epoch */
+    uint64_t left;                  /* instructions before the phase changes */
+    unsigned phase, flags;          /* flags: SAMPLE_MODEL while the phase models */
+};
+void sample_clock_start(struct sample_clock *c, const struct sample_plan *p);
+/* The phase that begins when the one before has run out: its flags (sample_tick's). */
+unsigned sample_turn(struct sample_clock *c);
+/* The next instruction of the region: its SAMPLE_* flags. A countdown on the way. */
+static inline unsigned sample_tick(struct sample_clock *c)
+{
+    return --c->left ? c->flags : sample_turn(c);
+}
+
+/* What was measured, for one lane, as two readings: [SAMPLE_TIME] when everything retired,
+ * [SAMPLE_ASYNC] the bound of the asynchronous resources (bandwidths); a run's cycles are the larger
+ * (run.c), so each is estimated apart and the larger taken. */
+enum { SAMPLE_TIME, SAMPLE_ASYNC, SAMPLE_READINGS };
+struct sample_lane {
+    double exact[SAMPLE_READINGS];  /* at the exact part's end */
+    double *unit[SAMPLE_READINGS];  /* [n_units]: how much each unit moved them */
+    double tail[SAMPLE_READINGS];   /* how much the tail moved them */
+};
+/* The stream: N_EXACT instructions modelled in full, N_REST after them sampled by PLAN, in which
+ * N_UNITS units were measured; the last N_TAIL of the rest, after the last unit, were modelled
+ * too (a stratum measured in full: a program's exit, a phase of its own, is never left out). */
+struct sample_stream {
+    struct sample_plan plan;
+    uint64_t n_exact, n_rest, n_units, n_tail;
+};
+struct sample_estimate {
+    double cycles, low, high;       /* the estimate and its 95% interval */
+};
+/* Lane L's cycles over the stream. */
+struct sample_estimate sample_cycles(const struct sample_stream *s, const struct sample_lane *l);
+/* BASE's cycles over LANE's (the speed-up when LANE's resource is faster), with its interval: the
+ * units are paired, so what both lanes share cancels. */
+struct sample_estimate sample_speedup(const struct sample_stream *s, const struct sample_lane *base,
+                                      const struct sample_lane *lane);
+
+/* What a model's lanes read at the marks, kept by the thread that steps the model: the exact
+ * part's cycles (and, for the model with the baseline, its charges and slots then), each unit's. */
+struct sample_rec {
+    unsigned n_lanes;
+    bool baseline;                  /* the model whose lane 0 is the report's baseline */
+    double *at_start;               /* [n_lanes][SAMPLE_READINGS]: the readings at the unit's start */
+    double *at_end;                 /* [n_lanes][SAMPLE_READINGS]: at the last unit's end */
+    bool tail_read;
+    struct sample_lane *lane;       /* [n_lanes] */
+    size_t n_units, cap_units;
+    bool exact_read, failed;        /* failed: out of memory for a unit (the estimate then has fewer) */
+    double base_time;               /* baseline: lane 0's rt_model_time at the exact part's end */
+    double *charge;                 /* baseline: rt_model_charges at the exact part's end */
+    uint32_t n_charge;
+    struct rt_topdown slots;        /* baseline: rt_model_topdown at the exact part's end */
+};
+/* False when out of memory. */
+bool sample_rec_init(struct sample_rec *r, unsigned n_lanes, bool baseline);
+void sample_rec_free(struct sample_rec *r);
+/* The mark WHAT (SAMPLE_EXACT_END, SAMPLE_UNIT_START, SAMPLE_UNIT_END, SAMPLE_TAIL_END) read from MD,
+ * on its thread. */
+void sample_rec_mark(struct sample_rec *r, const struct rt_model *md, unsigned what);
+
+#endif

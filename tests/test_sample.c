@@ -1,0 +1,194 @@
+/* Sampling a stream: the schedule's phases and marks instruction by instruction, and the
+ * estimators on units whose answer is known (constant, proportional, and random populations
+ * sampled as the schedule does, whose intervals must hold the true total about 95% of the time). */
+#include <criterion/criterion.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include "analysis.h"
+#include "result.h"
+#include "sample.h"
+
+/* The flags of the first N instructions under plan P, one letter each: 'm' modelled, '.' skipped;
+ * before it 'E' (exact part ended), 'S' (unit starts), 'U' (unit ended). */
+static void trace_clock(const struct sample_plan *p, unsigned n, char *out)
+{
+    struct sample_clock c;
+    sample_clock_start(&c, p);
+    for (unsigned i = 0; i < n; i++) {
+        unsigned f = sample_tick(&c);
+        if (f & SAMPLE_EXACT_END)
+            *out++ = 'E';
+        if (f & SAMPLE_UNIT_END)
+            *out++ = 'U';
+        if (f & SAMPLE_UNIT_START)
+            *out++ = 'S';
+        *out++ = f & SAMPLE_MODEL ? 'm' : '.';
+    }
+    *out = 0;
+}
+
+Test(sample, the_schedule_models_the_exact_part_then_warms_measures_and_skips_each_period)
+{
+    struct sample_plan p = { .exact = 3, .period = 8, .warm = 2, .unit = 3, .epoch = 0 };
+    char got[128];
+    trace_clock(&p, 3 + 16, got);
+    cr_expect_str_eq(got, "mmmEmmSmmmU...mmSmmmU...");
+}
+
+Test(sample, the_period_doubles_after_each_epoch)
+{
+    struct sample_plan p = { .exact = 0, .period = 4, .warm = 1, .unit = 1, .epoch = 2 };
+    char got[128];
+    trace_clock(&p, 4 + 4 + 8 + 8, got);
+    cr_expect_str_eq(got, "EmSmU..mSmU..mSmU......mSmU......");
+}
+
+Test(sample, an_exact_plan_models_everything_and_marks_nothing)
+{
+    struct sample_plan p = sample_plan_exact();
+    char got[64];
+    trace_clock(&p, 40, got);
+    cr_expect_str_eq(got, "mmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmm");
+}
+
+/* A lane of N units of the given values (time only; the asynchronous bound stays 0). */
+static struct sample_lane lane_of(double exact, double *units)
+{
+    static double zeros[4096];
+    return (struct sample_lane){ .exact = { exact, 0 }, .unit = { units, zeros } };
+}
+
+Test(sample, units_that_all_agree_give_the_total_and_an_interval_of_no_width)
+{
+    double u[50];
+    for (int i = 0; i < 50; i++)
+        u[i] = 400;                 /* 0.4 cycles per instruction */
+    struct sample_stream s = { .plan = { .period = 20000, .warm = 2000, .unit = 1000 }, .n_exact = 1000,
+                               .n_rest = 1000000, .n_units = 50 };
+    struct sample_lane l = lane_of(700, u);
+    struct sample_estimate e = sample_cycles(&s, &l);
+    cr_expect_float_eq(e.cycles, 700 + 400000, 1e-6);
+    cr_expect_float_eq(e.low, e.cycles, 1e-6);
+    cr_expect_float_eq(e.high, e.cycles, 1e-6);
+}
+
+Test(sample, a_lane_twice_as_fast_in_every_unit_and_the_exact_part_is_a_speed_up_of_two_exactly)
+{
+    double base[64], fast[64];
+    unsigned seed = 7;
+    for (int i = 0; i < 64; i++) {
+        base[i] = 300 + rand_r(&seed) % 500;
+        fast[i] = base[i] / 2;
+    }
+    struct sample_stream s = { .plan = { .period = 20000, .warm = 2000, .unit = 1000 }, .n_exact = 5000,
+                               .n_rest = 64 * 20000, .n_units = 64 };
+    struct sample_lane b = lane_of(9000, base), f = lane_of(4500, fast);
+    struct sample_estimate sp = sample_speedup(&s, &b, &f), c = sample_cycles(&s, &b);
+    cr_expect_float_eq(sp.cycles, 2, 1e-12);
+    cr_expect_float_eq(sp.low, 2, 1e-9);
+    cr_expect_float_eq(sp.high, 2, 1e-9);
+    cr_expect_gt(c.high - c.low, 0, "the cycles themselves vary: their interval has a width");
+}
+
+Test(sample, a_run_too_short_for_two_units_gives_the_rest_as_nothing_to_twice_its_estimate)
+{
+    double u[1] = { 500 };
+    struct sample_stream s = { .plan = { .period = 20000, .warm = 2000, .unit = 1000 }, .n_exact = 1000,
+                               .n_rest = 4000, .n_units = 1 };
+    struct sample_lane l = lane_of(800, u);
+    struct sample_estimate e = sample_cycles(&s, &l);
+    cr_expect_float_eq(e.cycles, 800 + 2000, 1e-9);
+    cr_expect_float_eq(e.low, 800, 1e-9);
+    cr_expect_float_eq(e.high, 800 + 4000, 1e-9);
+}
+
+/* A program of phases: each unit-sized piece costs a phase's rate plus noise. Sampled as the
+ * schedule samples (epochs included), the interval holds the true total in about 95% of 200
+ * programs, and the estimate is unbiased. */
+Test(sample, intervals_over_random_phased_programs_hold_the_true_total_about_95_percent_of_the_time)
+{
+    enum { PIECES = 60000, PROGRAMS = 200 };
+    static double piece[PIECES], unit[PIECES];
+    unsigned seed = 2026, held = 0;
+    double bias = 0;
+    for (int prog = 0; prog < PROGRAMS; prog++) {
+        double total = 0, rate = 0;
+        for (int i = 0; i < PIECES; i++) {
+            if (i % 7000 == 0)
+                rate = 200 + rand_r(&seed) % 2000;
+            piece[i] = rate * (0.5 + (rand_r(&seed) % 1000) / 1000.0);
+            total += piece[i];
+        }
+        /* the schedule, at a tenth of the scale: a piece is a unit of 10 instructions */
+        struct sample_plan p = { .exact = 0, .period = 200, .warm = 20, .unit = 10, .epoch = 500 };
+        struct sample_clock c;
+        sample_clock_start(&c, &p);
+        size_t n = 0;
+        for (int t = 0; t < PIECES * 10; t++)
+            if (sample_tick(&c) & SAMPLE_UNIT_START)
+                unit[n++] = piece[t / 10];
+        struct sample_stream s = { .plan = p, .n_exact = 0, .n_rest = (uint64_t)PIECES * 10, .n_units = n };
+        struct sample_lane l = lane_of(0, unit);
+        struct sample_estimate e = sample_cycles(&s, &l);
+        held += e.low <= total && total <= e.high;
+        bias += (e.cycles - total) / total / PROGRAMS;
+    }
+    cr_expect_geq(held, 180, "the interval held the total in %u of %d programs", held, PROGRAMS);
+    cr_expect_lt(fabs(bias), 0.005, "mean relative error %g", bias);
+}
+
+/* ---- the verdict of a sampled result ------------------------------------------------------------ */
+
+extern const struct mdl_machine mdl_machine_skylake;
+
+/* The plan's lanes with cycles: the baseline 1000, LATENCY's lane 880, ROB's 890; every other
+ * 1000. Sampled with each lane's speed-up interval HALF wide on either side. */
+static void verdict_of(double half, char *text, size_t len)
+{
+    static struct analysis_plan plan;
+    char err[256];
+    cr_assert(analysis_plan_init(&plan, &mdl_machine_skylake, (const double[]){ 1.15 }, 1, true, err, sizeof err), "%s",
+              err);
+    struct result *r = calloc(1, sizeof *r);
+    result_reset(r, &mdl_machine_skylake);
+    analysis_start(r, &plan);
+    r->sampling.sampled = true;
+    for (unsigned l = 0; l < r->n_lanes; l++) {
+        struct result_lane *ln = &r->lanes[l];
+        enum rt_knob k = ln->cfg.knob[0];
+        bool single = ln->cfg.knob[1] == RT_KNOB_NONE;
+        ln->cycles = single && k == RT_KNOB_LATENCY ? 880 : single && k == RT_KNOB_ROB ? 890 : 1000;
+        ln->speedup_low = 1000 / ln->cycles - half;
+        ln->speedup_high = 1000 / ln->cycles + half;
+        ln->cycles_low = ln->cycles_high = ln->cycles;
+    }
+    analysis_finish(r, NULL);
+    snprintf(text, len, "%s", r->verdict.text);
+    result_free(r);
+    free(r);
+}
+
+Test(sample, a_verdict_names_both_resources_when_their_sampled_intervals_overlap)
+{
+    char text[320];
+    verdict_of(0.001, text, sizeof text);
+    cr_expect_str_eq(text, "latency bound (1.136x when 15% faster)");
+    verdict_of(0.01, text, sizeof text);
+    cr_expect_str_eq(text, "latency or rob bound (1.136x and 1.124x when 15% faster: not separable within the 95% "
+                           "intervals)");
+}
+
+Test(sample, the_tail_measured_in_full_adds_its_own_cycles_to_the_strata)
+{
+    double u[10];
+    for (int i = 0; i < 10; i++)
+        u[i] = 400;
+    struct sample_stream s = { .plan = { .period = 20000, .warm = 2000, .unit = 1000, .epoch = 500 }, .n_exact = 0,
+                               .n_rest = 200000 + 7000, .n_units = 10, .n_tail = 7000 };
+    struct sample_lane l = lane_of(0, u);
+    l.tail[SAMPLE_TIME] = 9000;     /* the program's exit: far slower than the units */
+    struct sample_estimate e = sample_cycles(&s, &l);
+    cr_expect_float_eq(e.cycles, 200 * 400 + 9000, 1e-6);
+    cr_expect_float_eq(e.high - e.low, 0, 1e-6, "every unit agrees and the tail is exact");
+}
