@@ -35,7 +35,7 @@ FRONT_SRC := frontends/decode.c $(wildcard frontends/isa/*.c) frontends/static/b
 # mdlprobe: the x86-64 nano-benchmarks and the draft writer; it reads the base machine with mdlc's
 # resolve and check passes and writes through mdlc's staged outputs.
 PROBE_SRC := probe/x86.c probe/emulator.c probe/timer.c probe/nano.c probe/forms.c probe/calib.c probe/chase.c probe/xray.c \
-             probe/core.c probe/findings.c probe/sysfs.c probe/base.c probe/draft.c probe/rawjson.c
+             probe/core.c probe/findings.c probe/sysfs.c probe/base.c probe/plan.c probe/draft.c probe/rawjson.c
 TEST_SRC  := $(wildcard tests/test_*.c) tests/scratch.c
 
 MDL_OBJ   := $(MDL_SRC:%.c=$(O)/%.o) $(O)/parser.o $(O)/lexer.o

@@ -375,7 +375,7 @@ static void check_param_duplicates(struct program *p, const struct ast_block *bl
             }
 }
 
-static bool is_pow2(double x) { return x >= 1 && x == floor(x) && ((unsigned long long)x & ((unsigned long long)x - 1)) == 0; }
+bool check_pow2(double x) { return x >= 1 && x == floor(x) && ((unsigned long long)x & ((unsigned long long)x - 1)) == 0; }
 
 /* Whether the block gives KEY at all, valid or not: a wrong value is reported once, not
  * again as missing. */
@@ -395,7 +395,7 @@ static void check_cache(struct program *p, const struct prog_block *b)
     for (size_t i = 0; i < sizeof required / sizeof *required; i++)
         if (!block_mentions(b, param_table[required[i]].key))
             diag_error(D(p), at, "cache %s does not give its %s", b->name, param_table[required[i]].key);
-    if (line->set && !is_pow2(line->num))
+    if (line->set && !check_pow2(line->num))
         diag_error(D(p), line->src->value.span, "a cache line must be a power of two bytes, got %s", line->src->value.text);
     if (size->set && ways->set && line->set && fmod(size->num, ways->num * line->num) != 0)
         diag_error(D(p), size->src->value.span, "cache %s: size %s is not a whole number of sets of %g ways of %g bytes",
@@ -420,7 +420,7 @@ static void check_frontend(struct program *p, const struct prog_block *b)
                                             P_FRONTEND_uop_cache_line, P_FRONTEND_uop_cache_window_ways };
     if (!win->set || win->num == 0)
         return;
-    if (!is_pow2(win->num))
+    if (!check_pow2(win->num))
         diag_error(D(p), win->src->value.span, "a uop cache window must be a power of two bytes, got %s",
                    win->src->value.text);
     for (size_t i = 0; i < sizeof needed / sizeof *needed; i++)

@@ -18,6 +18,8 @@ uint64_t check_unit_set(const struct program *p, const char *name);
 uint64_t check_unit_atoms(const struct prog_unit *u);
 /* Names of the atoms, for messages and the emitted tables ("p0", "U_ALU[1]"). */
 const char *check_atom_name(const struct program *p, unsigned atom);
+/* Whether X is a power of two of at least 1: what a cache line and a uop cache window must be. */
+bool check_pow2(double x);
 /* The class index of NAME in class.def, or -1. */
 int check_class_index(const char *name);
 /* The index in mdl/depend.def of a `depends` target, or -1. */

@@ -125,13 +125,36 @@ const char *base_cache(const struct base *b, unsigned level)
     return k ? k->name : NULL;
 }
 
-double base_cache_value(const struct base *b, unsigned level, const char *key)
+/* KEY's number in block K (of kind KIND), 0 when not given. */
+static double block_num(const struct prog_block *k, enum param_block kind, const char *key)
 {
-    const struct prog_block *k = cache_block(b, level);
     for (int p = 0; k && p < P_COUNT; p++)
-        if (param_table[p].block == PB_CACHE && strcmp(param_table[p].key, key) == 0)
+        if (param_table[p].block == kind && strcmp(param_table[p].key, key) == 0)
             return k->vals[p].set ? k->vals[p].num : 0;
     return 0;
+}
+
+double base_cache_value(const struct base *b, unsigned level, const char *key)
+{
+    return block_num(cache_block(b, level), PB_CACHE, key);
+}
+
+double base_value(const struct base *b, const char *block, const char *key)
+{
+    char name[64];
+    snprintf(name, sizeof name, "block:%s", block);
+    const struct prog_block *k = map_get(&b->p.block_map, name);
+    return k ? block_num(k, k->kind, key) : 0;
+}
+
+unsigned base_form_ports(const struct base *b, const char *form)
+{
+    const struct ast_decl *d = map_get(&b->p.form_map, form);
+    uint64_t atoms = 0;
+    for (size_t i = 0; d && i < d->attrs.n; i++)
+        for (size_t t = 0; d->attrs.v[i].kind == AST_ATTR_PORTS && t < d->attrs.v[i].terms.n; t++)
+            atoms |= check_unit_set(&b->p, d->attrs.v[i].terms.v[t].set.name);
+    return (unsigned)__builtin_popcountll(atoms);
 }
 
 static void append_span(const struct base *b, struct span s, char *out, size_t len)

@@ -19,6 +19,11 @@ const char *base_dir(const struct base *b);
 const char *base_cache(const struct base *b, unsigned level);
 /* A number of that block (size, ways, line in bytes or a count); 0 when not given. */
 double base_cache_value(const struct base *b, unsigned level, const char *key);
+/* A number of the singleton block BLOCK ("frontend", "window"); 0 when not given. */
+double base_value(const struct base *b, const char *block, const char *key);
+/* How many port instances the entry of FORM may use for its uops (the union of its mapping's
+ * sets: 4 for `ports 1*p0156`); 0 when the base has no entry for FORM or it names no ports. */
+unsigned base_form_ports(const struct base *b, const char *form);
 /* The entry of FORM written again without its latency and/or tp, each other attribute with the
  * source that covers it ("uops 1 @uops_skylake ports 1*p1 @uops_skylake"); false when the base
  * has no entry for FORM. */

@@ -1,14 +1,16 @@
-/* The .mdl writer: parameter blocks with the measured keys only (blocks merge key by key with
- * the base's, spec.md 6), cache blocks under the base's names, and instruction entries that
+/* The .mdl writer: parameter blocks with the keys plan.c decides to set (blocks merge key by key
+ * with the base's, spec.md 6), cache blocks under the base's names, and instruction entries that
  * replace the base's, keeping its other attributes with their sources. */
 #include "draft.h"
 #include <math.h>
 #include <string.h>
+#include "plan.h"
 
 struct out {
     FILE *fp;
     const struct findings *f;
     const struct base *b;
+    const struct draft_info *info;
     size_t values;
 };
 
@@ -46,13 +48,30 @@ static void note_text(const struct finding *x, char *buf, size_t len)
         snprintf(buf, len, "%s%s", x->method, sys);
 }
 
-static void param(struct out *o, const struct finding *x)
+/* One value of a block, said again in the summary as the file has it. */
+static void value_line(struct out *o, const char *scope, const char *key, const char *value, const char *src,
+                       const char *note)
+{
+    fprintf(o->fp, "    %-18s %-12s @%s;  // %s\n", key, value, src, note);
+    if (o->info->summary)
+        fprintf(o->info->summary, "%s: %s %s @%s\n", scope, key, value, src);
+    o->values++;
+}
+
+static void param(struct out *o, const char *scope, const struct finding *x)
 {
     char v[32], note[400];
     value_text(x->key, x->value, v, sizeof v);
     note_text(x, note, sizeof note);
-    fprintf(o->fp, "    %-18s %-12s @probe;  // %s\n", x->key, v, note);
-    o->values++;
+    value_line(o, scope, x->key, v, "probe", note);
+}
+
+/* A value the plan took from the kernel or derived from measurements. */
+static void planned(struct out *o, const char *scope, const char *key, const struct plan_value *v)
+{
+    char text[32];
+    value_text(key, v->value, text, sizeof text);
+    value_line(o, scope, key, text, v->src == PLAN_SYSFS ? "sysfs" : "probe", v->why);
 }
 
 static void rejected(struct out *o, const struct finding *x, const char *indent)
@@ -70,10 +89,13 @@ static size_t count_block(const struct findings *f, enum findings_block b, unsig
     return n;
 }
 
-/* A block of the measured keys; when none is reliable, only the comments. */
-static void simple_block(struct out *o, enum findings_block b, const char *name)
+/* A block of the measured keys and of DERIVED (NULL, or a value derived from them under the key
+ * DERIVED_KEY); when none is written, only the comments. */
+static void simple_block(struct out *o, enum findings_block b, const char *name, const char *derived_key,
+                         const struct plan_value *derived)
 {
-    bool any = count_block(o->f, b, 0, true) > 0;
+    bool extra = derived && derived->src != PLAN_BASE;
+    bool any = count_block(o->f, b, 0, true) > 0 || extra;
     if (!any && !count_block(o->f, b, 0, false))
         return;
     if (any)
@@ -81,10 +103,12 @@ static void simple_block(struct out *o, enum findings_block b, const char *name)
     for (size_t i = 0; i < o->f->n; i++) {
         const struct finding *x = &o->f->v[i];
         if (x->block == b && x->reliable)
-            param(o, x);
+            param(o, name, x);
         else if (x->block == b)
             rejected(o, x, any ? "    " : "");
     }
+    if (extra)
+        planned(o, name, derived_key, derived);
     if (any)
         fprintf(o->fp, "}\n");
     fprintf(o->fp, "\n");
@@ -92,84 +116,73 @@ static void simple_block(struct out *o, enum findings_block b, const char *name)
 
 /* ---- caches ------------------------------------------------------------------------------------ */
 
-static const struct finding *cache_get(const struct out *o, unsigned level, const char *key, bool *usable)
+static const char *const cache_keys[] = { "size", "ways", "line", "latency" };
+
+/* A level the base lacks, not known whole: what is known of it, in comments. */
+static void cache_comments(struct out *o, unsigned level, const struct plan_value *const v[4])
 {
-    const struct finding *x = findings_get(o->f, FB_CACHE, level, key, NULL);
-    *usable = x && x->reliable;
-    return x;
+    fprintf(o->fp, "// L%u: the base has no such level and not all of it was measured reliably or given by sysfs\n",
+            level);
+    for (size_t i = 0; i < 4; i++) {
+        const struct finding *x = findings_get(o->f, FB_CACHE, level, cache_keys[i], NULL);
+        if (v[i]->src != PLAN_BASE)
+            fprintf(o->fp, "//   %s %g (%s)\n", cache_keys[i], v[i]->value, v[i]->src == PLAN_SYSFS ? "sysfs" : "measured");
+        else if (x)
+            rejected(o, x, "//   ");
+    }
+    fprintf(o->fp, "\n");
 }
 
-/* The size is written only when it stays a whole number of sets with the ways and line that will
- * be in force (measured or the base's): mdlc checks that (spec.md 12.3). */
-static bool size_fits(const struct out *o, unsigned level)
+/* A level the base lacks opens with its level (its latency was measured: a plateau of the curve)
+ * and its type, the kernel's when it gives one. */
+static void cache_head(struct out *o, const char *scope, unsigned level, const struct sysfs_cache *k)
 {
-    bool s_ok, w_ok, l_ok;
-    const struct finding *s = cache_get(o, level, "size", &s_ok), *w = cache_get(o, level, "ways", &w_ok);
-    const struct finding *l = cache_get(o, level, "line", &l_ok);
-    double ways = w_ok ? w->value : base_cache_value(o->b, level, "ways");
-    double line = l_ok ? l->value : base_cache_value(o->b, level, "line");
-    return s_ok && ways > 0 && line > 0 && fmod(s->value, ways * line) == 0;
+    char value[16], note[64];
+    snprintf(value, sizeof value, "%u", level);
+    snprintf(note, sizeof note, "the %u%s plateau of the latency curve", level,
+             level == 1 ? "st" : level == 2 ? "nd" : level == 3 ? "rd" : "th");
+    value_line(o, scope, "level", value, "probe", note);
+    fprintf(o->fp, "    %-18s %s;\n", "type", k && !strcmp(k->type, "Data") ? "data" : "unified");
 }
 
-static void cache_key(struct out *o, unsigned level, const char *key)
-{
-    bool ok;
-    const struct finding *x = cache_get(o, level, key, &ok);
-    if (x && ok && (strcmp(key, "size") != 0 || size_fits(o, level)))
-        param(o, x);
-    else if (x && ok)
-        fprintf(o->fp, "    // size: not used (not a whole number of sets with the ways and line in force)\n");
-    else if (x)
-        rejected(o, x, "    ");
-}
-
-static bool all_usable(const struct out *o, unsigned level)
-{
-    static const char *const keys[] = { "size", "ways", "line", "latency" };
-    bool ok = true, one;
-    for (size_t i = 0; i < 4; i++)
-        ok &= cache_get(o, level, keys[i], &one) && one;
-    return ok && size_fits(o, level);
-}
-
+/* Each key as the plan has it (spec.md 12.3): measured, else the kernel's, else the base's (not
+ * written); the measurements not used in comments. */
 static void cache(struct out *o, unsigned level)
 {
-    static const char *const keys[] = { "size", "ways", "line", "latency" };
+    const struct sysfs_cache *k = sysfs_data_level(o->info->sysfs, o->info->n_sysfs, level);
     const char *name = base_cache(o->b, level);
-    if (!name && !all_usable(o, level)) {
-        fprintf(o->fp, "// L%u: the base has no such level and not all of it was measured reliably\n", level);
-        for (size_t i = 0; i < 4; i++) {
-            bool ok;
-            const struct finding *x = cache_get(o, level, keys[i], &ok);
-            if (x && ok)
-                fprintf(o->fp, "//   %s %g\n", keys[i], x->value);
-            else if (x)
-                rejected(o, x, "//   ");
-        }
-        fprintf(o->fp, "\n");
+    struct plan_cache pc;
+    plan_cache(o->f, level, k, base_cache_value(o->b, level, "ways"), base_cache_value(o->b, level, "line"), &pc);
+    const struct plan_value *const v[4] = { &pc.size, &pc.ways, &pc.line, &pc.latency };
+    bool whole = v[0]->src != PLAN_BASE && v[1]->src != PLAN_BASE && v[2]->src != PLAN_BASE, any = pc.size_dropped;
+    for (size_t i = 0; i < 4; i++)
+        any |= v[i]->src != PLAN_BASE || findings_get(o->f, FB_CACHE, level, cache_keys[i], NULL);
+    if (!any)
+        return;     /* the base's level as it is */
+    if (!name && !(whole && v[3]->src == PLAN_PROBE)) {
+        cache_comments(o, level, v);
         return;
     }
-    char own[16];
-    snprintf(own, sizeof own, "L%u", level);
-    fprintf(o->fp, "cache %s {\n", name ? name : own);
-    if (!name) {
-        fprintf(o->fp, "    %-18s %-12u @probe;  // the %u%s plateau of the latency curve\n", "level", level, level,
-                level == 1 ? "st" : level == 2 ? "nd" : level == 3 ? "rd" : "th");
-        fprintf(o->fp, "    %-18s %s;\n", "type", "unified");
-        o->values++;
+    char scope[48];
+    if (name)
+        snprintf(scope, sizeof scope, "cache %s", name);
+    else
+        snprintf(scope, sizeof scope, "cache L%u", level);
+    fprintf(o->fp, "%s {\n", scope);
+    if (!name)
+        cache_head(o, scope, level, k);
+    for (size_t i = 0; i < 4; i++) {
+        const struct finding *x = findings_get(o->f, FB_CACHE, level, cache_keys[i], NULL);
+        if (x && !x->reliable)
+            rejected(o, x, "    ");
+        if (i == 0 && pc.size_dropped)
+            fprintf(o->fp, "    // size: not used (not a whole number of sets with the ways and line in force)\n");
+        if (v[i]->src == PLAN_PROBE)
+            param(o, scope, x);
+        else if (v[i]->src == PLAN_SYSFS)
+            planned(o, scope, cache_keys[i], v[i]);
     }
-    for (size_t i = 0; i < 4; i++)
-        cache_key(o, level, keys[i]);
     fprintf(o->fp, "}\n\n");
-}
-
-static unsigned deepest_level(const struct findings *f)
-{
-    unsigned n = 0;
-    for (size_t i = 0; i < f->n; i++)
-        if (f->v[i].block == FB_CACHE && f->v[i].level > n)
-            n = f->v[i].level;
-    return n;
 }
 
 /* ---- instruction forms ------------------------------------------------------------------------- */
@@ -184,6 +197,18 @@ static void form_note(const struct finding *x, const char *what, char *buf, size
                  100 * x->stat.spread, x->stat.runs);
     else
         snprintf(buf + used, len - used, "%s%s not used (%s)", used ? "; " : "", what, x->note);
+}
+
+/* Of the ALU form, a throughput that shows more ALUs than the base has: said, not applied. */
+static void alu_ports(struct out *o, const char *key, const struct finding *tp)
+{
+    char why[400];
+    if (strcmp(key, PLAN_ALU_FORM) != 0 ||
+        !plan_alu_ports(tp, base_form_ports(o->b, key), base_extends(o->b), why, sizeof why))
+        return;
+    fprintf(o->fp, "// %s\n", why);
+    if (o->info->summary)
+        fprintf(o->info->summary, "note: %s\n", why);
 }
 
 static void form(struct out *o, const char *key)
@@ -204,14 +229,23 @@ static void form(struct out *o, const char *key)
         return;
     }
     fprintf(o->fp, "// %s: %s\n", how, note);
-    fprintf(o->fp, "insn %s", key);
+    alu_ports(o, key, tp);
+    char scope[64], lat_text[32], tp_text[32];
+    snprintf(scope, sizeof scope, "insn %s", key);
+    snprintf(lat_text, sizeof lat_text, "%g", lat_ok ? lat->value : 0);
+    snprintf(tp_text, sizeof tp_text, "%.2f", tp_ok ? tp->value : 0);
+    fprintf(o->fp, "%s", scope);
     if (lat_ok)
-        fprintf(o->fp, " latency %g @probe", lat->value);
+        fprintf(o->fp, " latency %s @probe", lat_text);
     if (rest[0])
         fprintf(o->fp, " %s", rest);
     if (tp_ok)
-        fprintf(o->fp, " tp %.2f @probe", tp->value);
+        fprintf(o->fp, " tp %s @probe", tp_text);
     fprintf(o->fp, ";\n");
+    if (o->info->summary && lat_ok)
+        fprintf(o->info->summary, "%s: latency %s @probe\n", scope, lat_text);
+    if (o->info->summary && tp_ok)
+        fprintf(o->info->summary, "%s: tp %s @probe\n", scope, tp_text);
     o->values += lat_ok + tp_ok;
 }
 
@@ -250,7 +284,8 @@ static void header(struct out *o, const struct draft_info *info)
     const char *ext = base_extends(o->b);
     bool path = strchr(ext, '.') != NULL;
     fprintf(o->fp, "// Drafted by mdlprobe from measurements of this host (%s), %s.\n", info->cpu, info->date);
-    fprintf(o->fp, "// Only what was measured is set here; everything else is %s's. Compile it with\n", ext);
+    fprintf(o->fp, "// Set here: what was measured (@probe), and the cache geometry the probe could not measure as\n");
+    fprintf(o->fp, "// the kernel gives it (@sysfs); everything else is %s's, the base. Compile it with\n", ext);
     fprintf(o->fp, "//   build/mdlc -I %s -Wmissing-source --Werror --check THIS.mdl\n", base_dir(o->b));
     fprintf(o->fp, "// Values the probe could not measure reliably are in comments, not in the description.\n\n");
     fprintf(o->fp, "machine %s extends %s%s%s {\n    description ", info->machine, path ? "\"" : "", ext,
@@ -262,19 +297,25 @@ static void header(struct out *o, const struct draft_info *info)
     char src[512];
     snprintf(src, sizeof src, "mdlprobe on %s, %s, clock: %s", info->cpu, info->date, info->clock);
     quoted(o->fp, src);
-    fprintf(o->fp, ";\n\n");
+    fprintf(o->fp, ";\n");
+    if (info->n_sysfs)
+        fprintf(o->fp, "source sysfs \"the kernel's cache topology of cpu0: /sys/devices/system/cpu/cpu0/cache/index*/"
+                       "{level,type,size,ways_of_associativity,coherency_line_size}\";\n");
+    fprintf(o->fp, "\n");
 }
 
 size_t draft_write(FILE *fp, const struct findings *f, const struct base *b, const struct draft_info *info)
 {
-    struct out o = { fp, f, b, 0 };
+    struct out o = { fp, f, b, info, 0 };
+    struct plan_value retire = plan_retire_width(findings_get(f, FB_FRONTEND, 0, "issue_width", NULL),
+                                                 base_value(b, "window", "retire_width"), base_extends(b));
     header(&o, info);
-    simple_block(&o, FB_FRONTEND, "frontend");
-    simple_block(&o, FB_WINDOW, "window");
-    for (unsigned level = 1; level <= deepest_level(f); level++)
+    simple_block(&o, FB_FRONTEND, "frontend", NULL, NULL);
+    simple_block(&o, FB_WINDOW, "window", "retire_width", &retire);
+    for (unsigned level = 1, deepest = plan_deepest_level(f, info->sysfs, info->n_sysfs); level <= deepest; level++)
         cache(&o, level);
-    simple_block(&o, FB_MEMORY, "memory");
-    simple_block(&o, FB_BRANCH, "branch");
+    simple_block(&o, FB_MEMORY, "memory", NULL, NULL);
+    simple_block(&o, FB_BRANCH, "branch", NULL, NULL);
     forms(&o);
     return o.values;
 }

@@ -37,7 +37,9 @@ static const char help[] =
     "Measures the x86-64 core mdlprobe runs on with nano-benchmarks generated at run time (X-Ray's\n"
     "method: dependent chains for latency, independent streams for throughput, pointer chases for the\n"
     "caches; Henry Wong's for the reorder buffer) and drafts its description: a machine 'host' that\n"
-    "extends a bundled one and overrides only what was measured, every value with its source.\n"
+    "extends a bundled one and overrides what was measured (@probe) and the cache geometry the kernel\n"
+    "gives where it could not be measured (@sysfs), every value with its source. The 'draft:' lines\n"
+    "at the end on stderr are the values written, as the draft has them.\n"
     "\n"
     "  -o FILE          the draft description (written whole or not at all)\n"
     "  --base NAME      the machine the draft extends (default skylake): NAME.mdl in the -I\n"
@@ -187,7 +189,7 @@ static void form_finding(struct probe *p, const struct forms_entry *fe, const ch
         findings_reject(x, "runs spread %.1f%%", 100 * st->spread);
 }
 
-static bool measure_forms(struct probe *p, bool quiet)
+static bool measure_forms(struct probe *p, bool second)
 {
     for (size_t i = 0; i < forms_count(); i++) {
         const struct forms_entry *fe = forms_get(i);
@@ -199,8 +201,7 @@ static bool measure_forms(struct probe *p, bool quiet)
             return false;
         form_finding(p, fe, "latency", &lat);
         form_finding(p, fe, "tp", &tp);
-        if (!quiet)
-            say(p, "forms: %-28s latency %6.2f  tp %5.2f", forms_key(fe), lat.min, tp.min);
+        say(p, "forms, pass %d: %-28s latency %6.2f  tp %5.2f", second ? 2 : 1, forms_key(fe), lat.min, tp.min);
     }
     return true;
 }
@@ -283,13 +284,30 @@ static int measure(struct probe *p)
 
 /* ---- writing ----------------------------------------------------------------------------------- */
 
+/* What the draft holds, one value a line as it has it: the passes' timings above are measurements,
+ * some refined or not used, this is what was written. */
+static void say_summary(struct probe *p, const char *summary)
+{
+    for (const char *line = summary; line && *line;) {
+        size_t n = strcspn(line, "\n");
+        say(p, "draft: %.*s", (int)n, line);
+        line += n + (line[n] != 0);
+    }
+}
+
 /* Both outputs are built in memory, staged, then renamed into place together: a failure leaves
  * neither written nor replaced. */
-static int write_outputs(struct probe *p, const struct draft_info *di, const struct rawjson_info *ri)
+static int write_outputs(struct probe *p, struct draft_info *di, const struct rawjson_info *ri)
 {
-    struct output d, j;
-    bool ok = output_open(&d) && output_open(&j);
+    struct output d = { 0 }, j = { 0 };
+    char *summary = NULL;
+    size_t summary_len = 0;
+    di->summary = open_memstream(&summary, &summary_len);
+    bool ok = di->summary && output_open(&d) && output_open(&j);
     size_t values = ok ? draft_write(d.fp, &p->f, p->base, di) : 0;
+    if (di->summary)
+        ok = fclose(di->summary) == 0 && ok;
+    di->summary = NULL;
     ok = ok && (!p->o->json || rawjson_write(j.fp, &p->f, ri));
     char err[512] = "out of memory";
     ok = ok && output_stage(&d, p->o->out, err, sizeof err) &&
@@ -297,9 +315,12 @@ static int write_outputs(struct probe *p, const struct draft_info *di, const str
          (!p->o->json || output_publish(&j, err, sizeof err));
     output_discard(&d);
     output_discard(&j);
+    if (ok)
+        say_summary(p, summary);
+    free(summary);
     if (!ok)
         return stop(1, err);
-    say(p, "wrote %s: %zu values measured%s%s", p->o->out, values, p->o->json ? ", all of them in " : "",
+    say(p, "wrote %s: %zu values%s%s", p->o->out, values, p->o->json ? ", every measurement in " : "",
         p->o->json ? p->o->json : "");
     return 0;
 }
@@ -333,7 +354,7 @@ static int report(struct probe *p, double start)
     sysfs_cpu_name(cpu, sizeof cpu);
     timer_describe(&p->timer, clock, sizeof clock);
     compare_sysfs(p, sc, n);
-    struct draft_info di = { "host", cpu, date, clock };
+    struct draft_info di = { "host", cpu, date, clock, sc, n, NULL };
     struct rawjson_info ri = { cpu, date, clock, base_extends(p->base), base_dir(p->base), &p->timer, &p->calib,
                                sc, n, p->chase.huge, now() - start };
     int rc = write_outputs(p, &di, &ri);

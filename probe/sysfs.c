@@ -38,6 +38,7 @@ size_t sysfs_caches(struct sysfs_cache *out, size_t max)
         memset(c, 0, sizeof *c);
         if (!read_line(path, c->type, sizeof c->type))
             continue;
+        c->index = i;
         c->level = (unsigned)read_size(dir, "level");
         c->size = read_size(dir, "size");
         c->ways = read_size(dir, "ways_of_associativity");

@@ -8,6 +8,7 @@
 enum { SYSFS_MAX_CACHES = 8 };
 
 struct sysfs_cache {
+    unsigned index;             /* the N of cpu0/cache/indexN */
     unsigned level;
     char type[16];              /* "Data", "Instruction", "Unified" */
     size_t size, ways, line;    /* bytes, count, bytes; 0 when the kernel does not say */

@@ -2,8 +2,9 @@
 # Tests mdlprobe: its command line (usage errors exit 2 with a precise message; an unwritable
 # output fails at once and leaves nothing behind), its form keys against mdlsim's decoder, and one
 # real run: the caches agree with sysfs, ADD/IMUL/the load chain have the latencies of every
-# current x86-64 core, the draft compiles with -Wmissing-source --Werror, raw.json parses. A run
-# that misses those core facts is measured again (three runs at most) before they are checked.
+# current x86-64 core, the draft compiles with -Wmissing-source --Werror and holds what mdlprobe
+# says it wrote, raw.json parses. A run that misses those core facts is measured again (three runs
+# at most) before they are checked.
 # Where the host cannot be measured (mdlprobe exits 3: not x86-64, an emulator, noisy timing) the
 # measurement checks are skipped with mdlprobe's reason; so is the L2 comparison when mdlprobe
 # could not measure L2's geometry (its reason is printed: a VM whose memory the host maps in
@@ -182,6 +183,31 @@ elif [ $rc -ne 0 ]; then
 else
     build/mdlc -I machines -Wmissing-source --Werror --check "$T/draft.mdl" >"$T/mdlc" 2>&1 &&
         pass "the draft compiles with -Wmissing-source --Werror" || fail "the draft: $(cat "$T/mdlc")"
+    # what mdlprobe says it wrote ("mdlprobe: draft: SCOPE: KEY VALUE @SOURCE") is what the draft
+    # holds, value for value: block keys under their block, an entry's @probe attributes
+    python3 - "$T/draft.mdl" "$T/progress" >"$T/summary" 2>&1 <<'PY'
+import re, sys
+said = [l[len("mdlprobe: draft: "):] for l in open(sys.argv[2]).read().splitlines() if l.startswith("mdlprobe: draft: ")]
+held, scope = [], ""
+for line in open(sys.argv[1]).read().splitlines():
+    code = line.split("  //")[0]
+    if line.startswith("// ALU ports:"):
+        held.append("note: " + line[3:])
+    elif code.endswith(" {"):
+        scope = code[:-2]
+    elif line.startswith("insn "):
+        form = code[:code.index(")") + 1]
+        held += ["%s: %s %s @probe" % (form, k, v) for k, v in re.findall(r" (\w+) (\S+) @probe", code)]
+    elif re.match(r"    \w", code) and "@" in code:
+        m = re.match(r"    (\w+)\s+(.*?)\s+@(\w+);", code)
+        held.append("%s: %s %s @%s" % (scope, m[1], m[2], m[3]))
+if said != held:
+    print("said:\n  " + "\n  ".join(said) + "\nheld:\n  " + "\n  ".join(held))
+    sys.exit(1)
+print(len(said))
+PY
+    [ $? -eq 0 ] && pass "mdlprobe's summary is the draft's $(cat "$T/summary") values" ||
+        fail "mdlprobe's summary is not the draft: $(cat "$T/summary")"
     # mdlsim analyses a block on the draft as it stands, given by path (--mdl), from anywhere
     (cd "$T" && XDG_CACHE_HOME="$T/cache" "$OLDPWD/build/mdlsim" block --mdl draft.mdl --hex 4801d8 >"$T/block" 2>&1) &&
         grep -q '^Machine: *host$' "$T/block" && pass "mdlsim block --mdl draft.mdl runs on the draft" ||
