@@ -91,10 +91,10 @@ static struct ast_value mknumber(const char *text, double v, struct span at)
     double num;
     struct ast_decl *decl;
     struct ast_ident ident;
-    struct ast_value *value;
+    struct ast_value value;             /* by value: a node per number would outlive its copy */
     struct ast_src src;
     struct ast_form *form;
-    struct ast_attr *attr;
+    struct ast_attr attr;
     ast_attrs *attrs;
     ast_idents *idents;
     struct ast_unit unit;
@@ -172,16 +172,16 @@ decl
     | CLASS class_name attrs ';'
         { $$ = mkdecl(px, AST_DECL_CLASS, @$); $$->name = $2; $$->attrs = *$3; }
     | REPLACE pattern WITH replacement ';'
-        { $$ = mkdecl(px, AST_DECL_REPLACE, @$); $$->replace = *$4; $$->replace.first = *$2; }
+        { $$ = mkdecl(px, AST_DECL_REPLACE, @$); $$->replace = $4; $$->replace->first = *$2; }
     | REPLACE pattern PLUSPLUS pattern WITH replacement ';'
-        { $$ = mkdecl(px, AST_DECL_REPLACE, @$); $$->replace = *$6;
-          $$->replace.first = *$2; $$->replace.second = *$4; $$->replace.pair = true; }
+        { $$ = mkdecl(px, AST_DECL_REPLACE, @$); $$->replace = $6;
+          $$->replace->first = *$2; $$->replace->second = *$4; $$->replace->pair = true; }
     | BYPASS LATENCY bypass_latency FOR selector ARROW selector src_opt ';'
-        { $$ = mkdecl(px, AST_DECL_BYPASS, @$); $$->bypass = *$3;
-          $$->bypass.from = *$5; $$->bypass.to = *$7; $$->src = $8; }
+        { $$ = mkdecl(px, AST_DECL_BYPASS, @$); $$->bypass = $3;
+          $$->bypass->from = *$5; $$->bypass->to = *$7; $$->src = $8; }
     | BYPASS LATENCY bypass_latency FOR selector ARROW MEMORY selector src_opt ';'
-        { $$ = mkdecl(px, AST_DECL_BYPASS, @$); $$->bypass = *$3;
-          $$->bypass.from = *$5; $$->bypass.to = *$8; $$->bypass.memory = true; $$->src = $9; }
+        { $$ = mkdecl(px, AST_DECL_BYPASS, @$); $$->bypass = $3;
+          $$->bypass->from = *$5; $$->bypass->to = *$8; $$->bypass->memory = true; $$->src = $9; }
     | DEPENDS selector ON ident_list src_opt ';'
         { $$ = mkdecl(px, AST_DECL_DEPENDS, @$); $$->depends.sel = *$2; $$->depends.targets = *$4; $$->src = $5; }
     | DECODER ident selector src_opt ';'
@@ -233,7 +233,7 @@ params
 
 param
     : param_key value src_opt ';'
-        { $$ = NEW(struct ast_param); $$->key = $1; $$->value = *$2; $$->value.src = $3; $$->span = @$; }
+        { $$ = NEW(struct ast_param); $$->key = $1; $$->value = $2; $$->value.src = $3; $$->span = @$; }
     ;
 
 param_key
@@ -244,25 +244,25 @@ param_key
 value
     : number_or_range
     | number_or_range IDENT
-        { $$ = $1; $$->unit = mkident($2, @2); $$->span = @$; }
+        { $$ = $1; $$.unit = mkident($2, @2); $$.span = @$; }
     | number_or_range IDENT '/' IDENT
-        { $$ = $1; $$->unit = mkident($2, @2); $$->per = mkident($4, @4); $$->span = @$; }
-    | IDENT                 { $$ = NEW(struct ast_value); $$->kind = AST_VAL_IDENT; $$->text = $1; $$->span = @$; }
-    | NONE                  { $$ = NEW(struct ast_value); $$->kind = AST_VAL_IDENT; $$->text = "none"; $$->span = @$; }
-    | STRING                { $$ = NEW(struct ast_value); $$->kind = AST_VAL_STRING; $$->text = $1; $$->span = @$; }
+        { $$ = $1; $$.unit = mkident($2, @2); $$.per = mkident($4, @4); $$.span = @$; }
+    | IDENT                 { $$ = (struct ast_value){ .kind = AST_VAL_IDENT, .text = $1, .span = @$ }; }
+    | NONE                  { $$ = (struct ast_value){ .kind = AST_VAL_IDENT, .text = "none", .span = @$ }; }
+    | STRING                { $$ = (struct ast_value){ .kind = AST_VAL_STRING, .text = $1, .span = @$ }; }
     ;
 
 number
-    : INTEGER               { $$ = NEW(struct ast_value); *$$ = mknumber($1, atof($1), @1); }
-    | DECIMAL               { $$ = NEW(struct ast_value); *$$ = mknumber($1, atof($1), @1); }
+    : INTEGER               { $$ = mknumber($1, atof($1), @1); }
+    | DECIMAL               { $$ = mknumber($1, atof($1), @1); }
     ;
 
 number_or_range
     : number
     | number DOTDOT number
-        { $$ = $1; $$->kind = AST_VAL_RANGE; $$->hi = $3->lo;
-          $$->integral = $1->integral && $3->integral;
-          $$->text = arena_printf(px->ar, "%s..%s", $1->text, $3->text); $$->span = @$; }
+        { $$ = $1; $$.kind = AST_VAL_RANGE; $$.hi = $3.lo;
+          $$.integral = $1.integral && $3.integral;
+          $$.text = arena_printf(px->ar, "%s..%s", $1.text, $3.text); $$.span = @$; }
     ;
 
 src_opt
@@ -331,36 +331,37 @@ class_name
 
 attrs
     : %empty                { $$ = NEW(ast_attrs); }
-    | attrs attr            { $$ = $1; PUSH($$, *$2); }
+    | attrs attr            { $$ = $1; PUSH($$, $2); }
     ;
 
 attr
-    : attr_body src_opt     { $$ = $1; $$->src = $2; $$->span = @$; }
+    : attr_body src_opt     { $$ = $1; $$.src = $2; $$.span = @$; }
     ;
 
 attr_body
     : LATENCY number_or_range
-        { $$ = NEW(struct ast_attr); $$->kind = AST_ATTR_LATENCY; $$->num = *$2; }
+        { $$ = (struct ast_attr){ .kind = AST_ATTR_LATENCY, .num = $2 }; }
     | UOPS INTEGER
-        { $$ = NEW(struct ast_attr); $$->kind = AST_ATTR_UOPS; $$->fused = $$->unfused = atol($2);
-          $$->num = mknumber($2, atof($2), @2); }
+        { $$ = (struct ast_attr){ .kind = AST_ATTR_UOPS, .fused = atol($2), .unfused = atol($2),
+                                    .num = mknumber($2, atof($2), @2) }; }
     | UOPS INTEGER '/' INTEGER
-        { $$ = NEW(struct ast_attr); $$->kind = AST_ATTR_UOPS; $$->fused = atol($2); $$->unfused = atol($4);
-          $$->num = mknumber($2, atof($2), @2); $$->num.span = span_join(@2, @4); }
+        { $$ = (struct ast_attr){ .kind = AST_ATTR_UOPS, .fused = atol($2), .unfused = atol($4),
+                                    .num = mknumber($2, atof($2), @2) };
+          $$.num.span = span_join(@2, @4); }
     | TP number
-        { $$ = NEW(struct ast_attr); $$->kind = AST_ATTR_TP; $$->num = *$2; }
+        { $$ = (struct ast_attr){ .kind = AST_ATTR_TP, .num = $2 }; }
     | PORTS NONE
-        { $$ = NEW(struct ast_attr); $$->kind = AST_ATTR_PORTS; $$->no_ports = true; }
+        { $$ = (struct ast_attr){ .kind = AST_ATTR_PORTS, .no_ports = true }; }
     | PORTS mapping         { $$ = $2; }
     | TEMPLATE '=' alts     { $$ = $3; }
     | ASYNC async_list      { $$ = $2; }
     | CLASS class_name
-        { $$ = NEW(struct ast_attr); $$->kind = AST_ATTR_CLASS; $$->cls = $2; }
+        { $$ = (struct ast_attr){ .kind = AST_ATTR_CLASS, .cls = $2 }; }
     ;
 
 mapping
-    : term                  { $$ = NEW(struct ast_attr); $$->kind = AST_ATTR_PORTS; PUSH(&$$->terms, $1); }
-    | mapping '+' term      { $$ = $1; PUSH(&$$->terms, $3); }
+    : term                  { $$ = (struct ast_attr){ .kind = AST_ATTR_PORTS }; PUSH(&$$.terms, $1); }
+    | mapping '+' term      { $$ = $1; PUSH(&$$.terms, $3); }
     ;
 
 term
@@ -369,15 +370,15 @@ term
 
 async_list
     : ident quantity_opt
-        { $$ = NEW(struct ast_attr); $$->kind = AST_ATTR_ASYNC;
-          PUSH(&$$->async, ((struct ast_async_use){ $1, $2 ? $2 : 1, @$ })); }
+        { $$ = (struct ast_attr){ .kind = AST_ATTR_ASYNC };
+          PUSH(&$$.async, ((struct ast_async_use){ $1, $2 ? $2 : 1, @$ })); }
     | async_list ',' ident quantity_opt
-        { $$ = $1; PUSH(&$$->async, ((struct ast_async_use){ $3, $4 ? $4 : 1, span_join(@3, @4) })); }
+        { $$ = $1; PUSH(&$$.async, ((struct ast_async_use){ $3, $4 ? $4 : 1, span_join(@3, @4) })); }
     ;
 
 alts
-    : alt                   { $$ = NEW(struct ast_attr); $$->kind = AST_ATTR_TEMPLATE; PUSH(&$$->alts, *$1); }
-    | alts '|' alt          { $$ = $1; PUSH(&$$->alts, *$3); }
+    : alt                   { $$ = (struct ast_attr){ .kind = AST_ATTR_TEMPLATE }; PUSH(&$$.alts, *$1); }
+    | alts '|' alt          { $$ = $1; PUSH(&$$.alts, *$3); }
     ;
 
 alt
@@ -472,9 +473,9 @@ var_list
     ;
 
 bypass_latency
-    : number                { $$ = NEW(struct ast_bypass); $$->latency = *$1; }
-    | '+' number            { $$ = NEW(struct ast_bypass); $$->latency = *$2; $$->sign = 1; $$->latency.span = @$; }
-    | '-' number            { $$ = NEW(struct ast_bypass); $$->latency = *$2; $$->sign = -1; $$->latency.span = @$; }
+    : number                { $$ = NEW(struct ast_bypass); $$->latency = $1; }
+    | '+' number            { $$ = NEW(struct ast_bypass); $$->latency = $2; $$->sign = 1; $$->latency.span = @$; }
+    | '-' number            { $$ = NEW(struct ast_bypass); $$->latency = $2; $$->sign = -1; $$->latency.span = @$; }
     ;
 
 %%
