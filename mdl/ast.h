@@ -17,19 +17,26 @@ typedef VEC(long) ast_longs;
 enum ast_src_kind { AST_SRC_NONE, AST_SRC_NAME, AST_SRC_TEXT };
 struct ast_src {                        /* `@name` or `@"text"`: where a value comes from */
     enum ast_src_kind kind;
-    const char *text;
     struct span span;
+    const char *text;
 };
 
 enum ast_value_kind { AST_VAL_NUMBER, AST_VAL_RANGE, AST_VAL_IDENT, AST_VAL_STRING };
-struct ast_value {
-    enum ast_value_kind kind;
-    double lo, hi;                      /* numbers; hi == lo unless a range */
-    bool integral;                      /* written without a decimal point */
+/* What a number is: a value without the unit and source a parameter may add. An attribute holds
+ * only this (an insn line has several: they are most of a large description's tree). */
+#define AST_NUMBER_FIELDS \
+    enum ast_value_kind kind; \
+    bool integral;                      /* written without a decimal point */ \
+    struct span span; \
+    double lo, hi;                      /* numbers; hi == lo unless a range */ \
     const char *text;                   /* number as written, identifier or string */
+struct ast_number {
+    AST_NUMBER_FIELDS
+};
+struct ast_value {
+    AST_NUMBER_FIELDS
     struct ast_ident unit, per;         /* `64 B/cycle`: unit B, per cycle; name NULL if absent */
     struct ast_src src;
-    struct span span;
 };
 
 struct ast_param {                      /* `key value [unit] [@src];` in a block */
@@ -96,7 +103,7 @@ struct ast_attr {                       /* the fields of its kind only (one unio
     struct ast_src src;
     union {
         struct {
-            struct ast_value num;       /* latency (number or range), tp, uops (the fused count) */
+            struct ast_number num;      /* latency (number or range), tp, uops (the fused count) */
             long fused, unfused;        /* uops */
         };
         struct {                        /* ports */

@@ -16,6 +16,7 @@ struct parse_ctx {
     struct diag *diag;
     const struct src_file *src;
     struct ast_file *out;
+    ast_attrs attrs;            /* the attributes of the entry being read, reused by the next */
 };
 }
 
@@ -78,6 +79,22 @@ static struct ast_decl *mkdecl(struct parse_ctx *px, enum ast_decl_kind kind, st
     return d;
 }
 
+/* The number in V, which the grammar reads as a value (a parameter's may have a unit). */
+static struct ast_number number_of(struct ast_value v)
+{
+    return (struct ast_number){ v.kind, v.integral, v.span, v.lo, v.hi, v.text };
+}
+
+/* The attributes read into px->attrs, in storage of their own number: a list grown in the
+ * arena one attribute at a time would leave its shorter copies behind, and most of a large
+ * description is insn lines of four attributes. */
+static ast_attrs take_attrs(struct parse_ctx *px)
+{
+    ast_attrs a = { arena_alloc(px->ar, px->attrs.n * sizeof *a.v), px->attrs.n, px->attrs.n };
+    memcpy(a.v, px->attrs.v, px->attrs.n * sizeof *a.v);
+    return a;
+}
+
 static struct ast_value mknumber(const char *text, double v, struct span at)
 {
     struct ast_value val = { .kind = AST_VAL_NUMBER, .lo = v, .hi = v, .text = text, .span = at };
@@ -95,7 +112,6 @@ static struct ast_value mknumber(const char *text, double v, struct span at)
     struct ast_src src;
     struct ast_form *form;
     struct ast_attr attr;
-    ast_attrs *attrs;
     ast_idents *idents;
     struct ast_unit unit;
     struct ast_block *block;
@@ -130,7 +146,6 @@ static struct ast_value mknumber(const char *text, double v, struct span at)
 %type <form> form
 %type <idents> kinds kind_list ident_list operands var_list
 %type <ident> kind operand
-%type <attrs> attrs
 %type <attr> attr attr_body async_list
 %type <unit> unit
 %type <block> params block_body
@@ -167,10 +182,10 @@ decl
         { $$ = mkdecl(px, AST_DECL_MAXIMUM, @$); $$->maximum = (long)atol($2);
           $$->maximum_span = @2; $$->members = *$4; $$->src = $5; }
     | INSN form attrs ';'
-        { $$ = mkdecl(px, AST_DECL_INSN, @$); $$->form = *$2; $$->name = $2->mnemonic; $$->attrs = *$3;
+        { $$ = mkdecl(px, AST_DECL_INSN, @$); $$->form = *$2; $$->name = $2->mnemonic; $$->attrs = take_attrs(px);
           $$->text = ast_form_key(px->ar, $2); }
     | CLASS class_name attrs ';'
-        { $$ = mkdecl(px, AST_DECL_CLASS, @$); $$->name = $2; $$->attrs = *$3; }
+        { $$ = mkdecl(px, AST_DECL_CLASS, @$); $$->name = $2; $$->attrs = take_attrs(px); }
     | REPLACE pattern WITH replacement ';'
         { $$ = mkdecl(px, AST_DECL_REPLACE, @$); $$->replace = $4; $$->replace->first = *$2; }
     | REPLACE pattern PLUSPLUS pattern WITH replacement ';'
@@ -266,9 +281,9 @@ number_or_range
     ;
 
 src_opt
-    : %empty                { $$ = (struct ast_src){ AST_SRC_NONE, NULL, @$ }; }
-    | '@' IDENT             { $$ = (struct ast_src){ AST_SRC_NAME, $2, @$ }; }
-    | '@' STRING            { $$ = (struct ast_src){ AST_SRC_TEXT, $2, @$ }; }
+    : %empty                { $$ = (struct ast_src){ AST_SRC_NONE, @$, NULL }; }
+    | '@' IDENT             { $$ = (struct ast_src){ AST_SRC_NAME, @$, $2 }; }
+    | '@' STRING            { $$ = (struct ast_src){ AST_SRC_TEXT, @$, $2 }; }
     ;
 
 ident
@@ -330,8 +345,8 @@ class_name
     ;
 
 attrs
-    : %empty                { $$ = NEW(ast_attrs); }
-    | attrs attr            { $$ = $1; PUSH($$, $2); }
+    : %empty                { px->attrs.n = 0; }
+    | attrs attr            { PUSH(&px->attrs, $2); }
     ;
 
 attr
@@ -340,16 +355,16 @@ attr
 
 attr_body
     : LATENCY number_or_range
-        { $$ = (struct ast_attr){ .kind = AST_ATTR_LATENCY, .num = $2 }; }
+        { $$ = (struct ast_attr){ .kind = AST_ATTR_LATENCY, .num = number_of($2) }; }
     | UOPS INTEGER
         { $$ = (struct ast_attr){ .kind = AST_ATTR_UOPS, .fused = atol($2), .unfused = atol($2),
-                                    .num = mknumber($2, atof($2), @2) }; }
+                                    .num = number_of(mknumber($2, atof($2), @2)) }; }
     | UOPS INTEGER '/' INTEGER
         { $$ = (struct ast_attr){ .kind = AST_ATTR_UOPS, .fused = atol($2), .unfused = atol($4),
-                                    .num = mknumber($2, atof($2), @2) };
+                                    .num = number_of(mknumber($2, atof($2), @2)) };
           $$.num.span = span_join(@2, @4); }
     | TP number
-        { $$ = (struct ast_attr){ .kind = AST_ATTR_TP, .num = $2 }; }
+        { $$ = (struct ast_attr){ .kind = AST_ATTR_TP, .num = number_of($2) }; }
     | PORTS NONE
         { $$ = (struct ast_attr){ .kind = AST_ATTR_PORTS, .no_ports = true }; }
     | PORTS mapping         { $$ = $2; }
