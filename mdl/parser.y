@@ -110,7 +110,7 @@ static struct ast_value mknumber(const char *text, double v, struct span at)
     struct ast_ident ident;
     struct ast_value value;             /* by value: a node per number would outlive its copy */
     struct ast_src src;
-    struct ast_form *form;
+    struct ast_form form;
     struct ast_attr attr;
     ast_idents *idents;
     struct ast_unit unit;
@@ -182,8 +182,8 @@ decl
         { $$ = mkdecl(px, AST_DECL_MAXIMUM, @$); $$->maximum = (long)atol($2);
           $$->maximum_span = @2; $$->members = *$4; $$->src = $5; }
     | INSN form attrs ';'
-        { $$ = mkdecl(px, AST_DECL_INSN, @$); $$->form = *$2; $$->name = $2->mnemonic; $$->attrs = take_attrs(px);
-          $$->text = ast_form_key(px->ar, $2); }
+        { $$ = mkdecl(px, AST_DECL_INSN, @$); $$->form = $2; $$->name = $2.mnemonic; $$->attrs = take_attrs(px);
+          $$->text = ast_form_key(px->ar, &$2); }
     | CLASS class_name attrs ';'
         { $$ = mkdecl(px, AST_DECL_CLASS, @$); $$->name = $2; $$->attrs = take_attrs(px); }
     | REPLACE pattern WITH replacement ';'
@@ -318,9 +318,8 @@ count_opt
     ;
 
 form
-    : ident                 { $$ = NEW(struct ast_form); $$->mnemonic = $1; $$->span = @$; }
-    | ident kinds           { $$ = NEW(struct ast_form); $$->mnemonic = $1; $$->has_kinds = true;
-                              $$->kinds = *$2; $$->span = @$; }
+    : ident                 { $$ = (struct ast_form){ .mnemonic = $1, .span = @$ }; }
+    | ident kinds           { $$ = (struct ast_form){ .mnemonic = $1, .has_kinds = true, .kinds = *$2, .span = @$ }; }
     ;
 
 kinds
@@ -471,7 +470,7 @@ operand
 
 replacement
     : NOP flow              { $$ = $2; $$->to_nop = true; }
-    | form flow             { $$ = $2; $$->target = *$1; }
+    | form flow             { $$ = $2; $$->target = $1; }
     ;
 
 flow

@@ -227,8 +227,8 @@ static void write_large_description(const char *path, size_t bytes)
     cr_assert_eq(fclose(out), 0);
 }
 
-/* mdlc compiles 10 MB of insn lines within 600 MB of address space: about 25 bytes for each byte
- * read (257 MB at its peak), where it took 65 (a 20 MB description peaked at 1.36 GB). The
+/* mdlc compiles 10 MB of insn lines within 600 MB of address space: about 24 bytes for each byte
+ * read (248 MB at its peak), where it took 65 (a 20 MB description peaked at 1.36 GB). The
  * bound is an address-space limit on the child, not a timing: it fails only when memory per
  * byte grows back. (AddressSanitizer reserves terabytes of address space: skipped there.) */
 Test(golden, the_command_line_compiles_ten_megabytes_within_six_hundred_megabytes, .timeout = 120)
