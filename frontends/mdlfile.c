@@ -1,7 +1,8 @@
 /* A machine given as a description file (--mdl): mdlc compiles it to C, the system C compiler to
  * a shared object, which is cached under the user's cache directory and loaded with dlopen.
- * The cache is trusted as ssh trusts its files: owned by the user, writable by no one else, and
- * an object loaded only when its content has the hash its name gives. */
+ * The cache is trusted as ssh trusts its files: owned by the user, writable by no one else (and its
+ * parents by no one but the user or root, unless sticky), and an object loaded only when its
+ * content has the hash its name gives. */
 #include "mdlfile.h"
 #include <dirent.h>
 #include <dlfcn.h>
@@ -77,13 +78,17 @@ static bool make_dirs(const char *path)
     }
 }
 
+/* Who besides the owner may write what has MODE: "group", "others" or both. */
+static const char *writers(mode_t mode)
+{
+    return (mode & S_IWGRP) && (mode & S_IWOTH) ? "group and others" : mode & S_IWGRP ? "group" : "others";
+}
+
 /* Whether ST (WHAT at PATH) may hold code mdlsim loads: owned by the user, writable by no one
  * else. ERR says what is wrong otherwise. */
 static bool trusted(const char *what, const char *path, const struct stat *st, char *err, size_t errlen)
 {
-    const char *who = (st->st_mode & S_IWGRP) && (st->st_mode & S_IWOTH) ? "group and others"
-                      : st->st_mode & S_IWGRP                             ? "group"
-                                                                          : "others";
+    const char *who = writers(st->st_mode);
     if (st->st_uid != geteuid())
         snprintf(err, errlen, "the cache %s %s is owned by uid %u, not by you (uid %u): mdlsim loads code from it",
                  what, path, (unsigned)st->st_uid, (unsigned)geteuid());
@@ -103,6 +108,41 @@ static bool trusted_dir(const char *path, char *err, size_t errlen)
         return false;
     }
     return trusted("directory", path, &st, err, errlen);
+}
+
+/* Whether every directory above the cache root ROOT, up to '/', is one only the user or root can
+ * change, as ssh and sudo ask of the directories above their files: whoever may write a parent
+ * can move the cache aside and put another in its place. A sticky directory (/tmp) lets no one
+ * move what is not theirs, so writable by all is fine there. ERR names the first that is not. */
+static bool trusted_parents(const char *root, char *err, size_t errlen)
+{
+    char path[PATH_MAX];
+    if (!realpath(root, path)) {
+        snprintf(err, errlen, "the cache directory %s: %s", root, strerror(errno));
+        return false;
+    }
+    for (char *slash = strrchr(path, '/'); slash; slash = strrchr(path, '/')) {
+        slash[slash == path] = '\0';     /* the parent; "/" is the last */
+        struct stat st;
+        if (stat(path, &st) != 0) {
+            snprintf(err, errlen, "the cache's parent directory %s: %s", path, strerror(errno));
+            return false;
+        }
+        if (st.st_uid != geteuid() && st.st_uid != 0) {
+            snprintf(err, errlen, "the cache's parent directory %s is owned by uid %u, neither you (uid %u) nor root: "
+                     "its owner could move the cache aside", path, (unsigned)st.st_uid, (unsigned)geteuid());
+            return false;
+        }
+        if ((st.st_mode & (S_IWGRP | S_IWOTH)) && !(st.st_mode & S_ISVTX)) {
+            snprintf(err, errlen, "the cache's parent directory %s is writable by %s (mode %04o) and not sticky: "
+                     "they could move the cache aside; run chmod go-w on it", path, writers(st.st_mode),
+                     (unsigned)(st.st_mode & 07777));
+            return false;
+        }
+        if (slash == path)
+            return true;
+    }
+    return true;
 }
 
 /* The cache's file at PATH open for reading: a regular file, not a symbolic link, trusted. -1
@@ -609,7 +649,7 @@ const struct mdl_machine *mdlfile_load(const struct mdlfile_opts *o, char *err, 
         snprintf(err, errlen, "cannot create the cache directory %s: %s", p.root, strerror(errno));
         return NULL;
     }
-    if (!trusted_dir(p.root, err, errlen))
+    if (!trusted_dir(p.root, err, errlen) || !trusted_parents(p.root, err, errlen))
         return NULL;
     entry_key(o, &p, key);
     snprintf(p.entry, sizeof p.entry, "%s/%s", p.root, key);

@@ -177,12 +177,12 @@ static void dump_decl(FILE *out, const struct ast_decl *d)
         fprintf(out, " %s", d->name.name);
         break;
     case AST_DECL_REPLACE:
-        dump_replace(out, &d->replace);
+        dump_replace(out, d->replace);
         break;
     case AST_DECL_BYPASS:
-        fprintf(out, " %s%s", d->bypass.sign > 0 ? "+" : d->bypass.sign < 0 ? "-" : "", d->bypass.latency.text);
-        dump_selector(out, "from", &d->bypass.from);
-        dump_selector(out, d->bypass.memory ? "memory-to" : "to", &d->bypass.to);
+        fprintf(out, " %s%s", d->bypass->sign > 0 ? "+" : d->bypass->sign < 0 ? "-" : "", d->bypass->latency.text);
+        dump_selector(out, "from", &d->bypass->from);
+        dump_selector(out, d->bypass->memory ? "memory-to" : "to", &d->bypass->to);
         dump_src(out, &d->src);
         break;
     case AST_DECL_DEPENDS:
@@ -202,9 +202,11 @@ static void dump_decl(FILE *out, const struct ast_decl *d)
         break;
     }
     fputc('\n', out);
-    for (size_t i = 0; i < d->attrs.n; i++)
-        dump_attr(out, &d->attrs.v[i]);
-    dump_block(out, &d->block);
+    if (d->kind == AST_DECL_INSN || d->kind == AST_DECL_CLASS)
+        for (size_t i = 0; i < d->attrs.n; i++)
+            dump_attr(out, &d->attrs.v[i]);
+    if (d->kind == AST_DECL_MACHINE || d->kind == AST_DECL_BLOCK)
+        dump_block(out, &d->block);
 }
 
 void ast_dump(FILE *out, const struct ast_file *f)

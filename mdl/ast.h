@@ -17,19 +17,26 @@ typedef VEC(long) ast_longs;
 enum ast_src_kind { AST_SRC_NONE, AST_SRC_NAME, AST_SRC_TEXT };
 struct ast_src {                        /* `@name` or `@"text"`: where a value comes from */
     enum ast_src_kind kind;
-    const char *text;
     struct span span;
+    const char *text;
 };
 
 enum ast_value_kind { AST_VAL_NUMBER, AST_VAL_RANGE, AST_VAL_IDENT, AST_VAL_STRING };
-struct ast_value {
-    enum ast_value_kind kind;
-    double lo, hi;                      /* numbers; hi == lo unless a range */
-    bool integral;                      /* written without a decimal point */
+/* What a number is: a value without the unit and source a parameter may add. An attribute holds
+ * only this (an insn line has several: they are most of a large description's tree). */
+#define AST_NUMBER_FIELDS \
+    enum ast_value_kind kind; \
+    bool integral;                      /* written without a decimal point */ \
+    struct span span; \
+    double lo, hi;                      /* numbers; hi == lo unless a range */ \
     const char *text;                   /* number as written, identifier or string */
+struct ast_number {
+    AST_NUMBER_FIELDS
+};
+struct ast_value {
+    AST_NUMBER_FIELDS
     struct ast_ident unit, per;         /* `64 B/cycle`: unit B, per cycle; name NULL if absent */
     struct ast_src src;
-    struct span span;
 };
 
 struct ast_param {                      /* `key value [unit] [@src];` in a block */
@@ -90,17 +97,23 @@ enum ast_attr_kind {
 };
 extern const char *const ast_attr_names[];
 
-struct ast_attr {
+struct ast_attr {                       /* the fields of its kind only (one union) */
     enum ast_attr_kind kind;
     struct span span;                   /* keyword to end of value */
-    struct ast_value num;               /* latency (number or range), tp */
-    long fused, unfused;                /* uops */
-    bool no_ports;                      /* `ports none` */
-    VEC(struct ast_term) terms;         /* ports */
-    VEC(ast_alt) alts;                  /* template */
-    VEC(struct ast_async_use) async;    /* async */
-    struct ast_ident cls;               /* class */
     struct ast_src src;
+    union {
+        struct {
+            struct ast_number num;      /* latency (number or range), tp, uops (the fused count) */
+            long fused, unfused;        /* uops */
+        };
+        struct {                        /* ports */
+            bool no_ports;              /* `ports none` */
+            VEC(struct ast_term) terms;
+        };
+        VEC(ast_alt) alts;              /* template */
+        VEC(struct ast_async_use) async;
+        struct ast_ident cls;           /* class */
+    };
 };
 typedef VEC(struct ast_attr) ast_attrs;
 
@@ -154,26 +167,37 @@ enum ast_decl_kind {
 };
 extern const char *const ast_decl_names[];
 
+/* One declaration: what every kind has, then the part its kind fills (one union, so a file of
+ * many `insn` lines pays for an insn's fields, not for a replace's and a bypass's as well; the
+ * two largest parts are held by pointer). Read only the part of the declaration's kind. */
 struct ast_decl {
     enum ast_decl_kind kind;
     struct span span;
     struct ast_ident name;              /* machine, source, class; form mnemonic for insn */
-    struct ast_ident parent;            /* machine `extends`; name NULL if none */
-    bool parent_is_path;
     const char *text;                   /* include path, source text, insn form key */
     struct span text_span;
-    struct ast_block block;             /* machine and parameter blocks */
-    VEC(struct ast_unit) units;         /* ports, units, async */
-    long maximum;                       /* maximum N from ... */
-    struct span maximum_span;
-    ast_idents members;                 /* maximum ... from members */
-    struct ast_form form;               /* insn */
-    ast_attrs attrs;                    /* insn, class */
-    struct ast_replace replace;
-    struct ast_bypass bypass;
-    struct ast_depends depends;
-    struct ast_decoder decoder;
     struct ast_src src;                 /* maximum, bypass, depends, decoder */
+    union {
+        struct {                        /* machine and parameter blocks */
+            struct ast_ident parent;    /* machine `extends`; name NULL if none */
+            bool parent_is_path;
+            struct ast_block block;
+        };
+        VEC(struct ast_unit) units;     /* ports, units, async */
+        struct {                        /* maximum N from members */
+            long maximum;
+            struct span maximum_span;
+            ast_idents members;
+        };
+        struct {                        /* insn (form and attributes), class (attributes) */
+            struct ast_form form;
+            ast_attrs attrs;
+        };
+        struct ast_replace *replace;
+        struct ast_bypass *bypass;
+        struct ast_depends depends;
+        struct ast_decoder decoder;
+    };
 };
 
 struct ast_file {

@@ -11,6 +11,7 @@ struct ast_file *parse_file(struct arena *ar, struct diag *d, const struct src_m
     struct ast_file *out = arena_alloc(ar, sizeof *out);
     out->file = file;
     struct lex_ctx cx = { .ar = ar, .diag = d, .file = file };
+    map_init(&cx.strings, ar);
     struct parse_ctx px = { .ar = ar, .diag = d, .src = src, .out = out };
     yyscan_t scanner;
     if (yylex_init_extra(&cx, &scanner) != 0) {

@@ -16,6 +16,7 @@ struct parse_ctx {
     struct diag *diag;
     const struct src_file *src;
     struct ast_file *out;
+    ast_attrs attrs;            /* the attributes of the entry being read, reused by the next */
 };
 }
 
@@ -78,6 +79,22 @@ static struct ast_decl *mkdecl(struct parse_ctx *px, enum ast_decl_kind kind, st
     return d;
 }
 
+/* The number in V, which the grammar reads as a value (a parameter's may have a unit). */
+static struct ast_number number_of(struct ast_value v)
+{
+    return (struct ast_number){ v.kind, v.integral, v.span, v.lo, v.hi, v.text };
+}
+
+/* The attributes read into px->attrs, in storage of their own number: a list grown in the
+ * arena one attribute at a time would leave its shorter copies behind, and most of a large
+ * description is insn lines of four attributes. */
+static ast_attrs take_attrs(struct parse_ctx *px)
+{
+    ast_attrs a = { arena_alloc(px->ar, px->attrs.n * sizeof *a.v), px->attrs.n, px->attrs.n };
+    memcpy(a.v, px->attrs.v, px->attrs.n * sizeof *a.v);
+    return a;
+}
+
 static struct ast_value mknumber(const char *text, double v, struct span at)
 {
     struct ast_value val = { .kind = AST_VAL_NUMBER, .lo = v, .hi = v, .text = text, .span = at };
@@ -91,11 +108,10 @@ static struct ast_value mknumber(const char *text, double v, struct span at)
     double num;
     struct ast_decl *decl;
     struct ast_ident ident;
-    struct ast_value *value;
+    struct ast_value value;             /* by value: a node per number would outlive its copy */
     struct ast_src src;
-    struct ast_form *form;
-    struct ast_attr *attr;
-    ast_attrs *attrs;
+    struct ast_form form;
+    struct ast_attr attr;
     ast_idents *idents;
     struct ast_unit unit;
     struct ast_block *block;
@@ -130,7 +146,6 @@ static struct ast_value mknumber(const char *text, double v, struct span at)
 %type <form> form
 %type <idents> kinds kind_list ident_list operands var_list
 %type <ident> kind operand
-%type <attrs> attrs
 %type <attr> attr attr_body async_list
 %type <unit> unit
 %type <block> params block_body
@@ -167,21 +182,21 @@ decl
         { $$ = mkdecl(px, AST_DECL_MAXIMUM, @$); $$->maximum = (long)atol($2);
           $$->maximum_span = @2; $$->members = *$4; $$->src = $5; }
     | INSN form attrs ';'
-        { $$ = mkdecl(px, AST_DECL_INSN, @$); $$->form = *$2; $$->name = $2->mnemonic; $$->attrs = *$3;
-          $$->text = ast_form_key(px->ar, $2); }
+        { $$ = mkdecl(px, AST_DECL_INSN, @$); $$->form = $2; $$->name = $2.mnemonic; $$->attrs = take_attrs(px);
+          $$->text = ast_form_key(px->ar, &$2); }
     | CLASS class_name attrs ';'
-        { $$ = mkdecl(px, AST_DECL_CLASS, @$); $$->name = $2; $$->attrs = *$3; }
+        { $$ = mkdecl(px, AST_DECL_CLASS, @$); $$->name = $2; $$->attrs = take_attrs(px); }
     | REPLACE pattern WITH replacement ';'
-        { $$ = mkdecl(px, AST_DECL_REPLACE, @$); $$->replace = *$4; $$->replace.first = *$2; }
+        { $$ = mkdecl(px, AST_DECL_REPLACE, @$); $$->replace = $4; $$->replace->first = *$2; }
     | REPLACE pattern PLUSPLUS pattern WITH replacement ';'
-        { $$ = mkdecl(px, AST_DECL_REPLACE, @$); $$->replace = *$6;
-          $$->replace.first = *$2; $$->replace.second = *$4; $$->replace.pair = true; }
+        { $$ = mkdecl(px, AST_DECL_REPLACE, @$); $$->replace = $6;
+          $$->replace->first = *$2; $$->replace->second = *$4; $$->replace->pair = true; }
     | BYPASS LATENCY bypass_latency FOR selector ARROW selector src_opt ';'
-        { $$ = mkdecl(px, AST_DECL_BYPASS, @$); $$->bypass = *$3;
-          $$->bypass.from = *$5; $$->bypass.to = *$7; $$->src = $8; }
+        { $$ = mkdecl(px, AST_DECL_BYPASS, @$); $$->bypass = $3;
+          $$->bypass->from = *$5; $$->bypass->to = *$7; $$->src = $8; }
     | BYPASS LATENCY bypass_latency FOR selector ARROW MEMORY selector src_opt ';'
-        { $$ = mkdecl(px, AST_DECL_BYPASS, @$); $$->bypass = *$3;
-          $$->bypass.from = *$5; $$->bypass.to = *$8; $$->bypass.memory = true; $$->src = $9; }
+        { $$ = mkdecl(px, AST_DECL_BYPASS, @$); $$->bypass = $3;
+          $$->bypass->from = *$5; $$->bypass->to = *$8; $$->bypass->memory = true; $$->src = $9; }
     | DEPENDS selector ON ident_list src_opt ';'
         { $$ = mkdecl(px, AST_DECL_DEPENDS, @$); $$->depends.sel = *$2; $$->depends.targets = *$4; $$->src = $5; }
     | DECODER ident selector src_opt ';'
@@ -233,7 +248,7 @@ params
 
 param
     : param_key value src_opt ';'
-        { $$ = NEW(struct ast_param); $$->key = $1; $$->value = *$2; $$->value.src = $3; $$->span = @$; }
+        { $$ = NEW(struct ast_param); $$->key = $1; $$->value = $2; $$->value.src = $3; $$->span = @$; }
     ;
 
 param_key
@@ -244,31 +259,31 @@ param_key
 value
     : number_or_range
     | number_or_range IDENT
-        { $$ = $1; $$->unit = mkident($2, @2); $$->span = @$; }
+        { $$ = $1; $$.unit = mkident($2, @2); $$.span = @$; }
     | number_or_range IDENT '/' IDENT
-        { $$ = $1; $$->unit = mkident($2, @2); $$->per = mkident($4, @4); $$->span = @$; }
-    | IDENT                 { $$ = NEW(struct ast_value); $$->kind = AST_VAL_IDENT; $$->text = $1; $$->span = @$; }
-    | NONE                  { $$ = NEW(struct ast_value); $$->kind = AST_VAL_IDENT; $$->text = "none"; $$->span = @$; }
-    | STRING                { $$ = NEW(struct ast_value); $$->kind = AST_VAL_STRING; $$->text = $1; $$->span = @$; }
+        { $$ = $1; $$.unit = mkident($2, @2); $$.per = mkident($4, @4); $$.span = @$; }
+    | IDENT                 { $$ = (struct ast_value){ .kind = AST_VAL_IDENT, .text = $1, .span = @$ }; }
+    | NONE                  { $$ = (struct ast_value){ .kind = AST_VAL_IDENT, .text = "none", .span = @$ }; }
+    | STRING                { $$ = (struct ast_value){ .kind = AST_VAL_STRING, .text = $1, .span = @$ }; }
     ;
 
 number
-    : INTEGER               { $$ = NEW(struct ast_value); *$$ = mknumber($1, atof($1), @1); }
-    | DECIMAL               { $$ = NEW(struct ast_value); *$$ = mknumber($1, atof($1), @1); }
+    : INTEGER               { $$ = mknumber($1, atof($1), @1); }
+    | DECIMAL               { $$ = mknumber($1, atof($1), @1); }
     ;
 
 number_or_range
     : number
     | number DOTDOT number
-        { $$ = $1; $$->kind = AST_VAL_RANGE; $$->hi = $3->lo;
-          $$->integral = $1->integral && $3->integral;
-          $$->text = arena_printf(px->ar, "%s..%s", $1->text, $3->text); $$->span = @$; }
+        { $$ = $1; $$.kind = AST_VAL_RANGE; $$.hi = $3.lo;
+          $$.integral = $1.integral && $3.integral;
+          $$.text = arena_printf(px->ar, "%s..%s", $1.text, $3.text); $$.span = @$; }
     ;
 
 src_opt
-    : %empty                { $$ = (struct ast_src){ AST_SRC_NONE, NULL, @$ }; }
-    | '@' IDENT             { $$ = (struct ast_src){ AST_SRC_NAME, $2, @$ }; }
-    | '@' STRING            { $$ = (struct ast_src){ AST_SRC_TEXT, $2, @$ }; }
+    : %empty                { $$ = (struct ast_src){ AST_SRC_NONE, @$, NULL }; }
+    | '@' IDENT             { $$ = (struct ast_src){ AST_SRC_NAME, @$, $2 }; }
+    | '@' STRING            { $$ = (struct ast_src){ AST_SRC_TEXT, @$, $2 }; }
     ;
 
 ident
@@ -303,9 +318,8 @@ count_opt
     ;
 
 form
-    : ident                 { $$ = NEW(struct ast_form); $$->mnemonic = $1; $$->span = @$; }
-    | ident kinds           { $$ = NEW(struct ast_form); $$->mnemonic = $1; $$->has_kinds = true;
-                              $$->kinds = *$2; $$->span = @$; }
+    : ident                 { $$ = (struct ast_form){ .mnemonic = $1, .span = @$ }; }
+    | ident kinds           { $$ = (struct ast_form){ .mnemonic = $1, .has_kinds = true, .kinds = *$2, .span = @$ }; }
     ;
 
 kinds
@@ -330,37 +344,38 @@ class_name
     ;
 
 attrs
-    : %empty                { $$ = NEW(ast_attrs); }
-    | attrs attr            { $$ = $1; PUSH($$, *$2); }
+    : %empty                { px->attrs.n = 0; }
+    | attrs attr            { PUSH(&px->attrs, $2); }
     ;
 
 attr
-    : attr_body src_opt     { $$ = $1; $$->src = $2; $$->span = @$; }
+    : attr_body src_opt     { $$ = $1; $$.src = $2; $$.span = @$; }
     ;
 
 attr_body
     : LATENCY number_or_range
-        { $$ = NEW(struct ast_attr); $$->kind = AST_ATTR_LATENCY; $$->num = *$2; }
+        { $$ = (struct ast_attr){ .kind = AST_ATTR_LATENCY, .num = number_of($2) }; }
     | UOPS INTEGER
-        { $$ = NEW(struct ast_attr); $$->kind = AST_ATTR_UOPS; $$->fused = $$->unfused = atol($2);
-          $$->num = mknumber($2, atof($2), @2); }
+        { $$ = (struct ast_attr){ .kind = AST_ATTR_UOPS, .fused = atol($2), .unfused = atol($2),
+                                    .num = number_of(mknumber($2, atof($2), @2)) }; }
     | UOPS INTEGER '/' INTEGER
-        { $$ = NEW(struct ast_attr); $$->kind = AST_ATTR_UOPS; $$->fused = atol($2); $$->unfused = atol($4);
-          $$->num = mknumber($2, atof($2), @2); $$->num.span = span_join(@2, @4); }
+        { $$ = (struct ast_attr){ .kind = AST_ATTR_UOPS, .fused = atol($2), .unfused = atol($4),
+                                    .num = number_of(mknumber($2, atof($2), @2)) };
+          $$.num.span = span_join(@2, @4); }
     | TP number
-        { $$ = NEW(struct ast_attr); $$->kind = AST_ATTR_TP; $$->num = *$2; }
+        { $$ = (struct ast_attr){ .kind = AST_ATTR_TP, .num = number_of($2) }; }
     | PORTS NONE
-        { $$ = NEW(struct ast_attr); $$->kind = AST_ATTR_PORTS; $$->no_ports = true; }
+        { $$ = (struct ast_attr){ .kind = AST_ATTR_PORTS, .no_ports = true }; }
     | PORTS mapping         { $$ = $2; }
     | TEMPLATE '=' alts     { $$ = $3; }
     | ASYNC async_list      { $$ = $2; }
     | CLASS class_name
-        { $$ = NEW(struct ast_attr); $$->kind = AST_ATTR_CLASS; $$->cls = $2; }
+        { $$ = (struct ast_attr){ .kind = AST_ATTR_CLASS, .cls = $2 }; }
     ;
 
 mapping
-    : term                  { $$ = NEW(struct ast_attr); $$->kind = AST_ATTR_PORTS; PUSH(&$$->terms, $1); }
-    | mapping '+' term      { $$ = $1; PUSH(&$$->terms, $3); }
+    : term                  { $$ = (struct ast_attr){ .kind = AST_ATTR_PORTS }; PUSH(&$$.terms, $1); }
+    | mapping '+' term      { $$ = $1; PUSH(&$$.terms, $3); }
     ;
 
 term
@@ -369,15 +384,15 @@ term
 
 async_list
     : ident quantity_opt
-        { $$ = NEW(struct ast_attr); $$->kind = AST_ATTR_ASYNC;
-          PUSH(&$$->async, ((struct ast_async_use){ $1, $2 ? $2 : 1, @$ })); }
+        { $$ = (struct ast_attr){ .kind = AST_ATTR_ASYNC };
+          PUSH(&$$.async, ((struct ast_async_use){ $1, $2 ? $2 : 1, @$ })); }
     | async_list ',' ident quantity_opt
-        { $$ = $1; PUSH(&$$->async, ((struct ast_async_use){ $3, $4 ? $4 : 1, span_join(@3, @4) })); }
+        { $$ = $1; PUSH(&$$.async, ((struct ast_async_use){ $3, $4 ? $4 : 1, span_join(@3, @4) })); }
     ;
 
 alts
-    : alt                   { $$ = NEW(struct ast_attr); $$->kind = AST_ATTR_TEMPLATE; PUSH(&$$->alts, *$1); }
-    | alts '|' alt          { $$ = $1; PUSH(&$$->alts, *$3); }
+    : alt                   { $$ = (struct ast_attr){ .kind = AST_ATTR_TEMPLATE }; PUSH(&$$.alts, *$1); }
+    | alts '|' alt          { $$ = $1; PUSH(&$$.alts, *$3); }
     ;
 
 alt
@@ -455,7 +470,7 @@ operand
 
 replacement
     : NOP flow              { $$ = $2; $$->to_nop = true; }
-    | form flow             { $$ = $2; $$->target = *$1; }
+    | form flow             { $$ = $2; $$->target = $1; }
     ;
 
 flow
@@ -472,9 +487,9 @@ var_list
     ;
 
 bypass_latency
-    : number                { $$ = NEW(struct ast_bypass); $$->latency = *$1; }
-    | '+' number            { $$ = NEW(struct ast_bypass); $$->latency = *$2; $$->sign = 1; $$->latency.span = @$; }
-    | '-' number            { $$ = NEW(struct ast_bypass); $$->latency = *$2; $$->sign = -1; $$->latency.span = @$; }
+    : number                { $$ = NEW(struct ast_bypass); $$->latency = $1; }
+    | '+' number            { $$ = NEW(struct ast_bypass); $$->latency = $2; $$->sign = 1; $$->latency.span = @$; }
+    | '-' number            { $$ = NEW(struct ast_bypass); $$->latency = $2; $$->sign = -1; $$->latency.span = @$; }
     ;
 
 %%

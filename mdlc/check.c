@@ -779,7 +779,7 @@ static void check_target(struct program *p, const struct ast_form *f)
 
 static void check_replace(struct program *p, const struct ast_decl *d)
 {
-    const struct ast_replace *r = &d->replace;
+    const struct ast_replace *r = d->replace;
     check_pattern(p, &r->first);
     if (r->pair)
         check_pattern(p, &r->second);
@@ -792,9 +792,9 @@ static void check_replace(struct program *p, const struct ast_decl *d)
 static void check_bypass(struct program *p, const struct ast_decl *d)
 {
     check_src(p, &d->src);
-    check_selector(p, &d->bypass.from, true);
-    check_selector(p, &d->bypass.to, true);
-    const struct ast_value *v = &d->bypass.latency;
+    check_selector(p, &d->bypass->from, true);
+    check_selector(p, &d->bypass->to, true);
+    const struct ast_value *v = &d->bypass->latency;
     if (v->lo > 1000)
         diag_error(D(p), v->span, "bypass latency %s is out of range: at most 1000 cycles", v->text);
 }
@@ -916,7 +916,7 @@ static void check_decl_sources(struct program *p, const struct ast_decl *d)
         break;
     case AST_DECL_BYPASS:
         if (d->src.kind == AST_SRC_NONE)
-            missing_source(p, d->bypass.latency.span, arena_printf(p->ar, "'bypass latency %s'", span_text(p, d->bypass.latency.span)));
+            missing_source(p, d->bypass->latency.span, arena_printf(p->ar, "'bypass latency %s'", span_text(p, d->bypass->latency.span)));
         break;
     case AST_DECL_DEPENDS:
         if (d->src.kind == AST_SRC_NONE)

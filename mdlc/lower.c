@@ -398,7 +398,7 @@ static void lower_replaces(struct lowering *lw)
 {
     struct mdl_replace *out = arena_alloc(lw->p->ar, (lw->p->replaces.n + 1) * sizeof *out);
     for (size_t i = 0; i < lw->p->replaces.n; i++) {
-        const struct ast_replace *r = &lw->p->replaces.v[i]->replace;
+        const struct ast_replace *r = lw->p->replaces.v[i]->replace;
         out[i].kind = r->to_nop ? MDL_REPLACE_NOP : MDL_REPLACE_FORM;
         out[i].pair = r->pair;
         out[i].first = (uint32_t)lw->match.n;
@@ -422,7 +422,7 @@ static void lower_bypasses(struct lowering *lw)
 {
     struct mdl_bypass *out = arena_alloc(lw->p->ar, (lw->p->bypasses.n + 1) * sizeof *out);
     for (size_t i = 0; i < lw->p->bypasses.n; i++) {
-        const struct ast_bypass *b = &lw->p->bypasses.v[i]->bypass;
+        const struct ast_bypass *b = lw->p->bypasses.v[i]->bypass;
         out[i].from = (uint32_t)lw->match.n;
         out[i].from_count = lower_selector(lw, &b->from, &out[i].from_classes);
         out[i].to = (uint32_t)lw->match.n;

@@ -62,6 +62,7 @@ static size_t lex_bytes(const char *text, size_t len)
 {
     uint32_t file = load(text, len);
     struct lex_ctx cx = { .ar = &ar, .diag = &dg, .file = file };
+    map_init(&cx.strings, &ar);
     yyscan_t scanner;
     cr_assert_eq(yylex_init_extra(&cx, &scanner), 0);
     const struct src_file *f = src_get(&sm, file);

@@ -6,6 +6,7 @@
 #include <fcntl.h>
 #include <glob.h>
 #include <jansson.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -397,17 +398,24 @@ Test(mdlfile, builds_again_an_entry_whose_object_has_its_hash_but_is_no_shared_o
     free(err);
 }
 
-/* slow.mdl refused with exit status 1 and the one line "mdlsim: error: the cache WHAT PATH WHY". */
-static void expect_refused(const char *what, const char *path, const char *why)
+/* slow.mdl refused with exit status 1 and the one line WANT on stderr. */
+static void expect_slow_fails(const char *want)
 {
-    char args[256], want[512];
+    char args[256];
     snprintf(args, sizeof args, "block --mdl %s/slow.mdl --hex 4801d8", dir);
-    snprintf(want, sizeof want, "mdlsim: error: the cache %s %s %s: mdlsim loads code from it%s\n", what, path, why,
-             strstr(why, "writable") ? "; run chmod go-w on it" : "");
     struct run r = mdlsim(args, "2>&1 >/dev/null");
     cr_expect_eq(r.status, 1);
     cr_expect_str_eq(r.out, want);
     free(r.out);
+}
+
+/* slow.mdl refused with the one line "mdlsim: error: the cache WHAT PATH WHY". */
+static void expect_refused(const char *what, const char *path, const char *why)
+{
+    char want[512];
+    snprintf(want, sizeof want, "mdlsim: error: the cache %s %s %s: mdlsim loads code from it%s\n", what, path, why,
+             strstr(why, "writable") ? "; run chmod go-w on it" : "");
+    expect_slow_fails(want);
 }
 
 Test(mdlfile, refuses_a_cache_directory_writable_by_group_or_owned_by_another_user, .init = make_dir,
@@ -426,6 +434,50 @@ Test(mdlfile, refuses_a_cache_directory_writable_by_group_or_owned_by_another_us
         return;                         /* only root can give a directory to another user */
     cr_assert_eq(chown(root, 65534, (gid_t)-1), 0);
     expect_refused("directory", root, "is owned by uid 65534, not by you (uid 0)");
+}
+
+/* slow.mdl refused with the one line "mdlsim: error: the cache's parent directory PATH WHY" about
+ * DIR/cache (by its real path), the parent of the cache root. */
+static void expect_parent_refused(const char *why)
+{
+    char want[PATH_MAX + 256], named[128], parent[PATH_MAX];
+    snprintf(named, sizeof named, "%s/cache", dir);
+    cr_assert(realpath(named, parent), "%s: %s", named, strerror(errno));
+    snprintf(want, sizeof want, "mdlsim: error: the cache's parent directory %s %s\n", parent, why);
+    expect_slow_fails(want);
+}
+
+Test(mdlfile, refuses_a_cache_whose_parent_directory_the_group_can_write_or_another_user_owns, .init = make_dir,
+     .fini = remove_dir)
+{
+    char parent[128];
+    write_file("slow.mdl", slow_add);
+    snprintf(parent, sizeof parent, "%s/cache", dir);
+    cr_assert_eq(mkdir(parent, 0700), 0);
+    cr_assert_eq(chmod(parent, 0775), 0);
+    expect_parent_refused("is writable by group (mode 0775) and not sticky: they could move the cache aside; "
+                          "run chmod go-w on it");
+    cr_assert_eq(chmod(parent, 0707), 0);
+    expect_parent_refused("is writable by others (mode 0707) and not sticky: they could move the cache aside; "
+                          "run chmod go-w on it");
+    cr_assert_eq(chmod(parent, 0755), 0);
+    if (geteuid() != 0)
+        return;                         /* only root can give a directory to another user */
+    cr_assert_eq(chown(parent, 65534, (gid_t)-1), 0);
+    expect_parent_refused("is owned by uid 65534, neither you (uid 0) nor root: its owner could move the cache aside");
+}
+
+/* /tmp's case: a directory all may write to but where no one may move what is not theirs. */
+Test(mdlfile, uses_a_cache_whose_parent_directory_all_can_write_but_is_sticky, .init = make_dir, .fini = remove_dir)
+{
+    char parent[128], so[256];
+    snprintf(parent, sizeof parent, "%s/cache", dir);
+    cr_assert_eq(mkdir(parent, 0700), 0);
+    cr_assert_eq(chmod(parent, 01777), 0);
+    build_slow(so, sizeof so);
+    char *err = slow_stderr();
+    cr_expect_str_eq(err, "");
+    free(err);
 }
 
 Test(mdlfile, keeps_its_cache_private_under_a_umask_that_lets_the_group_write, .init = make_dir, .fini = remove_dir)

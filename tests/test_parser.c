@@ -302,7 +302,7 @@ Test(parser, parses_a_replacement_with_nop_and_its_data_flow)
 {
     const struct ast_decl *d = only_decl("replace MOV (R64, R64) $d, $s with nop $s -> $d;");
     cr_expect_eq(d->kind, AST_DECL_REPLACE);
-    const struct ast_replace *r = &d->replace;
+    const struct ast_replace *r = d->replace;
     cr_expect_not(r->pair);
     cr_expect(r->to_nop);
     cr_assert_eq(r->first.sel.names.n, 1);
@@ -321,7 +321,7 @@ Test(parser, parses_a_replacement_with_nop_and_its_data_flow)
 Test(parser, parses_a_fused_pair_with_mnemonic_sets)
 {
     const struct ast_decl *d = only_decl("replace {CMP, TEST} (R64, R64) ++ {JZ, JNZ} (Rel32) with JZ (Rel32);");
-    const struct ast_replace *r = &d->replace;
+    const struct ast_replace *r = d->replace;
     cr_expect(r->pair);
     cr_expect_not(r->to_nop);
     cr_expect(r->first.sel.is_set);
@@ -342,19 +342,19 @@ Test(parser, parses_relative_absolute_and_memory_bypasses)
                                "bypass latency -2 for ADD (R64, R64) -> {SUB, CMP};\n");
     cr_assert_eq(dg.errors, 0, "%s", diags());
     cr_assert_eq(f->decls.n, 3);
-    const struct ast_bypass *b = &f->decls.v[0]->bypass;
+    const struct ast_bypass *b = f->decls.v[0]->bypass;
     cr_expect_eq(b->sign, 1);
     cr_expect_float_eq(b->latency.lo, 1.0, 1e-9);
     cr_expect_str_eq(b->from.names.v[0].name, "vec_alu");
     cr_expect_str_eq(b->to.names.v[0].name, "int_alu");
     cr_expect_not(b->memory);
 
-    b = &f->decls.v[1]->bypass;
+    b = f->decls.v[1]->bypass;
     cr_expect_eq(b->sign, 0);
     cr_expect(b->memory);
     cr_expect_str_eq(b->to.names.v[0].name, "load");
 
-    b = &f->decls.v[2]->bypass;
+    b = f->decls.v[2]->bypass;
     cr_expect_eq(b->sign, -1);
     cr_expect_float_eq(b->latency.lo, 2.0, 1e-9);
     cr_expect(b->from.has_kinds);
