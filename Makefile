@@ -269,7 +269,7 @@ $(B)/fuzz_trace: $(O)/tests/fuzz/fuzz_trace.o $(SIM_OBJ) $(SIM_LIB) $(GEN_OBJ)
 ISA_OBJ := $(O)/frontends/decode.o $(patsubst %.c,$(O)/%.o,$(wildcard frontends/isa/*.c)) $(O)/mdl/formkey.o \
            $(O)/mdl/isainfo.o
 $(B)/fuzz_elf: $(O)/tests/fuzz/fuzz_elf.o $(O)/frontends/static/elfsym.o $(O)/frontends/symbols.o $(ISA_OBJ) \
-           $(O)/mdl/safefile.o
+           $(O)/mdl/safefile.o $(O)/mdl/suggest.o
 	$(CC) $(CFLAGS_ALL) -fsanitize=fuzzer -o $@ $^ -lcapstone -ldw -lelf
 $(B)/.deps-fuzz: Makefile | $(B)
 	@.ci/ensure-deps $(PKGS_FUZZ)

@@ -33,6 +33,7 @@
 #include "decode.h"
 #include "isa.h"
 #include "run.h"
+#include "symbols.h"
 #include "transport.h"
 #include "mdlfile.h"
 #include "result.h"
@@ -88,7 +89,9 @@ extern const struct mdl_machine *const mdl_machines[];
     "QEMU's words, exits 125 and writes no report.\n" \
     "replay: analyses a trace written by 'run --record' on any machine of the same ISA.\n" \
     "  --roi SYMBOL       only the calls of function SYMBOL (callees included), in the program\n" \
-    "                     (position independent or not) or a library it loads; repeatable\n" \
+    "                     (position independent or not) or a library it loads; repeatable. A\n" \
+    "                     SYMBOL no function has is refused with the closest name: before the\n" \
+    "                     run when the program is static (exit 2), when it ends otherwise\n" \
     "  --json FILE        the report as JSON; --html FILE: as a page\n" \
     "  --callgrind FILE   valgrind's callgrind format (KCachegrind, callgrind_annotate)\n" \
     "  --record FILE      (run) the event stream, for replay\n" \
@@ -937,6 +940,7 @@ struct run_cli {
     char roi_label[512];            /* the names, comma-separated */
     const char *json, *record, *html, *callgrind, *program, *trace;
     const char *sysroot;            /* run: QEMU's -L, given or found (NULL: none) */
+    bool dynamic;                   /* PROGRAM loads libraries: a --roi it lacks may be in one */
     bool quiet;                     /* no progress line */
     int sampling;                   /* 1: --sample, -1: --exact, 0: sampled past the exact part */
     struct sample_plan sample_plan;
@@ -1080,13 +1084,43 @@ static void roi_pairs(struct analysis_plan *plan, struct run_opts *ro, const uin
     dec_close(dec);
 }
 
-/* Every region's function was in the program or a library it mapped. */
-static bool regions_found(const struct run *r, const char *program, char *err, size_t errlen)
+/* Whether PROGRAM lacks NAME for want of a symbol table: a packaged program keeps only its
+ * exported symbols. */
+static bool stripped_of(const char *program, const char *name, enum mdl_isa isa)
+{
+    uint8_t *bytes = NULL;
+    size_t len;
+    uint64_t addr;
+    char why[512];
+    bool stripped = program && elfsym_is_elf(program) &&
+                    !elfsym_function(program, name, isa, &bytes, &len, &addr, why, sizeof why) &&
+                    strstr(why, "stripped");
+    free(bytes);
+    return stripped;
+}
+
+/* The error of a --roi NAME that no function of PROGRAM (AFTER_RUN: nor of the libraries it
+ * loaded) has: why it could not be found (a stripped program, and what would help), else the
+ * closest name known, CLOSE (NULL: none is close). */
+static void no_such_roi(char *err, size_t errlen, const char *name, const char *program, bool after_run,
+                        const char *close, enum mdl_isa isa)
+{
+    bool stripped = stripped_of(program, name, isa);
+    close = stripped ? NULL : close;
+    snprintf(err, errlen, "--roi '%s': no such function in '%s'%s%s%s%s%s", name, program,
+             after_run ? " or the libraries it loaded" : "",
+             stripped ? ": the program is stripped (install its debug symbols, e.g. the -dbgsym package, or name a "
+                        "function it exports)" : "",
+             close ? "; did you mean '" : "", close ? close : "", close ? "'?" : "");
+}
+
+/* Every region's function was in the program or a library it mapped. Checked when the stream
+ * has ended: a library may be mapped at any moment (dlopen), so no earlier one is final. */
+static bool regions_found(struct run *r, const char *program, char *err, size_t errlen)
 {
     const char *missing = run_missing_roi(r);
     if (!missing)
         return true;
-    snprintf(err, errlen, "no function '%s' in '%s' or the libraries it loaded", missing, program);
     /* a shim (a script, a launcher) that execs the real program: what the exec started ran natively */
     const char *exec = run_replaced_by(r);
     if (exec && *exec) {
@@ -1098,19 +1132,37 @@ static bool regions_found(const struct run *r, const char *program, char *err, s
                  "ran natively, outside the analysis", missing, program);
         return false;
     }
-    /* a packaged program keeps only its exported symbols: say so, and what would help */
-    uint8_t *bytes = NULL;
-    size_t len;
-    uint64_t addr;
-    char why[512];
-    if (program && elfsym_is_elf(program) &&
-        !elfsym_function(program, missing, (enum mdl_isa)run_machine(r)->isa, &bytes, &len, &addr, why, sizeof why) &&
-        strstr(why, "stripped"))
-        snprintf(err, errlen, "no function '%s' in '%s' or the libraries it loaded: the program is stripped (install "
-                              "its debug symbols, e.g. the -dbgsym package, or name a function it exports)",
-                 missing, program);
-    free(bytes);
+    char close[256];
+    bool near = run_closest_function(r, missing, close, sizeof close);
+    no_such_roi(err, errlen, missing, program, true, near ? close : NULL, (enum mdl_isa)run_machine(r)->isa);
     return false;
+}
+
+/* Before the run, each --roi is looked up in the program's own symbols, read as the run reads
+ * them (a separate debug file included). A static program maps no other object: a name it lacks
+ * is refused at once, with the closest it has. A program linked dynamically may call functions
+ * of the libraries it names or of those it loads with dlopen long after main has started
+ * (python3's 'import zlib' maps zlib then): a name it lacks is sought in each object as the
+ * guest maps it, and only the end of the run, the one moment no object can follow, shows it is
+ * nowhere (regions_found, with the closest name of every object mapped). False once said. */
+static bool roi_defined(const struct run_cli *o)
+{
+    if (!o->program || o->dynamic || !o->n_roi)
+        return true;
+    char err[PATH_MAX + 512], close[256];
+    struct symbols *s = symbols_new();
+    int m = s ? symbols_read_object(s, o->program, err, sizeof err) : -1;
+    bool ok = true;
+    for (unsigned i = 0; m >= 0 && ok && i < o->n_roi; i++) {
+        uint64_t lo, hi;
+        if (symbols_find(s, m, o->roi[i], &lo, &hi))
+            continue;
+        no_such_roi(err, sizeof err, o->roi[i], o->program, false,
+                    symbols_closest(s, o->roi[i], close, sizeof close) ? close : NULL, (enum mdl_isa)o->b.m->isa);
+        ok = say_error("%s", err);
+    }
+    symbols_free(s);        /* (an object it cannot read is the run's to name) */
+    return ok;
 }
 
 /* The program is checked, and the regions' names are kept for the run: a region's function is
@@ -1119,9 +1171,10 @@ static bool regions_found(const struct run *r, const char *program, char *err, s
 static bool resolve_roi(struct run_cli *o, struct analysis_plan *plan, struct run_opts *ro, char *err,
                         size_t errlen)
 {
-    bool pie;
-    if (o->program && !elfsym_check(o->program, (enum mdl_isa)o->b.m->isa, &pie, err, errlen))
+    struct elfsym_program kind = { .dynamic = true };
+    if (o->program && !elfsym_check(o->program, (enum mdl_isa)o->b.m->isa, &kind, err, errlen))
         return false;
+    o->dynamic = kind.dynamic;
     size_t n = 0;
     for (unsigned i = 0; i < o->n_roi; i++)
         n += (size_t)snprintf(o->roi_label + n, n < sizeof o->roi_label ? sizeof o->roi_label - n : 0, "%s%s",
@@ -1457,6 +1510,8 @@ static int cmd_run(int argc, char **argv)
         say_error("%s", err);
         return RUN_FAILED;
     }
+    if (!roi_defined(&o))
+        return 2;           /* a misspelled --roi is a usage error: the program has not started */
     catch_fatal_signals();
     struct safefile trace = { 0 };
     struct trace_writer tw;
@@ -1553,14 +1608,22 @@ static int cmd_replay(int argc, char **argv)
         trace_close(&t);
         return 1;
     }
+    if (!resolve_roi(&o, &plan, &ro, err, sizeof err)) {
+        say_error("%s", err);
+        trace_close(&t);
+        return 1;
+    }
+    if (!roi_defined(&o)) {
+        trace_close(&t);
+        return 2;           /* a misspelled --roi: a usage error, as before a run */
+    }
     struct console *con = console_new(!o.quiet && isatty(STDERR_FILENO));
     ro.progress = on_progress;
     ro.progress_ctx = con;
     struct run *r = NULL;
     struct run_source src = { .fd = -1, .free_fd = -1, .trace = &t };
-    bool ok = resolve_roi(&o, &plan, &ro, err, sizeof err) && (r = run_new(&ro, err, sizeof err)) &&
-              run_consume(r, &src, err, sizeof err) && regions_found(r, o.program ? o.program : t.program, err,
-                                                                     sizeof err);
+    bool ok = (r = run_new(&ro, err, sizeof err)) && run_consume(r, &src, err, sizeof err) &&
+              regions_found(r, o.program ? o.program : t.program, err, sizeof err);
     trace_close(&t);
     console_free(con);
     if (!ok) {

@@ -1,6 +1,7 @@
 /* The objects of one guest process as libdwfl sees them, each reported at the load bias of its
  * mapping: a pc's function and source line, and a function's address range by name. */
 #include "symbols.h"
+#include "suggest.h"
 #include <elfutils/libdwfl.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -183,7 +184,8 @@ static bool mapped_segment(Elf *elf, uint64_t offset, uint64_t len, GElf_Phdr *o
     return found;
 }
 
-/* The load bias of PATH mapped with its file offset OFFSET at ADDR, or a reason it has none. */
+/* The load bias of PATH mapped with its file offset OFFSET at ADDR (LEN 0: read, not mapped), or
+ * a reason it has none. */
 static const char *load_bias(const char *path, uint64_t addr, uint64_t len, uint64_t offset, uint64_t *bias)
 {
     /* a trace names its files: a FIFO or a device there must not block or be read */
@@ -201,6 +203,8 @@ static const char *load_bias(const char *path, uint64_t addr, uint64_t len, uint
     const char *problem = NULL;
     if (!elf || elf_kind(elf) != ELF_K_ELF)
         problem = "not an ELF object";
+    else if (!len)
+        *bias = 0;              /* read, not mapped: where its headers say */
     else if (!mapped_segment(elf, offset, len, &ph))
         problem = "no loadable segment at the mapped file offset";  /* not what a loader maps */
     else
@@ -298,6 +302,11 @@ int symbols_map(struct symbols *s, const char *path, uint64_t addr, uint64_t len
         return m;
     snprintf(err, errlen, "%s", s->mods[m].error);
     return -1;
+}
+
+int symbols_read_object(struct symbols *s, const char *path, char *err, size_t errlen)
+{
+    return symbols_map(s, path, 0, 0, 0, err, errlen);
 }
 
 /* ---- lookup ---------------------------------------------------------------------------------- */
@@ -469,6 +478,13 @@ static bool names(const char *symname, const char *name)
     return strncmp(symname, name, n) == 0 && (symname[n] == '\0' || symname[n] == '@');
 }
 
+/* A function or an indirect function the module defines: what a search by name finds. */
+static bool names_function(const GElf_Sym *sym)
+{
+    int type = GELF_ST_TYPE(sym->st_info);
+    return (type == STT_FUNC || type == STT_GNU_IFUNC) && sym->st_shndx != SHN_UNDEF;
+}
+
 static bool find_in(struct symbols_module *m, const char *name, uint64_t *lo, uint64_t *hi, bool *ifunc)
 {
     int n = dwfl_module_getsymtab(m->mod), best = -1;
@@ -477,15 +493,14 @@ static bool find_in(struct symbols_module *m, const char *name, uint64_t *lo, ui
         GElf_Addr addr;
         Elf *elf;
         const char *symname = dwfl_module_getsym_info(m->mod, i, &sym, &addr, NULL, &elf, NULL);
-        int type = symname ? GELF_ST_TYPE(sym.st_info) : STT_NOTYPE;
-        if ((type != STT_FUNC && type != STT_GNU_IFUNC) || sym.st_shndx == SHN_UNDEF || !names(symname, name))
+        if (!symname || !names_function(&sym) || !names(symname, name))
             continue;
         int rank = find_rank(elf, symname, &sym);
         if (rank > best) {
             best = rank;
             *lo = addr;
             *hi = addr + sym.st_size;
-            *ifunc = type == STT_GNU_IFUNC;
+            *ifunc = GELF_ST_TYPE(sym.st_info) == STT_GNU_IFUNC;
         }
     }
     return best >= 0;
@@ -499,6 +514,39 @@ bool symbols_find(struct symbols *s, int module, const char *name, uint64_t *lo,
         if (s->mods[i].mod && find_in(&s->mods[i], name, lo, hi, &ifunc))
             return true;
     return false;
+}
+
+/* Appends to *NAMES (*N of them, room for *CAP) a copy of every function name of module M, without
+ * its version: what a search by name is given. */
+static void function_names(struct symbols_module *m, char ***names, size_t *n, size_t *cap)
+{
+    int count = dwfl_module_getsymtab(m->mod);
+    for (int i = 1; i < count; i++) {
+        GElf_Sym sym;
+        GElf_Addr addr;
+        const char *symname = dwfl_module_getsym_info(m->mod, i, &sym, &addr, NULL, NULL, NULL);
+        if (!symname || !*symname || !names_function(&sym))
+            continue;
+        *names = grow(*names, cap, *n + 1, sizeof **names);
+        if (!((*names)[(*n)++] = strndup(symname, strcspn(symname, "@"))))
+            abort();
+    }
+}
+
+bool symbols_closest(struct symbols *s, const char *name, char *out, size_t outlen)
+{
+    char **names = NULL;
+    size_t n = 0, cap = 0;
+    for (int i = 0; i < s->nmods; i++)
+        if (s->mods[i].mod)
+            function_names(&s->mods[i], &names, &n, &cap);
+    const char *close = n ? suggest_closest(name, (const char *const *)names, n) : NULL;
+    if (close)
+        snprintf(out, outlen, "%s", close);
+    for (size_t i = 0; i < n; i++)
+        free(names[i]);
+    free(names);
+    return close != NULL;
 }
 
 bool symbols_is_ifunc(struct symbols *s, int module, const char *name)

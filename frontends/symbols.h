@@ -25,6 +25,11 @@ void symbols_free(struct symbols *s);
 int symbols_map(struct symbols *s, const char *path, uint64_t addr, uint64_t len, uint64_t offset,
                 char *err, size_t errlen);
 
+/* The object PATH read for its symbols alone, where its headers place it (a load bias of 0),
+ * holding no guest address: what a check of the program before it runs searches. Its index, or -1
+ * with ERR as symbols_map says it. */
+int symbols_read_object(struct symbols *s, const char *path, char *err, size_t errlen);
+
 struct symbols_at {
     int module;                 /* index, -1 when no mapped object holds the pc */
     const char *module_name;    /* the object's file name without directories ("libc.so.6") */
@@ -53,6 +58,11 @@ void symbols_lookup(struct symbols *s, uint64_t pc, struct symbols_at *out);
  * global over weak over local. For an IFUNC (glibc's memcpy, strlen) the range is its
  * resolver's: which implementation it picks is only known when the guest runs. */
 bool symbols_find(struct symbols *s, int module, const char *name, uint64_t *lo, uint64_t *hi);
+
+/* The name of a function (as symbols_find takes it: without a version) of any module that is
+ * closest to NAME (suggest.c's did-you-mean), the executable's first among equals, in OUT; false
+ * when none is close. */
+bool symbols_closest(struct symbols *s, const char *name, char *out, size_t outlen);
 
 /* Module MODULE's path, its load bias, and whether it is the executable (the first mapped).
  * NULL, 0 and false for an index that names no module. */

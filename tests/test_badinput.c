@@ -166,8 +166,8 @@ Test(badinput, shows_the_control_bytes_of_a_quoted_name_as_question_marks, .time
     struct run r = stderr_of("../build/mdlsim run --machine skylake --roi \"$(printf 'a\\033[31mb')\" -- "
                              "../build/programs/exact.x86 5 >/dev/null");
     cr_expect_eq(r.status, 125);
-    cr_expect(strstr(r.out, "mdlsim: error: no function 'a?[31mb' in '../build/programs/exact.x86' or the libraries "
-                            "it loaded\n"), "%s", r.out);
+    cr_expect(strstr(r.out, "mdlsim: error: --roi 'a?[31mb': no such function in '../build/programs/exact.x86' or "
+                            "the libraries it loaded\n"), "%s", r.out);
     cr_expect_null(strchr(r.out, 27), "an escape reached the terminal");
     free(r.out);
     r = stderr_of("../build/mdlsim block --mdl \"$(printf '%s/no\\033such.mdl' \"$MDLSIM_TMP\")\" --hex 90");

@@ -843,7 +843,8 @@ Test(mdlsim_run, refuses_missing_foreign_and_multithreaded_programs_with_a_messa
     expect_error("run --machine cortex-a72 -- ../build/programs/exact.x86",
                  "'../build/programs/exact.x86': not an AArch64 program (the machine is aarch64)");
     expect_error("run --machine skylake --roi no_such_function -- ../build/programs/exact.x86",
-                 "no function 'no_such_function' in '../build/programs/exact.x86' or the libraries it loaded");
+                 "--roi 'no_such_function': no such function in '../build/programs/exact.x86' or the libraries it "
+                 "loaded");
     expect_error("run --machine skylake --json $MDLSIM_TMP/mdlsim-t.json -- ../build/programs/threads.x86",
                  "the guest started a second thread: multi-threaded programs are not analysed (each thread "
                  "would need its own core model)");
@@ -1502,7 +1503,7 @@ Test(mdlsim_run, replays_a_region_of_a_pie_from_its_trace_alone)
     json_decref(o);
     char abs[PATH_MAX], msg[PATH_MAX + 128];
     cr_assert(realpath("../build/programs/exact.pie", abs));
-    snprintf(msg, sizeof msg, "no function 'no_such_function' in '%s' or the libraries it loaded", abs);
+    snprintf(msg, sizeof msg, "--roi 'no_such_function': no such function in '%s' or the libraries it loaded", abs);
     expect_error("replay --machine icelake --roi no_such_function $MDLSIM_TMP/mdlsim-pie.trace", msg);
     remove(scratch_path("mdlsim-pie.trace"));
     remove(scratch_path("mdlsim-pie-r.json"));
@@ -1777,9 +1778,81 @@ Test(mdlsim_run, says_a_region_cannot_be_found_in_a_stripped_program_and_why)
 {
     cr_assert_eq(system("strip -o $MDLSIM_TMP/mdlsim-stripped ../build/programs/exact.pie"), 0);
     expect_error("run --machine skylake --roi kernel_exact -- $MDLSIM_TMP/mdlsim-stripped 10",
-                 "no function 'kernel_exact' in '$MDLSIM_TMP/mdlsim-stripped' or the libraries it loaded: the program is "
-                 "stripped (install its debug symbols, e.g. the -dbgsym package, or name a function it exports)");
+                 "--roi 'kernel_exact': no such function in '$MDLSIM_TMP/mdlsim-stripped' or the libraries it "
+                 "loaded: the program is stripped (install its debug symbols, e.g. the -dbgsym package, or name a "
+                 "function it exports)");
     remove(scratch_path("mdlsim-stripped"));
+}
+
+/* A static program maps no other object: a --roi it lacks is a usage error before the program
+ * starts (it prints nothing), with the closest name it has, and no report is written. */
+Test(mdlsim_run, refuses_a_misspelled_roi_of_a_static_program_before_the_run_with_the_closest_name)
+{
+    static const char *const cases[][2] = {
+        { "--roi mian", "--roi 'mian': no such function in '../build/programs/exact.a64'; did you mean 'main'?" },
+        { "--roi kernel_exact --roi kernel_exatc",
+          "--roi 'kernel_exatc': no such function in '../build/programs/exact.a64'; did you mean 'kernel_exact'?" },
+        { "--roi xyzzy_plugh", "--roi 'xyzzy_plugh': no such function in '../build/programs/exact.a64'" },
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        char args[512];
+        snprintf(args, sizeof args, "run --machine cortex-a72 %s --json $MDLSIM_TMP/mdlsim-mian.json -- "
+                 "../build/programs/exact.a64 10", cases[i][0]);
+        expect_status_by("", args, 2, cases[i][1]);
+        struct run r = mdlsim(args);
+        cr_expect_str_eq(r.out, "", "%s: the program never ran", args);
+        free(r.out);
+        cr_expect_neq(access(scratch_path("mdlsim-mian.json"), F_OK), 0, "%s: no report", args);
+    }
+}
+
+/* A program linked dynamically may find a function in any library it maps, dlopen included: the
+ * name is sought in every object mapped, and one found nowhere is named when the run ends, with
+ * the closest function of all those objects (the program's or a library's). */
+Test(mdlsim_run, names_the_closest_function_of_every_object_mapped_for_a_roi_a_dynamic_program_lacks)
+{
+    static const char *const cases[][2] = {
+        { "kernel_exatc", "--roi 'kernel_exatc': no such function in '../build/programs/exact.x86' or the libraries it "
+                          "loaded; did you mean 'kernel_exact'?" },
+        { "memcyp", "--roi 'memcyp': no such function in '../build/programs/exact.x86' or the libraries it loaded; did "
+                    "you mean 'memcpy'?" },
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        char args[512];
+        snprintf(args, sizeof args, "run --machine skylake --roi %s --json $MDLSIM_TMP/mdlsim-exatc.json -- "
+                 "../build/programs/exact.x86 10", cases[i][0]);
+        expect_error(args, cases[i][1]);
+        cr_expect_neq(access(scratch_path("mdlsim-exatc.json"), F_OK), 0, "%s: no report", args);
+    }
+}
+
+/* The C library's strtol, which the dynamic program calls (atol inlined), is no function of the
+ * program: it is not refused before the run, and found where libc is mapped. */
+Test(mdlsim_run, takes_a_roi_that_only_a_library_of_a_dynamic_program_defines)
+{
+    json_t *o = run_json("--machine skylake --roi strtol --no-sensitivity --no-causality --json "
+                         "$MDLSIM_TMP/mdlsim-strtol.json -- ../build/programs/exact.x86 10",
+                         scratch_path("mdlsim-strtol.json"), "30\n");
+    cr_expect_str_eq(scope_name(o), "strtol");
+    cr_expect_gt(json_integer_value(json_object_get(o, "instructions")), 0, "strtol's instructions are modelled");
+    json_decref(o);
+    remove(scratch_path("mdlsim-strtol.json"));
+}
+
+/* replay checks the names in --program as run does; without it, when the trace has been read. */
+Test(mdlsim_run, refuses_a_misspelled_roi_of_a_static_program_before_its_replay)
+{
+    cr_assert_eq(mdlsim_into("run --machine cortex-a72 --record $MDLSIM_TMP/mdlsim-a64.trace -- "
+                             "../build/programs/exact.a64 10", "/dev/null"), 0);
+    expect_status_by("", "replay --machine cortex-a72 --roi kernel_exatc --program ../build/programs/exact.a64 "
+                     "--json $MDLSIM_TMP/mdlsim-exatc.json $MDLSIM_TMP/mdlsim-a64.trace", 2,
+                     "--roi 'kernel_exatc': no such function in '../build/programs/exact.a64'; did you mean "
+                     "'kernel_exact'?");
+    expect_error_around("replay --machine cortex-a72 --roi kernel_exatc --json $MDLSIM_TMP/mdlsim-exatc.json "
+                        "$MDLSIM_TMP/mdlsim-a64.trace", 1, "--roi 'kernel_exatc': no such function in '",
+                        "exact.a64' or the libraries it loaded; did you mean 'kernel_exact'?");
+    cr_expect_neq(access(scratch_path("mdlsim-exatc.json"), F_OK), 0, "no report");
+    remove(scratch_path("mdlsim-a64.trace"));
 }
 
 /* The page of a -g program names its functions and source lines too. */
@@ -2020,7 +2093,8 @@ Test(mdlsim_run, refuses_to_write_a_report_onto_a_link_or_a_device_and_leaves_th
     fclose(fp);
     expect_error("run --machine skylake --roi no_such_function --record $MDLSIM_TMP/mdlsim-keep.trace "
                  "-- ../build/programs/exact.x86 10",
-                 "no function 'no_such_function' in '../build/programs/exact.x86' or the libraries it loaded");
+                 "--roi 'no_such_function': no such function in '../build/programs/exact.x86' or the libraries it "
+                 "loaded");
     char *kept = slurp(scratch_path("mdlsim-keep.trace"));
     cr_expect_str_eq(kept, "kept");
     free(kept);

@@ -406,6 +406,14 @@ Test(resolve, suggests_the_closest_name_only_when_it_is_close)
     cr_expect_null(suggest_closest("x", names, 5));
 }
 
+/* "mian" is one swap from "main" and two substitutions from "mmap": the swap is the closer. */
+Test(resolve, counts_two_neighbours_swapped_as_one_edit)
+{
+    static const char *const names[] = { "mmap", "main" };
+    cr_expect_str_eq(suggest_closest("mian", names, 2), "main");
+    cr_expect_str_eq(suggest_closest("kernel_exatc", (const char *const[]){ "kernel_exact" }, 1), "kernel_exact");
+}
+
 /* ========================================= check =========================================== */
 
 Test(check, expands_compact_unit_sets_to_instances)

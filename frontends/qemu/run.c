@@ -303,6 +303,10 @@ const char *run_missing_roi(const struct run *r)
             return r->o.roi[i];
     return NULL;
 }
+bool run_closest_function(struct run *r, const char *name, char *out, size_t outlen)
+{
+    return symbols_closest(r->sym, name, out, outlen);
+}
 uint64_t run_executed(const struct run *r) { return r->total; }
 
 const char *run_replaced_by(const struct run *r) { return r->replaced ? r->exec_path : NULL; }

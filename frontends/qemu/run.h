@@ -58,6 +58,9 @@ bool run_consume(struct run *r, const struct run_source *src, char *err, size_t 
 const struct mdl_machine *run_machine(const struct run *r);
 /* The first region whose function no mapped object had, or NULL. */
 const char *run_missing_roi(const struct run *r);
+/* The function name closest to NAME (did-you-mean) among those of every object mapped so far, in
+ * OUT; false when none is close. */
+bool run_closest_function(struct run *r, const char *name, char *out, size_t outlen);
 /* The guest's exit code, or -1 if the stream ended without one. */
 int run_exit_code(const struct run *r);
 /* The instructions the stream has shown executing (0: the program never started). */

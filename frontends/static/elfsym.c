@@ -218,7 +218,35 @@ bool elfsym_complete(const char *path, char *err, size_t errlen)
     return problem == NULL;
 }
 
-bool elfsym_check(const char *path, enum mdl_isa isa, bool *pie, char *err, size_t errlen)
+/* Whether the dynamic section in segment PH of E names a library (DT_NEEDED). Read from the
+ * segment, as the loader does: a program's section headers may be gone. */
+static bool needs_library(Elf *e, const GElf_Phdr *ph)
+{
+    Elf_Data *data = elf_getdata_rawchunk(e, (int64_t)ph->p_offset, ph->p_filesz, ELF_T_DYN);
+    size_t n = data ? data->d_size / gelf_fsize(e, ELF_T_DYN, 1, EV_CURRENT) : 0;
+    GElf_Dyn dyn;
+    for (size_t i = 0; i < n && gelf_getdyn(data, (int)i, &dyn) && dyn.d_tag != DT_NULL; i++)
+        if (dyn.d_tag == DT_NEEDED)
+            return true;
+    return false;
+}
+
+/* Whether E is linked dynamically: an interpreter to load its libraries, or libraries named. */
+static bool linked_dynamically(Elf *e)
+{
+    size_t n;
+    if (elf_getphdrnum(e, &n) != 0)
+        return true;            /* unreadable: nothing may be concluded from what it lacks */
+    for (size_t i = 0; i < n; i++) {
+        GElf_Phdr ph;
+        if (gelf_getphdr(e, (int)i, &ph) &&
+            (ph.p_type == PT_INTERP || (ph.p_type == PT_DYNAMIC && needs_library(e, &ph))))
+            return true;
+    }
+    return false;
+}
+
+bool elfsym_check(const char *path, enum mdl_isa isa, struct elfsym_program *out, char *err, size_t errlen)
 {
     struct elfsym_file f;
     if (!open_file(path, &f, err, errlen))
@@ -229,7 +257,8 @@ bool elfsym_check(const char *path, enum mdl_isa isa, bool *pie, char *err, size
     if (problem)
         snprintf(err, errlen, "'%s': %s", path, problem);
     else
-        *pie = gelf_getehdr(f.elf, &eh) && eh.e_type == ET_DYN;
+        *out = (struct elfsym_program){ .pie = gelf_getehdr(f.elf, &eh) && eh.e_type == ET_DYN,
+                                        .dynamic = linked_dynamically(f.elf) };
     close_file(&f);
     return problem == NULL;
 }

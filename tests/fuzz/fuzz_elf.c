@@ -13,12 +13,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 static void read_functions(const char *path)
 {
     char err[512];
-    bool pie;
+    struct elfsym_program kind;
     uint8_t *bytes = NULL;
     size_t len;
     uint64_t addr;
     for (int isa = MDL_ISA_X86_64; isa <= MDL_ISA_AARCH64; isa++) {
-        elfsym_check(path, (enum mdl_isa)isa, &pie, err, sizeof err);
+        elfsym_check(path, (enum mdl_isa)isa, &kind, err, sizeof err);
         if (elfsym_function(path, "main", (enum mdl_isa)isa, &bytes, &len, &addr, err, sizeof err))
             free(bytes);
         bytes = NULL;
