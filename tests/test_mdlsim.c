@@ -1690,6 +1690,89 @@ Test(mdlsim_run, carries_a_callees_cost_to_its_caller_through_the_call_graph)
     remove(scratch_path("mdlsim-calls.cg"));
 }
 
+/* Event costs of one function in callgrind_annotate's table (Ir Cycles Crit L1m LLm Bm). */
+struct annotated {
+    char name[512];                 /* "file:function [object]" */
+    long long cost[6];
+};
+
+/* callgrind_annotate's functions for the callgrind FILE, self or inclusive costs, into OUT (MAX of
+ * them); their number. */
+static size_t annotate(const char *file, bool inclusive, struct annotated *out, size_t max)
+{
+    char cmd[512];
+    snprintf(cmd, sizeof cmd, "callgrind_annotate --threshold=100 --auto=no --inclusive=%s %s 2>&1",
+             inclusive ? "yes" : "no", file);
+    struct run r = capture(cmd);
+    cr_assert_eq(r.status, 0, "%s", r.out);
+    cr_expect_null(strstr(r.out, "WARNING"), "callgrind_annotate reads every line:\n%s", r.out);
+    const char *p = strstr(r.out, "file:function\n");
+    cr_assert(p, "no function table:\n%s", r.out);
+    p = strchr(strchr(p, '\n') + 1, '\n') + 1;  /* past the heading and its rule */
+    size_t n = 0;
+    for (const char *end; *p && *p != '\n' && n < max; p = end + 1, n++) {
+        end = strchr(p, '\n');
+        cr_assert(end);
+        for (int e = 0; e < 6; e++) {       /* "117,379 (100.0%)", or "0" */
+            long long v = 0;
+            for (p += strspn(p, " "); (*p >= '0' && *p <= '9') || *p == ','; p++)
+                v = *p == ',' ? v : 10 * v + (*p - '0');
+            out[n].cost[e] = v;
+            p += strspn(p, " ");
+            if (*p == '(')
+                p = strchr(p, ')') + 1;
+        }
+        p += strspn(p, " ");
+        snprintf(out[n].name, sizeof out[n].name, "%.*s", (int)(end - p), p);
+    }
+    free(r.out);
+    return n;
+}
+
+/* Every function's inclusive cost in callgrind_annotate --inclusive=yes (the sum of the calls it
+ * receives, when it receives any) is at least its own, event by event. */
+static void expect_inclusive_covers_self(const char *file)
+{
+    enum { MAX = 4096 };
+    struct annotated *self = calloc(MAX, sizeof *self), *incl = calloc(MAX, sizeof *incl);
+    cr_assert(self && incl);
+    size_t ns = annotate(file, false, self, MAX), ni = annotate(file, true, incl, MAX);
+    cr_expect_gt(ns, 0, "functions in %s", file);
+    cr_expect_eq(ns, ni, "the same functions, self and inclusive");
+    for (size_t i = 0; i < ns; i++) {
+        size_t k = 0;
+        while (k < ni && strcmp(incl[k].name, self[i].name))
+            k++;
+        cr_expect_lt(k, ni, "%s among the inclusive costs", self[i].name);
+        for (int e = 0; k < ni && e < 6; e++)
+            cr_expect_geq(incl[k].cost[e], self[i].cost[e], "%s: inclusive %lld below its own %lld (event %d)",
+                          self[i].name, incl[k].cost[e], self[i].cost[e], e);
+    }
+    free(self);
+    free(incl);
+}
+
+/* KCachegrind and callgrind_annotate --inclusive=yes take a function's inclusive cost as the sum
+ * of the calls it receives. It is never below its own cost: for memset, reached through the PLT
+ * (the first time through the lazy binding's resolver, which jumps to it), for ld.so's memset and
+ * the many small functions called from everywhere (calls rounded one by one added to less than
+ * their lines), for __libc_start_main calling itself, and for a recursive region entered from
+ * outside it (fib, which receives no call but its own). */
+Test(mdlsim_run, writes_callgrind_calls_that_carry_at_least_each_functions_own_cost)
+{
+    cr_assert_eq(mdlsim_into("run --machine skylake --no-sensitivity --callgrind $MDLSIM_TMP/mdlsim-memset.cg "
+                             "-- ../build/programs/copy.pie 16384 3", "/dev/null"), 0);
+    expect_inclusive_covers_self(scratch_path("mdlsim-memset.cg"));
+    char *cg = slurp(scratch_path("mdlsim-memset.cg"));
+    cr_expect(strstr(cg, "cfn=__memset_avx2_unaligned_erms\n"), "the calls of memset in the file");
+    free(cg);
+    cr_assert_eq(mdlsim_into("run --machine skylake --no-sensitivity --roi fib --callgrind $MDLSIM_TMP/mdlsim-fib.cg "
+                             "-- ../build/programs/recurse.pie 12", "/dev/null"), 0);
+    expect_inclusive_covers_self(scratch_path("mdlsim-fib.cg"));
+    remove(scratch_path("mdlsim-memset.cg"));
+    remove(scratch_path("mdlsim-fib.cg"));
+}
+
 /* The cycles of REPORT's instructions and of its functions add up to its cycles: the JSON writes
  * every number with the digits it takes to read back exactly. */
 static void expect_rows_add_up(json_t *o)
