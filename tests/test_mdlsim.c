@@ -869,34 +869,50 @@ Test(mdlsim_run, writes_a_self_contained_html_report)
     cr_expect_null(strstr(buf, "<script src"), "self-contained: nothing loaded from elsewhere");
 }
 
-/* JSON numbers take a path of their own for the common case; it must write what printf does,
- * ties included (binary fractions such as 0.125, and values that round up a power of ten). */
-Test(report, writes_numbers_as_printf_g6_does)
+/* The JSON numbers' format, the slow way: "%.15g", "%.16g", "%.17g", the first that reads back. */
+static void round_trip_by_printf(char *buf, double x)
+{
+    for (int digits = 15; digits <= 17; digits++) {
+        snprintf(buf, 32, "%.*g", digits, x);
+        if (strtod(buf, NULL) == x)
+            return;
+    }
+}
+
+/* JSON numbers take a path of their own for the common case (short decimals); it must write what
+ * printf does, and every number must read back as the double it was. */
+Test(report, writes_numbers_in_the_fewest_digits_that_read_back_exactly)
 {
     char mine[32], libc[32];
     unsigned seed = 1, differ = 0;
     for (unsigned i = 0; i < 300000; i++) {
         seed = seed * 1103515245u + 12345u;
         double u = (seed >> 8) / 16777216.0, x;
-        switch (i % 5) {
+        switch (i % 7) {
         case 0: x = u; break;
         case 1: x = exp(u * 30 - 15); break;
         case 2: x = (seed >> 11) % 2000000 / 8.0; break;
         case 3: x = -exp(u * 20 - 10); break;
-        default: x = (seed >> 4) % 100000000 / 1e7; break;
+        case 4: x = (seed >> 4) % 100000000 / 1e7; break;
+        case 5: x = (seed >> 2) % 1000000000 / 1e4 + 1e10; break;
+        default: x = (double)((seed >> 8) % 1000) / 3; break;
         }
-        view_json_g6(mine, x);
-        snprintf(libc, sizeof libc, "%.6g", x);
+        view_json_number(mine, x);
+        round_trip_by_printf(libc, x);
         differ += strcmp(mine, libc) != 0;
         cr_expect_str_eq(mine, libc, "%.17g", x);
+        cr_expect_eq(strtod(mine, NULL), x, "%s reads back as %.17g", mine, x);
         if (differ > 5)
             break;
     }
-    const double edges[] = { 0.5, 2.5, 999999.5, 999999.4, 99999.95, 9.9999995, 0.0001, 9.99999e-5, 1e-4, 1e6 };
+    const double edges[] = { 0.5, 2.5, 999999.5, 999999.4, 99999.95, 9.9999995, 0.0001, 9.99999e-5, 1e-4, 1e6,
+                             0.1, 0.3, 0.1 + 0.2, 1.0 / 3, 2.0 / 3, 1e15 - 0.5, 1e15, 1e15 + 1, 123456789012345.6,
+                             12345678901234.56, 0.00012, 1e-300, 1.7976931348623157e308, -0.25, 4.35, 216487.304897 };
     for (unsigned i = 0; i < sizeof edges / sizeof *edges; i++) {
-        view_json_g6(mine, edges[i]);
-        snprintf(libc, sizeof libc, "%.6g", edges[i]);
+        view_json_number(mine, edges[i]);
+        round_trip_by_printf(libc, edges[i]);
         cr_expect_str_eq(mine, libc, "%.17g", edges[i]);
+        cr_expect_eq(strtod(mine, NULL), edges[i], "%s reads back as %.17g", mine, edges[i]);
     }
 }
 
@@ -1680,6 +1696,119 @@ Test(mdlsim_run, carries_a_callees_cost_to_its_caller_through_the_call_graph)
     cr_expect(strstr(cg, "cfn=kernel_gemm\ncalls=1 "), "the call in the callgrind file");
     free(cg);
     remove(scratch_path("mdlsim-calls.cg"));
+}
+
+/* Event costs of one function in callgrind_annotate's table (Ir Cycles Crit L1m LLm Bm). */
+struct annotated {
+    char name[512];                 /* "file:function [object]" */
+    long long cost[6];
+};
+
+/* callgrind_annotate's functions for the callgrind FILE, self or inclusive costs, into OUT (MAX of
+ * them); their number. */
+static size_t annotate(const char *file, bool inclusive, struct annotated *out, size_t max)
+{
+    char cmd[512];
+    snprintf(cmd, sizeof cmd, "callgrind_annotate --threshold=100 --auto=no --inclusive=%s %s 2>&1",
+             inclusive ? "yes" : "no", file);
+    struct run r = capture(cmd);
+    cr_assert_eq(r.status, 0, "%s", r.out);
+    cr_expect_null(strstr(r.out, "WARNING"), "callgrind_annotate reads every line:\n%s", r.out);
+    const char *p = strstr(r.out, "file:function\n");
+    cr_assert(p, "no function table:\n%s", r.out);
+    p = strchr(strchr(p, '\n') + 1, '\n') + 1;  /* past the heading and its rule */
+    size_t n = 0;
+    for (const char *end; *p && *p != '\n' && n < max; p = end + 1, n++) {
+        end = strchr(p, '\n');
+        cr_assert(end);
+        for (int e = 0; e < 6; e++) {       /* "117,379 (100.0%)", or "0" */
+            long long v = 0;
+            for (p += strspn(p, " "); (*p >= '0' && *p <= '9') || *p == ','; p++)
+                v = *p == ',' ? v : 10 * v + (*p - '0');
+            out[n].cost[e] = v;
+            p += strspn(p, " ");
+            if (*p == '(')
+                p = strchr(p, ')') + 1;
+        }
+        p += strspn(p, " ");
+        snprintf(out[n].name, sizeof out[n].name, "%.*s", (int)(end - p), p);
+    }
+    free(r.out);
+    return n;
+}
+
+/* Every function's inclusive cost in callgrind_annotate --inclusive=yes (the sum of the calls it
+ * receives, when it receives any) is at least its own, event by event. */
+static void expect_inclusive_covers_self(const char *file)
+{
+    enum { MAX = 4096 };
+    struct annotated *self = calloc(MAX, sizeof *self), *incl = calloc(MAX, sizeof *incl);
+    cr_assert(self && incl);
+    size_t ns = annotate(file, false, self, MAX), ni = annotate(file, true, incl, MAX);
+    cr_expect_gt(ns, 0, "functions in %s", file);
+    cr_expect_eq(ns, ni, "the same functions, self and inclusive");
+    for (size_t i = 0; i < ns; i++) {
+        size_t k = 0;
+        while (k < ni && strcmp(incl[k].name, self[i].name))
+            k++;
+        cr_expect_lt(k, ni, "%s among the inclusive costs", self[i].name);
+        for (int e = 0; k < ni && e < 6; e++)
+            cr_expect_geq(incl[k].cost[e], self[i].cost[e], "%s: inclusive %lld below its own %lld (event %d)",
+                          self[i].name, incl[k].cost[e], self[i].cost[e], e);
+    }
+    free(self);
+    free(incl);
+}
+
+/* KCachegrind and callgrind_annotate --inclusive=yes take a function's inclusive cost as the sum
+ * of the calls it receives. It is never below its own cost: for memset, reached through the PLT
+ * (the first time through the lazy binding's resolver, which jumps to it), for ld.so's memset and
+ * the many small functions called from everywhere (calls rounded one by one added to less than
+ * their lines), for __libc_start_main calling itself, and for a recursive region entered from
+ * outside it (fib, which receives no call but its own). */
+Test(mdlsim_run, writes_callgrind_calls_that_carry_at_least_each_functions_own_cost)
+{
+    cr_assert_eq(mdlsim_into("run --machine skylake --no-sensitivity --callgrind $MDLSIM_TMP/mdlsim-memset.cg "
+                             "-- ../build/programs/copy.pie 16384 3", "/dev/null"), 0);
+    expect_inclusive_covers_self(scratch_path("mdlsim-memset.cg"));
+    char *cg = slurp(scratch_path("mdlsim-memset.cg"));
+    cr_expect(strstr(cg, "cfn=__memset_avx2_unaligned_erms\n"), "the calls of memset in the file");
+    free(cg);
+    cr_assert_eq(mdlsim_into("run --machine skylake --no-sensitivity --roi fib --callgrind $MDLSIM_TMP/mdlsim-fib.cg "
+                             "-- ../build/programs/recurse.pie 12", "/dev/null"), 0);
+    expect_inclusive_covers_self(scratch_path("mdlsim-fib.cg"));
+    remove(scratch_path("mdlsim-memset.cg"));
+    remove(scratch_path("mdlsim-fib.cg"));
+}
+
+/* The cycles of REPORT's instructions and of its functions add up to its cycles: the JSON writes
+ * every number with the digits it takes to read back exactly. */
+static void expect_rows_add_up(json_t *o)
+{
+    double cycles = num_of(o, "cycles"), rows = 0, fns = 0;
+    json_t *x;
+    size_t i;
+    json_array_foreach(json_object_get(o, "table"), i, x)
+        rows += num_of(x, "cycles");
+    json_array_foreach(json_object_get(o, "functions"), i, x)
+        fns += num_of(x, "cycles");
+    cr_expect_gt(cycles, 0);
+    cr_expect_leq(fabs(rows - cycles), 1e-9 * cycles, "instructions: %.17g, total %.17g", rows, cycles);
+    cr_expect_leq(fabs(fns - cycles), 1e-9 * cycles, "functions: %.17g, total %.17g", fns, cycles);
+}
+
+Test(mdlsim_run, writes_json_whose_instructions_and_functions_add_up_to_its_cycles)
+{
+    json_t *run = run_json("--machine skylake --no-sensitivity --record $MDLSIM_TMP/mdlsim-sum.trace --json "
+                           "$MDLSIM_TMP/mdlsim-sum.json -- ../build/programs/copy.pie 16384 3",
+                           scratch_path("mdlsim-sum.json"), NULL);
+    expect_rows_add_up(run);
+    json_t *replay = replay_json("--machine skylake --no-sensitivity --roi kernel_fill --json $MDLSIM_TMP/mdlsim-sum-replay.json "
+                                 "$MDLSIM_TMP/mdlsim-sum.trace", scratch_path("mdlsim-sum-replay.json"));
+    expect_rows_add_up(replay);
+    json_decref(run);
+    json_decref(replay);
+    remove(scratch_path("mdlsim-sum.trace"));
 }
 
 /* ---- programs as users build them: dynamically linked, failing to start, running long ------------ */

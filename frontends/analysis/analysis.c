@@ -440,28 +440,71 @@ static void self_costs(const struct result_function *f, double *c)
     c[RESULT_EV_BM] = (double)f->mispredicts;
 }
 
-/* Inclusive costs, callees first (a depth-first walk; STATE 1: on the path, 2: done): a callee's
- * inclusive cost is shared among its callers in proportion to their calls; a call back into a
- * function on the path (recursion) carries nothing. */
-static void inclusive(struct result *r, size_t f, const size_t *first, unsigned char *state)
+/* The walk of the call graph for inclusive costs. A call "carries" when its site is a row of some
+ * function (the views write it there) and it does not close a recursion: the calls carrying into a
+ * function share out its whole inclusive cost, which is what callgrind_annotate --inclusive=yes and
+ * KCachegrind read as its inclusive cost (the sum of the calls it receives). */
+struct walk {
+    const size_t *first;            /* [n_functions + 1]: where each function's calls begin */
+    unsigned char *state;           /* per function, 0: not seen, 1: on the path, 2: done */
+    uint64_t *carrying, *closing;   /* per function: the calls into it that carry, that close a recursion */
+    bool *closes;                   /* per call: it closes a recursion */
+};
+
+static bool call_counts(const struct result *r, const struct result_call *c)
 {
-    state[f] = 1;
+    return c->callee != SIZE_MAX && c->site_row != SIZE_MAX && r->rows[c->site_row].module &&
+           r->rows[c->site_row].executions;
+}
+
+/* Inclusive costs, callees first (depth first): a callee's inclusive cost is shared among the calls
+ * carrying into it in proportion to their counts; a call back into a function on the path (a
+ * recursion) carries nothing and is not counted in the shares. Every call into a function that
+ * could close a recursion is seen before the function is done, so its carrying count is final
+ * when a caller takes its share. */
+static void inclusive(struct result *r, size_t f, struct walk *w)
+{
+    w->state[f] = 1;
     struct result_function *fn = &r->functions[f];
     self_costs(fn, fn->incl);
-    for (size_t i = first[f]; i < first[f + 1]; i++) {
+    for (size_t i = w->first[f]; i < w->first[f + 1]; i++) {
         struct result_call *c = &r->calls[i];
-        if (c->callee == SIZE_MAX || c->callee == f || state[c->callee] == 1)
+        if (!call_counts(r, c))
             continue;
-        if (state[c->callee] == 0)
-            inclusive(r, c->callee, first, state);
+        if (c->callee == f || w->state[c->callee] == 1) {
+            w->closes[i] = true;
+            w->carrying[c->callee] -= c->count;
+            w->closing[c->callee] += c->count;
+            continue;
+        }
+        if (w->state[c->callee] == 0)
+            inclusive(r, c->callee, w);
         const struct result_function *g = &r->functions[c->callee];
-        double share = g->calls_in ? (double)c->count / (double)g->calls_in : 0;
+        double share = w->carrying[c->callee] ? (double)c->count / (double)w->carrying[c->callee] : 0;
         for (int e = 0; e < RESULT_EVENTS; e++) {
             c->incl[e] = share * g->incl[e];
             fn->incl[e] += c->incl[e];
         }
     }
-    state[f] = 2;
+    w->state[f] = 2;
+}
+
+/* The calls the walk left: those of no known caller (code outside any symbol) take their share;
+ * those closing a recursion carry the function's inclusive cost when no other call does (a
+ * recursive region entered from outside it): else a reader summing the calls a function receives
+ * would find less than its own cost. Neither adds to its caller's inclusive cost. */
+static void inclusive_rest(struct result *r, const struct walk *w)
+{
+    for (size_t i = 0; i < r->n_calls; i++) {
+        struct result_call *c = &r->calls[i];
+        if (!call_counts(r, c) || (c->caller != SIZE_MAX && !w->closes[i]))
+            continue;
+        const struct result_function *g = &r->functions[c->callee];
+        uint64_t among = w->closes[i] ? (w->carrying[c->callee] ? 0 : w->closing[c->callee]) : w->carrying[c->callee];
+        double share = among ? (double)c->count / (double)among : 0;
+        for (int e = 0; e < RESULT_EVENTS; e++)
+            c->incl[e] = share * g->incl[e];
+    }
 }
 
 static int by_caller(const void *a, const void *b)
@@ -490,20 +533,29 @@ static void calls(struct result *r)
     free(ix.f);
     if (r->n_calls)
         qsort(r->calls, r->n_calls, sizeof *r->calls, by_caller);
-    size_t *first = malloc((r->n_functions + 2) * sizeof *first);
-    unsigned char *state = calloc(r->n_functions + 1, 1);
-    if (!first || !state)
+    size_t n = r->n_functions;
+    size_t *first = malloc((n + 2) * sizeof *first);
+    struct walk w = { first, calloc(n + 1, 1), calloc(n + 1, sizeof *w.carrying), calloc(n + 1, sizeof *w.closing),
+                      calloc(r->n_calls + 1, sizeof *w.closes) };
+    if (!first || !w.state || !w.carrying || !w.closing || !w.closes)
         abort();
-    for (size_t f = 0, i = 0; f <= r->n_functions; f++) {
+    for (size_t f = 0, i = 0; f <= n; f++) {
         while (i < r->n_calls && r->calls[i].caller < f)
             i++;
         first[f] = i;
     }
-    for (size_t f = 0; f < r->n_functions; f++)
-        if (!state[f])
-            inclusive(r, f, first, state);
+    for (size_t i = 0; i < r->n_calls; i++)
+        if (call_counts(r, &r->calls[i]))
+            w.carrying[r->calls[i].callee] += r->calls[i].count;
+    for (size_t f = 0; f < n; f++)
+        if (!w.state[f])
+            inclusive(r, f, &w);
+    inclusive_rest(r, &w);
     free(first);
-    free(state);
+    free(w.state);
+    free(w.carrying);
+    free(w.closing);
+    free(w.closes);
 }
 
 /* Rows of one function are adjacent in a run's table (by address) or a block's (in order): a

@@ -74,7 +74,8 @@ enum { RESULT_EV_IR, RESULT_EV_CYCLES, RESULT_EV_CRIT, RESULT_EV_L1M, RESULT_EV_
 
 /* A function's totals over the scope: its rows summed (self: what its own instructions cost), and
  * inclusive of what its calls cost, shared out as gprof does: a callee's inclusive cost goes to its
- * callers in proportion to the calls each made (calls closing a recursion carry nothing). */
+ * callers in proportion to the calls each made (calls closing a recursion carry nothing, unless no
+ * other call reaches the function: the calls it receives always carry its whole inclusive cost). */
 struct result_function {
     const char *module, *name;      /* name NULL: the module's code outside any symbol */
     uint64_t lo;                    /* its start (named functions) */
@@ -94,7 +95,8 @@ struct result_line {
 };
 
 /* The calls from one call site to one function, counted; CALLER, CALLEE index functions (SIZE_MAX:
- * unknown) and INCL is the share of the callee's inclusive cost they carry (analysis_finish). */
+ * unknown) and INCL is the share of the callee's inclusive cost they carry (analysis_finish): the
+ * calls into a function from sites in the views' rows carry its whole inclusive cost together. */
 struct result_call {
     uint64_t site, callee_lo, count;
     size_t site_row, caller, callee;

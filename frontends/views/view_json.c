@@ -89,64 +89,74 @@ static void jstr(struct jw *out, const char *s)
     jw_char(out, '"');
 }
 
-/* The common case of "%.6g" without printf (a tenth of the time): 1e-4 <= |x| < 1e6 scaled to
- * six digits, rounded half to even. The scaling rounds once, by at most 1.2e-10 below 1e6, so
- * only a fraction within 1e-9 of a half could round otherwise than printf, which rounds the exact
- * value: those, and every other case, go to printf. */
-void view_json_g6(char *buf, double x)
+/* X as "%.15g", "%.16g" or "%.17g" writes it, the first that reads back as X: no more digits than
+ * it takes for a script summing a report's rows to get the report's totals. */
+static void round_trip(char *buf, double x)
 {
-    static const double pow10[] = { 1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9 };
-    double a = x < 0 ? -x : x;
-    int e = -5;
-    while (e < 6 && a >= (e < 0 ? 1 / pow10[-e] : pow10[e]))
-        e++;
-    e--;                                    /* 10^e <= a < 10^(e+1) */
-    double y = e >= -4 && e <= 5 ? a * pow10[5 - e] : 0, f = y - floor(y);
-    if (e < -4 || e > 5 || y < 1e5 || y >= 1e6 || (f > 0.5 - 1e-9 && f < 0.5 + 1e-9)) {
-        snprintf(buf, 32, "%.6g", x);
-        return;
-    }
-    long r = (long)floor(y) + (f > 0.5);
-    if (r == 1000000) {                     /* rounded up to the next power of ten */
-        r = 100000;
-        if (++e > 5) {
-            snprintf(buf, 32, "%.6g", x);
+    for (int digits = 15; digits < 17; digits++) {
+        snprintf(buf, 32, "%.*g", digits, x);
+        if (strtod(buf, NULL) == x)
             return;
+    }
+    snprintf(buf, 32, "%.17g", x);
+}
+
+/* The decimal of N / 10^K (N < 2^53, K <= 15) without its trailing zeros, into BUF. */
+static void fixed(char *buf, bool negative, uint64_t n, int k)
+{
+    char digits[24], *p = buf;
+    int len = 0;
+    do
+        digits[len++] = (char)('0' + n % 10);
+    while (n /= 10);
+    while (len <= k)                        /* a leading "0." and zeros: 0.00012 is 12 / 10^5 */
+        digits[len++] = '0';
+    if (negative)
+        *p++ = '-';
+    for (int i = len - 1; i >= k; i--)
+        *p++ = digits[i];
+    int last = 0;                           /* the last fractional digit kept */
+    while (last < k && digits[last] == '0')
+        last++;
+    if (last < k) {
+        *p++ = '.';
+        for (int i = k - 1; i >= last; i--)
+            *p++ = digits[i];
+    }
+    *p = 0;
+}
+
+/* The common case without printf (a tenth of the time): a short decimal N / 10^K that reads back
+ * as X. N / 10^K is then the nearest double to that decimal (both exact, the division rounded
+ * once), and "%.15g" writes it as it is when it has at most 15 digits and 1e-4 <= |X| < 1e15 (no
+ * exponent): X lies within half an ulp of it, far below the fifteenth digit. Every other number
+ * goes to printf. */
+void view_json_number(char *buf, double x)
+{
+    static const double pow10[] = { 1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13,
+                                    1e14, 1e15 };
+    double a = x < 0 ? -x : x;
+    if (a >= 1e-4 && a < 1e15) {
+        for (int k = 0; k <= 15; k++) {
+            double y = a * pow10[k];
+            if (y >= 1e15)                  /* 16 digits or more */
+                break;
+            if (y == floor(y) && y / pow10[k] == a) {
+                fixed(buf, x < 0, (uint64_t)y, k);
+                return;
+            }
         }
     }
-    char digits[7], *p = buf;
-    for (int i = 5; i >= 0; i--, r /= 10)
-        digits[i] = (char)('0' + r % 10);
-    digits[6] = 0;
-    if (x < 0)
-        *p++ = '-';
-    if (e < 0) {
-        *p++ = '0';
-        *p++ = '.';
-        for (int i = -1; i > e; i--)
-            *p++ = '0';
-        memcpy(p, digits, 7);
-    } else {
-        memcpy(p, digits, (size_t)e + 1);
-        p += e + 1;
-        *p++ = '.';
-        memcpy(p, digits + e + 1, 6 - (size_t)e);
-    }
-    /* trailing zeros go, and the point with them when nothing follows it */
-    size_t n = strlen(buf);
-    while (n > 0 && buf[n - 1] == '0')
-        buf[--n] = 0;
-    if (n > 0 && buf[n - 1] == '.')
-        buf[--n] = 0;
+    round_trip(buf, x);
 }
 
 /* Most numbers of a report are small integers (indices, counts, whole cycles): they skip
- * printf's floating-point path. */
+ * printf's floating-point path. A NaN or an infinity has no JSON number: null. */
 static void jnum(struct jw *out, double x)
 {
-    if (x != x || x > 1e300 || x < -1e300) {
+    if (!isfinite(x)) {
         jw_str(out, "null");
-    } else if (x == (double)(long)x && x < 1e6 && x > -1e6) {
+    } else if (x == (double)(long)x && x < 1e15 && x > -1e15) {
         char buf[24], *p = buf + sizeof buf;
         long v = (long)x;
         unsigned long u = v < 0 ? 0ul - (unsigned long)v : (unsigned long)v;
@@ -159,7 +169,7 @@ static void jnum(struct jw *out, double x)
         jw_str(out, p);
     } else {
         char buf[32];
-        view_json_g6(buf, x);
+        view_json_number(buf, x);
         jw_str(out, buf);
     }
 }

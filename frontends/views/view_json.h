@@ -11,7 +11,8 @@
 bool view_json(FILE *out, const struct result *r);
 /* A block that could not be analysed, in --hex-file's output: its label and the message. */
 void view_json_error(FILE *out, const char *label, const char *msg);
-/* X as printf's "%.6g" writes it, into BUF (at least 32 bytes); the JSON numbers' format. */
-void view_json_g6(char *buf, double x);
+/* X as the JSON numbers write it, into BUF (at least 32 bytes): "%.15g", "%.16g" or "%.17g", the
+ * first that reads back as X (the shortest that does, up to 15 digits). */
+void view_json_number(char *buf, double x);
 
 #endif

@@ -15,8 +15,8 @@ import sys
 import tempfile
 from html.parser import HTMLParser
 
-REL = 1e-5          # data-* and JSON numbers are both "%.6g": equal but for parsing
-SUM_TOL = 1e-4      # the top-down leaves add to 1 within the rounding of six digits each
+REL = 1e-5          # data-* are "%.6g", JSON numbers exact: equal within the page's six digits
+SUM_TOL = 1e-4      # the top-down leaves (the page's, six digits each) add to 1 within their rounding
 VOID = {"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "source", "track", "wbr"}
 
 
