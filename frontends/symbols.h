@@ -40,9 +40,11 @@ struct symbols_at {
  * The function is the code symbol with a size covering the pc that starts nearest below it; among
  * aliases, as libdwfl picks them, global before weak before local ("_IO_fwrite", not "fwrite"); a
  * default version's "@@VERSION" is dropped ("memcpy", but "memcpy@GLIBC_2.2.5" for a compatibility
- * version). A symbol without a size (an assembly label) names nothing. Each module's symbol table
- * is read from libdwfl once, at its first lookup, and sorted: a lookup is two binary searches and
- * libdw's line table search. */
+ * version). A code symbol without a size (hand-written assembly without .size, crti's _init)
+ * reaches, as perf makes it reach (symbols__fixup_end), up to the next symbol's start or the end
+ * of its section, whichever comes first; among aliases one with a size wins. Each module's symbol
+ * table is read from libdwfl once, at its first lookup, and sorted: a lookup is two binary
+ * searches and libdw's line table search. */
 void symbols_lookup(struct symbols *s, uint64_t pc, struct symbols_at *out);
 
 /* The guest address range [*LO, *HI) of function NAME in module MODULE (-1: any module, the

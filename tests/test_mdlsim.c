@@ -1775,6 +1775,36 @@ Test(mdlsim_run, says_a_region_cannot_be_found_in_a_stripped_program_and_why)
     remove(scratch_path("mdlsim-stripped"));
 }
 
+/* Hand-written assembly without .size is named as perf names it (tests/programs/nosize.c): a
+ * function symbol of size 0 up to the next symbol, a label up to its section's end. */
+Test(mdlsim_run, names_assembly_functions_that_have_no_size)
+{
+    static const char *const cases[][2] = { { "skylake", "nosize.pie" }, { "cortex-a72", "nosize.a64dyn" } };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        char args[512], report[64];
+        snprintf(report, sizeof report, "mdlsim-nosize-%zu.json", i);
+        snprintf(args, sizeof args, "--machine %s --no-sensitivity --json $MDLSIM_TMP/%s -- ../build/programs/%s 1000",
+                 cases[i][0], report, cases[i][1]);
+        json_t *o = run_json(args, scratch_path(report), "3001\n"), *row;
+        size_t k, loop = 0, tail = 0;
+        json_array_foreach(json_object_get(o, "table"), k, row) {
+            const char *module = json_string_value(json_object_get(row, "module"));
+            const char *function = json_string_value(json_object_get(row, "function"));
+            if (!module || strcmp(module, cases[i][1]))
+                continue;
+            if (json_integer_value(json_object_get(row, "executions")) == 1000) {
+                loop++;
+                cr_expect(function && !strcmp(function, "nosize_sum"), "%s: the loop is nosize_sum's, not %s",
+                          cases[i][1], function ? function : "nameless");
+            }
+            tail += function && !strcmp(function, "nosize_tail");
+        }
+        cr_expect_eq(loop, 3, "%s: the loop's three instructions", cases[i][1]);
+        cr_expect_eq(tail, 2, "%s: nosize_tail's add and return", cases[i][1]);
+        json_decref(o);
+    }
+}
+
 /* The page of a -g program names its functions and source lines too. */
 Test(mdlsim_run, names_functions_and_source_lines_on_the_page_of_a_debug_build)
 {
