@@ -36,6 +36,7 @@ struct symbols_module {
     struct symbols_fn *fns;     /* sorted by start, then rank */
     size_t nfns;
     bool fns_read;
+    uint64_t entry;             /* its entry point (_start) at guest addresses, 0: none (read with FNS) */
 };
 
 /* Guest addresses [lo, hi) hold MODULE: a node of the tree of ranges. */
@@ -400,6 +401,10 @@ static void read_functions(struct symbols_module *m)
     int n = dwfl_module_getsymtab(m->mod);
     size_t cap = 0;
     m->fns_read = true;
+    Dwarf_Addr bias;
+    Elf *main_elf = dwfl_module_getelf(m->mod, &bias);
+    GElf_Ehdr eh;
+    m->entry = main_elf && gelf_getehdr(main_elf, &eh) && eh.e_entry ? eh.e_entry + bias : 0;
     for (int i = 1; i < n; i++) {
         GElf_Sym sym;
         GElf_Addr addr;
@@ -446,6 +451,29 @@ static void source_line(Dwfl_Module *mod, uint64_t pc, struct symbols_at *out)
     }
 }
 
+/* The stretch [*LO, *HI) around PC that no symbol of M covers (function_at found none): from the
+ * end of the symbols below to the next one's start, within PC's section (objdump -d prints a
+ * section of a stripped object as one such stretch), and split at the entry point: _start, where
+ * no call goes, starts a function as surely as a symbol would. */
+static void unnamed_stretch(const struct symbols_module *m, uint64_t pc, uint64_t *lo, uint64_t *hi)
+{
+    size_t i = first_above(m->fns, m->nfns, sizeof *m->fns, pc);
+    *lo = i > 0 ? m->fns[i - 1].reach : 0;
+    *hi = i < m->nfns ? m->fns[i].lo : UINT64_MAX;
+    Dwarf_Addr in_section = pc, bias;
+    Elf_Scn *scn = dwfl_module_address_section(m->mod, &in_section, &bias);
+    GElf_Shdr sh;
+    if (scn && gelf_getshdr(scn, &sh) && in_section <= pc) {
+        uint64_t start = pc - in_section;
+        *lo = start > *lo ? start : *lo;
+        *hi = sh.sh_size < *hi - start ? start + sh.sh_size : *hi;
+    }
+    if (m->entry > *lo && m->entry <= pc)
+        *lo = m->entry;
+    else if (m->entry > pc && m->entry < *hi)
+        *hi = m->entry;
+}
+
 void symbols_lookup(struct symbols *s, uint64_t pc, struct symbols_at *out)
 {
     *out = (struct symbols_at){ .module = module_at(s, pc) };
@@ -455,12 +483,16 @@ void symbols_lookup(struct symbols *s, uint64_t pc, struct symbols_at *out)
     out->module_name = m->name;
     if (!m->mod)
         return;
+    out->in_object = true;
+    out->address = pc - m->bias;
     const struct symbols_fn *fn = function_at(m, pc);
     if (fn) {
         out->function = fn->name;
         out->offset = pc - fn->lo;
         out->fn_lo = fn->lo;
         out->fn_hi = fn->hi;
+    } else {
+        unnamed_stretch(m, pc, &out->fn_lo, &out->fn_hi);
     }
     source_line(m->mod, pc, out);
 }

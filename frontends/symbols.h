@@ -28,9 +28,13 @@ int symbols_map(struct symbols *s, const char *path, uint64_t addr, uint64_t len
 struct symbols_at {
     int module;                 /* index, -1 when no mapped object holds the pc */
     const char *module_name;    /* the object's file name without directories ("libc.so.6") */
+    bool in_object;             /* the module is an ELF object: ADDRESS is the pc's in it */
+    uint64_t address;           /* pc - the module's load bias: the address objdump -d prints */
     const char *function;       /* NULL when no symbol covers the pc */
     uint64_t offset;            /* pc - function start */
-    uint64_t fn_lo, fn_hi;      /* the function's guest address range */
+    /* the function's guest address range; without a function, the stretch around the pc that no
+     * symbol covers, within the pc's section (0, 0 outside an ELF object) */
+    uint64_t fn_lo, fn_hi;
     const char *file;           /* source file (as DWARF names it), NULL without line information */
     unsigned line;              /* 0 without line information */
 };

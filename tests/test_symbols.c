@@ -296,6 +296,13 @@ Test(symbols, names_the_module_but_no_function_in_a_stripped_copy)
     cr_expect_str_eq(at.module_name, strrchr(copy, '/') + 1);
     cr_expect_null(at.function, "no symbol names kernel_gemm, not %s", at.function);
     cr_expect_null(at.file, "no line information");
+    cr_expect(at.in_object);
+    cr_expect_eq(at.address, value + 8, "objdump -d's address 0x%" PRIx64 ", not 0x%" PRIx64, value + 8, at.address);
+    uint64_t text_lo, text_hi;
+    section_range(copy, ".text", &text_lo, &text_hi);
+    cr_expect(at.fn_lo <= 0x555555554000 + value + 8 && 0x555555554000 + value + 8 < at.fn_hi, "the stretch holds the pc");
+    cr_expect(at.fn_lo >= 0x555555554000 + text_lo && at.fn_hi <= 0x555555554000 + text_hi,
+              "the stretch [0x%" PRIx64 ", 0x%" PRIx64 ") lies in .text", at.fn_lo, at.fn_hi);
     uint64_t lo, hi;
     cr_expect_not(symbols_find(s, -1, "kernel_gemm", &lo, &hi));
     symbols_free(s);
