@@ -21,7 +21,8 @@ struct symbols_fn {
     uint64_t reach;             /* the highest end of this function and those sorted before it */
     const char *name;           /* libdwfl's string, or NAME_COPY */
     char *name_copy;            /* the name without a default version's "@@VERSION" */
-    int rank;                   /* among aliases, the better name sorts later */
+    int rank;                   /* among aliases, the better name sorts later: one with a size */
+    bool sized;                 /* its symbol has a size (else HI is where fix_ends puts it) */
 };
 
 struct symbols_module {
@@ -36,6 +37,7 @@ struct symbols_module {
     struct symbols_fn *fns;     /* sorted by start, then rank */
     size_t nfns;
     bool fns_read;
+    uint64_t entry;             /* its entry point (_start) at guest addresses, 0: none (read with FNS) */
 };
 
 /* Guest addresses [lo, hi) hold MODULE: a node of the tree of ranges. */
@@ -335,12 +337,30 @@ static int module_at(const struct symbols *s, uint64_t pc)
     return hit ? ((const struct symbols_range *)*hit)->module : -1;
 }
 
-/* Code symbols with a size: functions, IFUNC resolvers, and assembly with .size but no .type. */
-static bool names_code(const GElf_Sym *sym)
+/* The end of section SHNDX of ELF, at the guest addresses of a symbol of it (SYM, found at ADDR),
+ * when it holds code; 0 when it does not. */
+static uint64_t code_section_end(Elf *elf, GElf_Word shndx, const GElf_Sym *sym, uint64_t addr)
+{
+    Elf_Scn *scn = elf && shndx != SHN_UNDEF && shndx < SHN_LORESERVE ? elf_getscn(elf, shndx) : NULL;
+    GElf_Shdr sh;
+    if (!scn || !gelf_getshdr(scn, &sh) || !(sh.sh_flags & SHF_EXECINSTR) || sym->st_value < sh.sh_addr)
+        return 0;
+    return addr - sym->st_value + sh.sh_addr + sh.sh_size;
+}
+
+/* The guest range of a code symbol (SYM at ADDR, in section SHNDX of ELF): functions, IFUNC
+ * resolvers, assembly with .size but no .type; without a size, a function or a label in a
+ * section of code (hand-written assembly), whose end fix_ends sets, [ADDR, its section's end)
+ * until then. ARM's mapping symbols ("$x", "$d": where code and data start) name nothing. */
+static bool code_range(const char *name, const GElf_Sym *sym, Elf *elf, GElf_Word shndx, uint64_t addr,
+                       uint64_t *hi)
 {
     int type = GELF_ST_TYPE(sym->st_info);
-    return sym->st_size && sym->st_shndx != SHN_UNDEF &&
-           (type == STT_FUNC || type == STT_GNU_IFUNC || type == STT_NOTYPE);
+    if (shndx == SHN_UNDEF || !(type == STT_FUNC || type == STT_GNU_IFUNC || type == STT_NOTYPE))
+        return false;
+    *hi = sym->st_size ? addr + sym->st_size : type == STT_GNU_IFUNC || name[0] == '$' ? 0
+                                                                       : code_section_end(elf, shndx, sym, addr);
+    return *hi > addr;
 }
 
 /* libdwfl's preference among aliases: global, then weak ("fwrite"), then local. */
@@ -348,6 +368,22 @@ static int binding_rank(const GElf_Sym *sym)
 {
     int bind = GELF_ST_BIND(sym->st_info);
     return bind == STB_GLOBAL ? 2 : bind == STB_WEAK;
+}
+
+/* perf's symbols__fixup_end: a symbol without a size reaches the next symbol's start, or the end
+ * of its section when that comes first (the last symbol of a section). FNS sorted by start. */
+static void fix_ends(struct symbols_fn *fns, size_t n)
+{
+    for (size_t i = 0, next = 0; i < n; i++) {
+        if (fns[i].sized)
+            continue;
+        if (next <= i)
+            next = i + 1;
+        while (next < n && fns[next].lo == fns[i].lo)
+            next++;
+        if (next < n && fns[next].lo < fns[i].hi)
+            fns[i].hi = fns[next].lo;
+    }
 }
 
 static int fn_order(const void *a, const void *b)
@@ -374,18 +410,26 @@ static void read_functions(struct symbols_module *m)
     int n = dwfl_module_getsymtab(m->mod);
     size_t cap = 0;
     m->fns_read = true;
+    Dwarf_Addr bias;
+    Elf *main_elf = dwfl_module_getelf(m->mod, &bias);
+    GElf_Ehdr eh;
+    m->entry = main_elf && gelf_getehdr(main_elf, &eh) && eh.e_entry ? eh.e_entry + bias : 0;
     for (int i = 1; i < n; i++) {
         GElf_Sym sym;
         GElf_Addr addr;
-        const char *name = dwfl_module_getsym_info(m->mod, i, &sym, &addr, NULL, NULL, NULL);
-        if (!name || !*name || !names_code(&sym))
+        GElf_Word shndx;
+        Elf *elf;
+        uint64_t hi;
+        const char *name = dwfl_module_getsym_info(m->mod, i, &sym, &addr, &shndx, &elf, NULL);
+        if (!name || !*name || !code_range(name, &sym, elf, shndx, addr, &hi))
             continue;
         m->fns = grow(m->fns, &cap, m->nfns + 1, sizeof *m->fns);
-        m->fns[m->nfns++] = (struct symbols_fn){ .lo = addr, .hi = addr + sym.st_size, .name = name,
-                                                 .rank = binding_rank(&sym) };
+        m->fns[m->nfns++] = (struct symbols_fn){ .lo = addr, .hi = hi, .name = name, .sized = sym.st_size != 0,
+                                                 .rank = binding_rank(&sym) + (sym.st_size ? 4 : 0) };
     }
     if (m->nfns)        /* (qsort's array must not be NULL, even empty) */
         qsort(m->fns, m->nfns, sizeof *m->fns, fn_order);
+    fix_ends(m->fns, m->nfns);
     for (size_t i = 0; i < m->nfns; i++) {
         struct symbols_fn *f = &m->fns[i];
         f->reach = i > 0 && m->fns[i - 1].reach > f->hi ? m->fns[i - 1].reach : f->hi;
@@ -416,6 +460,29 @@ static void source_line(Dwfl_Module *mod, uint64_t pc, struct symbols_at *out)
     }
 }
 
+/* The stretch [*LO, *HI) around PC that no symbol of M covers (function_at found none): from the
+ * end of the symbols below to the next one's start, within PC's section (objdump -d prints a
+ * section of a stripped object as one such stretch), and split at the entry point: _start, where
+ * no call goes, starts a function as surely as a symbol would. */
+static void unnamed_stretch(const struct symbols_module *m, uint64_t pc, uint64_t *lo, uint64_t *hi)
+{
+    size_t i = first_above(m->fns, m->nfns, sizeof *m->fns, pc);
+    *lo = i > 0 ? m->fns[i - 1].reach : 0;
+    *hi = i < m->nfns ? m->fns[i].lo : UINT64_MAX;
+    Dwarf_Addr in_section = pc, bias;
+    Elf_Scn *scn = dwfl_module_address_section(m->mod, &in_section, &bias);
+    GElf_Shdr sh;
+    if (scn && gelf_getshdr(scn, &sh) && in_section <= pc) {
+        uint64_t start = pc - in_section;
+        *lo = start > *lo ? start : *lo;
+        *hi = sh.sh_size < *hi - start ? start + sh.sh_size : *hi;
+    }
+    if (m->entry > *lo && m->entry <= pc)
+        *lo = m->entry;
+    else if (m->entry > pc && m->entry < *hi)
+        *hi = m->entry;
+}
+
 void symbols_lookup(struct symbols *s, uint64_t pc, struct symbols_at *out)
 {
     *out = (struct symbols_at){ .module = module_at(s, pc) };
@@ -425,12 +492,16 @@ void symbols_lookup(struct symbols *s, uint64_t pc, struct symbols_at *out)
     out->module_name = m->name;
     if (!m->mod)
         return;
+    out->in_object = true;
+    out->address = pc - m->bias;
     const struct symbols_fn *fn = function_at(m, pc);
     if (fn) {
         out->function = fn->name;
         out->offset = pc - fn->lo;
         out->fn_lo = fn->lo;
         out->fn_hi = fn->hi;
+    } else {
+        unnamed_stretch(m, pc, &out->fn_lo, &out->fn_hi);
     }
     source_line(m->mod, pc, out);
 }

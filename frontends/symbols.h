@@ -33,9 +33,13 @@ int symbols_read_object(struct symbols *s, const char *path, char *err, size_t e
 struct symbols_at {
     int module;                 /* index, -1 when no mapped object holds the pc */
     const char *module_name;    /* the object's file name without directories ("libc.so.6") */
+    bool in_object;             /* the module is an ELF object: ADDRESS is the pc's in it */
+    uint64_t address;           /* pc - the module's load bias: the address objdump -d prints */
     const char *function;       /* NULL when no symbol covers the pc */
     uint64_t offset;            /* pc - function start */
-    uint64_t fn_lo, fn_hi;      /* the function's guest address range */
+    /* the function's guest address range; without a function, the stretch around the pc that no
+     * symbol covers, within the pc's section (0, 0 outside an ELF object) */
+    uint64_t fn_lo, fn_hi;
     const char *file;           /* source file (as DWARF names it), NULL without line information */
     unsigned line;              /* 0 without line information */
 };
@@ -45,9 +49,11 @@ struct symbols_at {
  * The function is the code symbol with a size covering the pc that starts nearest below it; among
  * aliases, as libdwfl picks them, global before weak before local ("_IO_fwrite", not "fwrite"); a
  * default version's "@@VERSION" is dropped ("memcpy", but "memcpy@GLIBC_2.2.5" for a compatibility
- * version). A symbol without a size (an assembly label) names nothing. Each module's symbol table
- * is read from libdwfl once, at its first lookup, and sorted: a lookup is two binary searches and
- * libdw's line table search. */
+ * version). A code symbol without a size (hand-written assembly without .size, crti's _init)
+ * reaches, as perf makes it reach (symbols__fixup_end), up to the next symbol's start or the end
+ * of its section, whichever comes first; among aliases one with a size wins. Each module's symbol
+ * table is read from libdwfl once, at its first lookup, and sorted: a lookup is two binary
+ * searches and libdw's line table search. */
 void symbols_lookup(struct symbols *s, uint64_t pc, struct symbols_at *out);
 
 /* The guest address range [*LO, *HI) of function NAME in module MODULE (-1: any module, the

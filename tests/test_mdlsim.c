@@ -1984,6 +1984,123 @@ Test(mdlsim_run, refuses_a_misspelled_roi_of_a_static_program_before_its_replay)
     remove(scratch_path("mdlsim-a64.trace"));
 }
 
+/* The address nm gives symbol NAME of PROGRAM: the one objdump -d prints for its first byte. */
+static unsigned long long nm_address(const char *program, const char *name)
+{
+    char cmd[512];
+    snprintf(cmd, sizeof cmd, "nm %s | awk '$3 == \"%s\" { print $1 }'", program, name);
+    struct run r = capture(cmd);
+    unsigned long long address = strtoull(r.out, NULL, 16);
+    cr_assert(r.status == 0 && address, "%s said '%s'", cmd, r.out);
+    free(r.out);
+    return address;
+}
+
+/* Whether objdump -d of PROGRAM prints an instruction at ADDRESS. */
+static bool objdump_shows(const char *program, unsigned long long address)
+{
+    char cmd[768], line[64];
+    snprintf(cmd, sizeof cmd, "objdump -d --start-address=%#llx --stop-address=%#llx %s", address, address + 1, program);
+    struct run r = capture(cmd);
+    snprintf(line, sizeof line, " %llx:\t", address);
+    bool shown = r.status == 0 && strstr(r.out, line);
+    free(r.out);
+    return shown;
+}
+
+/* Code without a symbol (a stripped program) is where objdump -d of its module puts it: each row
+ * at its address there, and a function guessed where a call went: kernel_exact's loop is four rows
+ * of "mdlsim-stripped-exact.pie+0x...", and their function starts at kernel_exact's address, with
+ * its one call and every instruction, in the JSON, the text and the callgrind file. With a load
+ * bias (PIE) and without one. */
+Test(mdlsim_run, names_stripped_code_by_the_address_objdump_gives_it_in_its_module)
+{
+    enum { N = 300000 };            /* iterations: the hottest function of the whole run */
+    static const char *const programs[] = { "exact.pie", "exact.x86" };
+    for (size_t i = 0; i < sizeof programs / sizeof *programs; i++) {
+        char original[256], name[64], copy[256], cmd[1024], want[512];
+        snprintf(original, sizeof original, "../build/programs/%s", programs[i]);
+        snprintf(name, sizeof name, "mdlsim-stripped-%s", programs[i]);
+        snprintf(copy, sizeof copy, "%s", scratch_path(name));
+        snprintf(cmd, sizeof cmd, "strip -o %s %s", copy, original);
+        cr_assert_eq(system(cmd), 0, "%s", cmd);
+        unsigned long long entry = nm_address(original, "kernel_exact");
+        snprintf(cmd, sizeof cmd, "run --machine skylake --no-sensitivity --json %s.json --callgrind %s.cg -- %s %d", copy,
+                 copy, copy, N);
+        struct run r = mdlsim_stderr(cmd);
+        cr_assert_eq(r.status, 0, "mdlsim %s:\n%s", cmd, r.out);
+        snprintf(want, sizeof want, "%s.json", copy);
+        json_t *o = load_report(want), *row;
+        size_t k, loop = 0;
+        json_array_foreach(json_object_get(o, "table"), k, row) {
+            const char *module = json_string_value(json_object_get(row, "module"));
+            if (!module || strcmp(module, name) || json_integer_value(json_object_get(row, "executions")) != N)
+                continue;
+            unsigned long long offset = (unsigned long long)json_integer_value(json_object_get(row, "offset"));
+            loop++;
+            cr_expect(json_is_null(json_object_get(row, "function")), "%s: no symbol names the loop", name);
+            cr_expect(offset > entry && offset < entry + 0x20, "%s: the loop at %#llx, in kernel_exact at %#llx", name,
+                      offset, entry);
+            cr_expect(objdump_shows(copy, offset), "%s: objdump -d shows no instruction at %#llx", name, offset);
+            snprintf(want, sizeof want, "[%s+%#llx]", name, offset);
+            cr_expect(strstr(r.out, want), "%s in the text:\n%s", want, r.out);
+        }
+        cr_expect_eq(loop, 4, "%s: the loop's four instructions", name);
+        json_t *f, *kernel = NULL;
+        json_array_foreach(json_object_get(o, "functions"), k, f)
+            if (!strcmp(json_string_value(json_object_get(f, "module")), name) &&
+                (unsigned long long)json_integer_value(json_object_get(f, "offset")) == entry)
+                kernel = f;
+        cr_assert(kernel, "%s: a function at kernel_exact's address %#llx", name, entry);
+        cr_expect(json_is_null(json_object_get(kernel, "function")));
+        cr_expect_eq(json_integer_value(json_object_get(kernel, "instructions")), 4 + 4 * N);
+        cr_expect_eq(json_integer_value(json_object_get(kernel, "calls")), 1, "main's call of it");
+        json_decref(o);
+        snprintf(want, sizeof want, "  %s+%#llx\n", name, entry);
+        cr_expect(strstr(r.out, want), "the hottest functions name %s:\n%s", want, r.out);
+        free(r.out);
+        snprintf(want, sizeof want, "%s.cg", copy);
+        char *cg = files_read(want, NULL);
+        cr_assert(cg, "%s", want);
+        snprintf(want, sizeof want, "\nfn=%s+%#llx\n", name, entry);
+        cr_expect(strstr(cg, want), "%s in the callgrind file", want + 1);
+        snprintf(want, sizeof want, "\ncfn=%s+%#llx\ncalls=1 ", name, entry);
+        cr_expect(strstr(cg, want), "main's call of it in the callgrind file");
+        free(cg);
+        remove(copy);
+    }
+}
+
+/* Hand-written assembly without .size is named as perf names it (tests/programs/nosize.c): a
+ * function symbol of size 0 up to the next symbol, a label up to its section's end. */
+Test(mdlsim_run, names_assembly_functions_that_have_no_size)
+{
+    static const char *const cases[][2] = { { "skylake", "nosize.pie" }, { "cortex-a72", "nosize.a64dyn" } };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        char args[512], report[64];
+        snprintf(report, sizeof report, "mdlsim-nosize-%zu.json", i);
+        snprintf(args, sizeof args, "--machine %s --no-sensitivity --json $MDLSIM_TMP/%s -- ../build/programs/%s 1000",
+                 cases[i][0], report, cases[i][1]);
+        json_t *o = run_json(args, scratch_path(report), "3001\n"), *row;
+        size_t k, loop = 0, tail = 0;
+        json_array_foreach(json_object_get(o, "table"), k, row) {
+            const char *module = json_string_value(json_object_get(row, "module"));
+            const char *function = json_string_value(json_object_get(row, "function"));
+            if (!module || strcmp(module, cases[i][1]))
+                continue;
+            if (json_integer_value(json_object_get(row, "executions")) == 1000) {
+                loop++;
+                cr_expect(function && !strcmp(function, "nosize_sum"), "%s: the loop is nosize_sum's, not %s",
+                          cases[i][1], function ? function : "nameless");
+            }
+            tail += function && !strcmp(function, "nosize_tail");
+        }
+        cr_expect_eq(loop, 3, "%s: the loop's three instructions", cases[i][1]);
+        cr_expect_eq(tail, 2, "%s: nosize_tail's add and return", cases[i][1]);
+        json_decref(o);
+    }
+}
+
 /* The page of a -g program names its functions and source lines too. */
 Test(mdlsim_run, names_functions_and_source_lines_on_the_page_of_a_debug_build)
 {

@@ -18,7 +18,7 @@
 #define PAGE 0x1000u
 
 /* The value and size NM (a command: "nm", "nm -D", "aarch64-linux-gnu-nm") gives symbol NAME,
- * spelt as it prints it ("fwrite@@GLIBC_2.2.5"), and its type letter. */
+ * spelt as it prints it ("fwrite@@GLIBC_2.2.5"), and its type letter; size 0 when it prints none. */
 static uint64_t nm_symbol(const char *nm, const char *path, const char *name, uint64_t *size, char *type)
 {
     char cmd[512], line[512], sym[256];
@@ -27,9 +27,12 @@ static uint64_t nm_symbol(const char *nm, const char *path, const char *name, ui
     cr_assert(p, "cannot run %s", cmd);
     uint64_t value = 0;
     bool found = false;
-    while (!found && fgets(line, sizeof line, p))
-        found = sscanf(line, "%" SCNx64 " %" SCNx64 " %c %255s", &value, size, type, sym) == 4 &&
-                strcmp(sym, name) == 0;
+    while (!found && fgets(line, sizeof line, p)) {
+        bool sized = sscanf(line, "%" SCNx64 " %" SCNx64 " %c %255s", &value, size, type, sym) == 4;
+        if (!sized)
+            *size = 0;
+        found = (sized || sscanf(line, "%" SCNx64 " %c %255s", &value, type, sym) == 3) && strcmp(sym, name) == 0;
+    }
     pclose(p);
     cr_assert(found, "%s lists no %s", cmd, name);
     return value;
@@ -49,6 +52,28 @@ static unsigned addr2line(const char *tool, const char *path, uint64_t addr, cha
     *colon = '\0';
     snprintf(file, filelen, "%s", line);
     return (unsigned)strtoul(colon + 1, NULL, 10);
+}
+
+/* The file addresses [*LO, *HI) of section NAME of PATH. */
+static void section_range(const char *path, const char *name, uint64_t *lo, uint64_t *hi)
+{
+    int fd = open(path, O_RDONLY);
+    elf_version(EV_CURRENT);
+    Elf *elf = elf_begin(fd, ELF_C_READ, NULL);
+    size_t names;
+    bool found = false;
+    cr_assert(elf && elf_getshdrstrndx(elf, &names) == 0, "%s has section names", path);
+    for (Elf_Scn *scn = elf_nextscn(elf, NULL); scn && !found; scn = elf_nextscn(elf, scn)) {
+        GElf_Shdr sh;
+        const char *n = gelf_getshdr(scn, &sh) ? elf_strptr(elf, names, sh.sh_name) : NULL;
+        if ((found = n && strcmp(n, name) == 0)) {
+            *lo = sh.sh_addr;
+            *hi = sh.sh_addr + sh.sh_size;
+        }
+    }
+    elf_end(elf);
+    close(fd);
+    cr_assert(found, "%s has a section %s", path, name);
 }
 
 static uint64_t page_down(uint64_t a) { return a & ~(uint64_t)(PAGE - 1); }
@@ -271,10 +296,53 @@ Test(symbols, names_the_module_but_no_function_in_a_stripped_copy)
     cr_expect_str_eq(at.module_name, strrchr(copy, '/') + 1);
     cr_expect_null(at.function, "no symbol names kernel_gemm, not %s", at.function);
     cr_expect_null(at.file, "no line information");
+    cr_expect(at.in_object);
+    cr_expect_eq(at.address, value + 8, "objdump -d's address 0x%" PRIx64 ", not 0x%" PRIx64, value + 8, at.address);
+    uint64_t text_lo, text_hi;
+    section_range(copy, ".text", &text_lo, &text_hi);
+    cr_expect(at.fn_lo <= 0x555555554000 + value + 8 && 0x555555554000 + value + 8 < at.fn_hi, "the stretch holds the pc");
+    cr_expect(at.fn_lo >= 0x555555554000 + text_lo && at.fn_hi <= 0x555555554000 + text_hi,
+              "the stretch [0x%" PRIx64 ", 0x%" PRIx64 ") lies in .text", at.fn_lo, at.fn_hi);
     uint64_t lo, hi;
     cr_expect_not(symbols_find(s, -1, "kernel_gemm", &lo, &hi));
     symbols_free(s);
     remove(copy);
+}
+
+/* Hand-written assembly without .size (tests/programs/nosize.c), named as perf names it: the
+ * function symbol of size 0 up to the next symbol, the label after it (the last of its section)
+ * up to the section's end. On AArch64 the mapping symbol "$x" at the section's start names nothing. */
+static void expect_sizeless(const char *program, uint64_t bias, const char *nm)
+{
+    struct symbols *s = symbols_new();
+    cr_assert_eq(map_at(s, program, bias, false), 0);
+    uint64_t size, lo, hi;
+    char type;
+    uint64_t sum = nm_symbol(nm, program, "nosize_sum", &size, &type), tail = nm_symbol(nm, program, "nosize_tail", &size, &type);
+    section_range(program, "nosize_text", &lo, &hi);
+    cr_assert(lo == sum && sum < tail && tail < hi, "%s: nosize_sum starts nosize_text, nosize_tail follows", program);
+    struct symbols_at at;
+    symbols_lookup(s, bias + sum, &at);
+    cr_assert_not_null(at.function, "%s: a function at nosize_sum's start", program);
+    cr_expect_str_eq(at.function, "nosize_sum");
+    cr_expect(at.fn_lo == bias + sum && at.fn_hi == bias + tail, "%s: [0x%" PRIx64 ", 0x%" PRIx64 ")", program, at.fn_lo,
+              at.fn_hi);
+    symbols_lookup(s, bias + tail - 1, &at);
+    cr_expect(at.function && !strcmp(at.function, "nosize_sum"), "%s: nosize_sum reaches nosize_tail", program);
+    symbols_lookup(s, bias + hi - 1, &at);
+    cr_assert_not_null(at.function, "%s: a function at nosize_text's last byte", program);
+    cr_expect_str_eq(at.function, "nosize_tail");
+    cr_expect(at.fn_lo == bias + tail && at.fn_hi == bias + hi, "%s: [0x%" PRIx64 ", 0x%" PRIx64 ")", program, at.fn_lo,
+              at.fn_hi);
+    symbols_lookup(s, bias + hi, &at);
+    cr_expect(!at.function || strcmp(at.function, "nosize_tail") != 0, "%s: nothing past the section's end", program);
+    symbols_free(s);
+}
+
+Test(symbols, names_assembly_without_a_size_up_to_the_next_symbol_or_its_sections_end)
+{
+    expect_sizeless("../build/programs/nosize.pie", 0x555555554000, "nm");
+    expect_sizeless("../build/programs/nosize.a64dyn", 0x5500000000, "aarch64-linux-gnu-nm");
 }
 
 Test(symbols, refuses_a_file_that_is_not_elf_naming_it_and_keeps_its_range_as_an_unnamed_module)

@@ -383,7 +383,8 @@ static size_t row_at(const struct result *r, uint64_t pc)
     return lo < r->n_rows && r->rows[lo].pc == pc ? lo : SIZE_MAX;
 }
 
-/* The named functions' indices by start address, for finding one by an address. */
+/* The functions' indices by start address (a stretch of code no symbol names at the start guessed
+ * for it: a caller like any other), for finding one by an address. */
 struct by_addr {
     size_t *f;
     size_t n;
@@ -402,13 +403,12 @@ static void index_functions(const struct result *r, struct by_addr *ix)
         abort();
     ix->n = 0;
     for (size_t f = 0; f < r->n_functions; f++)
-        if (r->functions[f].name)
-            ix->f[ix->n++] = f;
+        ix->f[ix->n++] = f;
     if (ix->n)
         qsort_r(ix->f, ix->n, sizeof *ix->f, lo_order, r->functions);
 }
 
-/* The named function starting at LO, or SIZE_MAX. */
+/* The function starting at LO, or SIZE_MAX. */
 static size_t function_at(const struct result *r, const struct by_addr *ix, uint64_t lo)
 {
     size_t a = 0, b = ix->n;
@@ -422,10 +422,10 @@ static size_t function_at(const struct result *r, const struct by_addr *ix, uint
     return a < ix->n && r->functions[ix->f[a]].lo == lo ? ix->f[a] : SIZE_MAX;
 }
 
-/* The named function that ROW belongs to, or SIZE_MAX. */
+/* The function that ROW belongs to, or SIZE_MAX. */
 static size_t function_of_row(const struct result *r, const struct by_addr *ix, size_t row)
 {
-    if (row == SIZE_MAX || !r->rows[row].function)
+    if (row == SIZE_MAX || !r->rows[row].module)
         return SIZE_MAX;
     return function_at(r, ix, r->rows[row].pc - r->rows[row].fn_offset);
 }
@@ -558,15 +558,6 @@ static void calls(struct result *r)
     free(w.closes);
 }
 
-/* Rows of one function are adjacent in a run's table (by address) or a block's (in order): a
- * function is a run of rows with the same module and function name. */
-static bool same_function(const struct result_row *a, const struct result_row *b)
-{
-    bool fa = a->function != NULL, fb = b->function != NULL;
-    return fa == fb && (a->module == b->module || (a->module && b->module && !strcmp(a->module, b->module))) &&
-           (!fa || !strcmp(a->function, b->function));
-}
-
 static int by_cycles(const void *a, const void *b)
 {
     const struct result_function *x = a, *y = b;
@@ -584,7 +575,8 @@ static void functions(struct result *r)
         if (!row->module || !row->executions)
             continue;
         struct result_function *f = r->n_functions ? &r->functions[r->n_functions - 1] : NULL;
-        if (!f || !same_function(&r->rows[f->first_row], row)) {
+        /* Rows of one function are adjacent in a run's table (by address) or a block's (in order) */
+        if (!f || !result_same_function(&r->rows[f->first_row], row)) {
             if (r->n_functions == r->cap_functions) {
                 r->cap_functions = r->cap_functions ? 2 * r->cap_functions : 64;
                 if (!(r->functions = realloc(r->functions, r->cap_functions * sizeof *r->functions)))
@@ -592,7 +584,7 @@ static void functions(struct result *r)
             }
             f = &r->functions[r->n_functions++];
             *f = (struct result_function){ .module = row->module, .name = row->function, .first_row = i,
-                                           .lo = row->function ? row->pc - row->fn_offset : 0 };
+                                           .lo = row->pc - row->fn_offset };
         }
         f->instructions += row->executions;
         f->cycles += row->cycles;

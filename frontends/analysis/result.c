@@ -102,3 +102,21 @@ char *result_printable(char *s)
             *c = '?';
     return s;
 }
+
+bool result_same_function(const struct result_row *a, const struct result_row *b)
+{
+    bool fa = a->function != NULL, fb = b->function != NULL;
+    if (fa != fb || !(a->module == b->module || (a->module && b->module && !strcmp(a->module, b->module))))
+        return false;
+    return fa ? !strcmp(a->function, b->function) : a->pc - a->fn_offset == b->pc - b->fn_offset;
+}
+
+char *result_unnamed(const struct result_row *row, bool start, char *buf, size_t len)
+{
+    uint64_t back = start ? row->fn_offset : 0;
+    if (row->in_object)
+        snprintf(buf, len, "%s+%#llx", row->module, (unsigned long long)(row->address - back));
+    else
+        snprintf(buf, len, "%s@%#llx", row->module, (unsigned long long)(row->pc - back));
+    return result_printable(buf);
+}

@@ -65,7 +65,11 @@ struct result_row {
     uint64_t mispredicts;           /* run */
     /* where it is: NULL / 0 when unknown (a block, or no symbol or line information) */
     const char *module, *function, *file;
-    uint64_t fn_offset;             /* pc - the function's start */
+    /* pc - the function's start: its symbol's or, in code no symbol names, the start guessed for
+     * it (run.c's unnamed_entry) */
+    uint64_t fn_offset;
+    bool in_object;                 /* the module is an ELF object: ADDRESS is the pc's in it */
+    uint64_t address;               /* pc - the module's load bias: the address objdump -d prints */
     unsigned line;
 };
 
@@ -77,8 +81,8 @@ enum { RESULT_EV_IR, RESULT_EV_CYCLES, RESULT_EV_CRIT, RESULT_EV_L1M, RESULT_EV_
  * callers in proportion to the calls each made (calls closing a recursion carry nothing, unless no
  * other call reaches the function: the calls it receives always carry its whole inclusive cost). */
 struct result_function {
-    const char *module, *name;      /* name NULL: the module's code outside any symbol */
-    uint64_t lo;                    /* its start (named functions) */
+    const char *module, *name;      /* name NULL: a stretch of the module's code no symbol names */
+    uint64_t lo;                    /* its start (without a name, the guessed one) */
     uint64_t instructions, crit, seen, l1_misses, ll_misses, mispredicts;
     double cycles;
     double incl[RESULT_EVENTS];
@@ -217,6 +221,13 @@ struct result_row *result_add_row(struct result *r);
 void result_add_use(struct result *r, struct result_row *row, unsigned resource, double cost);
 /* The calls from SITE to the function starting at CALLEE, COUNT of them (a run's). */
 void result_add_call(struct result *r, uint64_t site, uint64_t callee, uint64_t count);
+/* Whether rows A and B are code of one function: the same module, and the same symbol or, without
+ * one, the same guessed start. */
+bool result_same_function(const struct result_row *a, const struct result_row *b);
+/* Where code no symbol names is, as objdump -d of its module shows it: "prog+0x1139" for ROW's
+ * address or, with START, for the start guessed for its function; "prog@0x7f..." (the guest
+ * address) in a module that is no ELF object. In BUF, printable. */
+char *result_unnamed(const struct result_row *row, bool start, char *buf, size_t len);
 /* The name of resource RESOURCE of a use: the machine's, or "serial" for the non-pipelined unit (dividers). */
 const char *result_resource_name(const struct result *r, unsigned resource);
 /* The row's instruction, decoded: pc, bytes, disassembly, form, latency, uops, class default,

@@ -36,6 +36,7 @@ struct sinsn {
     uint64_t l1_misses, ll_misses, mispredicts;     /* inside the region */
     uint64_t fn;                    /* the start of its function, 0 outside any symbol */
     bool entry;                     /* the first instruction of a region's function */
+    bool called;                    /* the first instruction a call in the region ran */
     bool reads_stack;               /* its stack register, other than through the stack engine */
 };
 
@@ -127,10 +128,13 @@ struct run {
     unsigned depth;
     bool active;
     /* calls made in the region: call site -> the function it reached (past PLT stubs, which have
-     * no symbol), counted; a call waits in CALL_SITE for the first instruction of a function */
+     * no symbol: see count_call), counted; a call waits in CALL_SITE for the first instruction of
+     * a function */
     struct run_call { uint64_t site, fn, count; } *edges;
     size_t n_edges, cap_edges;
     uint64_t call_site;
+    bool after_call;                /* the last instruction modelled in the region was a call */
+    uint64_t unnamed_callee;        /* where the pending call landed in code no symbol names, or 0 */
     /* the return addresses of the calls in progress (a ring: the deepest are forgotten) */
     uint64_t calls[256];
     unsigned n_calls;
@@ -625,15 +629,25 @@ static void add_edge(struct run *r, uint64_t site, uint64_t fn)
     c->count++;
 }
 
-/* A call inside the region is counted on the first instruction of a function it reaches. */
-static void count_call(struct run *r, const struct sinsn *s)
+/* A call inside the region is counted on the first instruction of a function it reaches. A call
+ * that lands in code no symbol names goes on to a named function through a PLT stub, or is a call
+ * of that code (a stripped function, whose start unnamed_entry makes a function's): when the code
+ * calls or returns before a named function runs, the call was its. */
+static void count_call(struct run *r, struct sinsn *s)
 {
-    if (r->call_site && s->fn) {
-        add_edge(r, r->call_site, s->fn);
+    bool call = s->in->branch == RT_BR_CALL;
+    s->called |= r->after_call;
+    if (r->after_call && !s->fn)
+        r->unnamed_callee = s->in->pc;
+    r->after_call = call;
+    if (r->call_site && (s->fn || (r->unnamed_callee && (call || s->in->branch == RT_BR_RET)))) {
+        add_edge(r, r->call_site, s->fn ? s->fn : r->unnamed_callee);
         r->call_site = 0;
     }
-    if (s->in->branch == RT_BR_CALL)
+    if (call) {
         r->call_site = s->in->pc;
+        r->unnamed_callee = 0;
+    }
 }
 
 /* ---- one execution ---------------------------------------------------------------------------- */
@@ -1099,8 +1113,32 @@ static int by_pc(const void *a, const void *b, void *ctx)
     return x < y ? -1 : x > y ? 1 : (*(const size_t *)a > *(const size_t *)b) - (*(const size_t *)a < *(const size_t *)b);
 }
 
-/* The row's module, function and source line, once per static instruction. */
-static void locate(const struct run *r, struct result_row *row)
+/* The stretch of code no symbol names that the rows before the current one were in, and the
+ * start guessed for their function. */
+struct unnamed {
+    int module;
+    uint64_t lo, hi, entry;
+};
+
+/* The start guessed for the function of PC, code no symbol names (AT: where it is; CALLED: a call
+ * reached it), the rows before it by address having left U.
+ *
+ * perf groups such code per address, and a loop becomes as many rows as it has instructions; per
+ * basic block, as many rows as it has blocks; per stretch no symbol covers, a stripped program
+ * is one row. A function is what a user looks for in perf report and KCachegrind, so the guess is
+ * a disassembler's (objdump's reader, IDA's "sub_1139"): a function starts where a call went, or
+ * where the stretch's code that ran starts (_start, code reached by a jump or a return). Its calls
+ * then have a caller for the call graph. */
+static uint64_t unnamed_entry(struct unnamed *u, const struct symbols_at *at, uint64_t pc, bool called)
+{
+    if (called || u->module != at->module || u->lo != at->fn_lo || u->hi != at->fn_hi)
+        *u = (struct unnamed){ at->module, at->fn_lo, at->fn_hi, pc };
+    return u->entry;
+}
+
+/* The row's module, function and source line, once per static instruction, in address order (U:
+ * the stretch of code without a symbol the rows before it were in). */
+static void locate(const struct run *r, struct result_row *row, bool called, struct unnamed *u)
 {
     struct symbols_at at;
     symbols_lookup(r->sym, row->pc, &at);
@@ -1108,7 +1146,9 @@ static void locate(const struct run *r, struct result_row *row)
         return;
     row->module = at.module_name;
     row->function = at.function;
-    row->fn_offset = at.offset;
+    row->fn_offset = at.function ? at.offset : row->pc - unnamed_entry(u, &at, row->pc, called);
+    row->in_object = at.in_object;
+    row->address = at.address;
     row->file = at.file;
     row->line = at.line;
 }
@@ -1125,13 +1165,17 @@ static void fill_rows(const struct run *r, struct result *res, double k_rest)
             order[n++] = i;
     qsort_r(order, n, sizeof *order, by_pc, r->s);
     struct result_row *row = NULL;
+    struct unnamed u = { .module = -1 };
     for (size_t k = 0; k < n; k++) {
         const struct sinsn *s = &r->s[order[k]];
         if (!row || row->pc != s->in->pc) {
             row = result_add_row(res);
             result_row_from_insn(res, row, s->in);
             row->fused = s->pair[0] != NULL;
-            locate(r, row);
+            bool called = false;
+            for (size_t j = k; j < n && r->s[order[j]].in->pc == s->in->pc; j++)
+                called |= r->s[order[j]].called;
+            locate(r, row, called, &u);
         }
         uint64_t seen, crit = rt_model_critical(r->md, (uint32_t)order[k], &seen);
         row->executions += s->count;

@@ -34,17 +34,12 @@ static void word(FILE *out, const char *s)
     one_line(out, s);
 }
 
-static void function_name(FILE *out, const struct result_row *row)
+/* KEY ("fn=", "cfn=") and the name of the function of ROW: its symbol's, or where objdump -d
+ * of its module shows the start guessed for it ("prog+0x1139"). */
+static void function_name(FILE *out, const char *key, const struct result_row *row)
 {
-    if (row->function) {
-        name(out, "fn=", row->function);
-        return;
-    }
-    char buf[64];
-    snprintf(buf, sizeof buf, "%#llx", (unsigned long long)(row->pc & ~0xfffull));
-    fputs("fn=", out);
-    fputs(or_unknown(row->module), out);
-    fprintf(out, "@%s\n", buf);
+    char buf[320];
+    name(out, key, row->function ? row->function : result_unnamed(row, true, buf, sizeof buf));
 }
 
 /* A row the file writes: one with a module, executed. */
@@ -225,7 +220,7 @@ static void call_lines(FILE *out, const struct result *r, const struct result_ro
         if (!same(entry->module, row->module))
             name(out, "cob=", or_unknown(entry->module));
         name(out, "cfi=", or_unknown(entry->file));
-        name(out, "cfn=", or_unknown(g->name));
+        function_name(out, "cfn=", entry);
         fprintf(out, "calls=%llu %u\n%u", (unsigned long long)r->calls[k].count, entry->line, row->line);
         for (int e = 0; e < RESULT_EVENTS; e++)
             fprintf(out, " %.0f", cg->call[k * RESULT_EVENTS + e]);
@@ -247,12 +242,12 @@ bool view_callgrind(FILE *out, const struct result *r)
         if (!written(row))
             continue;
         bool module = !prev || !same(prev->module, row->module);
-        bool function = module || !same(prev->function, row->function) || (!row->function && !same(prev->file, row->file));
+        bool function = module || !result_same_function(prev, row) || (!row->function && !same(prev->file, row->file));
         if (module)
             name(out, "ob=", row->module);
         if (function) {
             name(out, "fl=", or_unknown(row->file));
-            function_name(out, row);
+            function_name(out, "fn=", row);
         } else if (!same(prev->file, row->file)) {
             name(out, "fi=", or_unknown(row->file));    /* code inlined from another file */
         }

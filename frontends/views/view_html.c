@@ -684,16 +684,20 @@ static bool named_by_verdict(const struct result *r, unsigned res)
     return false;
 }
 
-/* module!function+offset, and file:line where the object has line information. */
+/* module!function+offset (module+address outside any symbol, as objdump -d shows it), and
+ * file:line where the object has line information. */
 static void where_cell(FILE *out, const struct result_row *row)
 {
     fputs("<td class=\"mono where\">", out);
     if (row->module) {
-        esc(out, row->module);
+        char buf[320];
         if (row->function) {
+            esc(out, row->module);
             fputs("!", out);
             esc(out, row->function);
             fprintf(out, "+%#" PRIx64, row->fn_offset);
+        } else {
+            esc(out, result_unnamed(row, false, buf, sizeof buf));
         }
         if (row->file) {
             fputs("<br><span class=\"dim\">", out);
@@ -883,9 +887,14 @@ static void functions(FILE *out, const struct result *r)
                 share, heat(t, rgb), ink(t), share * 100, f->cycles, f->instructions,
                 f->cycles > 0 ? (double)f->instructions / f->cycles : 0, f->seen ? 100.0 * f->crit / f->seen : 0,
                 f->l1_misses, f->ll_misses, f->mispredicts);
-        esc(out, f->module);
-        fputs("!", out);
-        esc(out, f->name ? f->name : "(no symbol)");
+        char buf[320];
+        if (f->name) {
+            esc(out, f->module);
+            fputs("!", out);
+            esc(out, f->name);
+        } else {
+            esc(out, result_unnamed(&r->rows[f->first_row], true, buf, sizeof buf));
+        }
         fputs("</td></tr>\n", out);
     }
     fputs("</tbody>\n</table>\n</section>\n", out);

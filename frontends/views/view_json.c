@@ -496,8 +496,9 @@ static void json_row(struct jw *out, const struct result *r, const struct result
     jkey_u64(out, "mispredicts", row->mispredicts, false);
     jkey_str(out, "module", row->module, false);
     jkey_str(out, "function", row->function, false);
-    if (row->function) {
-        jkey_u64(out, "offset", row->fn_offset, false);
+    /* in code no symbol names, where objdump -d of the module shows the instruction */
+    if (row->function || (row->module && row->in_object)) {
+        jkey_u64(out, "offset", row->function ? row->fn_offset : row->address, false);
     } else {
         jkey(out, "offset", false);
         jw_str(out, "null");
@@ -519,7 +520,14 @@ static void json_functions(struct jw *out, const struct result *r)
         jw_str(out, i ? ",{" : "{");
         jkey_str(out, "module", f->module, true);
         jkey_str(out, "function", f->name, false);
-        jkey_u64(out, "pc", r->rows[f->first_row].pc, false);
+        const struct result_row *first = &r->rows[f->first_row];
+        if (!f->name && first->in_object) {
+            jkey_u64(out, "offset", first->address - first->fn_offset, false);
+        } else {
+            jkey(out, "offset", false);
+            jw_str(out, "null");
+        }
+        jkey_u64(out, "pc", first->pc, false);
         jkey_u64(out, "instructions", f->instructions, false);
         jkey_num(out, "cycles", f->cycles, false);
         jkey_num(out, "share", r->cycles > 0 ? f->cycles / r->cycles : 0.0, false);

@@ -7,13 +7,13 @@
 /* Rows a run's table shows: the most executed. */
 enum { RUN_ROWS = 20, CURVE_ROWS = 8, CRITICAL_ROWS = 10, FUNCTION_ROWS = 15 };
 
-/* "module!function+0x1c" (or "module+0x..." outside any symbol) into BUF. */
+/* "module!function+0x1c" (or "module+0x1139" outside any symbol, objdump's address) into BUF. */
 static const char *location(const struct result_row *row, char *buf, size_t len)
 {
     if (!row->module)
         snprintf(buf, len, "%#llx", (unsigned long long)row->pc);
     else if (!row->function)
-        snprintf(buf, len, "%s@%#llx", row->module, (unsigned long long)row->pc);
+        return result_unnamed(row, false, buf, len);
     else
         snprintf(buf, len, "%s!%s+%#llx", row->module, row->function, (unsigned long long)row->fn_offset);
     return result_printable(buf);
@@ -211,8 +211,7 @@ static void functions(FILE *out, const struct result *r)
         if (f->name)
             snprintf(name, sizeof name, "%s!%s", f->module, f->name);
         else
-            snprintf(name, sizeof name, "%s@%#llx (no symbol)", f->module,
-                     (unsigned long long)r->rows[f->first_row].pc);
+            result_unnamed(&r->rows[f->first_row], true, name, sizeof name);
         result_printable(name);
         fprintf(out, "  %7.1f%% %7.1f%% %12.0f %12llu %6.2f %7.1f%% %9llu %9llu %8llu  %s\n",
                 r->cycles > 0 ? 100 * f->cycles / r->cycles : 0,
