@@ -523,6 +523,7 @@ static void apply_single(const struct cls_index *ci, const struct mdl_machine *m
             in->eliminated = true;
         else if (r->target >= 0)
             in->tmpl = (uint32_t)r->target;
+        in->rule = ci->single[k];
         apply_flow(r, in);
         return;
     }
@@ -545,13 +546,14 @@ static void apply_depends(const struct mdl_machine *m, struct rt_insn *in)
 void cls_apply(const struct cls_index *ci, const struct mdl_machine *m, struct rt_insn *in)
 {
     in->unknown = in->eliminated = in->fusible = false;
+    in->form[0] = in->form[1] = in->rule = RT_NO_INDEX;
     int64_t t = find_form(ci, m, in);
     if (t < 0) {
         in->tmpl = m->class_default[in->cls < MDL_CLASS_COUNT ? in->cls : MDL_CLASS_GENERIC];
         in->unknown = true;
         return;
     }
-    in->tmpl = (uint32_t)t;
+    in->tmpl = in->form[0] = (uint32_t)t;
     apply_depends(m, in);
     apply_single(ci, m, in);
     in->fusible = !in->eliminated && ci->pair_off[in->tmpl] < ci->pair_off[in->tmpl + 1];
@@ -593,10 +595,20 @@ static void merge_flow(struct rt_insn *f, const struct rt_insn *s)
         f->mem[f->n_mem++] = s->mem[i];
 }
 
-static void merge(const struct mdl_machine *m, const struct mdl_replace *r, struct rt_insn *f,
-                  const struct rt_insn *s)
+/* SECOND's bytes after FIRST's, as far as they fit (a fusible pair is shorter than 16 bytes). */
+static void merge_bytes(struct rt_insn *f, const struct rt_insn *s)
 {
+    for (unsigned i = 0; i < s->len && f->len + i < sizeof f->bytes; i++)
+        f->bytes[f->len + i] = s->bytes[i];
+}
+
+static void merge(const struct mdl_machine *m, uint32_t rule, struct rt_insn *f, const struct rt_insn *s)
+{
+    const struct mdl_replace *r = &m->replaces[rule];
     merge_flow(f, s);
+    merge_bytes(f, s);
+    f->form[1] = s->form[0];
+    f->rule = rule;
     if (r->target >= 0)
         f->tmpl = (uint32_t)r->target;
     uint8_t tc = m->templates[f->tmpl].cls;
@@ -618,7 +630,7 @@ bool cls_fuse(const struct cls_index *ci, const struct mdl_machine *m, struct rt
     for (uint32_t k = ci->pair_off[first->tmpl]; k < ci->pair_off[first->tmpl + 1]; k++) {
         const struct mdl_replace *r = &m->replaces[ci->pair[k]];
         if (in_match(m, r->second, r->second_count, second->tmpl) && same_holds(r, first, second)) {
-            merge(m, r, first, second);
+            merge(m, ci->pair[k], first, second);
             return true;
         }
     }

@@ -46,6 +46,9 @@ struct rt_mem {
 
 enum { RT_MAX_SRC = 16, RT_MAX_DST = 8, RT_MAX_OPS = 8, RT_MAX_MEM = 2 };
 
+/* No template (form) or no replace rule (rule) in struct rt_insn. */
+#define RT_NO_INDEX UINT32_MAX
+
 struct rt_insn {
     uint64_t pc;
     uint8_t len;
@@ -79,6 +82,10 @@ struct rt_insn {
     uint8_t value_of;
     int64_t value_add;
     uint32_t tmpl;              /* template index in the machine */
+    /* Only shown, never stepped: the templates the form keys found before any replace rule (the
+     * instruction as the description names it; [1] a fused pair's second instruction), and the
+     * replace rule that set tmpl or eliminated it; RT_NO_INDEX where there is none */
+    uint32_t form[2], rule;
     uint8_t n_src, n_dst, n_addr, n_mem, n_ops;
     uint8_t src[RT_MAX_SRC];    /* registers read as data (address registers are in addr) */
     uint8_t dst[RT_MAX_DST];    /* registers written */

@@ -542,11 +542,32 @@ Test(classify, cmp_and_jne_fuse_into_one_branch)
     cr_assert(cls_fuse(ci, m, &cmp, &jne));
     cls_free(ci);
     cr_assert_str_eq(tmpl_name(m, &cmp), "JZ (Rel8)");
+    cr_expect_str_eq(m->templates[cmp.form[0]].name, "CMP_39 (R64, R64)", "the forms as written are kept");
+    cr_expect_str_eq(m->templates[cmp.form[1]].name, "JNZ (Rel8)");
+    cr_expect_neq(cmp.rule, RT_NO_INDEX);
     cr_assert_eq(cmp.branch, RT_BR_COND);
     cr_assert_eq(cmp.len, 5);
+    cr_expect_eq(memcmp(cmp.bytes, "\x48\x39\xd8\x75\x05", 5), 0, "both encodings");
     cr_assert(has(cmp.src, cmp.n_src, RAX) && has(cmp.src, cmp.n_src, RBX));
     cr_assert_not(has(cmp.src, cmp.n_src, RT_X86_FLAGS), "the flags pass inside the pair");
     cr_assert(has(cmp.dst, cmp.n_dst, RT_X86_FLAGS));
+}
+
+/* mov eax, eax is not eliminated: a rule times it as the 16-bit move, and its form stays the
+ * 32-bit one that the key found. */
+Test(classify, a_move_onto_itself_keeps_its_form_under_the_rule_that_times_it)
+{
+    const struct mdl_machine *m = &mdl_machine_skylake;
+    struct rt_insn mov = classified(m, "89 c0", 0);                              /* mov eax, eax */
+    cr_expect_str_eq(mov.key, "MOV (R32, R32)");
+    cr_expect_str_eq(m->templates[mov.form[0]].name, "MOV_89 (R32, R32)");
+    cr_expect_eq(mov.form[1], RT_NO_INDEX);
+    cr_expect_str_eq(tmpl_name(m, &mov), "MOV_89 (R16, R16)");
+    cr_expect_neq(mov.rule, RT_NO_INDEX);
+    cr_expect_not(mov.eliminated);
+    struct rt_insn add = classified(m, "48 83 c0 01", 0);                        /* add rax, 1 */
+    cr_expect_eq(add.tmpl, add.form[0]);
+    cr_expect_eq(add.rule, RT_NO_INDEX, "no rule applies");
 }
 
 Test(classify, fusion_needs_the_jump_right_after_the_compare)

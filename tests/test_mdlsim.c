@@ -1343,6 +1343,58 @@ Test(views, writes_the_text_report_of_a_block_word_for_word)
                   "block-a72-weights");
 }
 
+/* The form column names the instruction as written (mov eax, eax is MOV_89 (R32, R32), the jump
+ * of a fused pair keeps its condition) and marks with '*' the rows that another entry times, which
+ * a footnote names: a replace rule's target, a fusion rule's entry, a bare mnemonic's. */
+Test(views, names_each_form_as_written_and_the_entry_that_times_it_word_for_word)
+{
+    expect_golden("block --machine skylake --no-sensitivity kernels/forms-skylake.s", "2>/dev/null",
+                  "block-skylake-forms");
+    expect_golden("block --machine cortex-a72 --no-sensitivity kernels/forms-a72.s", "2>/dev/null",
+                  "block-a72-forms");
+}
+
+static const char *string_of(json_t *o, const char *key) { return json_string_value(json_object_get(o, key)); }
+
+/* The JSON's form, template and timed_as are the text's column, entry and footnote; a fused row's
+ * bytes are both instructions'. */
+Test(views, gives_the_form_and_the_entry_that_times_it_in_json)
+{
+    json_t *o = block_json("block --machine skylake --json --no-sensitivity kernels/forms-skylake.s");
+    json_t *mov = row_of(o, "mov eax"), *add = row_of(o, "add rax"), *pair = row_of(o, "cmp rax");
+    cr_assert(mov && add && pair);
+    cr_expect_str_eq(string_of(mov, "form"), "MOV_89 (R32, R32)");
+    cr_expect_str_eq(string_of(mov, "template"), "MOV_89 (R16, R16)");
+    cr_expect_str_eq(string_of(mov, "timed_as"),
+                     "timed as MOV_89 (R16, R16), the entry a replace rule of the description gives it");
+    cr_expect_str_eq(string_of(add, "form"), "ADD (R64, I8)");
+    cr_expect(json_is_null(json_object_get(add, "timed_as")), "an entry of its own: no note");
+    cr_expect_str_eq(string_of(pair, "form"), "CMP_39 (R64, R64) + JNZ (Rel8)");
+    cr_expect_str_eq(string_of(pair, "template"), "JZ (Rel8)");
+    cr_expect_str_eq(string_of(pair, "timed_as"),
+                     "timed as JZ (Rel8), the one entry the description's fusion rule gives the 10 conditions it fuses");
+    cr_expect_str_eq(string_of(pair, "bytes"), "4839d875f5", "cmp rax, rbx (48 39 d8) and jne (75 f5)");
+    json_decref(o);
+}
+
+/* The page shows the same form, its mark and the footnote. */
+Test(views, marks_the_forms_another_entry_times_on_the_page)
+{
+    struct run r = mdlsim("block --machine skylake --no-sensitivity --html $MDLSIM_TMP/mdlsim-forms.html "
+                          "kernels/forms-skylake.s");
+    cr_assert_eq(r.status, 0, "%s", r.out);
+    free(r.out);
+    char html[256];
+    snprintf(html, sizeof html, "%s", scratch_path("mdlsim-forms.html"));
+    char *page = slurp(html);
+    cr_expect(strstr(page, ">CMP_39 (R64, R64) + JNZ (Rel8)<span class=\"dim\" title=\"timed as JZ (Rel8), "));
+    cr_expect(strstr(page, "* 400000: timed as MOV_89 (R16, R16), the entry a replace rule of the description gives it"
+                           "<br>* 400006: timed as JZ (Rel8), the one entry the description&#39;s fusion rule gives the "
+                           "10 conditions it fuses</p>"));
+    free(page);
+    remove(html);
+}
+
 Test(views, writes_the_text_report_of_a_run_word_for_word)
 {
     expect_golden("run --machine skylake --roi kernel_exact -- ../build/programs/exact.x86 100",

@@ -28,8 +28,9 @@ static void add_use(struct result *r, struct result_row *row, unsigned resource,
 static struct result_row *add_row(struct result *r, uint64_t pc, const char *disasm, const char *form)
 {
     struct result_row *row = &r->rows[r->n_rows];
-    *row = (struct result_row){ .index = (unsigned)r->n_rows, .pc = pc, .disasm = disasm, .key = form, .form = form,
-                                .executions = 1, .latency_min = 1, .latency_max = 1, .uops = 1 };
+    *row = (struct result_row){ .index = (unsigned)r->n_rows, .pc = pc, .disasm = disasm, .key = form,
+                                .form = { form, NULL }, .tmpl = form, .executions = 1, .latency_min = 1,
+                                .latency_max = 1, .uops = 1 };
     r->n_rows++;
     return row;
 }

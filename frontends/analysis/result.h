@@ -44,6 +44,12 @@ struct result_use {
     double cost, share;
 };
 
+/* How a form's entry stands for the instruction: it names the instruction's form (exactly, as an
+ * encoding variant such as MOV_89 (R32, R32), or by uops.info's LEA shape); it is the one entry
+ * for every condition (AArch64's B.cond); it is the nearest the description has (a bare
+ * mnemonic, `*` kinds, other widths). */
+enum result_match { RESULT_MATCH_FORM, RESULT_MATCH_CONDITIONS, RESULT_MATCH_NEAREST };
+
 /* One static instruction (after macro-fusion: a fused pair is one row). Strings point into the
  * engine's decoded instructions, which outlive the views. */
 struct result_row {
@@ -51,7 +57,15 @@ struct result_row {
     uint64_t pc;                    /* block: offset in the block */
     uint8_t bytes[16];
     unsigned len;
-    const char *disasm, *key, *form; /* form: the description's entry (template name) */
+    const char *disasm, *key;
+    /* form: the description's entries its form keys found, before any replace rule ([1]: a fused
+     * pair's second instruction, else NULL; [0]: NULL for a class default), and how each stands
+     * for the instruction (enum result_match). tmpl: the entry whose timing it gets (a rule's
+     * target, a fused pair's entry), or class:NAME. conditions: a fused branch whose rule gives
+     * this many conditions that one entry (more than one), else 0. */
+    const char *form[2], *tmpl;
+    uint8_t match[2];
+    unsigned conditions;
     uint64_t executions;            /* block: per iteration (1); run: in the scope */
     double latency_min, latency_max;
     unsigned uops;                  /* fused domain */
@@ -234,5 +248,13 @@ const char *result_resource_name(const struct result *r, unsigned resource);
  * elimination, and its resource uses from the machine's template (the divider's among them). */
 struct rt_insn;
 void result_row_from_insn(struct result *r, struct result_row *row, const struct rt_insn *in);
+/* The row's form as its instruction reads, in BUF: each instruction's entry where it names the
+ * form, else the decoder's key ("CMP_39 (R64, R64) + JNZ (Rel8)", "B.NE (L)"); NULL when it has
+ * no entry (a class default). */
+const char *result_row_form(const struct result_row *row, char *buf, size_t size);
+/* Whether the row is timed by another entry than its form (a replace rule's target, a fused
+ * pair's entry): then BUF says which and why ("timed as JZ (Rel8), the one entry ..."). BUF may
+ * be NULL with SIZE 0. */
+bool result_row_timed_as(const struct result_row *row, char *buf, size_t size);
 
 #endif

@@ -513,6 +513,7 @@ static bool add_insn(struct run *r, struct reader *rd, uint64_t w0, char *err, s
         memcpy(in.bytes, words, len);
         snprintf(in.disasm, sizeof in.disasm, "(undecodable)");
         in.tmpl = r->o.m->class_default[MDL_CLASS_GENERIC];
+        in.form[0] = in.form[1] = in.rule = RT_NO_INDEX;
         in.unknown = true;
     } else {
         cls_apply(r->ci, r->o.m, &in);

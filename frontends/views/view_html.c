@@ -61,7 +61,7 @@ static const char style[] =
     "tr.crit td:first-child{box-shadow:inset 4px 0 #c92a2a}\n"
     "tbody tr:hover td{outline:1px solid #c7cdd8}\n"
     "td.res{min-width:40px}\n"
-    ".form{max-width:260px;overflow:hidden;text-overflow:ellipsis}\n"
+    ".form{max-width:340px;overflow:hidden;text-overflow:ellipsis}\n"
     "th.bn{background:#ffe3d3;color:#b33a0b}\n"
     "tfoot td{border-top:1px solid #dfe3ea;color:#4a5367;font-weight:600}\n"
     ".matrix td{min-width:64px;text-align:center;font-variant-numeric:tabular-nums}\n"
@@ -714,12 +714,18 @@ static void form_cell(FILE *out, const struct result_row *row)
     fputs("<td class=\"mono form\" title=\"", out);
     esc(out, row->key);
     fputs("\">", out);
+    char form[2 * RESULT_LABEL], note[2 * RESULT_LABEL + 96];
     if (row->eliminated)
         fputs("<span class=\"dim\">(eliminated)</span>", out);
     else if (row->class_default)
         fputs("<span class=\"dim\">(class default)</span>", out);
     else
-        esc(out, row->form);
+        esc(out, result_row_form(row, form, sizeof form));
+    if (result_row_timed_as(row, note, sizeof note)) {
+        fputs("<span class=\"dim\" title=\"", out);
+        esc(out, note);
+        fputs("\">*</span>", out);
+    }
     if (row->fused)
         fputs("<span class=\"badge\">fused</span>", out);
     fputs("</td>", out);
@@ -809,6 +815,22 @@ static void table_foot(FILE *out, const struct result *r, const struct table *t)
     fputs("</tr></tfoot>\n", out);
 }
 
+/* The footnote of the rows whose form is marked '*', as the text's: which entry times them. */
+static void timed_as(FILE *out, const struct result *r, const struct table *t)
+{
+    bool first = true;
+    for (size_t i = 0; i < r->n_rows; i++) {
+        char note[2 * RESULT_LABEL + 96];
+        if (!t->shown[i] || !result_row_timed_as(&r->rows[i], note, sizeof note))
+            continue;
+        fprintf(out, "%s* %" PRIx64 ": ", first ? "<p class=\"note\" id=\"timed-as\">" : "<br>", r->rows[i].pc);
+        esc(out, note);
+        first = false;
+    }
+    if (!first)
+        fputs("</p>\n", out);
+}
+
 static void table_body(FILE *out, const struct result *r, const struct table *t)
 {
     table_head(out, r, t);
@@ -820,6 +842,7 @@ static void table_body(FILE *out, const struct result *r, const struct table *t)
     fputs("</table>\n<p class=\"note\">Resource cells: cycles per execution, shaded by the instruction&#39;s share "
           "of the resource&#39;s busy time (white 0%, darkest 100%, square-root scale). Critical: the share of its "
           "instances on the critical path (marked rows).</p>\n", out);
+    timed_as(out, r, t);
     if (t->n_shown < t->n_rows)
         fprintf(out, "<p class=\"note\" data-omitted=\"%zu\">The %zu most executed of %zu instructions are shown; "
                 "%zu are left out.</p>\n", t->n_rows - t->n_shown, t->n_shown, t->n_rows, t->n_rows - t->n_shown);

@@ -463,8 +463,11 @@ static void json_row(struct jw *out, const struct result *r, const struct result
     jkey(out, "bytes", false);
     json_bytes(out, row);
     jkey_str(out, "disasm", row->disasm, false);
+    char form[2 * RESULT_LABEL], note[2 * RESULT_LABEL + 96];
     jkey_str(out, "key", row->key, false);
-    jkey_str(out, "template", row->form, false);
+    jkey_str(out, "form", result_row_form(row, form, sizeof form), false);
+    jkey_str(out, "template", row->tmpl, false);
+    jkey_str(out, "timed_as", result_row_timed_as(row, note, sizeof note) ? note : NULL, false);
     jkey(out, "class_default", false);
     jbool(out, row->class_default);
     jkey(out, "eliminated", false);

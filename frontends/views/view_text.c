@@ -167,19 +167,37 @@ static void bounds(FILE *out, const struct result *r)
         fprintf(out, "  %-32s %6.3fx\n", r->lanes[r->pairs[i]].label, r->lanes[r->pairs[i]].speedup);
 }
 
+/* The form column: the form as the instruction reads, marked when another entry times it. */
+static const char *form_text(const struct result_row *row, char *buf, size_t size)
+{
+    if (row->class_default || row->eliminated)
+        return row->class_default ? "(class default)" : "(eliminated)";
+    result_row_form(row, buf, size - 1);
+    if (result_row_timed_as(row, NULL, 0))
+        strcat(buf, "*");
+    return buf;
+}
+
+/* The row as the table's first column names it: its position (block) or its address (run). */
+static const char *row_where(const struct result_row *row, bool block, char *buf, size_t size)
+{
+    if (block)
+        snprintf(buf, size, "%3u", row->index);
+    else
+        snprintf(buf, size, "%#12llx", (unsigned long long)row->pc);
+    return buf;
+}
+
 static void row_line(FILE *out, const struct result *r, const struct result_row *row, bool block)
 {
-    char lat[32], where[24];
+    char lat[32], where[24], form[2 * RESULT_LABEL];
     snprintf(lat, sizeof lat, row->latency_min == row->latency_max ? "%g" : "%g-%g", row->latency_min,
              row->latency_max);
-    if (block)
-        snprintf(where, sizeof where, "%3u", row->index);
-    else
-        snprintf(where, sizeof where, "%#12llx %10llu", (unsigned long long)row->pc,
-                 (unsigned long long)row->executions);
-    fprintf(out, "%s  %-34.34s %-28.28s %7s %5u %7.0f%%  ", where, row->disasm,
-            row->class_default ? "(class default)" : row->eliminated ? "(eliminated)" : row->form, lat, row->uops,
-            100 * row->critical);
+    row_where(row, block, where, sizeof where);
+    if (!block)
+        snprintf(where + strlen(where), sizeof where - strlen(where), " %10llu", (unsigned long long)row->executions);
+    fprintf(out, "%s  %-34.34s %-32s %7s %5u %7.0f%%  ", where, row->disasm, form_text(row, form, sizeof form), lat,
+            row->uops, 100 * row->critical);
     for (unsigned k = 0; k < row->use_count; k++) {
         const struct result_use *u = &r->uses[row->use_first + k];
         fprintf(out, "%s%s %.2f (%.0f%%)", k ? ", " : "", result_resource_name(r, u->resource), u->cost, 100 * u->share);
@@ -223,16 +241,34 @@ static void functions(FILE *out, const struct result *r)
     }
 }
 
+/* The footnote of the rows marked '*': which entry times them instead of their form, and why. */
+static void timed_as(FILE *out, const struct result *r, size_t n, bool block)
+{
+    bool first = true;
+    for (size_t i = 0; i < n; i++) {
+        const struct result_row *row = &r->rows[r->hot ? r->hot[i] : i];
+        char where[24], note[2 * RESULT_LABEL + 96];
+        if (!result_row_timed_as(row, note, sizeof note))
+            continue;
+        if (first)
+            fputs("\n", out);
+        first = false;
+        row_where(row, block, where, sizeof where);
+        fprintf(out, "* %s: %s\n", where + strspn(where, " "), note);
+    }
+}
+
 static void table(FILE *out, const struct result *r)
 {
     bool block = r->scope == RESULT_SCOPE_BLOCK;
     size_t n = block || r->n_rows < RUN_ROWS ? r->n_rows : RUN_ROWS;
     if (!block)
         fprintf(out, "\nHottest instructions (%zu of %zu):\n", n, r->n_rows);
-    fprintf(out, "\n%s  %-34s %-28s %7s %5s %8s  resources (cost, share of the resource)\n",
+    fprintf(out, "\n%s  %-34s %-32s %7s %5s %8s  resources (cost, share of the resource)\n",
             block ? "  #" : "          pc executions", "instruction", "form", "latency", "uops", "critical");
     for (size_t i = 0; i < n; i++)
         row_line(out, r, &r->rows[r->hot ? r->hot[i] : i], block);
+    timed_as(out, r, n, block);
 }
 
 /* Where the cycles went, by source line (a -g program's). */
