@@ -7,7 +7,7 @@ CC      ?= gcc
 # test runner: Criterion finds its tests in a section that link-time optimisation drops.
 CFLAGS  ?= -O3 -g -flto=auto -ffat-lto-objects
 WARN    := -Wall -Wextra -Wshadow -Werror
-CPPFLAGS_ALL := -Imdl -Imdlc -Iprobe -Iruntime -Ifrontends -Ifrontends/isa -Ifrontends/static -Ifrontends/qemu -Ifrontends/analysis -Ifrontends/views -Igenerated -Ibuild -D_GNU_SOURCE
+CPPFLAGS_ALL := -Imdl -Imdlc -Iprobe -Iruntime -Ifrontends -Ifrontends/isa -Ifrontends/static -Ifrontends/qemu -Ifrontends/host -Ifrontends/analysis -Ifrontends/views -Igenerated -Ibuild -D_GNU_SOURCE
 CFLAGS_ALL   := -std=c11 $(WARN) $(CFLAGS)
 B       := build
 O       := build/obj
@@ -26,7 +26,7 @@ RUNTIME_SRC := runtime/model.c runtime/lanes.c runtime/prep.c runtime/kernel.c r
              $(wildcard runtime/policy/*.c) $(wildcard runtime/predictor/*.c)
 FRONT_SRC := frontends/decode.c $(wildcard frontends/isa/*.c) frontends/static/block.c frontends/static/batch.c frontends/static/asm.c frontends/static/elfsym.c \
              frontends/static/loops.c frontends/static/periods.c \
-             frontends/qemu/run.c frontends/qemu/feed.c frontends/qemu/transport.c frontends/qemu/launch.c \
+             frontends/qemu/run.c frontends/qemu/feed.c frontends/qemu/transport.c frontends/qemu/launch.c frontends/host/proc.c \
              frontends/qemu/trace.c \
              frontends/qemu/console.c \
              frontends/analysis/result.c frontends/analysis/analysis.c \
@@ -78,7 +78,7 @@ $(B)/.deps-test: Makefile | $(B)
 	@touch $@
 
 BUILD_DIRS := $(O)/mdl $(O)/mdlc $(O)/tests/fuzz $(O)/runtime/policy $(O)/runtime/predictor $(O)/frontends/static \
-              $(O)/frontends/isa $(O)/frontends/qemu $(B)/gen $(B)/deps $(B)/tests
+              $(O)/frontends/isa $(O)/frontends/qemu $(O)/frontends/host $(B)/gen $(B)/deps $(B)/tests
 $(B):
 	@mkdir -p $(BUILD_DIRS)
 

@@ -17,7 +17,7 @@
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
-#include "launch.h"
+#include "proc.h"
 #include "safefile.h"
 #include "sha256.h"
 
@@ -252,15 +252,15 @@ static bool write_text(const char *path, const char *text)
 }
 
 /* ARGV (the tool WHAT) with its errors into DIAG (NULL: stderr); unless it exits 0, ERR says how
- * it ended. *SIG: a fatal signal mdlsim received meanwhile (launch_run). */
-static struct launch_end run_tool(char *const argv[], const char *diag, const char *what, int *sig, char *err,
+ * it ended. *SIG: a fatal signal mdlsim received meanwhile (proc_run). */
+static struct proc_end run_tool(char *const argv[], const char *diag, const char *what, int *sig, char *err,
                                   size_t errlen)
 {
-    struct launch_end e = launch_run(argv, NULL, diag);
+    struct proc_end e = proc_run(argv, NULL, diag);
     char how[128];
     *sig = e.interrupted;
     if (e.status != 0)
-        snprintf(err, errlen, "%s %s", what, launch_describe(&e, how, sizeof how));
+        snprintf(err, errlen, "%s %s", what, proc_describe(&e, how, sizeof how));
     return e;
 }
 
@@ -288,7 +288,7 @@ static bool run_mdlc(const struct mdlfile_opts *o, const struct paths *p, const 
     argv[n++] = "--depfile", argv[n++] = deps, argv[n++] = "--deptarget", argv[n++] = "machine";
     argv[n++] = "--";                   /* a path starting with '-' is a path, not an option */
     argv[n++] = (char *)o->path;
-    struct launch_end e = run_tool(argv, diag, p->mdlc, sig, err, errlen);
+    struct proc_end e = run_tool(argv, diag, p->mdlc, sig, err, errlen);
     free(argv);
     replay(diag);
     /* an exit status: mdlc's own diagnostics, just replayed, say what is wrong */
@@ -360,7 +360,7 @@ static bool run_cc(const char *tmp, const char *cfile, int *sig, char *err, size
     /* CFILE is under the cache root, an absolute path: never taken for an option */
     char *argv[] = { (char *)cc_name(), "-std=c11", "-O0", "-fPIC", "-shared", inc, "-o", so, (char *)cfile, NULL };
     snprintf(what, sizeof what, "the C compiler '%s'", argv[0]);
-    struct launch_end e = run_tool(argv, NULL, what, sig, err, errlen);
+    struct proc_end e = run_tool(argv, NULL, what, sig, err, errlen);
     size_t n = strlen(err);
     if (e.status != 0 && n < errlen)
         snprintf(err + n, errlen - n, e.error ? " (install gcc, or set CC)" : " on the generated %s", cfile);
@@ -477,7 +477,7 @@ static bool build(const struct mdlfile_opts *o, const struct paths *p, struct bu
     int sig = 0;
     clock_gettime(CLOCK_MONOTONIC, &t0);
     sweep(p->root);
-    launch_fatal_signals(&fatal);
+    proc_fatal_signals(&fatal);
     sigprocmask(SIG_BLOCK, &fatal, &old);
     snprintf(tmp, sizeof tmp, "%s/tmp.XXXXXX", p->root);
     bool made = mkdtemp(tmp) != NULL;

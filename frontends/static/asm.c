@@ -3,7 +3,7 @@
 #include "asm.h"
 #include "block.h"
 #include "isa.h"
-#include "launch.h"
+#include "proc.h"
 #include "safefile.h"
 #include <errno.h>
 #include <stdio.h>
@@ -22,7 +22,7 @@ enum { ASM_MAX_OBJECT = 16 << 20 };
  * A tool that could not start says so in LOG, where its messages would be. */
 static bool run(char *const argv[], const char *out, const char *log)
 {
-    int rc = launch_tool_capped(argv, out, log, ASM_MAX_OBJECT);
+    int rc = proc_tool(argv, out, log, ASM_MAX_OBJECT);
     if (rc < 0) {
         FILE *fp = fopen(log, "w");
         if (fp) {
