@@ -18,6 +18,7 @@
 #include <time.h>
 #include <unistd.h>
 #include "proc.h"
+#include "alloc.h"
 #include "safefile.h"
 #include "sha256.h"
 
@@ -166,9 +167,9 @@ static void entry_key(const struct mdlfile_opts *o, const struct paths *p, char 
  * too large. */
 static char *slurp_stream(FILE *fp)
 {
-    char *buf = malloc(MANIFEST_MAX + 1);
-    size_t n = buf ? fread(buf, 1, MANIFEST_MAX + 1, fp) : 0;
-    bool ok = buf && !ferror(fp) && n <= MANIFEST_MAX;
+    char *buf = alloc_resize(NULL, MANIFEST_MAX + 1, 1);
+    size_t n = fread(buf, 1, MANIFEST_MAX + 1, fp);
+    bool ok = !ferror(fp) && n <= MANIFEST_MAX;
     fclose(fp);
     if (!ok) {
         free(buf);
@@ -277,7 +278,7 @@ static bool run_mdlc(const struct mdlfile_opts *o, const struct paths *p, const 
         snprintf(err, errlen, "cannot create %s: %s", gen, strerror(errno));
         return false;
     }
-    char **argv = calloc(2 * o->n_dirs + 12, sizeof *argv);
+    char **argv = alloc_zeroed(2 * o->n_dirs + 12, sizeof *argv);
     size_t n = 0;
     argv[n++] = (char *)p->mdlc;
     for (size_t i = 0; i < o->n_dirs; i++)
@@ -394,8 +395,8 @@ static bool list_files(const char *tmp, char *manifest, size_t len)
  * content's SHA-256, which load checks before it loads it. */
 static bool publish(const struct paths *p, const char *tmp, const char *symbol, struct built *b)
 {
-    char *manifest = calloc(1, MANIFEST_MAX), key[SHA256_HEX], path[PATH_MAX];
-    bool ok = manifest && list_files(tmp, manifest, MANIFEST_MAX) &&
+    char *manifest = alloc_zeroed(1, MANIFEST_MAX), key[SHA256_HEX], path[PATH_MAX];
+    bool ok = list_files(tmp, manifest, MANIFEST_MAX) &&
               sha256_file_hex(strcat(strcpy(path, tmp), "/machine.so"), key);
     if (ok) {
         snprintf(b->so, sizeof b->so, "%s/%s.so", p->entry, key);

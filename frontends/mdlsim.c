@@ -18,6 +18,7 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#include "alloc.h"
 #include "analysis.h"
 #include "asm.h"
 #include "safefile.h"
@@ -305,7 +306,7 @@ static void block_error(FILE *out, bool json, const char *label, const char *msg
 static bool run_block(struct session *s, const struct block *b, struct block_result *r, char *err, size_t errlen)
 {
     const struct mdl_machine *m = s->o->m;
-    double *busy = calloc(m->n_resources + 1u, sizeof *busy), fe, ret;
+    double *busy = alloc_zeroed(m->n_resources + 1u, sizeof *busy), fe, ret;
     block_busy(b, m, busy, &fe, &ret);
     analysis_plan_pairs(s->plan, busy, fe, ret);
     free(busy);
@@ -403,16 +404,14 @@ static void add_hex_line(struct hex_lines *h, size_t *room, const char *path, un
 {
     if (h->n == *room) {
         *room = *room ? 2 * *room : 1024;
-        h->hex = realloc(h->hex, *room * sizeof *h->hex);
-        h->label = realloc(h->label, *room * sizeof *h->label);
-        h->len = realloc(h->len, *room * sizeof *h->len);
-        if (!h->hex || !h->label || !h->len)
-            abort();
+        h->hex = alloc_resize(h->hex, *room, sizeof *h->hex);
+        h->label = alloc_resize(h->label, *room, sizeof *h->label);
+        h->len = alloc_resize(h->len, *room, sizeof *h->len);
     }
     char label[64];
     snprintf(label, sizeof label, "%s:%u", path, lineno);
-    if (!(h->hex[h->n] = malloc(len + 1)) || !(h->label[h->n] = strdup(label)))
-        abort();
+    h->label[h->n] = alloc_strdup(label);
+    h->hex[h->n] = alloc_resize(NULL, len + 1, 1);     /* a NUL in LINE is kept, as a bad digit */
     memcpy(h->hex[h->n], line, len);
     h->hex[h->n][len] = '\0';
     h->len[h->n++] = len;
@@ -432,14 +431,11 @@ static void hex_lines_free(struct hex_lines *h)
 static bool read_hex_lines(const char *path, struct hex_lines *h)
 {
     FILE *fp = strcmp(path, "-") == 0 ? stdin : fopen(path, "r");
-    char *line = malloc(HEX_MAX_LINE);
-    if (!fp || !line) {
+    if (!fp) {
         say_error("cannot read '%s': %s", path, strerror(errno));
-        free(line);
-        if (fp && fp != stdin)
-            fclose(fp);
         return false;
     }
+    char *line = alloc_resize(NULL, HEX_MAX_LINE, 1);
     size_t len, room = 0;
     unsigned lineno = 0;
     int got;
@@ -481,19 +477,18 @@ static int analyse_hex_file(struct session *s, const char *path)
     if (!read_hex_lines(path, &h))
         return 1;
     unsigned jobs = s->o->jobs ? s->o->jobs : default_jobs(h.n);
-    struct session *ss = calloc(jobs, sizeof *ss);
-    void **workers = calloc(jobs, sizeof *workers);
+    struct session *ss = alloc_zeroed(jobs, sizeof *ss);
+    void **workers = alloc_zeroed(jobs, sizeof *workers);
     int rc = 0;
     unsigned opened = 0;
     for (; opened < jobs && rc == 0; opened++) {
         char err[256];
         ss[opened] = *s;
         ss[opened].lines = &h;
-        if (opened > 0 && !(ss[opened].plan = malloc(sizeof *ss[opened].plan)))
-            abort();
         if (opened > 0) {
+            ss[opened].plan = alloc_zeroed(1, sizeof *ss[opened].plan);
             *ss[opened].plan = *s->plan;
-            ss[opened].res = calloc(1, sizeof *ss[opened].res);
+            ss[opened].res = alloc_zeroed(1, sizeof *ss[opened].res);
         }
         workers[opened] = &ss[opened];
         if (opened > 0 && !(ss[opened].dec = dec_open((enum mdl_isa)s->o->m->isa, err, sizeof err))) {
@@ -501,7 +496,7 @@ static int analyse_hex_file(struct session *s, const char *path)
             rc = 1;
         }
         if (opened > 0)
-            ss[opened].cache = block_cache_new();   /* none: decoding goes on without */
+            ss[opened].cache = block_cache_new();
     }
     /* One result per block: large writes, unless someone watches them come. */
     static char buf[1 << 16];
@@ -547,10 +542,7 @@ static void where(const struct asm_code *code, const char *name, size_t off, cha
 /* Room for N parts (at least one, the whole); never NULL. */
 static struct part *new_parts(size_t n)
 {
-    struct part *parts = calloc(n ? n : 1, sizeof *parts);
-    if (!parts)
-        abort();
-    return parts;
+    return alloc_zeroed(n, sizeof(struct part));
 }
 
 static size_t whole_part(struct part *p, const char *label, size_t len)
@@ -885,14 +877,14 @@ static int cmd_block(int argc, char **argv)
     if (o.html && !writable(o.html))
         return 1;
     char err[256];
-    struct analysis_plan *plan = malloc(sizeof *plan);
-    if (!plan || !analysis_plan_init(plan, o.m, o.weights, o.n_weights, o.sensitivity, err, sizeof err)) {
+    struct analysis_plan *plan = alloc_zeroed(1, sizeof *plan);
+    if (!analysis_plan_init(plan, o.m, o.weights, o.n_weights, o.sensitivity, err, sizeof err)) {
         free(plan);
         return usage_error("%s", err);
     }
-    struct session s = { .o = &o, .plan = plan, .res = calloc(1, sizeof *s.res) };
-    if (!s.res || !(s.dec = dec_open((enum mdl_isa)o.m->isa, err, sizeof err))) {
-        say_error("%s", s.res ? err : "out of memory");
+    struct session s = { .o = &o, .plan = plan, .res = alloc_zeroed(1, sizeof *s.res) };
+    if (!(s.dec = dec_open((enum mdl_isa)o.m->isa, err, sizeof err))) {
+        say_error("%s", err);
         free(s.res);
         free(plan);
         return 1;
@@ -1038,8 +1030,8 @@ static void roi_pairs(struct analysis_plan *plan, struct run_opts *ro, const uin
     struct dec *dec = dec_open((enum mdl_isa)m->isa, err, sizeof err);
     struct cls_index *ci = dec ? cls_build(m) : NULL;
     struct block b = { 0 };
-    double *busy = calloc(m->n_resources + 1u, sizeof *busy), fe, ret;
-    if (ci && busy && block_decode(&b, dec, ci, m, NULL, bytes, len, BLOCK_PC, err, sizeof err)) {
+    double *busy = alloc_zeroed(m->n_resources + 1u, sizeof *busy), fe, ret;
+    if (ci && block_decode(&b, dec, ci, m, NULL, bytes, len, BLOCK_PC, err, sizeof err)) {
         block_busy(&b, m, busy, &fe, &ret);
         analysis_plan_pairs(plan, busy, fe, ret);
         ro->n_lanes = plan->n_lanes;
@@ -1173,7 +1165,7 @@ static pid_t start_qemu(const struct run_cli *o, const struct transport *t, int 
     size_t n = 0;
     while (o->argv[n])
         n++;
-    char **args = calloc(n + 12, sizeof *args);
+    char **args = alloc_zeroed(n + 12, sizeof *args);
     size_t k = 0;
     args[k++] = (char *)qemu;
     if (*o->b.m->qemu_cpu) {
@@ -1241,11 +1233,7 @@ static int finish_report(struct run *r, const struct run_cli *o, const struct an
                          int exit_code, int killed_by)
 {
     char err[512];
-    struct result *res = calloc(1, sizeof *res);
-    if (!res) {
-        say_error("out of memory");
-        return 1;
-    }
+    struct result *res = alloc_zeroed(1, sizeof *res);
     result_reset(res, o->b.m);
     res->command = command;
     res->program = o->program;

@@ -3,6 +3,7 @@
  * accesses. Caches and the predictor see the whole run (they warm up outside the region); the
  * model sees the region of interest only. */
 #include "run.h"
+#include "alloc.h"
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -131,14 +132,6 @@ struct run {
     bool replaced;
 };
 
-static void *xrealloc(void *p, size_t n)
-{
-    p = realloc(p, n);
-    if (!p)
-        abort();
-    return p;
-}
-
 /* Where the lanes split between the two models: the model thread takes about three quarters
  * (the reader has the stream, caches and predictor besides), a whole number of lane groups so
  * that it pads none. */
@@ -182,11 +175,7 @@ struct run *run_new(const struct run_opts *o, char *err, size_t errlen)
 {
     if (errlen)
         err[0] = '\0';
-    struct run *r = calloc(1, sizeof *r);
-    if (!r) {
-        snprintf(err, errlen, "out of memory for the run");
-        return NULL;
-    }
+    struct run *r = alloc_zeroed(1, sizeof *r);
     r->o = *o;
     r->pend = -1;
     r->fused_first = -1;
@@ -403,8 +392,8 @@ static bool region_entry(const struct run *r, uint64_t pc);
 static const struct rt_insn *store_copy(struct insn_store *st, const struct rt_insn *in, bool sync)
 {
     if (!st->n_blocks || st->used == STORE_BLOCK) {
-        st->blocks = xrealloc(st->blocks, (st->n_blocks + 1) * sizeof *st->blocks);
-        st->blocks[st->n_blocks++] = xrealloc(NULL, STORE_BLOCK * sizeof **st->blocks);
+        st->blocks = alloc_resize(st->blocks, st->n_blocks + 1, sizeof *st->blocks);
+        st->blocks[st->n_blocks++] = alloc_resize(NULL, STORE_BLOCK, sizeof **st->blocks);
         st->used = 0;
     }
     struct rt_insn *c = &st->blocks[st->n_blocks - 1][st->used++];
@@ -456,7 +445,7 @@ static bool add_insn(struct run *r, struct reader *rd, uint64_t w0, char *err, s
         size_t cap = r->cap_s ? r->cap_s : 1024;
         while (cap <= id)
             cap *= 2;
-        r->s = xrealloc(r->s, cap * sizeof *r->s);
+        r->s = alloc_resize(r->s, cap, sizeof *r->s);
         memset(r->s + r->cap_s, 0, (cap - r->cap_s) * sizeof *r->s);
         r->cap_s = cap;
     }
@@ -570,9 +559,7 @@ static void add_edge(struct run *r, uint64_t site, uint64_t fn)
 {
     if (2 * (r->n_edges + 1) > r->cap_edges) {
         size_t cap = r->cap_edges ? 2 * r->cap_edges : 256;
-        struct run_call *e = calloc(cap, sizeof *e);
-        if (!e)
-            abort();
+        struct run_call *e = alloc_zeroed(cap, sizeof *e);
         for (size_t i = 0; i < r->cap_edges; i++)
             if (r->edges[i].count)
                 e[edge_slot(e, cap, r->edges[i].site, r->edges[i].fn)] = r->edges[i];
@@ -805,11 +792,7 @@ static bool on_execve(struct run *r, struct reader *rd, uint64_t w0, char *err, 
 
 bool run_consume(struct run *r, const struct run_source *src, char *err, size_t errlen)
 {
-    struct reader *rd = calloc(1, sizeof *rd);
-    if (!rd) {
-        snprintf(err, errlen, "out of memory");
-        return false;
-    }
+    struct reader *rd = alloc_zeroed(1, sizeof *rd);
     rd->src = *src;
     rd->run = r;
     rd->held = -1;
@@ -912,9 +895,7 @@ static void locate(const struct run *r, struct result_row *row)
  * (the plugin numbers an instruction of each translation) is one row, its counts summed. */
 static void fill_rows(const struct run *r, struct result *res)
 {
-    size_t *order = malloc((r->n_s + 1) * sizeof *order), n = 0;
-    if (!order)
-        abort();
+    size_t *order = alloc_zeroed(r->n_s + 1, sizeof *order), n = 0;
     for (size_t i = 0; i < r->n_s; i++)
         if (r->s[i].count && r->s[i].in)
             order[n++] = i;

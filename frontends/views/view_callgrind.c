@@ -4,6 +4,7 @@
  * the model's cycles (by retirement, rounded), critical-path instances, data accesses served
  * beyond the first level and by memory, mispredictions. */
 #include "view_callgrind.h"
+#include "alloc.h"
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -108,9 +109,7 @@ static void call_lines(FILE *out, const struct result *r, const struct result_ro
 bool view_callgrind(FILE *out, const struct result *r)
 {
     header(out, r);
-    size_t *order = malloc((r->n_calls + 1) * sizeof *order), next = 0;
-    if (!order)
-        return false;
+    size_t *order = alloc_zeroed(r->n_calls + 1, sizeof *order), next = 0;
     for (size_t i = 0; i < r->n_calls; i++)
         order[i] = i;
     qsort_r(order, r->n_calls, sizeof *order, by_site_row, r->calls);
