@@ -44,6 +44,27 @@
 
 extern const struct mdl_machine *const mdl_machines[];
 
+/* The views of a result, listed once: the options, the help and the writing all read this
+ * table, so a new view is its module, a line here and its golden test. run and replay write each
+ * view asked for (--NAME FILE) into its file, and the text on stderr besides. Block mode prints
+ * the text on stdout, or the JSON in its place (--json takes no FILE there: one object per block,
+ * a stream), and writes a file for each other view it offers. */
+enum view_id { VIEW_JSON, VIEW_HTML, VIEW_CALLGRIND, N_VIEWS };
+static const struct view {
+    const char *name;                               /* its option, --NAME */
+    bool (*write)(FILE *, const struct result *);
+    const char *what;                               /* what its file holds, for block's errors */
+    const char *run_help;                           /* its lines in run's help ("": said on another's) */
+    const char *block_help;                         /* in block's (NULL: block does not offer it) */
+} views[N_VIEWS] = {
+    [VIEW_JSON] = { "json", view_json, "report", "  --json FILE        the report as JSON; --html FILE: as a page\n",
+                    "  --json             one JSON object per block, on stdout\n" },
+    [VIEW_HTML] = { "html", view_html, "page", "",
+                    "  --html FILE        the block's page (not with --hex-file)\n" },
+    [VIEW_CALLGRIND] = { "callgrind", view_callgrind, "profile",
+                         "  --callgrind FILE   valgrind's callgrind format (KCachegrind, callgrind_annotate)\n", NULL },
+};
+
 /* The usage and help of each subcommand, put together for `mdlsim --help` and apart for
  * `mdlsim COMMAND --help`: continuation lines are indented for "usage: " or its width. */
 
@@ -88,9 +109,10 @@ extern const struct mdl_machine *const mdl_machines[];
     "QEMU's words, exits 125 and writes no report.\n" \
     "replay: analyses a trace written by 'run --record' on any machine of the same ISA.\n" \
     "  --roi SYMBOL       only the calls of function SYMBOL (callees included), in the program\n" \
-    "                     (position independent or not) or a library it loads; repeatable\n" \
-    "  --json FILE        the report as JSON; --html FILE: as a page\n" \
-    "  --callgrind FILE   valgrind's callgrind format (KCachegrind, callgrind_annotate)\n" \
+    "                     (position independent or not) or a library it loads; repeatable\n"
+
+/* run's options after the views' */
+#define HELP_RUN_MORE \
     "  --record FILE      (run) the event stream, for replay\n" \
     "                     The directory of every report is checked before the run: one that\n" \
     "                     cannot be written fails at once.\n" \
@@ -122,9 +144,7 @@ extern const struct mdl_machine *const mdl_machines[];
     "  --jobs N           analyse the blocks of --hex-file on N threads (default: one per\n" \
     "                     processor online); the output is the same whatever N\n" \
     "  --iterations N     at most N copies measured (default 200): the run stops once the timing\n" \
-    "                     repeats, else the second half is measured; causality may run longer\n" \
-    "  --json             one JSON object per block, on stdout\n" \
-    "  --html FILE        the block's page (not with --hex-file)\n"
+    "                     repeats, else the second half is measured; causality may run longer\n"
 
 #define HELP_OPTIONS \
     "Machines (all subcommands):\n" \
@@ -163,28 +183,45 @@ extern const struct mdl_machine *const mdl_machines[];
 static const char usage_text[] =
     "usage: " USAGE_MACHINES "       " USAGE_RUN "       " USAGE_REPLAY "       " USAGE_BLOCK USAGE_OPTIONS
     "       mdlsim --version; mdlsim COMMAND --help: that command's help only\n";
-static const char help_text[] = HELP_INTRO HELP_RUN HELP_BLOCK HELP_OPTIONS HELP_EXIT HELP_TRACES;
 
-/* `mdlsim COMMAND --help`: that command's usage and options only. */
+/* In a help's parts, where the views' lines go: run's (and replay's), block's. */
+static const char run_views[1], block_views[1];
+
+/* `mdlsim --help` (NULL), `mdlsim COMMAND --help`: that command's usage and options only. */
 static const struct command_help {
-    const char *name, *usage, *help;
+    const char *name, *usage;
+    const char *help[6];            /* its parts, up to a NULL */
 } command_helps[] = {
+    { NULL, usage_text,
+      { HELP_INTRO HELP_RUN, run_views, HELP_RUN_MORE HELP_BLOCK, block_views, HELP_OPTIONS HELP_EXIT HELP_TRACES } },
     { "machines", "usage: " USAGE_MACHINES,
-      "\nLists the machines compiled into mdlsim, one name a line: the NAMEs of --machine.\n" },
-    { "run", "usage: " USAGE_RUN USAGE_OPTIONS, HELP_INTRO HELP_RUN HELP_OPTIONS HELP_EXIT HELP_TRACES },
-    { "replay", "usage: " USAGE_REPLAY USAGE_OPTIONS, HELP_INTRO HELP_RUN HELP_OPTIONS HELP_EXIT HELP_TRACES },
-    { "block", "usage: " USAGE_BLOCK USAGE_OPTIONS, HELP_INTRO HELP_BLOCK HELP_OPTIONS HELP_EXIT },
+      { "\nLists the machines compiled into mdlsim, one name a line: the NAMEs of --machine.\n" } },
+    { "run", "usage: " USAGE_RUN USAGE_OPTIONS,
+      { HELP_INTRO HELP_RUN, run_views, HELP_RUN_MORE HELP_OPTIONS HELP_EXIT HELP_TRACES } },
+    { "replay", "usage: " USAGE_REPLAY USAGE_OPTIONS,
+      { HELP_INTRO HELP_RUN, run_views, HELP_RUN_MORE HELP_OPTIONS HELP_EXIT HELP_TRACES } },
+    { "block", "usage: " USAGE_BLOCK USAGE_OPTIONS, { HELP_INTRO HELP_BLOCK, block_views, HELP_OPTIONS HELP_EXIT } },
 };
 
 /* Prints the help of COMMAND (NULL: of every command) on stdout; 0, the exit status. */
 static int print_help(const char *command)
 {
-    for (size_t i = 0; command && i < sizeof command_helps / sizeof *command_helps; i++)
-        if (strcmp(command_helps[i].name, command) == 0) {
-            printf("%s%s", command_helps[i].usage, command_helps[i].help);
-            return 0;
+    const struct command_help *h = &command_helps[0];
+    for (size_t i = 1; command && i < sizeof command_helps / sizeof *command_helps; i++)
+        if (strcmp(command_helps[i].name, command) == 0)
+            h = &command_helps[i];
+    fputs(h->usage, stdout);
+    for (const char *const *part = h->help; *part; part++) {
+        if (*part != run_views && *part != block_views) {
+            fputs(*part, stdout);
+            continue;
         }
-    printf("%s%s", usage_text, help_text);
+        for (size_t v = 0; v < N_VIEWS; v++) {
+            const char *lines = *part == run_views ? views[v].run_help : views[v].block_help;
+            if (lines)
+                fputs(lines, stdout);
+        }
+    }
     return 0;
 }
 
@@ -270,14 +307,16 @@ struct block_opts {
     const char *machine_opt;        /* the option that gave one, for the error when another does */
     const char *dirs[MAX_INCLUDE_DIRS];     /* -I: where --mdl's includes and parents are */
     unsigned n_dirs;
-    const char *file, *hex, *hex_file, *function, *html;
+    const char *file, *hex, *hex_file, *function;
+    const char *view[N_VIEWS];      /* the file of each view block offers as one (NULL: none) */
     const char *region;             /* --region NAME of an assembly file */
     bool whole;                     /* --whole: the code as one block, not its loops */
     unsigned loop;                  /* --loop N: the Nth loop or region only (0: all) */
     unsigned iterations, jobs;
     double weights[RESULT_MAX_WEIGHTS];
     unsigned n_weights;
-    bool sensitivity, causality, json;
+    bool sensitivity, causality;
+    bool json;                      /* --json: the JSON on stdout instead of the text */
 };
 
 /* ---- one block ------------------------------------------------------------------------------ */
@@ -317,6 +356,59 @@ static bool run_block(struct session *s, const struct block *b, struct block_res
 static bool write_report(const char *path, const struct result *res, bool (*view)(FILE *, const struct result *),
                          char *err, size_t errlen);
 
+/* ---- the pipeline every analysis ends with ------------------------------------------------------- */
+
+/* Where the views of a result go: each view asked for into its file (FILES[v]; NULL: not asked
+ * for), then the text, or the JSON when JSON_STREAM, on STREAM. */
+struct report_to {
+    const char *const *files;       /* [N_VIEWS] */
+    FILE *stream;
+    bool json_stream;
+    bool stream_is_result;          /* a block's stdout: failing to write it fails the command (the
+                                     * text of a run on stderr is a message, not its result) */
+};
+
+/* The facts of one analysis from SOURCE into RES, and its top-down slots into TD: a block's
+ * measurement, a run's counts. */
+typedef void (*fill_fn)(const void *source, struct result *res, struct rt_topdown *td);
+
+/* The analysis of RES (reset for its machine, its command and scope named) on PLAN's lanes:
+ * started, filled by FILL from SOURCE, finished, and its views written as TO says, the files
+ * first (a reader of the stream that stops early, | head, must not cost them). False with ERR
+ * when one could not be written; the stream is written even then. */
+static bool analyse_result(struct result *res, const struct analysis_plan *plan, fill_fn fill, const void *source,
+                           const struct report_to *to, char *err, size_t errlen)
+{
+    struct rt_topdown td;
+    analysis_start(res, plan);
+    fill(source, res, &td);
+    analysis_finish(res, &td);
+    bool ok = true;
+    for (size_t v = 0; v < N_VIEWS && ok; v++)
+        if (to->files[v])
+            ok = write_report(to->files[v], res, views[v].write, err, errlen);
+    bool shown = to->json_stream ? view_json(to->stream, res) : view_text(to->stream, res);
+    if (ok && !shown && to->stream_is_result) {
+        snprintf(err, errlen, "cannot write the report: %s", strerror(errno));
+        ok = false;
+    }
+    return ok;
+}
+
+/* A block's measurement R of B, for analyse_result. */
+struct block_source {
+    const struct block *b;
+    const struct block_result *r;
+    bool causality;
+};
+
+static void fill_block(const void *source, struct result *res, struct rt_topdown *td)
+{
+    const struct block_source *bs = source;
+    block_fill(bs->b, bs->r, bs->causality, res);
+    *td = bs->r->topdown;
+}
+
 static int analyse_bytes(struct session *s, const uint8_t *bytes, size_t len, uint64_t pc, const char *label,
                          FILE *out)
 {
@@ -332,14 +424,9 @@ static int analyse_bytes(struct session *s, const uint8_t *bytes, size_t len, ui
     result_reset(s->res, s->o->m);
     s->res->command = "block";
     s->res->scope_name = label;
-    analysis_start(s->res, s->plan);
-    block_fill(&b, &r, s->o->causality, s->res);
-    analysis_finish(s->res, &r.topdown);
-    bool ok = s->o->json ? view_json(out, s->res) : view_text(out, s->res);
-    if (ok && s->o->html)
-        ok = write_report(s->o->html, s->res, view_html, err, sizeof err);
-    else if (!ok)
-        snprintf(err, sizeof err, "cannot write the report: %s", strerror(errno));
+    const struct block_source bs = { &b, &r, s->o->causality };
+    const struct report_to to = { s->o->view, out, s->o->json, true };
+    bool ok = analyse_result(s->res, s->plan, fill_block, &bs, &to, err, sizeof err);
     if (!ok)
         say_error("%s", err);
     free(r.crit);
@@ -522,6 +609,16 @@ static int analyse_hex_file(struct session *s, const char *path)
     return rc;
 }
 
+/* The first view that O asks block mode to write into a file (N_VIEWS: none): a file holds one
+ * block's. */
+static size_t block_file_view(const struct block_opts *o)
+{
+    size_t v = 0;
+    while (v < N_VIEWS && !o->view[v])
+        v++;
+    return v;
+}
+
 /* A part of a function or an assembly file analysed as a block of its own. */
 struct part {
     char label[1024];
@@ -599,9 +696,10 @@ static int analyse_parts(struct session *s, const struct part *parts, size_t n, 
                 s->o->loop, parts[0].label, n, n == 1 ? "" : "s");
         return 1;
     }
-    if (s->o->html && n > 1 && !s->o->loop) {
-        say_error("--html writes one block's page, and the code has %zu loops or regions: pick "
-                  "one with --loop N, or --whole", n);
+    size_t v = block_file_view(s->o);
+    if (v < N_VIEWS && n > 1 && !s->o->loop) {
+        say_error("--%s writes one block's %s, and the code has %zu loops or regions: pick "
+                  "one with --loop N, or --whole", views[v].name, views[v].what, n);
         return 1;
     }
     int rc = 0;
@@ -685,8 +783,22 @@ static bool parse_weights(const char *list, struct block_opts *o)
     return true;
 }
 
-/* Options of both `block` and `run`/`replay`. */
-enum { O_MACHINE = 256, O_MDL, O_WEIGHT, O_WEIGHTS, O_NOSENS, O_NOCAUS, O_FIRST_OWN };
+/* Options of both `block` and `run`/`replay`; O_VIEW + v is views[v]'s. */
+enum { O_MACHINE = 256, O_MDL, O_WEIGHT, O_WEIGHTS, O_NOSENS, O_NOCAUS, O_FIRST_OWN, O_VIEW = 512 };
+
+/* The options OWN (up to their NULL entry), then one for each view (for BLOCK, each view it
+ * offers; its --json takes no FILE), into OUT: room for OWN's and N_VIEWS more. */
+static void with_view_options(const struct option *own, bool block, struct option *out)
+{
+    size_t n = 0;
+    for (; own[n].name; n++)
+        out[n] = own[n];
+    for (size_t v = 0; v < N_VIEWS; v++)
+        if (!block || views[v].block_help)
+            out[n++] = (struct option){ views[v].name, block && v == VIEW_JSON ? no_argument : required_argument,
+                                        NULL, O_VIEW + (int)v };
+    out[n] = (struct option){ NULL, 0, NULL, 0 };
+}
 
 /* --machine or --mdl (C) with value optarg: -1 when taken, 2 on a usage error. A second machine
  * is one: taking the last silently would analyse on a machine the user may not have meant. */
@@ -780,19 +892,20 @@ static int uint_error(const char *name, unsigned lo, unsigned hi)
 
 static int parse_block_opts(int argc, char **argv, struct block_opts *o)
 {
-    enum { O_HEX = O_FIRST_OWN, O_HEXFILE, O_ITER, O_JSON, O_FUNCTION, O_JOBS, O_HTML, O_WHOLE, O_LOOP, O_REGION };
-    static const struct option longopts[] = {
+    enum { O_HEX = O_FIRST_OWN, O_HEXFILE, O_ITER, O_FUNCTION, O_JOBS, O_WHOLE, O_LOOP, O_REGION };
+    static const struct option own[] = {
         { "machine", required_argument, NULL, O_MACHINE }, { "mdl", required_argument, NULL, O_MDL },
         { "hex", required_argument, NULL, O_HEX },
         { "hex-file", required_argument, NULL, O_HEXFILE }, { "iterations", required_argument, NULL, O_ITER },
         { "weight", required_argument, NULL, O_WEIGHT }, { "no-sensitivity", no_argument, NULL, O_NOSENS },
-        { "weights", required_argument, NULL, O_WEIGHTS }, { "html", required_argument, NULL, O_HTML },
-        { "no-causality", no_argument, NULL, O_NOCAUS }, { "json", no_argument, NULL, O_JSON },
+        { "weights", required_argument, NULL, O_WEIGHTS }, { "no-causality", no_argument, NULL, O_NOCAUS },
         { "function", required_argument, NULL, O_FUNCTION }, { "jobs", required_argument, NULL, O_JOBS },
         { "whole", no_argument, NULL, O_WHOLE }, { "loop", required_argument, NULL, O_LOOP },
         { "region", required_argument, NULL, O_REGION },
         { "help", no_argument, NULL, 'h' }, { NULL, 0, NULL, 0 },
     };
+    struct option longopts[sizeof own / sizeof *own + N_VIEWS];
+    with_view_options(own, true, longopts);
     /* 200: a scheduler of about a hundred entries fills over a hundred copies of a block whose
      * issue outruns its ports, and where the machine chooses ports, the steady state is the full
      * scheduler's (spec.md §12.2) */
@@ -806,7 +919,11 @@ static int parse_block_opts(int argc, char **argv, struct block_opts *o)
         int rc = common_option(c, o);
         if (rc > 0)
             return rc;
-        switch (rc ? 0 : c) {
+        if (c == O_VIEW + VIEW_JSON)
+            o->json = true;
+        else if (c >= O_VIEW && c < O_VIEW + N_VIEWS)
+            o->view[c - O_VIEW] = optarg;
+        switch (rc || c >= O_VIEW ? 0 : c) {
         case 0: break;
         case O_HEX: o->hex = optarg; break;
         case O_HEXFILE: o->hex_file = optarg; break;
@@ -814,8 +931,6 @@ static int parse_block_opts(int argc, char **argv, struct block_opts *o)
             if (!parse_uint(optarg, 2, 100000000, &o->iterations))
                 return uint_error("iterations", 2, 100000000);
             break;
-        case O_JSON: o->json = true; break;
-        case O_HTML: o->html = optarg; break;
         case O_FUNCTION: o->function = optarg; break;
         case O_WHOLE: o->whole = true; break;
         case O_REGION: o->region = optarg; break;
@@ -847,8 +962,12 @@ static int parse_block_opts(int argc, char **argv, struct block_opts *o)
         return usage_error("%s", "--region names a marked region of FILE.s, not of a program's function");
     if (o->whole && (o->loop || o->region))
         return usage_error("%s", "--whole analyses the code as one block: not with --loop or --region");
-    if (o->html && o->hex_file)
-        return usage_error("%s", "--html writes one block's page: not with --hex-file");
+    size_t v = block_file_view(o);
+    if (v < N_VIEWS && o->hex_file) {
+        char msg[128];
+        snprintf(msg, sizeof msg, "--%s writes one block's %s: not with --hex-file", views[v].name, views[v].what);
+        return usage_error("%s", msg);
+    }
     if (!o->n_weights)
         o->weights[o->n_weights++] = 1.15;
     return find_options_machine(o);
@@ -874,8 +993,9 @@ static int cmd_block(int argc, char **argv)
     int rc = parse_block_opts(argc, argv, &o);
     if (rc >= 0)
         return rc;
-    if (o.html && !writable(o.html))
-        return 1;
+    for (size_t v = 0; v < N_VIEWS; v++)
+        if (o.view[v] && !writable(o.view[v]))
+            return 1;
     char err[256];
     struct analysis_plan *plan = alloc_zeroed(1, sizeof *plan);
     if (!analysis_plan_init(plan, o.m, o.weights, o.n_weights, o.sensitivity, err, sizeof err)) {
@@ -915,7 +1035,8 @@ struct run_cli {
     const char *roi[RUN_MAX_ROI];
     unsigned n_roi;
     char roi_label[512];            /* the names, comma-separated */
-    const char *json, *record, *html, *callgrind, *program, *trace;
+    const char *view[N_VIEWS];      /* the file of each view (NULL: not asked for) */
+    const char *record, *program, *trace;
     const char *sysroot;            /* run: QEMU's -L, given or found (NULL: none) */
     bool quiet;                     /* no progress line */
     char **argv;                    /* PROGRAM ARGS... as typed */
@@ -926,20 +1047,20 @@ struct run_cli {
 
 static int parse_run_opts(int argc, char **argv, struct run_cli *o, bool replay)
 {
-    enum { O_ROI = O_FIRST_OWN, O_JSON, O_HTML, O_RECORD, O_PROGRAM, O_SAMPLE, O_CALLGRIND, O_SYSROOT, O_QUIET };
-    static const struct option longopts[] = {
+    enum { O_ROI = O_FIRST_OWN, O_RECORD, O_PROGRAM, O_SAMPLE, O_SYSROOT, O_QUIET };
+    static const struct option own[] = {
         { "machine", required_argument, NULL, O_MACHINE }, { "mdl", required_argument, NULL, O_MDL },
         { "roi", required_argument, NULL, O_ROI },
         { "weight", required_argument, NULL, O_WEIGHT }, { "no-sensitivity", no_argument, NULL, O_NOSENS },
         { "weights", required_argument, NULL, O_WEIGHTS },
-        { "no-causality", no_argument, NULL, O_NOCAUS }, { "json", required_argument, NULL, O_JSON },
-        { "html", required_argument, NULL, O_HTML }, { "record", required_argument, NULL, O_RECORD },
+        { "no-causality", no_argument, NULL, O_NOCAUS }, { "record", required_argument, NULL, O_RECORD },
         { "program", required_argument, NULL, O_PROGRAM }, { "help", no_argument, NULL, 'h' },
         { "causality-sample", required_argument, NULL, O_SAMPLE },
-        { "callgrind", required_argument, NULL, O_CALLGRIND }, { "sysroot", required_argument, NULL, O_SYSROOT },
-        { "quiet", no_argument, NULL, O_QUIET },
+        { "sysroot", required_argument, NULL, O_SYSROOT }, { "quiet", no_argument, NULL, O_QUIET },
         { NULL, 0, NULL, 0 },
     };
+    struct option longopts[sizeof own / sizeof *own + N_VIEWS];
+    with_view_options(own, false, longopts);
     *o = (struct run_cli){ .b = { .iterations = 2, .sensitivity = true, .causality = true }, .sample = 8 };
     int c, idx = 0;
     optind = 1;
@@ -950,16 +1071,15 @@ static int parse_run_opts(int argc, char **argv, struct run_cli *o, bool replay)
         int rc = common_option(c, &o->b);
         if (rc > 0)
             return rc;
-        switch (rc ? 0 : c) {
+        if (c >= O_VIEW && c < O_VIEW + N_VIEWS)
+            o->view[c - O_VIEW] = optarg;
+        switch (rc || c >= O_VIEW ? 0 : c) {
         case 0: break;
         case O_ROI:
             if (o->n_roi == RUN_MAX_ROI)
                 return usage_error("at most 16 --roi, got another: '%s'", optarg);
             o->roi[o->n_roi++] = optarg;
             break;
-        case O_JSON: o->json = optarg; break;
-        case O_HTML: o->html = optarg; break;
-        case O_CALLGRIND: o->callgrind = optarg; break;
         case O_RECORD: o->record = optarg; break;
         case O_PROGRAM: o->program = optarg; break;
         case O_SYSROOT: o->sysroot = optarg; break;
@@ -992,8 +1112,10 @@ static int parse_run_opts(int argc, char **argv, struct run_cli *o, bool replay)
 
 static bool reports_writable(const struct run_cli *o)
 {
-    return (!o->json || writable(o->json)) && (!o->html || writable(o->html)) && (!o->record || writable(o->record)) &&
-           (!o->callgrind || writable(o->callgrind));
+    for (size_t v = 0; v < N_VIEWS; v++)
+        if (o->view[v] && !writable(o->view[v]))
+            return false;
+    return !o->record || writable(o->record);
 }
 
 /* No output replaces an input or another output: --record X --json X replaced the trace with
@@ -1001,13 +1123,16 @@ static bool reports_writable(const struct run_cli *o)
  * safefile_same does; false once said why. */
 static bool paths_apart(const struct run_cli *o)
 {
-    const struct { const char *what, *path; } out[] = {
-        { "--json", o->json }, { "--html", o->html }, { "--callgrind", o->callgrind }, { "--record", o->record },
-    }, in[] = {
+    struct { char what[32]; const char *path; } out[N_VIEWS + 1];       /* the views' files, the trace */
+    const struct { const char *what, *path; } in[] = {
         { "the program", o->program }, { "the script", o->script }, { "the trace", o->trace },
         { "the description", o->b.mdl },
     };
     enum { N_OUT = sizeof out / sizeof *out, N_IN = sizeof in / sizeof *in };
+    for (size_t v = 0; v <= N_VIEWS; v++) {
+        snprintf(out[v].what, sizeof out[v].what, "--%s", v < N_VIEWS ? views[v].name : "record");
+        out[v].path = v < N_VIEWS ? o->view[v] : o->record;
+    }
     for (size_t i = 0; i < N_OUT; i++) {
         for (size_t j = 0; out[i].path && j < i; j++)
             if (out[j].path && safefile_same(out[i].path, out[j].path))
@@ -1207,7 +1332,6 @@ static pid_t start_qemu(const struct run_cli *o, const struct transport *t, int 
     return pid;
 }
 
-/* The files first: a reader of stderr that stops early (| head) must not cost them. */
 /* Writes VIEW of RES to PATH whole or not at all: into a new file beside it, renamed over it. */
 static bool write_report(const char *path, const struct result *res, bool (*view)(FILE *, const struct result *),
                          char *err, size_t errlen)
@@ -1226,9 +1350,11 @@ static bool write_report(const char *path, const struct result *res, bool (*view
     return ok;
 }
 
-/* The run's result, its views: the files first, since a reader of stderr that stops early
- * (| head) must not cost them. */
-/* The report of R, which ended with EXIT_CODE or was killed by signal KILLED_BY (-1: not). */
+/* A run's counts, for analyse_result. */
+static void fill_run(const void *source, struct result *res, struct rt_topdown *td) { run_fill(source, res, td); }
+
+/* The report of R, which ended with EXIT_CODE or was killed by signal KILLED_BY (-1: not): its
+ * views' files, then the text on stderr. */
 static int finish_report(struct run *r, const struct run_cli *o, const struct analysis_plan *plan, const char *command,
                          int exit_code, int killed_by)
 {
@@ -1241,14 +1367,8 @@ static int finish_report(struct run *r, const struct run_cli *o, const struct an
     res->exit_code = exit_code;
     res->killed_by = killed_by;
     res->replaced_by = run_replaced_by(r);
-    analysis_start(res, plan);
-    struct rt_topdown td;
-    run_fill(r, res, &td);
-    analysis_finish(res, &td);
-    bool ok = (!o->json || write_report(o->json, res, view_json, err, sizeof err)) &&
-              (!o->html || write_report(o->html, res, view_html, err, sizeof err)) &&
-              (!o->callgrind || write_report(o->callgrind, res, view_callgrind, err, sizeof err));
-    view_text(stderr, res);
+    const struct report_to to = { o->view, stderr, false, false };
+    bool ok = analyse_result(res, plan, fill_run, r, &to, err, sizeof err);
     if (!ok)
         say_error("%s", err);
     result_free(res);
