@@ -1,5 +1,6 @@
 /* mdlsim: analyses code on a machine compiled from its description. `block` runs a basic
- * block statically (repeated back to back); `machines` lists the machines compiled in. */
+ * block statically (repeated back to back), `run` a program under QEMU, `replay` a recorded
+ * trace, all three through one pipeline to the views; `machines` lists the machines compiled in. */
 #include <ctype.h>
 #include <errno.h>
 #include <getopt.h>
