@@ -7,7 +7,7 @@ CC      ?= gcc
 # test runner: Criterion finds its tests in a section that link-time optimisation drops.
 CFLAGS  ?= -O3 -g -flto=auto -ffat-lto-objects
 WARN    := -Wall -Wextra -Wshadow -Werror
-CPPFLAGS_ALL := -Imdl -Imdlc -Iprobe -Iruntime -Ifrontends -Ifrontends/isa -Ifrontends/static -Ifrontends/qemu -Ifrontends/analysis -Ifrontends/views -Igenerated -Ibuild -D_GNU_SOURCE
+CPPFLAGS_ALL := -Imdl -Imdlc -Iprobe -Iruntime -Ifrontends -Ifrontends/isa -Ifrontends/static -Ifrontends/qemu -Ifrontends/host -Ifrontends/analysis -Ifrontends/views -Igenerated -Ibuild -D_GNU_SOURCE
 CFLAGS_ALL   := -std=c11 $(WARN) $(CFLAGS)
 B       := build
 O       := build/obj
@@ -17,7 +17,7 @@ PKGS_TEST  := $(PKGS_BUILD) libcriterion-dev qemu-user gcc-aarch64-linux-gnu pyt
 PKGS_BENCH := $(PKGS_BUILD) llvm-19 python3 qemu-user
 PKGS_DEMO  := $(PKGS_BUILD) qemu-user
 
-MDL_SRC   := mdl/arena.c mdl/source.c mdl/diag.c mdl/ast.c mdl/map.c mdl/parse.c mdl/safefile.c mdl/sha256.c \
+MDL_SRC   := mdl/alloc.c mdl/arena.c mdl/source.c mdl/diag.c mdl/ast.c mdl/map.c mdl/parse.c mdl/safefile.c mdl/sha256.c \
              mdl/formkey.c mdl/isainfo.c mdl/utf8.c mdl/suggest.c
 MDLC_SRC  := mdlc/driver.c mdlc/resolve.c mdlc/check.c mdlc/lower.c mdlc/emit_c.c mdlc/emit_json.c mdlc/emit_text.c \
              mdlc/output.c mdlc/qemu_cpu.c mdlc/formcheck.c
@@ -26,7 +26,7 @@ RUNTIME_SRC := runtime/model.c runtime/lanes.c runtime/prep.c runtime/kernel.c r
              $(wildcard runtime/policy/*.c) $(wildcard runtime/predictor/*.c)
 FRONT_SRC := frontends/decode.c $(wildcard frontends/isa/*.c) frontends/static/block.c frontends/static/batch.c frontends/static/asm.c frontends/static/elfsym.c \
              frontends/static/loops.c frontends/static/periods.c \
-             frontends/qemu/run.c frontends/qemu/feed.c frontends/qemu/sample.c frontends/qemu/transport.c frontends/qemu/launch.c \
+             frontends/qemu/run.c frontends/qemu/feed.c frontends/qemu/sample.c frontends/qemu/transport.c frontends/qemu/launch.c frontends/host/proc.c \
              frontends/qemu/trace.c \
              frontends/qemu/console.c \
              frontends/analysis/result.c frontends/analysis/analysis.c \
@@ -78,7 +78,7 @@ $(B)/.deps-test: Makefile | $(B)
 	@touch $@
 
 BUILD_DIRS := $(O)/mdl $(O)/mdlc $(O)/tests/fuzz $(O)/runtime/policy $(O)/runtime/predictor $(O)/frontends/static \
-              $(O)/frontends/isa $(O)/frontends/qemu $(B)/gen $(B)/deps $(B)/tests
+              $(O)/frontends/isa $(O)/frontends/qemu $(O)/frontends/host $(B)/gen $(B)/deps $(B)/tests
 $(B):
 	@mkdir -p $(BUILD_DIRS)
 
@@ -169,7 +169,7 @@ $(O)/frontends/mdlfile_abi.o: frontends/mdlfile_abi.S runtime/mdl_machine.h mdl/
 	$(CC) -c -o $@ $<
 MDLFILE_OBJ := $(O)/frontends/mdlfile.o $(O)/frontends/mdlfile_abi.o
 # What the simulator's objects use of the language library.
-SIM_LIB := $(O)/mdl/safefile.o $(O)/mdl/sha256.o $(O)/mdl/formkey.o $(O)/mdl/isainfo.o $(O)/mdl/utf8.o $(O)/mdl/suggest.o
+SIM_LIB := $(O)/mdl/alloc.o $(O)/mdl/safefile.o $(O)/mdl/sha256.o $(O)/mdl/formkey.o $(O)/mdl/isainfo.o $(O)/mdl/utf8.o $(O)/mdl/suggest.o
 
 $(B)/mdlsim: $(O)/frontends/mdlsim.o $(SIM_OBJ) $(SIM_LIB) $(MDLFILE_OBJ) $(GEN_OBJ) $(B)/gen/registry.o
 	$(CC) $(CFLAGS_ALL) -pthread -o $@ $^ -lcapstone -ljansson -ldw -lelf -lm
@@ -267,7 +267,7 @@ $(B)/fuzz_block: $(O)/tests/fuzz/fuzz_block.o $(SIM_OBJ) $(SIM_LIB) $(GEN_OBJ) $
 $(B)/fuzz_trace: $(O)/tests/fuzz/fuzz_trace.o $(SIM_OBJ) $(SIM_LIB) $(GEN_OBJ)
 	$(CC) $(CFLAGS_ALL) -fsanitize=fuzzer -pthread -o $@ $^ -lcapstone -ljansson -ldw -lelf -lm
 ISA_OBJ := $(O)/frontends/decode.o $(patsubst %.c,$(O)/%.o,$(wildcard frontends/isa/*.c)) $(O)/mdl/formkey.o \
-           $(O)/mdl/isainfo.o
+           $(O)/mdl/isainfo.o $(O)/mdl/alloc.o
 $(B)/fuzz_elf: $(O)/tests/fuzz/fuzz_elf.o $(O)/frontends/static/elfsym.o $(O)/frontends/symbols.o $(ISA_OBJ) \
            $(O)/mdl/safefile.o $(O)/mdl/suggest.o
 	$(CC) $(CFLAGS_ALL) -fsanitize=fuzzer -o $@ $^ -lcapstone -ldw -lelf

@@ -2,6 +2,7 @@
  * data flow, memory accesses, class and form key in the naming of the machine descriptions; what
  * differs by ISA is in its module (frontends/isa/), this is what they share. */
 #include "decode.h"
+#include "alloc.h"
 #include <capstone/capstone.h>
 #include <ctype.h>
 #include <stdarg.h>
@@ -161,11 +162,7 @@ void dec_mem_rw(const struct rt_insn *o, bool *load, bool *store)
 
 struct dec *dec_open(enum mdl_isa isa, char *err, size_t errlen)
 {
-    struct dec *d = calloc(1, sizeof *d);
-    if (!d) {
-        snprintf(err, errlen, "out of memory");
-        return NULL;
-    }
+    struct dec *d = alloc_zeroed(1, sizeof *d);
     d->isa = isa;
     d->info = isainfo_get(isa);
     d->ops = isa_get(isa);

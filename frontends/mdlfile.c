@@ -18,7 +18,8 @@
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
-#include "launch.h"
+#include "proc.h"
+#include "alloc.h"
 #include "safefile.h"
 #include "sha256.h"
 
@@ -206,9 +207,9 @@ static void entry_key(const struct mdlfile_opts *o, const struct paths *p, char 
  * too large. */
 static char *slurp_stream(FILE *fp)
 {
-    char *buf = malloc(MANIFEST_MAX + 1);
-    size_t n = buf ? fread(buf, 1, MANIFEST_MAX + 1, fp) : 0;
-    bool ok = buf && !ferror(fp) && n <= MANIFEST_MAX;
+    char *buf = alloc_resize(NULL, MANIFEST_MAX + 1, 1);
+    size_t n = fread(buf, 1, MANIFEST_MAX + 1, fp);
+    bool ok = !ferror(fp) && n <= MANIFEST_MAX;
     fclose(fp);
     if (!ok) {
         free(buf);
@@ -292,15 +293,15 @@ static bool write_text(const char *path, const char *text)
 }
 
 /* ARGV (the tool WHAT) with its errors into DIAG (NULL: stderr); unless it exits 0, ERR says how
- * it ended. *SIG: a fatal signal mdlsim received meanwhile (launch_run). */
-static struct launch_end run_tool(char *const argv[], const char *diag, const char *what, int *sig, char *err,
+ * it ended. *SIG: a fatal signal mdlsim received meanwhile (proc_run). */
+static struct proc_end run_tool(char *const argv[], const char *diag, const char *what, int *sig, char *err,
                                   size_t errlen)
 {
-    struct launch_end e = launch_run(argv, NULL, diag);
+    struct proc_end e = proc_run(argv, NULL, diag);
     char how[128];
     *sig = e.interrupted;
     if (e.status != 0)
-        snprintf(err, errlen, "%s %s", what, launch_describe(&e, how, sizeof how));
+        snprintf(err, errlen, "%s %s", what, proc_describe(&e, how, sizeof how));
     return e;
 }
 
@@ -317,7 +318,7 @@ static bool run_mdlc(const struct mdlfile_opts *o, const struct paths *p, const 
         snprintf(err, errlen, "cannot create %s: %s", gen, strerror(errno));
         return false;
     }
-    char **argv = calloc(2 * o->n_dirs + 12, sizeof *argv);
+    char **argv = alloc_zeroed(2 * o->n_dirs + 12, sizeof *argv);
     size_t n = 0;
     argv[n++] = (char *)p->mdlc;
     for (size_t i = 0; i < o->n_dirs; i++)
@@ -328,7 +329,7 @@ static bool run_mdlc(const struct mdlfile_opts *o, const struct paths *p, const 
     argv[n++] = "--depfile", argv[n++] = deps, argv[n++] = "--deptarget", argv[n++] = "machine";
     argv[n++] = "--";                   /* a path starting with '-' is a path, not an option */
     argv[n++] = (char *)o->path;
-    struct launch_end e = run_tool(argv, diag, p->mdlc, sig, err, errlen);
+    struct proc_end e = run_tool(argv, diag, p->mdlc, sig, err, errlen);
     free(argv);
     replay(diag);
     /* an exit status: mdlc's own diagnostics, just replayed, say what is wrong */
@@ -400,7 +401,7 @@ static bool run_cc(const char *tmp, const char *cfile, int *sig, char *err, size
     /* CFILE is under the cache root, an absolute path: never taken for an option */
     char *argv[] = { (char *)cc_name(), "-std=c11", "-O0", "-fPIC", "-shared", inc, "-o", so, (char *)cfile, NULL };
     snprintf(what, sizeof what, "the C compiler '%s'", argv[0]);
-    struct launch_end e = run_tool(argv, NULL, what, sig, err, errlen);
+    struct proc_end e = run_tool(argv, NULL, what, sig, err, errlen);
     size_t n = strlen(err);
     if (e.status != 0 && n < errlen)
         snprintf(err + n, errlen - n, e.error ? " (install gcc, or set CC)" : " on the generated %s", cfile);
@@ -434,8 +435,8 @@ static bool list_files(const char *tmp, char *manifest, size_t len)
  * content's SHA-256, which load checks before it loads it. */
 static bool publish(const struct paths *p, const char *tmp, const char *symbol, struct built *b)
 {
-    char *manifest = calloc(1, MANIFEST_MAX), key[SHA256_HEX], path[PATH_MAX];
-    bool ok = manifest && list_files(tmp, manifest, MANIFEST_MAX) &&
+    char *manifest = alloc_zeroed(1, MANIFEST_MAX), key[SHA256_HEX], path[PATH_MAX];
+    bool ok = list_files(tmp, manifest, MANIFEST_MAX) &&
               sha256_file_hex(strcat(strcpy(path, tmp), "/machine.so"), key);
     if (ok) {
         snprintf(b->so, sizeof b->so, "%s/%s.so", p->entry, key);
@@ -517,7 +518,7 @@ static bool build(const struct mdlfile_opts *o, const struct paths *p, struct bu
     int sig = 0;
     clock_gettime(CLOCK_MONOTONIC, &t0);
     sweep(p->root);
-    launch_fatal_signals(&fatal);
+    proc_fatal_signals(&fatal);
     sigprocmask(SIG_BLOCK, &fatal, &old);
     snprintf(tmp, sizeof tmp, "%s/tmp.XXXXXX", p->root);
     bool made = mkdtemp(tmp) != NULL;

@@ -1,5 +1,6 @@
 /* mdlsim: analyses code on a machine compiled from its description. `block` runs a basic
- * block statically (repeated back to back); `machines` lists the machines compiled in. */
+ * block statically (repeated back to back), `run` a program under QEMU, `replay` a recorded
+ * trace, all three through one pipeline to the views; `machines` lists the machines compiled in. */
 #include <ctype.h>
 #include <errno.h>
 #include <getopt.h>
@@ -18,6 +19,7 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#include "alloc.h"
 #include "analysis.h"
 #include "asm.h"
 #include "safefile.h"
@@ -43,6 +45,27 @@
 #include "view_text.h"
 
 extern const struct mdl_machine *const mdl_machines[];
+
+/* The views of a result, listed once: the options, the help and the writing all read this
+ * table, so a new view is its module, a line here and its golden test. run and replay write each
+ * view asked for (--NAME FILE) into its file, and the text on stderr besides. Block mode prints
+ * the text on stdout, or the JSON in its place (--json takes no FILE there: one object per block,
+ * a stream), and writes a file for each other view it offers. */
+enum view_id { VIEW_JSON, VIEW_HTML, VIEW_CALLGRIND, N_VIEWS };
+static const struct view {
+    const char *name;                               /* its option, --NAME */
+    bool (*write)(FILE *, const struct result *);
+    const char *what;                               /* what its file holds, for block's errors */
+    const char *run_help;                           /* its lines in run's help ("": said on another's) */
+    const char *block_help;                         /* in block's (NULL: block does not offer it) */
+} views[N_VIEWS] = {
+    [VIEW_JSON] = { "json", view_json, "report", "  --json FILE        the report as JSON; --html FILE: as a page\n",
+                    "  --json             one JSON object per block, on stdout\n" },
+    [VIEW_HTML] = { "html", view_html, "page", "",
+                    "  --html FILE        the block's page (not with --hex-file)\n" },
+    [VIEW_CALLGRIND] = { "callgrind", view_callgrind, "profile",
+                         "  --callgrind FILE   valgrind's callgrind format (KCachegrind, callgrind_annotate)\n", NULL },
+};
 
 /* The usage and help of each subcommand, put together for `mdlsim --help` and apart for
  * `mdlsim COMMAND --help`: continuation lines are indented for "usage: " or its width. */
@@ -91,9 +114,10 @@ extern const struct mdl_machine *const mdl_machines[];
     "  --roi SYMBOL       only the calls of function SYMBOL (callees included), in the program\n" \
     "                     (position independent or not) or a library it loads; repeatable. A\n" \
     "                     SYMBOL no function has is refused with the closest name: before the\n" \
-    "                     run when the program is static (exit 2), when it ends otherwise\n" \
-    "  --json FILE        the report as JSON; --html FILE: as a page\n" \
-    "  --callgrind FILE   valgrind's callgrind format (KCachegrind, callgrind_annotate)\n" \
+    "                     run when the program is static (exit 2), when it ends otherwise\n"
+
+/* run's options after the views' */
+#define HELP_RUN_MORE \
     "  --record FILE      (run) the event stream, for replay\n" \
     "                     The directory of every report is checked before the run: one that\n" \
     "                     cannot be written fails at once.\n" \
@@ -136,9 +160,7 @@ extern const struct mdl_machine *const mdl_machines[];
     "  --jobs N           analyse the blocks of --hex-file on N threads (default: one per\n" \
     "                     processor online); the output is the same whatever N\n" \
     "  --iterations N     at most N copies measured (default 200): the run stops once the timing\n" \
-    "                     repeats, else the second half is measured; causality may run longer\n" \
-    "  --json             one JSON object per block, on stdout\n" \
-    "  --html FILE        the block's page (not with --hex-file)\n"
+    "                     repeats, else the second half is measured; causality may run longer\n"
 
 #define HELP_OPTIONS \
     "Machines (all subcommands):\n" \
@@ -177,28 +199,45 @@ extern const struct mdl_machine *const mdl_machines[];
 static const char usage_text[] =
     "usage: " USAGE_MACHINES "       " USAGE_RUN "       " USAGE_REPLAY "       " USAGE_BLOCK USAGE_OPTIONS
     "       mdlsim --version; mdlsim COMMAND --help: that command's help only\n";
-static const char help_text[] = HELP_INTRO HELP_RUN HELP_BLOCK HELP_OPTIONS HELP_EXIT HELP_TRACES;
 
-/* `mdlsim COMMAND --help`: that command's usage and options only. */
+/* In a help's parts, where the views' lines go: run's (and replay's), block's. */
+static const char run_views[1], block_views[1];
+
+/* `mdlsim --help` (NULL), `mdlsim COMMAND --help`: that command's usage and options only. */
 static const struct command_help {
-    const char *name, *usage, *help;
+    const char *name, *usage;
+    const char *help[6];            /* its parts, up to a NULL */
 } command_helps[] = {
+    { NULL, usage_text,
+      { HELP_INTRO HELP_RUN, run_views, HELP_RUN_MORE HELP_BLOCK, block_views, HELP_OPTIONS HELP_EXIT HELP_TRACES } },
     { "machines", "usage: " USAGE_MACHINES,
-      "\nLists the machines compiled into mdlsim, one name a line: the NAMEs of --machine.\n" },
-    { "run", "usage: " USAGE_RUN USAGE_OPTIONS, HELP_INTRO HELP_RUN HELP_OPTIONS HELP_EXIT HELP_TRACES },
-    { "replay", "usage: " USAGE_REPLAY USAGE_OPTIONS, HELP_INTRO HELP_RUN HELP_OPTIONS HELP_EXIT HELP_TRACES },
-    { "block", "usage: " USAGE_BLOCK USAGE_OPTIONS, HELP_INTRO HELP_BLOCK HELP_OPTIONS HELP_EXIT },
+      { "\nLists the machines compiled into mdlsim, one name a line: the NAMEs of --machine.\n" } },
+    { "run", "usage: " USAGE_RUN USAGE_OPTIONS,
+      { HELP_INTRO HELP_RUN, run_views, HELP_RUN_MORE HELP_OPTIONS HELP_EXIT HELP_TRACES } },
+    { "replay", "usage: " USAGE_REPLAY USAGE_OPTIONS,
+      { HELP_INTRO HELP_RUN, run_views, HELP_RUN_MORE HELP_OPTIONS HELP_EXIT HELP_TRACES } },
+    { "block", "usage: " USAGE_BLOCK USAGE_OPTIONS, { HELP_INTRO HELP_BLOCK, block_views, HELP_OPTIONS HELP_EXIT } },
 };
 
 /* Prints the help of COMMAND (NULL: of every command) on stdout; 0, the exit status. */
 static int print_help(const char *command)
 {
-    for (size_t i = 0; command && i < sizeof command_helps / sizeof *command_helps; i++)
-        if (strcmp(command_helps[i].name, command) == 0) {
-            printf("%s%s", command_helps[i].usage, command_helps[i].help);
-            return 0;
+    const struct command_help *h = &command_helps[0];
+    for (size_t i = 1; command && i < sizeof command_helps / sizeof *command_helps; i++)
+        if (strcmp(command_helps[i].name, command) == 0)
+            h = &command_helps[i];
+    fputs(h->usage, stdout);
+    for (const char *const *part = h->help; *part; part++) {
+        if (*part != run_views && *part != block_views) {
+            fputs(*part, stdout);
+            continue;
         }
-    printf("%s%s", usage_text, help_text);
+        for (size_t v = 0; v < N_VIEWS; v++) {
+            const char *lines = *part == run_views ? views[v].run_help : views[v].block_help;
+            if (lines)
+                fputs(lines, stdout);
+        }
+    }
     return 0;
 }
 
@@ -284,14 +323,16 @@ struct block_opts {
     const char *machine_opt;        /* the option that gave one, for the error when another does */
     const char *dirs[MAX_INCLUDE_DIRS];     /* -I: where --mdl's includes and parents are */
     unsigned n_dirs;
-    const char *file, *hex, *hex_file, *function, *html;
+    const char *file, *hex, *hex_file, *function;
+    const char *view[N_VIEWS];      /* the file of each view block offers as one (NULL: none) */
     const char *region;             /* --region NAME of an assembly file */
     bool whole;                     /* --whole: the code as one block, not its loops */
     unsigned loop;                  /* --loop N: the Nth loop or region only (0: all) */
     unsigned iterations, jobs;
     double weights[RESULT_MAX_WEIGHTS];
     unsigned n_weights;
-    bool sensitivity, causality, json;
+    bool sensitivity, causality;
+    bool json;                      /* --json: the JSON on stdout instead of the text */
 };
 
 /* ---- one block ------------------------------------------------------------------------------ */
@@ -320,7 +361,7 @@ static void block_error(FILE *out, bool json, const char *label, const char *msg
 static bool run_block(struct session *s, const struct block *b, struct block_result *r, char *err, size_t errlen)
 {
     const struct mdl_machine *m = s->o->m;
-    double *busy = calloc(m->n_resources + 1u, sizeof *busy), fe, ret;
+    double *busy = alloc_zeroed(m->n_resources + 1u, sizeof *busy), fe, ret;
     block_busy(b, m, busy, &fe, &ret);
     analysis_plan_pairs(s->plan, busy, fe, ret);
     free(busy);
@@ -330,6 +371,59 @@ static bool run_block(struct session *s, const struct block *b, struct block_res
 
 static bool write_report(const char *path, const struct result *res, bool (*view)(FILE *, const struct result *),
                          char *err, size_t errlen);
+
+/* ---- the pipeline every analysis ends with ------------------------------------------------------- */
+
+/* Where the views of a result go: each view asked for into its file (FILES[v]; NULL: not asked
+ * for), then the text, or the JSON when JSON_STREAM, on STREAM. */
+struct report_to {
+    const char *const *files;       /* [N_VIEWS] */
+    FILE *stream;
+    bool json_stream;
+    bool stream_is_result;          /* a block's stdout: failing to write it fails the command (the
+                                     * text of a run on stderr is a message, not its result) */
+};
+
+/* The facts of one analysis from SOURCE into RES, and its top-down slots into TD: a block's
+ * measurement, a run's counts. */
+typedef void (*fill_fn)(const void *source, struct result *res, struct rt_topdown *td);
+
+/* The analysis of RES (reset for its machine, its command and scope named) on PLAN's lanes:
+ * started, filled by FILL from SOURCE, finished, and its views written as TO says, the files
+ * first (a reader of the stream that stops early, | head, must not cost them). False with ERR
+ * when one could not be written; the stream is written even then. */
+static bool analyse_result(struct result *res, const struct analysis_plan *plan, fill_fn fill, const void *source,
+                           const struct report_to *to, char *err, size_t errlen)
+{
+    struct rt_topdown td;
+    analysis_start(res, plan);
+    fill(source, res, &td);
+    analysis_finish(res, &td);
+    bool ok = true;
+    for (size_t v = 0; v < N_VIEWS && ok; v++)
+        if (to->files[v])
+            ok = write_report(to->files[v], res, views[v].write, err, errlen);
+    bool shown = to->json_stream ? view_json(to->stream, res) : view_text(to->stream, res);
+    if (ok && !shown && to->stream_is_result) {
+        snprintf(err, errlen, "cannot write the report: %s", strerror(errno));
+        ok = false;
+    }
+    return ok;
+}
+
+/* A block's measurement R of B, for analyse_result. */
+struct block_source {
+    const struct block *b;
+    const struct block_result *r;
+    bool causality;
+};
+
+static void fill_block(const void *source, struct result *res, struct rt_topdown *td)
+{
+    const struct block_source *bs = source;
+    block_fill(bs->b, bs->r, bs->causality, res);
+    *td = bs->r->topdown;
+}
 
 static int analyse_bytes(struct session *s, const uint8_t *bytes, size_t len, uint64_t pc, const char *label,
                          FILE *out)
@@ -346,14 +440,9 @@ static int analyse_bytes(struct session *s, const uint8_t *bytes, size_t len, ui
     result_reset(s->res, s->o->m);
     s->res->command = "block";
     s->res->scope_name = label;
-    analysis_start(s->res, s->plan);
-    block_fill(&b, &r, s->o->causality, s->res);
-    analysis_finish(s->res, &r.topdown);
-    bool ok = s->o->json ? view_json(out, s->res) : view_text(out, s->res);
-    if (ok && s->o->html)
-        ok = write_report(s->o->html, s->res, view_html, err, sizeof err);
-    else if (!ok)
-        snprintf(err, sizeof err, "cannot write the report: %s", strerror(errno));
+    const struct block_source bs = { &b, &r, s->o->causality };
+    const struct report_to to = { s->o->view, out, s->o->json, true };
+    bool ok = analyse_result(s->res, s->plan, fill_block, &bs, &to, err, sizeof err);
     if (!ok)
         say_error("%s", err);
     free(r.crit);
@@ -418,16 +507,14 @@ static void add_hex_line(struct hex_lines *h, size_t *room, const char *path, un
 {
     if (h->n == *room) {
         *room = *room ? 2 * *room : 1024;
-        h->hex = realloc(h->hex, *room * sizeof *h->hex);
-        h->label = realloc(h->label, *room * sizeof *h->label);
-        h->len = realloc(h->len, *room * sizeof *h->len);
-        if (!h->hex || !h->label || !h->len)
-            abort();
+        h->hex = alloc_resize(h->hex, *room, sizeof *h->hex);
+        h->label = alloc_resize(h->label, *room, sizeof *h->label);
+        h->len = alloc_resize(h->len, *room, sizeof *h->len);
     }
     char label[64];
     snprintf(label, sizeof label, "%s:%u", path, lineno);
-    if (!(h->hex[h->n] = malloc(len + 1)) || !(h->label[h->n] = strdup(label)))
-        abort();
+    h->label[h->n] = alloc_strdup(label);
+    h->hex[h->n] = alloc_resize(NULL, len + 1, 1);     /* a NUL in LINE is kept, as a bad digit */
     memcpy(h->hex[h->n], line, len);
     h->hex[h->n][len] = '\0';
     h->len[h->n++] = len;
@@ -447,14 +534,11 @@ static void hex_lines_free(struct hex_lines *h)
 static bool read_hex_lines(const char *path, struct hex_lines *h)
 {
     FILE *fp = strcmp(path, "-") == 0 ? stdin : fopen(path, "r");
-    char *line = malloc(HEX_MAX_LINE);
-    if (!fp || !line) {
+    if (!fp) {
         say_error("cannot read '%s': %s", path, strerror(errno));
-        free(line);
-        if (fp && fp != stdin)
-            fclose(fp);
         return false;
     }
+    char *line = alloc_resize(NULL, HEX_MAX_LINE, 1);
     size_t len, room = 0;
     unsigned lineno = 0;
     int got;
@@ -496,19 +580,18 @@ static int analyse_hex_file(struct session *s, const char *path)
     if (!read_hex_lines(path, &h))
         return 1;
     unsigned jobs = s->o->jobs ? s->o->jobs : default_jobs(h.n);
-    struct session *ss = calloc(jobs, sizeof *ss);
-    void **workers = calloc(jobs, sizeof *workers);
+    struct session *ss = alloc_zeroed(jobs, sizeof *ss);
+    void **workers = alloc_zeroed(jobs, sizeof *workers);
     int rc = 0;
     unsigned opened = 0;
     for (; opened < jobs && rc == 0; opened++) {
         char err[256];
         ss[opened] = *s;
         ss[opened].lines = &h;
-        if (opened > 0 && !(ss[opened].plan = malloc(sizeof *ss[opened].plan)))
-            abort();
         if (opened > 0) {
+            ss[opened].plan = alloc_zeroed(1, sizeof *ss[opened].plan);
             *ss[opened].plan = *s->plan;
-            ss[opened].res = calloc(1, sizeof *ss[opened].res);
+            ss[opened].res = alloc_zeroed(1, sizeof *ss[opened].res);
         }
         workers[opened] = &ss[opened];
         if (opened > 0 && !(ss[opened].dec = dec_open((enum mdl_isa)s->o->m->isa, err, sizeof err))) {
@@ -516,7 +599,7 @@ static int analyse_hex_file(struct session *s, const char *path)
             rc = 1;
         }
         if (opened > 0)
-            ss[opened].cache = block_cache_new();   /* none: decoding goes on without */
+            ss[opened].cache = block_cache_new();
     }
     /* One result per block: large writes, unless someone watches them come. */
     static char buf[1 << 16];
@@ -542,6 +625,16 @@ static int analyse_hex_file(struct session *s, const char *path)
     return rc;
 }
 
+/* The first view that O asks block mode to write into a file (N_VIEWS: none): a file holds one
+ * block's. */
+static size_t block_file_view(const struct block_opts *o)
+{
+    size_t v = 0;
+    while (v < N_VIEWS && !o->view[v])
+        v++;
+    return v;
+}
+
 /* A part of a function or an assembly file analysed as a block of its own. */
 struct part {
     char label[1024];
@@ -562,10 +655,7 @@ static void where(const struct asm_code *code, const char *name, size_t off, cha
 /* Room for N parts (at least one, the whole); never NULL. */
 static struct part *new_parts(size_t n)
 {
-    struct part *parts = calloc(n ? n : 1, sizeof *parts);
-    if (!parts)
-        abort();
-    return parts;
+    return alloc_zeroed(n, sizeof(struct part));
 }
 
 static size_t whole_part(struct part *p, const char *label, size_t len)
@@ -622,9 +712,10 @@ static int analyse_parts(struct session *s, const struct part *parts, size_t n, 
                 s->o->loop, parts[0].label, n, n == 1 ? "" : "s");
         return 1;
     }
-    if (s->o->html && n > 1 && !s->o->loop) {
-        say_error("--html writes one block's page, and the code has %zu loops or regions: pick "
-                  "one with --loop N, or --whole", n);
+    size_t v = block_file_view(s->o);
+    if (v < N_VIEWS && n > 1 && !s->o->loop) {
+        say_error("--%s writes one block's %s, and the code has %zu loops or regions: pick "
+                  "one with --loop N, or --whole", views[v].name, views[v].what, n);
         return 1;
     }
     int rc = 0;
@@ -708,8 +799,22 @@ static bool parse_weights(const char *list, struct block_opts *o)
     return true;
 }
 
-/* Options of both `block` and `run`/`replay`. */
-enum { O_MACHINE = 256, O_MDL, O_WEIGHT, O_WEIGHTS, O_NOSENS, O_NOCAUS, O_FIRST_OWN };
+/* Options of both `block` and `run`/`replay`; O_VIEW + v is views[v]'s. */
+enum { O_MACHINE = 256, O_MDL, O_WEIGHT, O_WEIGHTS, O_NOSENS, O_NOCAUS, O_FIRST_OWN, O_VIEW = 512 };
+
+/* The options OWN (up to their NULL entry), then one for each view (for BLOCK, each view it
+ * offers; its --json takes no FILE), into OUT: room for OWN's and N_VIEWS more. */
+static void with_view_options(const struct option *own, bool block, struct option *out)
+{
+    size_t n = 0;
+    for (; own[n].name; n++)
+        out[n] = own[n];
+    for (size_t v = 0; v < N_VIEWS; v++)
+        if (!block || views[v].block_help)
+            out[n++] = (struct option){ views[v].name, block && v == VIEW_JSON ? no_argument : required_argument,
+                                        NULL, O_VIEW + (int)v };
+    out[n] = (struct option){ NULL, 0, NULL, 0 };
+}
 
 /* --machine or --mdl (C) with value optarg: -1 when taken, 2 on a usage error. A second machine
  * is one: taking the last silently would analyse on a machine the user may not have meant. */
@@ -803,19 +908,20 @@ static int uint_error(const char *name, unsigned lo, unsigned hi)
 
 static int parse_block_opts(int argc, char **argv, struct block_opts *o)
 {
-    enum { O_HEX = O_FIRST_OWN, O_HEXFILE, O_ITER, O_JSON, O_FUNCTION, O_JOBS, O_HTML, O_WHOLE, O_LOOP, O_REGION };
-    static const struct option longopts[] = {
+    enum { O_HEX = O_FIRST_OWN, O_HEXFILE, O_ITER, O_FUNCTION, O_JOBS, O_WHOLE, O_LOOP, O_REGION };
+    static const struct option own[] = {
         { "machine", required_argument, NULL, O_MACHINE }, { "mdl", required_argument, NULL, O_MDL },
         { "hex", required_argument, NULL, O_HEX },
         { "hex-file", required_argument, NULL, O_HEXFILE }, { "iterations", required_argument, NULL, O_ITER },
         { "weight", required_argument, NULL, O_WEIGHT }, { "no-sensitivity", no_argument, NULL, O_NOSENS },
-        { "weights", required_argument, NULL, O_WEIGHTS }, { "html", required_argument, NULL, O_HTML },
-        { "no-causality", no_argument, NULL, O_NOCAUS }, { "json", no_argument, NULL, O_JSON },
+        { "weights", required_argument, NULL, O_WEIGHTS }, { "no-causality", no_argument, NULL, O_NOCAUS },
         { "function", required_argument, NULL, O_FUNCTION }, { "jobs", required_argument, NULL, O_JOBS },
         { "whole", no_argument, NULL, O_WHOLE }, { "loop", required_argument, NULL, O_LOOP },
         { "region", required_argument, NULL, O_REGION },
         { "help", no_argument, NULL, 'h' }, { NULL, 0, NULL, 0 },
     };
+    struct option longopts[sizeof own / sizeof *own + N_VIEWS];
+    with_view_options(own, true, longopts);
     /* 200: a scheduler of about a hundred entries fills over a hundred copies of a block whose
      * issue outruns its ports, and where the machine chooses ports, the steady state is the full
      * scheduler's (spec.md §12.2) */
@@ -829,7 +935,11 @@ static int parse_block_opts(int argc, char **argv, struct block_opts *o)
         int rc = common_option(c, o);
         if (rc > 0)
             return rc;
-        switch (rc ? 0 : c) {
+        if (c == O_VIEW + VIEW_JSON)
+            o->json = true;
+        else if (c >= O_VIEW && c < O_VIEW + N_VIEWS)
+            o->view[c - O_VIEW] = optarg;
+        switch (rc || c >= O_VIEW ? 0 : c) {
         case 0: break;
         case O_HEX: o->hex = optarg; break;
         case O_HEXFILE: o->hex_file = optarg; break;
@@ -837,8 +947,6 @@ static int parse_block_opts(int argc, char **argv, struct block_opts *o)
             if (!parse_uint(optarg, 2, 100000000, &o->iterations))
                 return uint_error("iterations", 2, 100000000);
             break;
-        case O_JSON: o->json = true; break;
-        case O_HTML: o->html = optarg; break;
         case O_FUNCTION: o->function = optarg; break;
         case O_WHOLE: o->whole = true; break;
         case O_REGION: o->region = optarg; break;
@@ -870,8 +978,12 @@ static int parse_block_opts(int argc, char **argv, struct block_opts *o)
         return usage_error("%s", "--region names a marked region of FILE.s, not of a program's function");
     if (o->whole && (o->loop || o->region))
         return usage_error("%s", "--whole analyses the code as one block: not with --loop or --region");
-    if (o->html && o->hex_file)
-        return usage_error("%s", "--html writes one block's page: not with --hex-file");
+    size_t v = block_file_view(o);
+    if (v < N_VIEWS && o->hex_file) {
+        char msg[128];
+        snprintf(msg, sizeof msg, "--%s writes one block's %s: not with --hex-file", views[v].name, views[v].what);
+        return usage_error("%s", msg);
+    }
     if (!o->n_weights)
         o->weights[o->n_weights++] = 1.15;
     return find_options_machine(o);
@@ -897,17 +1009,18 @@ static int cmd_block(int argc, char **argv)
     int rc = parse_block_opts(argc, argv, &o);
     if (rc >= 0)
         return rc;
-    if (o.html && !writable(o.html))
-        return 1;
+    for (size_t v = 0; v < N_VIEWS; v++)
+        if (o.view[v] && !writable(o.view[v]))
+            return 1;
     char err[256];
-    struct analysis_plan *plan = malloc(sizeof *plan);
-    if (!plan || !analysis_plan_init(plan, o.m, o.weights, o.n_weights, o.sensitivity, err, sizeof err)) {
+    struct analysis_plan *plan = alloc_zeroed(1, sizeof *plan);
+    if (!analysis_plan_init(plan, o.m, o.weights, o.n_weights, o.sensitivity, err, sizeof err)) {
         free(plan);
         return usage_error("%s", err);
     }
-    struct session s = { .o = &o, .plan = plan, .res = calloc(1, sizeof *s.res) };
-    if (!s.res || !(s.dec = dec_open((enum mdl_isa)o.m->isa, err, sizeof err))) {
-        say_error("%s", s.res ? err : "out of memory");
+    struct session s = { .o = &o, .plan = plan, .res = alloc_zeroed(1, sizeof *s.res) };
+    if (!(s.dec = dec_open((enum mdl_isa)o.m->isa, err, sizeof err))) {
+        say_error("%s", err);
         free(s.res);
         free(plan);
         return 1;
@@ -938,7 +1051,8 @@ struct run_cli {
     const char *roi[RUN_MAX_ROI];
     unsigned n_roi;
     char roi_label[512];            /* the names, comma-separated */
-    const char *json, *record, *html, *callgrind, *program, *trace;
+    const char *view[N_VIEWS];      /* the file of each view (NULL: not asked for) */
+    const char *record, *program, *trace;
     const char *sysroot;            /* run: QEMU's -L, given or found (NULL: none) */
     bool dynamic;                   /* PROGRAM loads libraries: a --roi it lacks may be in one */
     bool quiet;                     /* no progress line */
@@ -952,22 +1066,22 @@ struct run_cli {
 
 static int parse_run_opts(int argc, char **argv, struct run_cli *o, bool replay)
 {
-    enum { O_ROI = O_FIRST_OWN, O_JSON, O_HTML, O_RECORD, O_PROGRAM, O_SAMPLE, O_CALLGRIND, O_SYSROOT, O_QUIET,
-           O_EXACT, O_SAMPLED, O_PERIOD };
-    static const struct option longopts[] = {
+    enum { O_ROI = O_FIRST_OWN, O_RECORD, O_PROGRAM, O_SAMPLE, O_SYSROOT, O_QUIET, O_EXACT, O_SAMPLED, O_PERIOD };
+    static const struct option own[] = {
         { "machine", required_argument, NULL, O_MACHINE }, { "mdl", required_argument, NULL, O_MDL },
         { "roi", required_argument, NULL, O_ROI },
         { "weight", required_argument, NULL, O_WEIGHT }, { "no-sensitivity", no_argument, NULL, O_NOSENS },
         { "weights", required_argument, NULL, O_WEIGHTS },
-        { "no-causality", no_argument, NULL, O_NOCAUS }, { "json", required_argument, NULL, O_JSON },
-        { "html", required_argument, NULL, O_HTML }, { "record", required_argument, NULL, O_RECORD },
+        { "no-causality", no_argument, NULL, O_NOCAUS }, { "record", required_argument, NULL, O_RECORD },
         { "program", required_argument, NULL, O_PROGRAM }, { "help", no_argument, NULL, 'h' },
         { "causality-sample", required_argument, NULL, O_SAMPLE },
-        { "callgrind", required_argument, NULL, O_CALLGRIND }, { "sysroot", required_argument, NULL, O_SYSROOT },
-        { "quiet", no_argument, NULL, O_QUIET }, { "exact", no_argument, NULL, O_EXACT },
-        { "sample", no_argument, NULL, O_SAMPLED }, { "sample-period", required_argument, NULL, O_PERIOD },
+        { "sysroot", required_argument, NULL, O_SYSROOT }, { "quiet", no_argument, NULL, O_QUIET },
+        { "exact", no_argument, NULL, O_EXACT }, { "sample", no_argument, NULL, O_SAMPLED },
+        { "sample-period", required_argument, NULL, O_PERIOD },
         { NULL, 0, NULL, 0 },
     };
+    struct option longopts[sizeof own / sizeof *own + N_VIEWS];
+    with_view_options(own, false, longopts);
     *o = (struct run_cli){ .b = { .iterations = 2, .sensitivity = true, .causality = true }, .sample = 8 };
     int c, idx = 0;
     unsigned period = 0;
@@ -979,16 +1093,15 @@ static int parse_run_opts(int argc, char **argv, struct run_cli *o, bool replay)
         int rc = common_option(c, &o->b);
         if (rc > 0)
             return rc;
-        switch (rc ? 0 : c) {
+        if (c >= O_VIEW && c < O_VIEW + N_VIEWS)
+            o->view[c - O_VIEW] = optarg;
+        switch (rc || c >= O_VIEW ? 0 : c) {
         case 0: break;
         case O_ROI:
             if (o->n_roi == RUN_MAX_ROI)
                 return usage_error("at most 16 --roi, got another: '%s'", optarg);
             o->roi[o->n_roi++] = optarg;
             break;
-        case O_JSON: o->json = optarg; break;
-        case O_HTML: o->html = optarg; break;
-        case O_CALLGRIND: o->callgrind = optarg; break;
         case O_RECORD: o->record = optarg; break;
         case O_PROGRAM: o->program = optarg; break;
         case O_SYSROOT: o->sysroot = optarg; break;
@@ -1034,8 +1147,10 @@ static int parse_run_opts(int argc, char **argv, struct run_cli *o, bool replay)
 
 static bool reports_writable(const struct run_cli *o)
 {
-    return (!o->json || writable(o->json)) && (!o->html || writable(o->html)) && (!o->record || writable(o->record)) &&
-           (!o->callgrind || writable(o->callgrind));
+    for (size_t v = 0; v < N_VIEWS; v++)
+        if (o->view[v] && !writable(o->view[v]))
+            return false;
+    return !o->record || writable(o->record);
 }
 
 /* No output replaces an input or another output: --record X --json X replaced the trace with
@@ -1043,13 +1158,16 @@ static bool reports_writable(const struct run_cli *o)
  * safefile_same does; false once said why. */
 static bool paths_apart(const struct run_cli *o)
 {
-    const struct { const char *what, *path; } out[] = {
-        { "--json", o->json }, { "--html", o->html }, { "--callgrind", o->callgrind }, { "--record", o->record },
-    }, in[] = {
+    struct { char what[32]; const char *path; } out[N_VIEWS + 1];       /* the views' files, the trace */
+    const struct { const char *what, *path; } in[] = {
         { "the program", o->program }, { "the script", o->script }, { "the trace", o->trace },
         { "the description", o->b.mdl },
     };
     enum { N_OUT = sizeof out / sizeof *out, N_IN = sizeof in / sizeof *in };
+    for (size_t v = 0; v <= N_VIEWS; v++) {
+        snprintf(out[v].what, sizeof out[v].what, "--%s", v < N_VIEWS ? views[v].name : "record");
+        out[v].path = v < N_VIEWS ? o->view[v] : o->record;
+    }
     for (size_t i = 0; i < N_OUT; i++) {
         for (size_t j = 0; out[i].path && j < i; j++)
             if (out[j].path && safefile_same(out[i].path, out[j].path))
@@ -1072,8 +1190,8 @@ static void roi_pairs(struct analysis_plan *plan, struct run_opts *ro, const uin
     struct dec *dec = dec_open((enum mdl_isa)m->isa, err, sizeof err);
     struct cls_index *ci = dec ? cls_build(m) : NULL;
     struct block b = { 0 };
-    double *busy = calloc(m->n_resources + 1u, sizeof *busy), fe, ret;
-    if (ci && busy && block_decode(&b, dec, ci, m, NULL, bytes, len, BLOCK_PC, err, sizeof err)) {
+    double *busy = alloc_zeroed(m->n_resources + 1u, sizeof *busy), fe, ret;
+    if (ci && block_decode(&b, dec, ci, m, NULL, bytes, len, BLOCK_PC, err, sizeof err)) {
         block_busy(&b, m, busy, &fe, &ret);
         analysis_plan_pairs(plan, busy, fe, ret);
         ro->n_lanes = plan->n_lanes;
@@ -1256,7 +1374,7 @@ static pid_t start_qemu(const struct run_cli *o, const struct transport *t, int 
     size_t n = 0;
     while (o->argv[n])
         n++;
-    char **args = calloc(n + 12, sizeof *args);
+    char **args = alloc_zeroed(n + 12, sizeof *args);
     size_t k = 0;
     args[k++] = (char *)qemu;
     if (*o->b.m->qemu_cpu) {
@@ -1298,7 +1416,6 @@ static pid_t start_qemu(const struct run_cli *o, const struct transport *t, int 
     return pid;
 }
 
-/* The files first: a reader of stderr that stops early (| head) must not cost them. */
 /* Writes VIEW of RES to PATH whole or not at all: into a new file beside it, renamed over it. */
 static bool write_report(const char *path, const struct result *res, bool (*view)(FILE *, const struct result *),
                          char *err, size_t errlen)
@@ -1317,18 +1434,16 @@ static bool write_report(const char *path, const struct result *res, bool (*view
     return ok;
 }
 
-/* The run's result, its views: the files first, since a reader of stderr that stops early
- * (| head) must not cost them. */
-/* The report of R, which ended with EXIT_CODE or was killed by signal KILLED_BY (-1: not). */
+/* A run's counts, for analyse_result. */
+static void fill_run(const void *source, struct result *res, struct rt_topdown *td) { run_fill(source, res, td); }
+
+/* The report of R, which ended with EXIT_CODE or was killed by signal KILLED_BY (-1: not): its
+ * views' files, then the text on stderr. */
 static int finish_report(struct run *r, const struct run_cli *o, const struct analysis_plan *plan, const char *command,
                          int exit_code, int killed_by)
 {
     char err[512];
-    struct result *res = calloc(1, sizeof *res);
-    if (!res) {
-        say_error("out of memory");
-        return 1;
-    }
+    struct result *res = alloc_zeroed(1, sizeof *res);
     result_reset(res, o->b.m);
     res->command = command;
     res->program = o->program;
@@ -1336,14 +1451,8 @@ static int finish_report(struct run *r, const struct run_cli *o, const struct an
     res->exit_code = exit_code;
     res->killed_by = killed_by;
     res->replaced_by = run_replaced_by(r);
-    analysis_start(res, plan);
-    struct rt_topdown td;
-    run_fill(r, res, &td);
-    analysis_finish(res, &td);
-    bool ok = (!o->json || write_report(o->json, res, view_json, err, sizeof err)) &&
-              (!o->html || write_report(o->html, res, view_html, err, sizeof err)) &&
-              (!o->callgrind || write_report(o->callgrind, res, view_callgrind, err, sizeof err));
-    view_text(stderr, res);
+    const struct report_to to = { o->view, stderr, false, false };
+    bool ok = analyse_result(res, plan, fill_run, r, &to, err, sizeof err);
     if (!ok)
         say_error("%s", err);
     result_free(res);

@@ -1,6 +1,7 @@
 /* The objects of one guest process as libdwfl sees them, each reported at the load bias of its
  * mapping: a pc's function and source line, and a function's address range by name. */
 #include "symbols.h"
+#include "alloc.h"
 #include "suggest.h"
 #include <elfutils/libdwfl.h>
 #include <errno.h>
@@ -71,17 +72,12 @@ static void *grow(void *p, size_t *cap, size_t need, size_t size)
     if (need <= *cap)
         return p;
     *cap = need * 2;
-    p = realloc(p, *cap * size);
-    if (!p)
-        abort();
-    return p;
+    return alloc_resize(p, *cap, size);
 }
 
 struct symbols *symbols_new(void)
 {
-    struct symbols *s = calloc(1, sizeof *s);
-    if (!s)
-        return NULL;
+    struct symbols *s = alloc_zeroed(1, sizeof *s);
     /* Offline: objects are files reported where the guest mapped them (so find_elf is not
      * called), and their separate debug files are found by build ID under /usr/lib/debug like gdb
      * finds them, and only there: libdwfl's standard search goes on to the debuginfod servers
@@ -153,13 +149,11 @@ static int known_module(const struct symbols *s, const char *path)
 /* Module M in the tree ROOT by ORDER (a module already there for its key stays). */
 static void remember(void **root, const struct symbols_module *m, int index, int (*order)(const void *, const void *))
 {
-    struct symbols_key *k = malloc(sizeof *k);
-    if (!k)
-        abort();
+    struct symbols_key *k = alloc_resize(NULL, 1, sizeof *k);
     *k = (struct symbols_key){ m->dev, m->ino, m->path, index };
     void **at = tsearch(k, root, order);
     if (!at)
-        abort();
+        abort();                /* tsearch's own node: out of memory */
     if (*at != k)
         free(k);
 }
@@ -236,9 +230,7 @@ static int add_module(struct symbols *s, const char *path, uint64_t addr, uint64
     s->modcap = (int)cap;
     struct symbols_module *m = &s->mods[s->nmods];
     struct stat st;
-    *m = (struct symbols_module){ .path = strdup(path), .has_id = stat(path, &st) == 0 };
-    if (!m->path)
-        abort();
+    *m = (struct symbols_module){ .path = alloc_strdup(path), .has_id = stat(path, &st) == 0 };
     m->dev = m->has_id ? st.st_dev : 0;
     m->ino = m->has_id ? st.st_ino : 0;
     const char *slash = strrchr(m->path, '/');
@@ -267,9 +259,10 @@ static int range_order(const void *a, const void *b)
 
 static void add_range(struct symbols *s, uint64_t lo, uint64_t hi, int module)
 {
-    struct symbols_range *r = malloc(sizeof *r);
-    if (!r || (*r = (struct symbols_range){ lo, hi, module }, !tsearch(r, &s->ranges, range_order)))
-        abort();
+    struct symbols_range *r = alloc_resize(NULL, 1, sizeof *r);
+    *r = (struct symbols_range){ lo, hi, module };
+    if (!tsearch(r, &s->ranges, range_order))
+        abort();                /* tsearch's own node: out of memory */
 }
 
 /* MODULE now holds [LO, HI): what other ranges had there is cut out of them. Each range cut
@@ -399,9 +392,7 @@ static int fn_order(const void *a, const void *b)
 static const char *display_name(const char *name, char **copy)
 {
     const char *at = strstr(name, "@@");
-    *copy = at ? strndup(name, (size_t)(at - name)) : NULL;
-    if (at && !*copy)
-        abort();
+    *copy = at ? alloc_strndup(name, (size_t)(at - name)) : NULL;
     return at ? *copy : name;
 }
 

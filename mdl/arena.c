@@ -1,5 +1,6 @@
 /* Bump allocator: large blocks carved sequentially, released all at once. */
 #include "arena.h"
+#include "alloc.h"
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -27,12 +28,7 @@ void arena_free(struct arena *a)
 static struct arena_block *arena_new_block(struct arena *a, size_t need)
 {
     size_t size = need > ARENA_BLOCK ? need : ARENA_BLOCK;
-    struct arena_block *b = malloc(sizeof *b + size);
-    if (!b) {
-        /* Running out of memory on a description is not recoverable for a compiler. */
-        fputs("mdlc: fatal: out of memory\n", stderr);
-        abort();
-    }
+    struct arena_block *b = alloc_resize(NULL, 1, sizeof *b + size);
     b->used = 0;
     b->size = size;
     b->next = a->head;

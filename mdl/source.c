@@ -1,5 +1,6 @@
 /* Source files and the mapping from byte offsets to lines, computed lazily. */
 #include "source.h"
+#include "alloc.h"
 #include "safefile.h"
 #include <errno.h>
 #include <limits.h>
@@ -7,21 +8,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static void *xrealloc(void *p, size_t n)
-{
-    void *q = realloc(p, n);
-    if (!q) {
-        fputs("mdlc: fatal: out of memory\n", stderr);
-        abort();
-    }
-    return q;
-}
-
-static char *xstrdup(const char *s)
-{
-    size_t n = strlen(s) + 1;
-    return memcpy(xrealloc(NULL, n), s, n);
-}
 
 void src_init(struct src_manager *sm) { memset(sm, 0, sizeof *sm); }
 
@@ -43,12 +29,12 @@ static int src_push(struct src_manager *sm, const char *name, const char *real, 
 {
     if (sm->n == sm->cap) {
         sm->cap = sm->cap ? 2 * sm->cap : 8;
-        sm->files = xrealloc(sm->files, sm->cap * sizeof *sm->files);
+        sm->files = alloc_resize(sm->files, sm->cap, sizeof *sm->files);
     }
-    struct src_file *f = xrealloc(NULL, sizeof *f);
+    struct src_file *f = alloc_resize(NULL, 1, sizeof *f);
     memset(f, 0, sizeof *f);
-    f->path = xstrdup(name);
-    f->real = xstrdup(real);
+    f->path = alloc_strdup(name);
+    f->real = alloc_strdup(real);
     f->text = text;
     f->len = len;
     sm->files[sm->n] = f;
@@ -57,7 +43,7 @@ static int src_push(struct src_manager *sm, const char *name, const char *real, 
 
 int src_add_text(struct src_manager *sm, const char *name, const char *text, size_t len)
 {
-    char *copy = xrealloc(NULL, len + 1);
+    char *copy = alloc_resize(NULL, len + 1, 1);
     memcpy(copy, text, len);
     copy[len] = '\0';
     return src_push(sm, name, name, copy, len);
@@ -66,13 +52,13 @@ int src_add_text(struct src_manager *sm, const char *name, const char *text, siz
 static char *src_read(FILE *fp, size_t *len, char *err, size_t errlen)
 {
     size_t cap = 1 << 16, n = 0;
-    char *buf = xrealloc(NULL, cap);
+    char *buf = alloc_resize(NULL, cap, 1);
     for (;;) {
         /* room for one byte past the bound (which refuses the file) and the NUL: the bound is
          * SRC_MAX_BYTES exactly, not the next power of two that doubling reaches */
         if (n + 1 >= cap) {
             cap = cap * 2 < (size_t)SRC_MAX_BYTES + 2 ? cap * 2 : (size_t)SRC_MAX_BYTES + 2;
-            buf = xrealloc(buf, cap);
+            buf = alloc_resize(buf, cap, 1);
         }
         size_t got = fread(buf + n, 1, cap - n - 1, fp);
         n += got;
@@ -118,7 +104,7 @@ const struct src_file *src_get(const struct src_manager *sm, uint32_t file)
 static void src_index_lines(struct src_file *f)
 {
     size_t cap = 64;
-    f->lines = xrealloc(NULL, cap * sizeof *f->lines);
+    f->lines = alloc_resize(NULL, cap, sizeof *f->lines);
     f->lines[0] = 0;
     f->nlines = 1;
     for (size_t i = 0; i < f->len; i++) {
@@ -126,7 +112,7 @@ static void src_index_lines(struct src_file *f)
             continue;
         if (f->nlines == cap) {
             cap *= 2;
-            f->lines = xrealloc(f->lines, cap * sizeof *f->lines);
+            f->lines = alloc_resize(f->lines, cap, sizeof *f->lines);
         }
         f->lines[f->nlines++] = i + 1;
     }

@@ -1,6 +1,7 @@
 /* Checks form keys against the decoder's vocabulary and proposes the key it would spell: the
  * same word in the decoder's case, the decoder's name of an alias, or the closest name. */
 #include "formcheck.h"
+#include "alloc.h"
 #include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -29,9 +30,9 @@ static int formcheck_cmp(const void *a, const void *b)
 /* The spellings of mdl/opkind.def that belong (or not) to ISA. */
 static const char **formcheck_isa_kinds(enum mdl_isa isa, bool same, size_t *n)
 {
-    const char **v = malloc(FK_COUNT * sizeof *v);
+    const char **v = alloc_zeroed(FK_COUNT, sizeof *v);
     *n = 0;
-    for (int k = 0; v && k < FK_COUNT; k++)
+    for (int k = 0; k < FK_COUNT; k++)
         if ((formkey_kind_isa((enum formkey_kind)k) == isa) == same)
             v[(*n)++] = formkey_kind_name((enum formkey_kind)k);
     return v;
@@ -40,17 +41,11 @@ static const char **formcheck_isa_kinds(enum mdl_isa isa, bool same, size_t *n)
 struct formcheck *formcheck_new(enum mdl_isa isa, const char *const *mnemonics, size_t n_mnemonics,
                                 const char *const *kinds, size_t n_kinds)
 {
-    struct formcheck *fc = calloc(1, sizeof *fc);
-    if (!fc)
-        return NULL;
+    struct formcheck *fc = alloc_zeroed(1, sizeof *fc);
     fc->isa = isa;
-    fc->mnemonics = malloc((n_mnemonics + 1) * sizeof *fc->mnemonics);
-    fc->kinds = malloc((n_kinds + 1) * sizeof *fc->kinds);
+    fc->mnemonics = alloc_zeroed(n_mnemonics + 1, sizeof *fc->mnemonics);
+    fc->kinds = alloc_zeroed(n_kinds + 1, sizeof *fc->kinds);
     fc->other_kinds = formcheck_isa_kinds(isa, false, &fc->n_other);
-    if (!fc->mnemonics || !fc->kinds || !fc->other_kinds) {
-        formcheck_free(fc);
-        return NULL;
-    }
     memcpy(fc->mnemonics, mnemonics, n_mnemonics * sizeof *mnemonics);
     memcpy(fc->kinds, kinds, n_kinds * sizeof *kinds);
     fc->n_mnemonics = n_mnemonics;
@@ -66,13 +61,8 @@ struct formcheck *formcheck_open(enum mdl_isa isa, char *err, size_t errlen)
         return NULL;
     size_t n_kinds;
     const char **kinds = formcheck_isa_kinds(isa, true, &n_kinds);
-    struct formcheck *fc = kinds ? formcheck_new(isa, names.v, names.n, kinds, n_kinds) : NULL;
+    struct formcheck *fc = formcheck_new(isa, names.v, names.n, kinds, n_kinds);
     free(kinds);
-    if (!fc) {
-        formkey_names_free(&names);
-        snprintf(err, errlen, "out of memory");
-        return NULL;
-    }
     fc->loaded = names;
     return fc;
 }

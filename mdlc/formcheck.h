@@ -11,8 +11,7 @@ struct formcheck;
 
 /* The decoder's own lists for ISA; NULL with ERR when Capstone cannot be opened. */
 struct formcheck *formcheck_open(enum mdl_isa isa, char *err, size_t errlen);
-/* Given lists instead (a test's altered vocabulary): the strings must outlive the result. NULL
- * when out of memory. */
+/* Given lists instead (a test's altered vocabulary): the strings must outlive the result. */
 struct formcheck *formcheck_new(enum mdl_isa isa, const char *const *mnemonics, size_t n_mnemonics,
                                 const char *const *kinds, size_t n_kinds);
 void formcheck_free(struct formcheck *fc);

@@ -1,6 +1,7 @@
 /* uops.info CSV importer: each row is one instruction form measured on a real core;
  * it becomes one MDL `insn` entry, keeping the measured numbers digit for digit. */
 #include "import_uops.h"
+#include "alloc.h"
 
 #include <errno.h>
 #include <stdarg.h>
@@ -388,21 +389,18 @@ static bool decodable(const struct import_uops_row *row, const struct import_uop
     return !o->keys || (formcheck_text(o->keys, row->form, &v) && v.problem == FORMCHECK_OK);
 }
 
-static int write_row(FILE *out, const struct import_uops_row *row, const struct import_uops_opts *o,
-                     char *err, size_t errlen)
+static void write_row(FILE *out, const struct import_uops_row *row, const struct import_uops_opts *o)
 {
     char fixed[1024], *entry = fixed;
     int n = import_uops_format_row(row, o->source, fixed, sizeof(fixed));
 
     if (n >= (int)sizeof(fixed)) { /* only with a very long source name */
-        if (!(entry = malloc(n + 1)))
-            return fail(err, errlen, "out of memory");
+        entry = alloc_resize(NULL, (size_t)n + 1, 1);
         import_uops_format_row(row, o->source, entry, n + 1);
     }
     fprintf(out, "%s%s\n", decodable(row, o) ? "" : NEVER, entry);
     if (entry != fixed)
         free(entry);
-    return 0;
 }
 
 /* The header pins the column order, so a reordered export fails instead of
@@ -423,7 +421,9 @@ static int convert_line(const char *text, long line, FILE *out, const struct imp
                     "\"throughput\",\"uops\",\"ports\"");
     if (line > 1 && kind == IMPORT_UOPS_HEADER)
         return fail(err, errlen, "header repeated");
-    return kind == IMPORT_UOPS_ROW ? write_row(out, &row, o, err, errlen) : 0;
+    if (kind == IMPORT_UOPS_ROW)
+        write_row(out, &row, o);
+    return 0;
 }
 
 static int convert_lines(FILE *in, FILE *out, const struct import_uops_opts *o, long *line,

@@ -5,6 +5,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include "driver.h"
+#include "alloc.h"
 #include "safefile.h"
 #include "version.h"
 
@@ -123,8 +124,8 @@ static int run(int argc, char **argv, const char **dirs)
  * is --help's or --version's. */
 int main(int argc, char **argv)
 {
-    const char **dirs = calloc((size_t)argc + 1, sizeof *dirs);
-    int rc = dirs ? run(argc, argv, dirs) : (fputs("mdlc: error: out of memory\n", stderr), 1);
+    const char **dirs = alloc_zeroed((size_t)argc + 1, sizeof *dirs);
+    int rc = run(argc, argv, dirs);
     char err[256];
     if (!safefile_stdout(err, sizeof err)) {
         fprintf(stderr, "mdlc: error: %s\n", err);

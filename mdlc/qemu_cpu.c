@@ -1,5 +1,6 @@
 /* Asks the installed QEMU for its CPU models (`qemu-ARCH -cpu help`) and checks the machine's. */
 #include "qemu_cpu.h"
+#include "alloc.h"
 #include <errno.h>
 #include <fcntl.h>
 #include <spawn.h>
@@ -32,7 +33,7 @@ static char *cpu_help(const char *qemu_bin)
     int rc = posix_spawnp(&pid, qemu_bin, &fa, NULL, argv, environ);
     posix_spawn_file_actions_destroy(&fa);
     close(fds[1]);
-    char *text = rc == 0 ? malloc(HELP_MAX + 1) : NULL;
+    char *text = rc == 0 ? alloc_resize(NULL, HELP_MAX + 1, 1) : NULL;
     size_t n = 0;
     ssize_t got;
     while (text && n < HELP_MAX && (got = read(fds[0], text + n, HELP_MAX - n)) > 0)

@@ -1,6 +1,7 @@
 /* uops2mdl: turns a uops.info CSV table into an MDL include of `insn` entries.
  * Usage: uops2mdl [--source NAME] [--desc TEXT] IN.csv OUT.mdl */
 #include "import_uops.h"
+#include "alloc.h"
 #include "formcheck.h"
 
 #include <ctype.h>
@@ -145,7 +146,7 @@ int main(int argc, char **argv)
             return 2;
         }
         free(c == 's' ? source : desc);
-        *(c == 's' ? &source : &desc) = strdup(optarg);
+        *(c == 's' ? &source : &desc) = alloc_strdup(optarg);
     }
     if (argc - optind != 2) {
         fputs(USAGE, stderr);

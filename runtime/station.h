@@ -1,6 +1,6 @@
 /* The scheduler's entries (reservation station): each unfused uop holds one from its issue to
  * the cycle after it starts, and a group of instructions issues only once the scheduler has room
- * for a whole group (uiCA's renamer). One min-heap of the entries still held per lane. */
+ * for a whole group (uiCA's renamer). Per lane, a calendar of when the entries still held free. */
 #ifndef RT_STATION_H
 #define RT_STATION_H
 #include <math.h>

@@ -1,6 +1,8 @@
 /* The layers of the code: mdl/ (the language) includes nothing above it; runtime/ (the model)
- * includes itself and mdl/ only, never the frontends. Each quoted include of a layer's files must
- * name a file of a layer it may use, or one that the build generates. */
+ * includes itself and mdl/ only, never the frontends; of the frontends, block mode (static/) uses
+ * no part of the QEMU frontend (qemu/), and what both need of the host (frontends/host/) needs
+ * only the language. Each quoted include of a layer's files must name a file of a layer it may
+ * use, or one that the build generates. */
 #include <criterion/criterion.h>
 #include <dirent.h>
 #include <limits.h>
@@ -83,5 +85,23 @@ Test(layering, the_runtime_includes_only_itself_and_the_language)
     char bad[1024] = "";
     for (size_t k = 1; k < sizeof below / sizeof *below; k++)
         check_dir(below[k], below, sizeof below / sizeof *below, bad, sizeof bad);
+    cr_expect_eq(bad[0], '\0', "%s", bad);
+}
+
+Test(layering, block_mode_includes_nothing_of_the_qemu_frontend)
+{
+    static const char *const below[] = { "../mdl", "../runtime", "../runtime/policy", "../runtime/predictor",
+                                         "../frontends", "../frontends/isa", "../frontends/host",
+                                         "../frontends/analysis", "../frontends/views" };
+    char bad[1024] = "";
+    cr_assert_gt(check_dir("../frontends/static", below, sizeof below / sizeof *below, bad, sizeof bad), 10);
+    cr_expect_eq(bad[0], '\0', "%s", bad);
+}
+
+Test(layering, the_host_helpers_include_only_themselves_and_the_language)
+{
+    static const char *const below[] = { "../mdl" };
+    char bad[1024] = "";
+    cr_assert_gt(check_dir("../frontends/host", below, 1, bad, sizeof bad), 0);
     cr_expect_eq(bad[0], '\0', "%s", bad);
 }

@@ -1,6 +1,7 @@
 /* The lane plan and what is derived from the lanes' cycles: labels, rankings, curves, bounds,
  * the verdict, resource shares, the critical order and the top-down fractions. No I/O. */
 #include "analysis.h"
+#include "alloc.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -98,7 +99,7 @@ void analysis_plan_pairs(struct analysis_plan *p, const double *busy, double fro
     unsigned n = 1;
     if (busy) {
         unsigned nc = m->n_resources + 2u;
-        struct candidate *c = calloc(nc, sizeof *c);
+        struct candidate *c = alloc_zeroed(nc, sizeof *c);
         for (unsigned r = 0; r < m->n_resources; r++)
             c[r] = (struct candidate){ RT_KNOB_RESOURCE, (int)r, busy[r] };
         c[m->n_resources] = (struct candidate){ RT_KNOB_FRONTEND, 0, frontend };
@@ -293,10 +294,8 @@ static void shares(struct result *r)
     const struct mdl_machine *m = r->m;
     if (r->n_busy < m->n_resources + 1u || !r->busy) {
         free(r->busy);
-        r->busy = calloc(m->n_resources + 1u, sizeof *r->busy);
+        r->busy = alloc_zeroed(m->n_resources + 1u, sizeof *r->busy);
         r->n_busy = m->n_resources + 1u;
-        if (!r->busy)
-            abort();
     }
     memset(r->busy, 0, (m->n_resources + 1u) * sizeof *r->busy);
     for (size_t i = 0; i < r->n_rows; i++)
@@ -327,8 +326,7 @@ static void room_for_rows(size_t **order, size_t *cap, size_t n)
         return;
     free(*order);
     *cap = n + 1;
-    if (!(*order = malloc(*cap * sizeof **order)))
-        abort();
+    *order = alloc_resize(NULL, *cap, sizeof **order);
 }
 
 static void critical_order(struct result *r)
@@ -399,8 +397,7 @@ static int lo_order(const void *a, const void *b, void *ctx)
 
 static void index_functions(const struct result *r, struct by_addr *ix)
 {
-    if (!(ix->f = malloc((r->n_functions + 1) * sizeof *ix->f)))
-        abort();
+    ix->f = alloc_resize(NULL, r->n_functions + 1, sizeof *ix->f);
     ix->n = 0;
     for (size_t f = 0; f < r->n_functions; f++)
         ix->f[ix->n++] = f;
@@ -534,11 +531,9 @@ static void calls(struct result *r)
     if (r->n_calls)
         qsort(r->calls, r->n_calls, sizeof *r->calls, by_caller);
     size_t n = r->n_functions;
-    size_t *first = malloc((n + 2) * sizeof *first);
-    struct walk w = { first, calloc(n + 1, 1), calloc(n + 1, sizeof *w.carrying), calloc(n + 1, sizeof *w.closing),
-                      calloc(r->n_calls + 1, sizeof *w.closes) };
-    if (!first || !w.state || !w.carrying || !w.closing || !w.closes)
-        abort();
+    size_t *first = alloc_resize(NULL, n + 2, sizeof *first);
+    struct walk w = { first, alloc_zeroed(n + 1, 1), alloc_zeroed(n + 1, sizeof *w.carrying),
+                      alloc_zeroed(n + 1, sizeof *w.closing), alloc_zeroed(r->n_calls + 1, sizeof *w.closes) };
     for (size_t f = 0, i = 0; f <= n; f++) {
         while (i < r->n_calls && r->calls[i].caller < f)
             i++;
@@ -579,8 +574,7 @@ static void functions(struct result *r)
         if (!f || !result_same_function(&r->rows[f->first_row], row)) {
             if (r->n_functions == r->cap_functions) {
                 r->cap_functions = r->cap_functions ? 2 * r->cap_functions : 64;
-                if (!(r->functions = realloc(r->functions, r->cap_functions * sizeof *r->functions)))
-                    abort();
+                r->functions = alloc_resize(r->functions, r->cap_functions, sizeof *r->functions);
             }
             f = &r->functions[r->n_functions++];
             *f = (struct result_function){ .module = row->module, .name = row->function, .first_row = i,
@@ -627,8 +621,7 @@ static void lines(struct result *r)
             continue;
         if (r->n_lines == r->cap_lines) {
             r->cap_lines = r->cap_lines ? 2 * r->cap_lines : 64;
-            if (!(r->lines = realloc(r->lines, r->cap_lines * sizeof *r->lines)))
-                abort();
+            r->lines = alloc_resize(r->lines, r->cap_lines, sizeof *r->lines);
         }
         r->lines[r->n_lines++] = (struct result_line){ row->module, row->file, row->line, row->executions, row->crit,
                                                        row->seen, row->l1_misses, row->ll_misses, row->mispredicts,

@@ -1,6 +1,7 @@
 /* The analysis result's storage: rows and resource uses in arrays that grow and are kept from
  * one analysis to the next (a thread analyses thousands of blocks with one result). */
 #include "result.h"
+#include "alloc.h"
 #include <stdio.h>
 #include <stddef.h>
 #include <stdlib.h>
@@ -15,12 +16,8 @@ static void *grow(void *p, size_t *cap, size_t need, size_t size)
     size_t n = *cap ? *cap : 64;
     while (n < need)
         n *= 2;
-    if (!(p = realloc(p, n * size))) {
-        fputs("mdlsim: fatal: out of memory\n", stderr);
-        abort();
-    }
     *cap = n;
-    return p;
+    return alloc_resize(p, n, size);
 }
 
 void result_reset(struct result *r, const struct mdl_machine *m)

@@ -1,6 +1,7 @@
 /* The progress line and the relay of QEMU's stderr share one lock: the guest's output erases
  * the line before it goes out, so that neither garbles the other. */
 #include "console.h"
+#include "alloc.h"
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -56,9 +57,7 @@ static void erase_line(struct console *c)
 
 struct console *console_new(bool progress)
 {
-    struct console *c = calloc(1, sizeof *c);
-    if (!c)
-        abort();
+    struct console *c = alloc_zeroed(1, sizeof *c);
     pthread_mutex_init(&c->lock, NULL);
     c->progress = progress;
     c->pipe_r = c->stop_r = c->stop_w = -1;
@@ -141,7 +140,8 @@ static void *relay_main(void *arg)
 int console_relay(struct console *c)
 {
     int p[2], s[2];
-    if (!(c->held = malloc(HOLD_MAX)) || pipe2(p, O_CLOEXEC) != 0)
+    c->held = alloc_resize(NULL, HOLD_MAX, 1);
+    if (pipe2(p, O_CLOEXEC) != 0)
         return -1;
     if (pipe2(s, O_CLOEXEC) != 0) {
         close(p[0]);

@@ -1,6 +1,7 @@
 /* Steps travel in batches through a small ring: the reader fills one while the model thread
  * runs another, and they meet only when a batch changes hands. */
 #include "feed.h"
+#include "alloc.h"
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -92,15 +93,13 @@ static void *model_thread(void *arg)
 
 struct feed *feed_new(struct rt_model *md, bool threaded)
 {
-    struct feed *f = calloc(1, sizeof *f);
-    if (!f)
-        return NULL;
+    struct feed *f = alloc_zeroed(1, sizeof *f);
     f->md = md;
     f->threaded = threaded;
     if (!threaded)
         return f;
-    f->b = calloc(BATCHES, sizeof *f->b);
-    if (!f->b || pthread_mutex_init(&f->lock, NULL) || pthread_cond_init(&f->changed, NULL) ||
+    f->b = alloc_zeroed(BATCHES, sizeof *f->b);
+    if (pthread_mutex_init(&f->lock, NULL) || pthread_cond_init(&f->changed, NULL) ||
         pthread_create(&f->thread, NULL, model_thread, f)) {
         free(f->b);
         free(f);

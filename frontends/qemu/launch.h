@@ -2,7 +2,6 @@
 #ifndef LAUNCH_H
 #define LAUNCH_H
 #include <stdbool.h>
-#include <signal.h>
 #include <stddef.h>
 
 /* NAME as a shell finds a command, in PATH (LEN bytes): NAME itself when it has a slash, else
@@ -13,35 +12,6 @@ bool launch_find_program(const char *name, char *path, size_t len);
  * splits the list at each comma, and reads ",," as one comma of the value. False when it does
  * not fit. */
 bool launch_qemu_value(const char *value, char *out, size_t len);
-
-/* How a tool run by launch_run ended: one of the four is set. */
-struct launch_end {
-    int status;             /* its exit status; -1 when it did not exit */
-    int signal;             /* the signal that killed it */
-    int error;              /* errno when it could not be started */
-    int interrupted;        /* SIGINT, SIGTERM or SIGHUP sent to mdlsim while the tool ran: the tool
-                             * was killed and reaped, the signal taken, for the caller to clean up
-                             * and raise it again */
-};
-
-/* SET: the signals that end mdlsim (SIGINT, SIGTERM, SIGHUP) less those it ignores (nohup). */
-void launch_fatal_signals(sigset_t *set);
-
-/* Runs the tool ARGV (found through PATH as a shell would) to its end: its input /dev/null, its
- * output into the file OUT (NULL: mdlsim's stderr, never its stdout, which carries results), its
- * errors into the file ERR (NULL: mdlsim's stderr). A fatal signal to mdlsim meanwhile kills it. */
-struct launch_end launch_run(char *const argv[], const char *out, const char *err);
-
-/* E in words, after the tool's name: "exited with status 1", "was killed by signal 9 (Killed)",
- * "could not be started: No such file or directory", "was stopped by signal 15 (Terminated)". */
-const char *launch_describe(const struct launch_end *e, char *buf, size_t len);
-
-/* launch_run's tool's exit status, 128 + N when signal N killed it, or -1 with errno when it could
- * not be started; a fatal signal to mdlsim meanwhile is raised again once the tool is gone. */
-int launch_tool(char *const argv[], const char *out, const char *err);
-/* The same, each file the tool writes limited to MAX_FILE bytes (0: no limit): a write beyond
- * fails, or SIGXFSZ ends the tool, long before a runaway output fills the disk. */
-int launch_tool_capped(char *const argv[], const char *out, const char *err, unsigned long long max_file);
 
 /* The interpreter a script at PATH names on its first line ("#!INTERP [ARG]", as the kernel
  * reads it: ARG is the rest of the line, one argument), into INTERP and ARG ("" when none).

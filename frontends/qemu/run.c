@@ -3,6 +3,7 @@
  * accesses. Caches and the predictor see the whole run (they warm up outside the region); the
  * model sees the region of interest only. */
 #include "run.h"
+#include "alloc.h"
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -161,14 +162,6 @@ struct run {
     bool replaced;
 };
 
-static void *xrealloc(void *p, size_t n)
-{
-    p = realloc(p, n);
-    if (!p)
-        abort();
-    return p;
-}
-
 /* Where the lanes split between the two models: the model thread takes about three quarters
  * (the reader has the stream, caches and predictor besides), a whole number of lane groups so
  * that it pads none. */
@@ -212,11 +205,7 @@ struct run *run_new(const struct run_opts *o, char *err, size_t errlen)
 {
     if (errlen)
         err[0] = '\0';
-    struct run *r = calloc(1, sizeof *r);
-    if (!r) {
-        snprintf(err, errlen, "out of memory for the run");
-        return NULL;
-    }
+    struct run *r = alloc_zeroed(1, sizeof *r);
     r->o = *o;
     r->pend = -1;
     r->fused_first = -1;
@@ -245,8 +234,10 @@ struct run *run_new(const struct run_opts *o, char *err, size_t errlen)
         n2 = share_rest(o->lanes, r->split, o->n_lanes, rest, r->at2);
         r->md2 = rt_model_new(o->m, rest, n2, false, 1024, err, errlen);
     }
-    bool recs = sample_rec_init(&r->rec, r->split, true) && (!n2 || sample_rec_init(&r->rec2, n2, false));
-    if (!r->md || (r->split < o->n_lanes && !r->md2) || !r->ci || !r->caches || !r->bp || !recs) {
+    sample_rec_init(&r->rec, r->split, true);
+    if (n2)
+        sample_rec_init(&r->rec2, n2, false);
+    if (!r->md || (r->split < o->n_lanes && !r->md2) || !r->ci || !r->caches || !r->bp) {
         /* the model's own checks say what they refused; an allocation that failed says nothing */
         if (!r->md && errlen && err[0])
             ;
@@ -444,8 +435,8 @@ static bool region_entry(const struct run *r, uint64_t pc);
 static const struct rt_insn *store_copy(struct insn_store *st, const struct rt_insn *in, bool sync)
 {
     if (!st->n_blocks || st->used == STORE_BLOCK) {
-        st->blocks = xrealloc(st->blocks, (st->n_blocks + 1) * sizeof *st->blocks);
-        st->blocks[st->n_blocks++] = xrealloc(NULL, STORE_BLOCK * sizeof **st->blocks);
+        st->blocks = alloc_resize(st->blocks, st->n_blocks + 1, sizeof *st->blocks);
+        st->blocks[st->n_blocks++] = alloc_resize(NULL, STORE_BLOCK, sizeof **st->blocks);
         st->used = 0;
     }
     struct rt_insn *c = &st->blocks[st->n_blocks - 1][st->used++];
@@ -497,7 +488,7 @@ static bool add_insn(struct run *r, struct reader *rd, uint64_t w0, char *err, s
         size_t cap = r->cap_s ? r->cap_s : 1024;
         while (cap <= id)
             cap *= 2;
-        r->s = xrealloc(r->s, cap * sizeof *r->s);
+        r->s = alloc_resize(r->s, cap, sizeof *r->s);
         memset(r->s + r->cap_s, 0, (cap - r->cap_s) * sizeof *r->s);
         r->cap_s = cap;
     }
@@ -612,9 +603,7 @@ static void add_edge(struct run *r, uint64_t site, uint64_t fn)
 {
     if (2 * (r->n_edges + 1) > r->cap_edges) {
         size_t cap = r->cap_edges ? 2 * r->cap_edges : 256;
-        struct run_call *e = calloc(cap, sizeof *e);
-        if (!e)
-            abort();
+        struct run_call *e = alloc_zeroed(cap, sizeof *e);
         for (size_t i = 0; i < r->cap_edges; i++)
             if (r->edges[i].count)
                 e[edge_slot(e, cap, r->edges[i].site, r->edges[i].fn)] = r->edges[i];
@@ -885,11 +874,7 @@ static bool on_execve(struct run *r, struct reader *rd, uint64_t w0, char *err, 
 
 bool run_consume(struct run *r, const struct run_source *src, char *err, size_t errlen)
 {
-    struct reader *rd = calloc(1, sizeof *rd);
-    if (!rd) {
-        snprintf(err, errlen, "out of memory");
-        return false;
-    }
+    struct reader *rd = alloc_zeroed(1, sizeof *rd);
     rd->src = *src;
     rd->run = r;
     rd->held = -1;
@@ -938,10 +923,6 @@ bool run_consume(struct run *r, const struct run_source *src, char *err, size_t 
     feed_finish(r->feed);
     if (r->feed2)
         feed_finish(r->feed2);
-    if (ok && (r->rec.failed || r->rec2.failed)) {
-        snprintf(err, errlen, "out of memory for the sampled units' readings");
-        ok = false;
-    }
     free(rd);
     return ok;
 }
@@ -1038,7 +1019,7 @@ static struct held_step *hold(struct run *r, const struct rt_insn *in, uint32_t 
     }
     if (r->n_held == r->cap_held) {
         r->cap_held = r->cap_held ? 2 * r->cap_held : 4096;
-        r->held = xrealloc(r->held, r->cap_held * sizeof *r->held);
+        r->held = alloc_resize(r->held, r->cap_held, sizeof *r->held);
     }
     struct held_step *h = &r->held[r->n_held++];
     h->in = in;
@@ -1158,9 +1139,7 @@ static void locate(const struct run *r, struct result_row *row, bool called, str
  * (the plugin numbers an instruction of each translation) is one row, its counts summed. */
 static void fill_rows(const struct run *r, struct result *res, double k_rest)
 {
-    size_t *order = malloc((r->n_s + 1) * sizeof *order), n = 0;
-    if (!order)
-        abort();
+    size_t *order = alloc_zeroed(r->n_s + 1, sizeof *order), n = 0;
     for (size_t i = 0; i < r->n_s; i++)
         if (r->s[i].count && r->s[i].in)
             order[n++] = i;

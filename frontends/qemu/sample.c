@@ -2,6 +2,7 @@
  * measured units' rate (a ratio estimator), speed-ups as ratios of paired estimates (the delta
  * method), intervals from Student's t at the units' count. */
 #include "sample.h"
+#include "alloc.h"
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -202,13 +203,12 @@ struct sample_estimate sample_speedup(const struct sample_stream *s, const struc
 
 /* ---- what the model read at the marks ---------------------------------------------------------- */
 
-bool sample_rec_init(struct sample_rec *r, unsigned n_lanes, bool baseline)
+void sample_rec_init(struct sample_rec *r, unsigned n_lanes, bool baseline)
 {
     *r = (struct sample_rec){ .n_lanes = n_lanes, .baseline = baseline };
-    r->at_start = calloc((size_t)n_lanes * SAMPLE_READINGS, sizeof *r->at_start);
-    r->at_end = calloc((size_t)n_lanes * SAMPLE_READINGS, sizeof *r->at_end);
-    r->lane = calloc(n_lanes, sizeof *r->lane);
-    return r->at_start && r->at_end && r->lane;
+    r->at_start = alloc_zeroed((size_t)n_lanes * SAMPLE_READINGS, sizeof *r->at_start);
+    r->at_end = alloc_zeroed((size_t)n_lanes * SAMPLE_READINGS, sizeof *r->at_end);
+    r->lane = alloc_zeroed(n_lanes, sizeof *r->lane);
 }
 
 void sample_rec_free(struct sample_rec *r)
@@ -224,20 +224,14 @@ void sample_rec_free(struct sample_rec *r)
 }
 
 /* Room for one more unit in every lane. */
-static bool room_for_unit(struct sample_rec *r)
+static void room_for_unit(struct sample_rec *r)
 {
     if (r->n_units < r->cap_units)
-        return true;
-    size_t cap = r->cap_units ? 2 * r->cap_units : 1024;
+        return;
+    r->cap_units = r->cap_units ? 2 * r->cap_units : 1024;
     for (unsigned l = 0; l < r->n_lanes; l++)
-        for (unsigned k = 0; k < SAMPLE_READINGS; k++) {
-            double *u = realloc(r->lane[l].unit[k], cap * sizeof *u);
-            if (!u)
-                return false;
-            r->lane[l].unit[k] = u;
-        }
-    r->cap_units = cap;
-    return true;
+        for (unsigned k = 0; k < SAMPLE_READINGS; k++)
+            r->lane[l].unit[k] = alloc_resize(r->lane[l].unit[k], r->cap_units, sizeof *r->lane[l].unit[k]);
 }
 
 static void readings(const struct rt_model *md, unsigned lane, double *out)
@@ -257,21 +251,15 @@ static void read_exact(struct sample_rec *r, const struct rt_model *md)
         return;
     r->base_time = rt_model_time(md, 0);
     const double *c = rt_model_charges(md, &r->n_charge);
-    r->charge = malloc((r->n_charge ? r->n_charge : 1) * sizeof *r->charge);
-    if (r->charge)
-        memcpy(r->charge, c, r->n_charge * sizeof *c);
-    else
-        r->failed = true, r->n_charge = 0;
+    r->charge = alloc_resize(NULL, r->n_charge, sizeof *r->charge);
+    memcpy(r->charge, c, r->n_charge * sizeof *c);
     rt_model_topdown(md, false, &r->slots);
 }
 
 /* A unit ends: how far each reading of each lane moved since it started. */
 static void read_unit(struct sample_rec *r, const struct rt_model *md)
 {
-    if (!room_for_unit(r)) {
-        r->failed = true;
-        return;
-    }
+    room_for_unit(r);
     for (unsigned l = 0; l < r->n_lanes; l++) {
         double now[SAMPLE_READINGS];
         readings(md, l, now);

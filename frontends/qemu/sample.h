@@ -85,14 +85,13 @@ struct sample_rec {
     bool tail_read;
     struct sample_lane *lane;       /* [n_lanes] */
     size_t n_units, cap_units;
-    bool exact_read, failed;        /* failed: out of memory for a unit (the estimate then has fewer) */
+    bool exact_read;
     double base_time;               /* baseline: lane 0's rt_model_time at the exact part's end */
     double *charge;                 /* baseline: rt_model_charges at the exact part's end */
     uint32_t n_charge;
     struct rt_topdown slots;        /* baseline: rt_model_topdown at the exact part's end */
 };
-/* False when out of memory. */
-bool sample_rec_init(struct sample_rec *r, unsigned n_lanes, bool baseline);
+void sample_rec_init(struct sample_rec *r, unsigned n_lanes, bool baseline);
 void sample_rec_free(struct sample_rec *r);
 /* The mark WHAT (SAMPLE_EXACT_END, SAMPLE_UNIT_START, SAMPLE_UNIT_END, SAMPLE_TAIL_END) read from MD,
  * on its thread. */

@@ -2,6 +2,7 @@
  * a checksum of the frame's place, head and N words, then the N words. The program's frame comes
  * first, the stream's frames follow as recorded, the end frame last, and nothing after it. */
 #include "trace.h"
+#include "alloc.h"
 #include "isa.h"
 #include <errno.h>
 #include <fcntl.h>
@@ -66,12 +67,8 @@ bool trace_write_start(struct trace_writer *w, FILE *fp, enum mdl_isa isa, const
     }
     program = abs;                  /* a replay may run from anywhere */
     size_t len = strlen(program), pw = (len + 7) / 8;
-    uint64_t *frame = calloc(1 + pw + 8, sizeof *frame);
+    uint64_t *frame = alloc_zeroed(1 + pw + 8, sizeof *frame);
     uint64_t head[HEADER_WORDS] = { TRACE_MAGIC, (uint64_t)isa, header_sum((uint64_t)isa) };
-    if (!frame) {
-        snprintf(err, errlen, "out of memory");
-        return false;
-    }
     frame[0] = len;
     memcpy(frame + 1, program, len);
     memcpy(frame + 1 + pw, hex, 64);
@@ -238,12 +235,7 @@ bool trace_open(struct trace_reader *t, const char *path, char *err, size_t errl
         return false;
     }
     map_file(t);
-    t->buf = t->map ? NULL : malloc(TRACE_FRAME_MAX * sizeof *t->buf);
-    if (!t->map && !t->buf) {
-        snprintf(err, errlen, "out of memory");
-        trace_close(t);
-        return false;
-    }
+    t->buf = t->map ? NULL : alloc_resize(NULL, TRACE_FRAME_MAX, sizeof *t->buf);
     if (!read_header(t, err, errlen) || !read_program(t, err, errlen)) {
         trace_close(t);
         return false;

@@ -1,9 +1,10 @@
 /* Runs `as` (or the AArch64 cross assembler), `objcopy` and `objdump` in a private temporary
  * directory: the .text section's bytes, its symbols, and llvm-mca's region markers as labels. */
 #include "asm.h"
+#include "alloc.h"
 #include "block.h"
 #include "isa.h"
-#include "launch.h"
+#include "proc.h"
 #include "safefile.h"
 #include <errno.h>
 #include <stdio.h>
@@ -22,7 +23,7 @@ enum { ASM_MAX_OBJECT = 16 << 20 };
  * A tool that could not start says so in LOG, where its messages would be. */
 static bool run(char *const argv[], const char *out, const char *log)
 {
-    int rc = launch_tool_capped(argv, out, log, ASM_MAX_OBJECT);
+    int rc = proc_tool(argv, out, log, ASM_MAX_OBJECT);
     if (rc < 0) {
         FILE *fp = fopen(log, "w");
         if (fp) {
@@ -62,11 +63,11 @@ static bool read_bytes(const char *bin, struct asm_code *code, char *err, size_t
         return false;
     }
     code->len = (size_t)st.st_size;
-    code->bytes = malloc(code->len ? code->len : 1);
-    bool ok = code->bytes && fread(code->bytes, 1, code->len, fp) == code->len;
+    code->bytes = alloc_resize(NULL, code->len, 1);
+    bool ok = fread(code->bytes, 1, code->len, fp) == code->len;
     fclose(fp);
     if (!ok)
-        snprintf(err, errlen, "cannot read the assembled code: %s", code->bytes ? strerror(EIO) : strerror(ENOMEM));
+        snprintf(err, errlen, "cannot read the assembled code: %s", strerror(EIO));
     return ok;
 }
 
@@ -130,7 +131,7 @@ static int mark_regions(const char *path, const char *copy, struct asm_code *cod
     size_t cap = 0, open[MAX_MARKS], n_open = 0;
     unsigned lineno = 0;
     int rc = 0;
-    code->regions = calloc(MAX_MARKS, sizeof *code->regions);
+    code->regions = alloc_zeroed(MAX_MARKS, sizeof *code->regions);
     while (in && out && rc >= 0 && getline(&line, &cap, in) >= 0) {
         lineno++;
         int m = marker(line, name, sizeof name);
@@ -199,7 +200,7 @@ static bool read_symbols(const char *syms, struct asm_code *code, char *err, siz
     unsigned long long v;
     char line[1024], name[256];
     size_t k, cap = 0;
-    bool *seen = calloc(2 * MAX_MARKS, sizeof *seen);
+    bool *seen = alloc_zeroed(2 * MAX_MARKS, sizeof *seen);
     while (fp && fgets(line, sizeof line, fp)) {
         if (!text_symbol(line, &v, name, sizeof name))
             continue;
@@ -208,9 +209,8 @@ static bool read_symbols(const char *syms, struct asm_code *code, char *err, siz
         else if (sscanf(name, "mdlsim_region_end_%zu", &k) == 1 && k < code->n_regions)
             code->regions[k].end = (size_t)v, seen[2 * k + 1] = true;
         else {
-            if (code->n_symbols == cap && !(code->symbols = realloc(code->symbols, (cap = cap ? 2 * cap : 16) *
-                                                                                     sizeof *code->symbols)))
-                abort();
+            if (code->n_symbols == cap)
+                code->symbols = alloc_resize(code->symbols, cap = cap ? 2 * cap : 16, sizeof *code->symbols);
             struct asm_mark *m = &code->symbols[code->n_symbols++];
             snprintf(m->name, sizeof m->name, "%.*s", (int)sizeof m->name - 1, name);
             m->start = (size_t)v;

@@ -1,6 +1,7 @@
 /* Threads take items in turn from a shared counter and keep each item's output in memory;
  * whichever thread completes the next item in order writes out every completed one from there. */
 #include "batch.h"
+#include "alloc.h"
 #include <pthread.h>
 #include <stdbool.h>
 #include <stdlib.h>
@@ -69,10 +70,10 @@ int batch_run(size_t n, batch_fn fn, void **workers, unsigned n_workers, FILE *o
         fflush(out);
         return status;
     }
-    struct batch b = { .n = n, .fn = fn, .out = out, .done = calloc(n ? n : 1, sizeof *b.done) };
-    struct worker *w = calloc(n_workers, sizeof *w);
-    pthread_t *t = calloc(n_workers, sizeof *t);
-    if (!b.done || !w || !t || pthread_mutex_init(&b.lock, NULL) != 0) {
+    struct batch b = { .n = n, .fn = fn, .out = out, .done = alloc_zeroed(n, sizeof *b.done) };
+    struct worker *w = alloc_zeroed(n_workers, sizeof *w);
+    pthread_t *t = alloc_zeroed(n_workers, sizeof *t);
+    if (pthread_mutex_init(&b.lock, NULL) != 0) {
         free(b.done);
         free(w);
         free(t);

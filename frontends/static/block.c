@@ -4,6 +4,7 @@
  * same register values and displacement, which is what lets a store feed a later load of the same
  * slot (store-to-load forwarding). */
 #include "block.h"
+#include "alloc.h"
 #include "isa.h"
 #include "result.h"
 #include <ctype.h>
@@ -35,7 +36,7 @@ bool block_parse_hex(const char *hex, size_t chars, uint8_t **bytes, size_t *len
         snprintf(err, errlen, "a block of %zu bytes: at most %d", cap - 1, BLOCK_MAX_BYTES);
         return false;
     }
-    uint8_t *out = malloc(cap);
+    uint8_t *out = alloc_resize(NULL, cap, 1);
     int hi = -1;
     for (const char *c = hex; c < hex + chars; c++) {
         if (isspace((unsigned char)*c))
@@ -106,11 +107,8 @@ struct block_cache {
 
 struct block_cache *block_cache_new(void)
 {
-    struct block_cache *c = calloc(1, sizeof *c);
-    if (c && !(c->e = malloc(CACHE_ENTRIES * sizeof *c->e))) {
-        free(c);
-        return NULL;
-    }
+    struct block_cache *c = alloc_zeroed(1, sizeof *c);
+    c->e = alloc_resize(NULL, CACHE_ENTRIES, sizeof *c->e);
     return c;
 }
 
@@ -193,8 +191,8 @@ bool block_decode(struct block *b, struct dec *dec, const struct cls_index *ci, 
         return false;
     }
     size_t cap = len + 1;
-    b->insns = calloc(cap, sizeof *b->insns);
-    b->orig = calloc(cap, sizeof *b->orig);
+    b->insns = alloc_zeroed(cap, sizeof *b->insns);
+    b->orig = alloc_zeroed(cap, sizeof *b->orig);
     for (size_t off = 0; off < len;) {
         struct rt_insn *in = &b->insns[b->n];
         int n = decode_insn(dec, ci, m, cache, bytes + off, len - off, pc + off, in, err, errlen);

@@ -1,6 +1,7 @@
 /* Just enough of a program to find a function, read with libelf: the ELF header, the symbol
  * tables, and the section the function's bytes live in. */
 #include "elfsym.h"
+#include "alloc.h"
 #include "isa.h"
 #include "safefile.h"
 #include <elf.h>
@@ -120,7 +121,7 @@ static uint8_t *function_bytes(Elf *e, const GElf_Sym *sym)
     uint64_t off = sym->st_value - sh.sh_addr;
     if (!data || !data->d_buf || off > data->d_size || sym->st_size > data->d_size - off)
         return NULL;
-    uint8_t *bytes = malloc(sym->st_size);
+    uint8_t *bytes = alloc_resize(NULL, sym->st_size, 1);
     memcpy(bytes, (const uint8_t *)data->d_buf + off, sym->st_size);
     return bytes;
 }

@@ -1,6 +1,7 @@
 /* Innermost loops by back edges, over a linear sweep of the code: what a compiler emits for a
  * loop (a body ending in a branch back to its head) without building the whole control flow. */
 #include "loops.h"
+#include "alloc.h"
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -17,9 +18,7 @@ static void *room(void *v, size_t *cap, size_t n, size_t size)
     if (n < *cap)
         return v;
     *cap = *cap ? 2 * *cap : 16;
-    if (!(v = realloc(v, *cap * size)))
-        abort();
-    return v;
+    return alloc_resize(v, *cap, size);
 }
 
 /* Whether a return or an indirect jump lies in [START, END): code that leaves there never
@@ -76,9 +75,7 @@ static int by_start_outer_first(const void *a, const void *b)
  * with a stack of the ranges still open, each range pushed once. The ranges left, *N of them. */
 static void merge_crossing(struct loop *all, size_t *n)
 {
-    size_t *open = malloc((*n + 1) * sizeof *open), depth = 0, kept = 0;
-    if (!open)
-        abort();
+    size_t *open = alloc_resize(NULL, *n + 1, sizeof *open), depth = 0, kept = 0;
     for (size_t i = 0; i < *n; i++) {
         struct loop r = all[i];
         while (depth && r.start >= all[open[depth - 1]].end)
@@ -118,9 +115,7 @@ struct loop *loops_find(struct dec *d, const uint8_t *code, size_t len, uint64_t
     }
     /* Sorted by start, then end: a body holding another one either shares its start and comes
      * after it, or ends at or after the least end of the bodies starting later. */
-    size_t *least_end = malloc((n + 1) * sizeof *least_end);
-    if (!least_end)
-        abort();
+    size_t *least_end = alloc_resize(NULL, n + 1, sizeof *least_end);
     least_end[n] = SIZE_MAX;
     for (size_t i = n; i-- > 0;)
         least_end[i] = all[i].end < least_end[i + 1] ? all[i].end : least_end[i + 1];

@@ -4,6 +4,7 @@
  * the model's cycles (by retirement, in whole cycles that add up), critical-path instances, data
  * accesses served beyond the first level and by memory, mispredictions. */
 #include "view_callgrind.h"
+#include "alloc.h"
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -67,11 +68,9 @@ static int by_first_row(const void *a, const void *b, void *ctx)
 
 /* The rows' cycles as written, and each function's lines summed (a function's rows are those from
  * its first to the next function's). */
-static bool cg_rows(const struct result *r, struct cg *cg)
+static void cg_rows(const struct result *r, struct cg *cg)
 {
-    size_t *fns = malloc((r->n_functions + 1) * sizeof *fns), k = 0;
-    if (!fns)
-        return false;
+    size_t *fns = alloc_resize(NULL, r->n_functions + 1, sizeof *fns), k = 0;
     for (size_t f = 0; f < r->n_functions; f++)
         fns[f] = f;
     qsort_r(fns, r->n_functions, sizeof *fns, by_first_row, r->functions);
@@ -93,7 +92,6 @@ static bool cg_rows(const struct result *r, struct cg *cg)
         self[RESULT_EV_LLM] += (double)row->ll_misses, self[RESULT_EV_BM] += (double)row->mispredicts;
     }
     free(fns);
-    return true;
 }
 
 /* A call the file writes: from a row it writes, to a function it names. */
@@ -155,18 +153,14 @@ static void cg_free(struct cg *cg)
     free(cg->order);
 }
 
-static bool cg_costs(const struct result *r, struct cg *cg)
+static void cg_costs(const struct result *r, struct cg *cg)
 {
-    *cg = (struct cg){ calloc(r->n_rows + 1, sizeof *cg->row_cycles),
-                       calloc((r->n_functions + 1) * RESULT_EVENTS, sizeof *cg->self),
-                       calloc((r->n_calls + 1) * RESULT_EVENTS, sizeof *cg->call),
-                       malloc((r->n_calls + 1) * sizeof *cg->order), 0 };
-    if (!cg->row_cycles || !cg->self || !cg->call || !cg->order || !cg_rows(r, cg)) {
-        cg_free(cg);
-        return false;
-    }
+    *cg = (struct cg){ alloc_zeroed(r->n_rows + 1, sizeof *cg->row_cycles),
+                       alloc_zeroed((r->n_functions + 1) * RESULT_EVENTS, sizeof *cg->self),
+                       alloc_zeroed((r->n_calls + 1) * RESULT_EVENTS, sizeof *cg->call),
+                       alloc_zeroed(r->n_calls + 1, sizeof *cg->order), 0 };
+    cg_rows(r, cg);
     cg_calls(r, cg);
-    return true;
 }
 
 /* ---- the file --------------------------------------------------------------------------------- */
@@ -231,8 +225,7 @@ static void call_lines(FILE *out, const struct result *r, const struct result_ro
 bool view_callgrind(FILE *out, const struct result *r)
 {
     struct cg cg;
-    if (!cg_costs(r, &cg))
-        return false;
+    cg_costs(r, &cg);
     header(out, r, &cg);
     qsort_r(cg.order, cg.n, sizeof *cg.order, by_site_row, r->calls);
     size_t next = 0;

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "view_html.h"
+#include "alloc.h"
 #include "utf8.h"
 
 /* How much one page shows: past these, a note says how many were left out (a page of thousands
@@ -484,11 +485,7 @@ static void heatmap(FILE *out, const struct result *r, double top)
     }
     fputs("<p class=\"sub\">Each row is a knob (a resource&#39;s throughput, latency, a window size...) accelerated "
           "alone; each column a weight; each cell the predicted speed-up of the whole scope.</p>\n", out);
-    struct heat_layout *h = malloc(sizeof *h);
-    if (!h) {
-        fputs("<p class=\"note\">Out of memory: the heat map is not shown.</p>\n</section>\n", out);
-        return;
-    }
+    struct heat_layout *h = alloc_resize(NULL, 1, sizeof *h);
     lay_out(r, h);
     heatmap_svg(out, r, h, top);
     if (h->n_hidden)
@@ -848,23 +845,17 @@ static void table_body(FILE *out, const struct result *r, const struct table *t)
                 "%zu are left out.</p>\n", t->n_rows - t->n_shown, t->n_shown, t->n_rows, t->n_rows - t->n_shown);
 }
 
-static bool instructions(FILE *out, const struct result *r)
+static void instructions(FILE *out, const struct result *r)
 {
     fputs("<section id=\"instructions\">\n<h2>Instructions: resource use and criticality</h2>\n", out);
-    struct table t = { calloc(r->n_rows ? r->n_rows : 1, 1), calloc(r->m->n_resources + 1u, 1), 0, r->n_rows };
-    size_t n = t.shown && t.column ? hottest(r, false, TABLE_ROWS, t.shown) : SIZE_MAX;
-    if (n == SIZE_MAX) {
-        free(t.shown);
-        free(t.column);
-        return false;
-    }
+    struct table t = { alloc_zeroed(r->n_rows, 1), alloc_zeroed(r->m->n_resources + 1u, 1), 0, r->n_rows };
+    size_t n = hottest(r, false, TABLE_ROWS, t.shown);
     t.n_shown = n < TABLE_ROWS ? n : TABLE_ROWS;
     table_columns(r, &t);
     table_body(out, r, &t);
     fputs("</section>\n", out);
     free(t.shown);
     free(t.column);
-    return true;
 }
 
 /* The instructions most often on the critical path, for a reader who starts from there. */
@@ -972,13 +963,13 @@ static void delivery(FILE *out, const struct result *r)
     fputs("</tbody>\n</table>\n</section>\n", out);
 }
 
-static bool class_defaults(FILE *out, const struct result *r)
+static void class_defaults(FILE *out, const struct result *r)
 {
-    bool *shown = calloc(r->n_rows ? r->n_rows : 1, 1);
-    size_t n = shown ? hottest(r, true, DEFAULT_ROWS, shown) : SIZE_MAX;
-    if (n == 0 || n == SIZE_MAX) {
+    bool *shown = alloc_zeroed(r->n_rows, 1);
+    size_t n = hottest(r, true, DEFAULT_ROWS, shown);
+    if (n == 0) {
         free(shown);
-        return n == 0;
+        return;
     }
     fputs("<section id=\"class-defaults\">\n<h2>Modelled by a class default</h2>\n<p class=\"sub\">The machine "
           "description has no entry for these forms; their class&#39;s default stands in.</p>\n<table>\n<thead><tr>"
@@ -999,7 +990,6 @@ static bool class_defaults(FILE *out, const struct result *r)
         fprintf(out, "<p class=\"note\">%zu more are left out.</p>\n", n - DEFAULT_ROWS);
     fputs("</section>\n", out);
     free(shown);
-    return true;
 }
 
 bool view_html(FILE *out, const struct result *r)
@@ -1014,11 +1004,11 @@ bool view_html(FILE *out, const struct result *r)
     interactions(out, r, top);
     functions(out, r);
     critical(out, r);
-    bool ok = instructions(out, r);
+    instructions(out, r);
     caches(out, r);
     branches(out, r);
     delivery(out, r);
-    ok = class_defaults(out, r) && ok;
+    class_defaults(out, r);
     fputs("</main>\n</body>\n</html>\n", out);
-    return fflush(out) == 0 && !ferror(out) && ok;
+    return fflush(out) == 0 && !ferror(out);
 }

@@ -1,6 +1,7 @@
 /* The JSON view of an analysis result: one object on one line, the same keys for block, run and
  * replay (frontends/views/mdlsim.schema.json). */
 #include "view_json.h"
+#include "alloc.h"
 #include "utf8.h"
 #include <math.h>
 #include <stdint.h>
@@ -640,9 +641,7 @@ static void json_delivery(struct jw *out, const struct result *r)
 
 bool view_json(FILE *out, const struct result *r)
 {
-    struct jw *w = malloc(sizeof *w);
-    if (!w)
-        return false;
+    struct jw *w = alloc_resize(NULL, 1, sizeof *w);
     w->out = out;
     w->p = w->buf;
     w->failed = false;

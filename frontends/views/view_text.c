@@ -1,6 +1,7 @@
 /* The text view of an analysis result: the summary, top-down, sensitivity, the per-instruction
  * table and, for runs, memory and branches; the verdict last, where a terminal leaves the eye. */
 #include "view_text.h"
+#include "alloc.h"
 #include <stdlib.h>
 #include <string.h>
 
@@ -371,10 +372,8 @@ static size_t default_groups(const struct result *r, const struct result_row **r
 
 static void unknown_grouped(FILE *out, const struct result *r)
 {
-    const struct result_row **rows = malloc((r->n_rows + 1) * sizeof *rows);
-    struct default_group *g = malloc((r->n_rows + 1) * sizeof *g);
-    if (!rows || !g)
-        abort();
+    const struct result_row **rows = alloc_zeroed(r->n_rows + 1, sizeof *rows);
+    struct default_group *g = alloc_zeroed(r->n_rows + 1, sizeof *g);
     size_t n = default_groups(r, rows, g);
     int kw = 0, mw = 0, cw = 0;             /* the columns' widths */
     for (size_t i = 0; i < n; i++) {

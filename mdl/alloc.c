@@ -1,0 +1,46 @@
+/* Allocation for the tools: an end to the process when memory runs out (alloc.h says why). */
+#include "alloc.h"
+#include <errno.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* The report of a failed allocation of N objects of SIZE bytes; never returns. The program's
+ * name is the one it was started under (mdlc, mdlsim, uops2mdl), as its other errors say it. */
+static _Noreturn void out_of_memory(size_t n, size_t size)
+{
+    if (size && n > SIZE_MAX / size)
+        fprintf(stderr, "%s: error: out of memory (%zu x %zu bytes)\n", program_invocation_short_name, n, size);
+    else
+        fprintf(stderr, "%s: error: out of memory (%zu bytes)\n", program_invocation_short_name, n * size);
+    abort();
+}
+
+void *alloc_zeroed(size_t n, size_t size)
+{
+    void *p = calloc(n ? n : 1, size ? size : 1);
+    if (!p)
+        out_of_memory(n, size);
+    return p;
+}
+
+void *alloc_resize(void *p, size_t n, size_t size)
+{
+    n = n ? n : 1;
+    size = size ? size : 1;
+    void *q = n > SIZE_MAX / size ? NULL : realloc(p, n * size);
+    if (!q)
+        out_of_memory(n, size);
+    return q;
+}
+
+char *alloc_strndup(const char *s, size_t n)
+{
+    char *p = strndup(s, n);
+    if (!p)
+        out_of_memory(strnlen(s, n) + 1, 1);
+    return p;
+}
+
+char *alloc_strdup(const char *s) { return alloc_strndup(s, SIZE_MAX); }
