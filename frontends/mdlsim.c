@@ -88,8 +88,10 @@ static const struct view {
 
 #define USAGE_OPTIONS \
     "       MACHINE: --machine NAME | --mdl FILE.mdl [-I DIR]...\n" \
-    "       LANES: [--weight PERCENT]... [--weights P1,P2,...] [--no-sensitivity] [--no-causality]\n" \
-    "       SAMPLING: [--exact | --sample] [--sample-period N]\n"
+    "       LANES: [--weight PERCENT]... [--weights P1,P2,...] [--no-sensitivity] [--no-causality]\n"
+
+#define USAGE_SAMPLING \
+    "       SAMPLING (run, replay): [--exact | --sample] [--sample-period N]\n"
 
 #define HELP_INTRO \
     "\n" \
@@ -197,7 +199,7 @@ static const struct view {
     "is refused with the byte where the damage is, and one of another program (--program) too.\n"
 
 static const char usage_text[] =
-    "usage: " USAGE_MACHINES "       " USAGE_RUN "       " USAGE_REPLAY "       " USAGE_BLOCK USAGE_OPTIONS
+    "usage: " USAGE_MACHINES "       " USAGE_RUN "       " USAGE_REPLAY "       " USAGE_BLOCK USAGE_OPTIONS USAGE_SAMPLING
     "       mdlsim --version; mdlsim COMMAND --help: that command's help only\n";
 
 /* In a help's parts, where the views' lines go: run's (and replay's), block's. */
@@ -212,9 +214,9 @@ static const struct command_help {
       { HELP_INTRO HELP_RUN, run_views, HELP_RUN_MORE HELP_BLOCK, block_views, HELP_OPTIONS HELP_EXIT HELP_TRACES } },
     { "machines", "usage: " USAGE_MACHINES,
       { "\nLists the machines compiled into mdlsim, one name a line: the NAMEs of --machine.\n" } },
-    { "run", "usage: " USAGE_RUN USAGE_OPTIONS,
+    { "run", "usage: " USAGE_RUN USAGE_OPTIONS USAGE_SAMPLING,
       { HELP_INTRO HELP_RUN, run_views, HELP_RUN_MORE HELP_OPTIONS HELP_EXIT HELP_TRACES } },
-    { "replay", "usage: " USAGE_REPLAY USAGE_OPTIONS,
+    { "replay", "usage: " USAGE_REPLAY USAGE_OPTIONS USAGE_SAMPLING,
       { HELP_INTRO HELP_RUN, run_views, HELP_RUN_MORE HELP_OPTIONS HELP_EXIT HELP_TRACES } },
     { "block", "usage: " USAGE_BLOCK USAGE_OPTIONS, { HELP_INTRO HELP_BLOCK, block_views, HELP_OPTIONS HELP_EXIT } },
 };
@@ -258,12 +260,25 @@ __attribute__((format(printf, 1, 2))) static bool say_error(const char *fmt, ...
     return false;
 }
 
+/* The usage a usage error shows: the command's being parsed (set once, by command()), so that a
+ * mistake in `mdlsim run` is followed by run's usage, not by every command's. */
+static const char *usage_shown = usage_text;
+
 /* FMT: one of this file's literals, with one %s for ARG. */
 static int usage_error(const char *fmt, const char *arg)
 {
     say_error(fmt, arg);
-    fputs(usage_text, stderr);
+    fputs(usage_shown, stderr);
     return 2;
+}
+
+/* The usage of COMMAND (the whole usage for one mdlsim does not have). */
+static const char *command_usage(const char *command)
+{
+    for (size_t i = 1; i < sizeof command_helps / sizeof *command_helps; i++)
+        if (strcmp(command_helps[i].name, command) == 0)
+            return command_helps[i].usage;
+    return usage_text;
 }
 
 /* The directory mdlsim runs from: its plugin and mdlc are there. */
@@ -1752,6 +1767,7 @@ static int command(int argc, char **argv)
 {
     if (argc < 2)
         return usage_error("%s", "no command");
+    usage_shown = command_usage(argv[1]);
     if (strcmp(argv[1], "machines") == 0)
         return argc == 2 ? cmd_machines()
              : strcmp(argv[2], "--help") == 0 || strcmp(argv[2], "-h") == 0 ? print_help("machines")

@@ -2786,3 +2786,22 @@ Test(mdlsim_run, a_short_run_is_exact_by_default_and_the_text_says_how_it_was_mo
     expect_usage_error("run --machine skylake --sample-period 10 -- ../build/programs/exact.x86 100",
                        "mdlsim: error: --sample-period needs a whole number from 10000 to 1000000000, got '10'");
 }
+
+Test(mdlsim, follows_a_usage_error_with_the_usage_of_its_command_only)
+{
+    struct run r = mdlsim_stderr("block skylake x.s");
+    cr_expect_eq(r.status, 2);
+    cr_expect(strncmp(r.out, "mdlsim: error: unexpected argument", 34) == 0, "%s", r.out);
+    cr_expect(strstr(r.out, "\nusage: mdlsim block MACHINE"), "%s", r.out);
+    cr_expect_null(strstr(r.out, "mdlsim run"), "only block's usage: %s", r.out);
+    free(r.out);
+    r = mdlsim_stderr("run --machine skylake --frob -- true");
+    cr_expect_eq(r.status, 2);
+    cr_expect(strstr(r.out, "\nusage: mdlsim run MACHINE"), "%s", r.out);
+    cr_expect(strstr(r.out, "SAMPLING (run, replay)"), "%s", r.out);
+    cr_expect_null(strstr(r.out, "mdlsim block"), "only run's usage: %s", r.out);
+    free(r.out);
+    r = mdlsim_stderr("frob");
+    cr_expect(strstr(r.out, "mdlsim run") && strstr(r.out, "mdlsim block"), "an unknown command: every usage");
+    free(r.out);
+}
