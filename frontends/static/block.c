@@ -578,9 +578,9 @@ bool block_run(const struct block *b, const struct mdl_machine *m, const struct 
     struct addr_gen g;
     addr_gen_init(&g);
     struct measure ms = { n_lanes, iterations, iterations / 2, n_lanes, m->port_choice != MDL_PORT_CHOICE_NONE,
-                          calloc(HIST * (size_t)n_lanes, sizeof(double)),
-                          malloc(n_lanes * sizeof(struct progress)), calloc(n_lanes, sizeof(double)),
-                          calloc(n_lanes, sizeof(unsigned)), calloc(n_lanes, sizeof(bool)) };
+                          alloc_zeroed(HIST * (size_t)n_lanes, sizeof(double)),
+                          alloc_resize(NULL, n_lanes, sizeof(struct progress)), alloc_zeroed(n_lanes, sizeof(double)),
+                          alloc_zeroed(n_lanes, sizeof(unsigned)), alloc_zeroed(n_lanes, sizeof(bool)) };
     unsigned it, measured = 0;
     bool followed = false;          /* causality's period has begun */
     struct slots sl;
@@ -606,8 +606,8 @@ bool block_run(const struct block *b, const struct mdl_machine *m, const struct 
         rt_model_topdown_stop(md);
     }
     r->iterations = measured;
-    r->crit = calloc(b->n_orig ? b->n_orig : 1, sizeof *r->crit);
-    r->seen = calloc(b->n_orig ? b->n_orig : 1, sizeof *r->seen);
+    r->crit = alloc_zeroed(b->n_orig, sizeof *r->crit);
+    r->seen = alloc_zeroed(b->n_orig, sizeof *r->seen);
     for (size_t i = 0; i < b->n_orig; i++)
         r->crit[i] = rt_model_critical(md, (uint32_t)i, &r->seen[i]);
     free(ms.hist);
