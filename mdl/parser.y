@@ -91,7 +91,8 @@ static struct ast_number number_of(struct ast_value v)
 static ast_attrs take_attrs(struct parse_ctx *px)
 {
     ast_attrs a = { arena_alloc(px->ar, px->attrs.n * sizeof *a.v), px->attrs.n, px->attrs.n };
-    memcpy(a.v, px->attrs.v, px->attrs.n * sizeof *a.v);
+    if (px->attrs.n)                /* none read (an entry without attributes): no list to copy from */
+        memcpy(a.v, px->attrs.v, px->attrs.n * sizeof *a.v);
     return a;
 }
 

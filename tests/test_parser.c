@@ -499,3 +499,11 @@ Test(parser, survives_ten_thousand_open_braces_inside_a_block)
     cr_expect_leq(dg.errors, 20);
     (void)f;
 }
+
+/* An entry with no attributes takes an empty list: nothing is copied from the list of attributes
+ * read, which no entry before it has grown (the fuzzer's memcpy from NULL, under UBSan). */
+Test(parser, parses_an_insn_line_without_attributes_as_the_first_entry)
+{
+    const struct ast_decl *d = only_decl("insn A0;\n");
+    cr_expect_eq(d->attrs.n, 0);
+}
