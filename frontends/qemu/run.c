@@ -697,16 +697,21 @@ static void on_mark(void *ctx, const struct rt_model *md, unsigned what)
     sample_rec_mark(ctx, md, what);
 }
 
-/* Whether the region's next instruction is modelled; the marks of the sampling before it go to
- * both models, between the steps they separate. */
-static bool sampled(struct run *r)
+/* The marks WHAT to both models, between the steps they separate. */
+static void mark(struct run *r, unsigned what)
+{
+    feed_mark(r->feed, on_mark, &r->rec, what);
+    if (r->feed2)
+        feed_mark(r->feed2, on_mark, &r->rec2, what);
+}
+
+/* The region's next instruction, as the sampling says: modelled, or held while it skips (step()
+ * reads r->holding); the marks before it. */
+static void sample_next(struct run *r)
 {
     unsigned act = sample_tick(&r->clock), marks = act & ~(unsigned)SAMPLE_MODEL;
-    if (marks) {
-        feed_mark(r->feed, on_mark, &r->rec, marks);
-        if (r->feed2)
-            feed_mark(r->feed2, on_mark, &r->rec2, marks);
-    }
+    if (marks)
+        mark(r, marks);
     bool model = act & SAMPLE_MODEL;
     r->skipped += !model;
     r->skip_run = model ? 0 : r->skip_run + 1;
@@ -714,7 +719,6 @@ static bool sampled(struct run *r)
     if (model && r->holding)
         r->n_held = 0, r->lost = false;     /* what was skipped is past: the model moves on */
     r->holding = !model;
-    return model;
 }
 
 static void model_pending(struct run *r, uint64_t next_pc, bool known_next)
@@ -743,7 +747,7 @@ static void model_pending(struct run *r, uint64_t next_pc, bool known_next)
     r->stack_dirty = stack || (r->stack_dirty && !reads);
     bool inside = in_region(r, s);
     if (inside) {
-        sampled(r);
+        sample_next(r);
         r->in_roi++;
         s->count++;
         s->mispredicts += miss;
@@ -1083,9 +1087,7 @@ static void model_tail(struct run *r)
     } else {
         r->tail = r->model_run;
     }
-    feed_mark(r->feed, on_mark, &r->rec, SAMPLE_TAIL_END);
-    if (r->feed2)
-        feed_mark(r->feed2, on_mark, &r->rec2, SAMPLE_TAIL_END);
+    mark(r, SAMPLE_TAIL_END);
 }
 
 static int by_pc(const void *a, const void *b, void *ctx)

@@ -246,7 +246,6 @@ static void read_exact(struct sample_rec *r, const struct rt_model *md)
 {
     for (unsigned l = 0; l < r->n_lanes; l++)
         readings(md, l, r->lane[l].exact);
-    r->exact_read = true;
     if (!r->baseline)
         return;
     r->base_time = rt_model_time(md, 0);
@@ -280,7 +279,6 @@ static void read_tail(struct sample_rec *r, const struct rt_model *md)
         for (unsigned k = 0; k < SAMPLE_READINGS; k++)
             r->lane[l].tail[k] = now[k] - r->at_end[l * SAMPLE_READINGS + k];
     }
-    r->tail_read = true;
 }
 
 void sample_rec_mark(struct sample_rec *r, const struct rt_model *md, unsigned what)

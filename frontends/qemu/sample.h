@@ -82,10 +82,8 @@ struct sample_rec {
     bool baseline;                  /* the model whose lane 0 is the report's baseline */
     double *at_start;               /* [n_lanes][SAMPLE_READINGS]: the readings at the unit's start */
     double *at_end;                 /* [n_lanes][SAMPLE_READINGS]: at the last unit's end */
-    bool tail_read;
     struct sample_lane *lane;       /* [n_lanes] */
     size_t n_units, cap_units;
-    bool exact_read;
     double base_time;               /* baseline: lane 0's rt_model_time at the exact part's end */
     double *charge;                 /* baseline: rt_model_charges at the exact part's end */
     uint32_t n_charge;
