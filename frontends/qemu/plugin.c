@@ -1,5 +1,6 @@
-/* QEMU TCG plugin for user-mode QEMU 7.2 (plugin API v1): streams the instructions a guest
- * executes, and their memory accesses, to mdlsim in the format of wire.h. */
+/* QEMU TCG plugin for user-mode QEMU 7.2 (plugin API v1): streams the translation blocks a guest
+ * executes, and their memory accesses, to mdlsim in the format of wire.h. One callback per block
+ * and an inline counter per instruction: the counter says where a block was left early. */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
@@ -62,6 +63,7 @@ struct qemu_plugin_insn;
 
 enum qemu_plugin_cb_flags { QEMU_PLUGIN_CB_NO_REGS, QEMU_PLUGIN_CB_R_REGS, QEMU_PLUGIN_CB_RW_REGS };
 enum qemu_plugin_mem_rw { QEMU_PLUGIN_MEM_R = 1, QEMU_PLUGIN_MEM_W, QEMU_PLUGIN_MEM_RW };
+enum qemu_plugin_op { QEMU_PLUGIN_INLINE_ADD_U64 };
 
 typedef void (*qemu_plugin_simple_cb_t)(qemu_plugin_id_t id);
 typedef void (*qemu_plugin_udata_cb_t)(qemu_plugin_id_t id, void *userdata);
@@ -79,6 +81,11 @@ typedef void (*qemu_plugin_vcpu_syscall_ret_cb_t)(qemu_plugin_id_t id, unsigned 
 void qemu_plugin_reset(qemu_plugin_id_t id, qemu_plugin_simple_cb_t cb);
 void qemu_plugin_register_vcpu_init_cb(qemu_plugin_id_t id, qemu_plugin_vcpu_simple_cb_t cb);
 void qemu_plugin_register_vcpu_tb_trans_cb(qemu_plugin_id_t id, qemu_plugin_vcpu_tb_trans_cb_t cb);
+void qemu_plugin_register_vcpu_tb_exec_cb(struct qemu_plugin_tb *tb, qemu_plugin_vcpu_udata_cb_t cb,
+                                          enum qemu_plugin_cb_flags flags, void *userdata);
+void qemu_plugin_register_vcpu_insn_exec_inline(struct qemu_plugin_insn *insn, enum qemu_plugin_op op, void *ptr,
+                                                uint64_t imm);
+uint64_t qemu_plugin_tb_vaddr(const struct qemu_plugin_tb *tb);
 void qemu_plugin_register_vcpu_insn_exec_cb(struct qemu_plugin_insn *insn, qemu_plugin_vcpu_udata_cb_t cb,
                                             enum qemu_plugin_cb_flags flags, void *userdata);
 void qemu_plugin_register_vcpu_mem_cb(struct qemu_plugin_insn *insn, qemu_plugin_vcpu_mem_cb_t cb,
@@ -120,17 +127,33 @@ struct rec {
     uint8_t bytes[];
 };
 
+/* A translation block: the records of the instructions it runs, in order. Its id, too, is given
+ * at its first execution on vCPU 0. A last instruction QEMU may have cut (see struct rec) is not
+ * among them: it is instrumented on its own, so that it reaches the stream only if it runs. */
+struct blk {
+    struct blk *next;    /* another block at the same address */
+    _Atomic uint32_t id; /* NO_ID until announced; written by vCPU 0's thread only */
+    uint32_t n;
+    struct rec *insn[];
+};
+
+/* Instructions run, counted inline by the code QEMU generates (every vCPU's: QEMU 7.2 has no
+ * per-vCPU counters; mdlsim refuses a second thread anyway). A block's share is its count at the
+ * next block less its count at its start. */
+static volatile uint64_t executed;
+
 /* vCPU 0's stream: only the thread running vCPU 0 touches it, except at exit (see stop_vcpu0). */
 static struct {
     uint64_t *w;
     size_t n;
     uint64_t left;       /* executions still to record (limit=N) */
-    uint32_t next_id;
-    uint32_t last_id;    /* of the latest EXEC: its MEM records carry it */
+    uint32_t next_id, next_block;
+    struct blk *open;    /* the block running, whose RUN record is out; NULL: none */
+    uint64_t open_at;    /* EXECUTED when it started */
     bool recording;
     bool mem_pending;    /* a MEM record still growing with further pieces of the same access */
     bool mem_store;
-    uint32_t mem_size;
+    uint32_t mem_size, mem_index;
     uint64_t mem_addr;
 } S;
 
@@ -164,16 +187,17 @@ static int64_t nr_exec[2] = { -1, -1 };
  * (plugin option life=N). */
 static int life_fd = -1;
 
-/* Instructions by vaddr: open addressing, linear probing, at most half full. Translation may run
- * on any vCPU's thread, hence the lock. */
+/* Instructions (struct rec) and blocks (chains of struct blk) by vaddr: open addressing, linear
+ * probing, at most half full. Translation may run on any vCPU's thread, hence the lock. */
 struct slot {
     uint64_t pc;
-    struct rec *r;   /* NULL: empty */
+    void *p;         /* NULL: empty */
 };
-static struct {
+struct table {
     struct slot *slot;
     size_t cap, used;
-} T;
+};
+static struct table T, TB;
 static pthread_mutex_t table_lock = PTHREAD_MUTEX_INITIALIZER;
 
 static void *check_alloc(void *p)
@@ -337,13 +361,40 @@ static inline void put2(uint64_t w0, uint64_t w1)
 
 static uint64_t mem_word0(void)
 {
-    return WIRE_MEM | (uint64_t)S.mem_size << 8 | (uint64_t)S.mem_store << 16 | (uint64_t)S.last_id << 32;
+    return WIRE_MEM | (uint64_t)S.mem_size << 8 | (uint64_t)S.mem_store << 16 | (uint64_t)S.mem_index << 32;
 }
 
 static void put_mem(void)
 {
     S.mem_pending = false;
     put2(mem_word0(), S.mem_addr);
+}
+
+/* How many instructions of the open block ran, and are recorded (limit=N). */
+static uint64_t open_count(void)
+{
+    uint64_t k = executed - S.open_at;
+    k = k < S.open->n ? k : S.open->n;     /* another vCPU counted too */
+    return k < S.left ? k : S.left;
+}
+
+static void reach_limit(void);
+
+/* The open block ends: its last access goes out, and a CUT record when it was left early. */
+static void close_block(void)
+{
+    if (S.mem_pending)
+        put_mem();
+    if (!S.open)
+        return;
+    uint64_t k = open_count();
+    bool cut = k < S.open->n;
+    S.open = NULL;
+    S.left -= k;
+    if (cut)
+        put1(WIRE_CUT | k << 8);
+    if (S.left == 0)
+        reach_limit();
 }
 
 /* ---- The guest's mappings ---------------------------------------------------------------------- */
@@ -510,8 +561,7 @@ static void announce_exec(uint64_t path)
 {
     char name[WIRE_PATH_MAX];
     size_t len = guest_string(path, name, sizeof name);
-    if (S.mem_pending)
-        put_mem();
+    close_block();
     put1(WIRE_EXECVE | (uint64_t)len << 8);
     put_string(name, len);
     if (S.recording)
@@ -526,6 +576,23 @@ static void announce(struct rec *r)
     atomic_store_explicit(&r->id, id, memory_order_relaxed);
     put2(WIRE_INSN | (uint64_t)r->len << 8 | (uint64_t)id << 32, r->pc);
     put_string((const char *)r->bytes, r->len);
+}
+
+/* The BLOCK record of b, and the INSN records of its instructions not announced yet, at its
+ * first execution on vCPU 0. */
+static void announce_block(struct blk *b)
+{
+    for (uint32_t i = 0; i < b->n; i++)
+        if (atomic_load_explicit(&b->insn[i]->id, memory_order_relaxed) == NO_ID)
+            announce(b->insn[i]);
+    uint32_t id = S.next_block++;
+    atomic_store_explicit(&b->id, id, memory_order_relaxed);
+    put1(WIRE_BLOCK | (uint64_t)b->n << 8 | (uint64_t)id << 32);
+    for (uint32_t i = 0; i < b->n && S.recording; i += 2) {
+        uint64_t lo = atomic_load_explicit(&b->insn[i]->id, memory_order_relaxed);
+        uint64_t hi = i + 1 < b->n ? atomic_load_explicit(&b->insn[i + 1]->id, memory_order_relaxed) : 0;
+        put1(lo | hi << 32);
+    }
 }
 
 /* ---- vCPU 0's slow path ------------------------------------------------------------------------ */
@@ -545,9 +612,9 @@ static bool attend(void)
         return false;
     atomic_store(&attention, 0);   /* before the checks: a flag set meanwhile sets it again */
     if (atomic_exchange(&thread_pending, false)) {
-        if (S.mem_pending)
-            put_mem();
-        put1(WIRE_THREAD);
+        close_block();
+        if (S.recording)
+            put1(WIRE_THREAD);
     }
     if (atomic_load(&stop_asked)) {
         ack_stop();
@@ -576,31 +643,56 @@ static void reach_limit(void)
 
 /* ---- Execution callbacks (hot: one call per guest instruction) ---------------------------------- */
 
-/* Ends the previous execution; false when this one is not to be recorded (limit reached). */
+/* Ends what ran before; false when nothing more is to be recorded (limit reached). */
+static inline bool end_previous(void)
+{
+    close_block();
+    if (S.recording && S.left == 0)
+        reach_limit();
+    return S.recording;
+}
+
+/* The same for an instruction recorded on its own, which counts at once. */
 static inline bool begin_exec(void)
 {
-    if (S.mem_pending)
-        put_mem();
-    if (S.left == 0) {
-        reach_limit();
+    if (!end_previous())
         return false;
-    }
     S.left--;
     return true;
 }
 
 static inline void put_exec(uint32_t id)
 {
-    S.last_id = id;
     put1(WIRE_EXEC | (uint64_t)id << 32);
+}
+
+/* Whether this callback runs on vCPU 0 while the recording goes on (attention taken first). */
+static inline bool recording_on(unsigned int vcpu)
+{
+    return vcpu == 0 && (!atomic_load_explicit(&attention, memory_order_relaxed) || attend());
+}
+
+/* A block starts: userdata is its struct blk. */
+static void on_block(unsigned int vcpu, void *udata)
+{
+    if (!recording_on(vcpu))
+        return;
+    if (!end_previous())
+        return;
+    struct blk *b = udata;
+    if (atomic_load_explicit(&b->id, memory_order_relaxed) == NO_ID)
+        announce_block(b);
+    put1(WIRE_RUN | (uint64_t)atomic_load_explicit(&b->id, memory_order_relaxed) << 32);
+    if (S.recording) {
+        S.open = b;
+        S.open_at = executed;
+    }
 }
 
 /* An instruction already announced when its block was translated: userdata is its id. */
 static void on_exec(unsigned int vcpu, void *udata)
 {
-    if (vcpu != 0)
-        return;
-    if (atomic_load_explicit(&attention, memory_order_relaxed) && !attend())
+    if (!recording_on(vcpu))
         return;
     if (begin_exec())
         put_exec((uint32_t)(uintptr_t)udata);
@@ -609,9 +701,7 @@ static void on_exec(unsigned int vcpu, void *udata)
 /* An instruction not yet announced at translation: userdata is its struct rec. */
 static void on_exec_new(unsigned int vcpu, void *udata)
 {
-    if (vcpu != 0)
-        return;
-    if (atomic_load_explicit(&attention, memory_order_relaxed) && !attend())
+    if (!recording_on(vcpu))
         return;
     if (!begin_exec())
         return;
@@ -622,15 +712,15 @@ static void on_exec_new(unsigned int vcpu, void *udata)
 }
 
 /* QEMU reports a vector access as several pieces (e.g. 32 bytes as four 8-byte loads): pieces of
- * one execution that continue the previous one in the same direction grow one record. */
+ * one execution that continue the previous one in the same direction grow one record. Userdata
+ * is the instruction's index in its block. */
 static void on_mem(unsigned int vcpu, qemu_plugin_meminfo_t info, uint64_t vaddr, void *udata)
 {
-    (void)udata;
     if (vcpu != 0 || !S.recording)
         return;
-    uint32_t size = 1u << qemu_plugin_mem_size_shift(info);
+    uint32_t size = 1u << qemu_plugin_mem_size_shift(info), index = (uint32_t)(uintptr_t)udata;
     bool store = qemu_plugin_mem_is_store(info);
-    if (S.mem_pending && store == S.mem_store && vaddr == S.mem_addr + S.mem_size &&
+    if (S.mem_pending && index == S.mem_index && store == S.mem_store && vaddr == S.mem_addr + S.mem_size &&
         S.mem_size + size <= MEM_MERGE_MAX) {
         S.mem_size += size;
         return;
@@ -638,6 +728,7 @@ static void on_mem(unsigned int vcpu, qemu_plugin_meminfo_t info, uint64_t vaddr
     if (S.mem_pending)
         put_mem();
     S.mem_pending = true;
+    S.mem_index = index;
     S.mem_store = store;
     S.mem_size = size;
     S.mem_addr = vaddr;
@@ -645,24 +736,37 @@ static void on_mem(unsigned int vcpu, qemu_plugin_meminfo_t info, uint64_t vaddr
 
 /* ---- Translation ------------------------------------------------------------------------------- */
 
-static struct slot *find_slot(struct slot *slots, size_t cap, uint64_t pc)
+static struct slot *find_slot(const struct table *t, uint64_t pc)
 {
-    size_t i = (size_t)((pc * 0x9e3779b97f4a7c15ull) >> 20) & (cap - 1);
-    while (slots[i].r && slots[i].pc != pc)
-        i = (i + 1) & (cap - 1);
-    return &slots[i];
+    size_t i = (size_t)((pc * 0x9e3779b97f4a7c15ull) >> 20) & (t->cap - 1);
+    while (t->slot[i].p && t->slot[i].pc != pc)
+        i = (i + 1) & (t->cap - 1);
+    return &t->slot[i];
 }
 
-static void grow_table(void)
+static void grow_table(struct table *t)
 {
-    size_t cap = T.cap ? T.cap * 2 : 1 << 16;
-    struct slot *slots = check_alloc(calloc(cap, sizeof *slots));
-    for (size_t i = 0; i < T.cap; i++)
-        if (T.slot[i].r)
-            *find_slot(slots, cap, T.slot[i].pc) = T.slot[i];
-    free(T.slot);
-    T.slot = slots;
-    T.cap = cap;
+    size_t cap = t->cap ? t->cap * 2 : 1 << 16;
+    struct table g = { check_alloc(calloc(cap, sizeof *g.slot)), cap, t->used };
+    for (size_t i = 0; i < t->cap; i++)
+        if (t->slot[i].p)
+            *find_slot(&g, t->slot[i].pc) = t->slot[i];
+    free(t->slot);
+    *t = g;
+}
+
+static void *table_get(struct table *t, uint64_t pc)
+{
+    return find_slot(t, pc)->p;
+}
+
+static void table_put(struct table *t, uint64_t pc, void *p)
+{
+    struct slot *s = find_slot(t, pc);
+    t->used += !s->p;
+    *s = (struct slot){ pc, p };
+    if (t->used * 2 > t->cap)
+        grow_table(t);
 }
 
 /* Instruction bytes: in user mode haddr is the guest memory itself, whereas insn_data may lose
@@ -687,32 +791,54 @@ static struct rec *lookup(const struct qemu_plugin_insn *insn)
     uint64_t pc = qemu_plugin_insn_vaddr(insn);
     size_t len = qemu_plugin_insn_size(insn);
     const uint8_t *bytes = insn_bytes(insn);
-    struct slot *s = find_slot(T.slot, T.cap, pc);
-    if (s->r && same_insn(s->r, bytes, len))
-        return s->r;
-    struct rec *r = check_alloc(malloc(sizeof *r + len));
+    struct rec *r = table_get(&T, pc);
+    if (r && same_insn(r, bytes, len))
+        return r;
+    r = check_alloc(malloc(sizeof *r + len));
     r->pc = pc;
     atomic_init(&r->id, NO_ID);
     r->len = (uint32_t)len;
     memcpy(r->bytes, bytes, len);
-    if (!s->r)
-        T.used++;
-    s->pc = pc;
-    s->r = r;   /* a replaced record stays allocated: blocks translated before may still use it */
-    if (T.used * 2 > T.cap)
-        grow_table();
+    /* a replaced record stays allocated: blocks translated before may still use it */
+    table_put(&T, pc, r);
     return r;
 }
 
-static void instrument(struct qemu_plugin_insn *insn)
+/* The block of these N instructions at PC: the one translated before, or a new one (the chain of
+ * a vaddr holds each version of its code, and blocks of other lengths). */
+static struct blk *block_of(uint64_t pc, struct rec *const *insn, uint32_t n)
 {
-    struct rec *r = lookup(insn);
+    struct blk *first = table_get(&TB, pc);
+    for (struct blk *b = first; b; b = b->next)
+        if (b->n == n && memcmp(b->insn, insn, n * sizeof *insn) == 0)
+            return b;
+    struct blk *b = check_alloc(malloc(sizeof *b + n * sizeof *insn));
+    b->next = first;
+    atomic_init(&b->id, NO_ID);
+    b->n = n;
+    memcpy(b->insn, insn, n * sizeof *insn);
+    table_put(&TB, pc, b);
+    return b;
+}
+
+/* An instruction instrumented on its own (see struct blk), INDEX in its translation block. */
+static void instrument_alone(struct qemu_plugin_insn *insn, struct rec *r, size_t index)
+{
     uint32_t id = atomic_load_explicit(&r->id, memory_order_relaxed);
     if (id != NO_ID)
         qemu_plugin_register_vcpu_insn_exec_cb(insn, on_exec, QEMU_PLUGIN_CB_NO_REGS, (void *)(uintptr_t)id);
     else
         qemu_plugin_register_vcpu_insn_exec_cb(insn, on_exec_new, QEMU_PLUGIN_CB_NO_REGS, r);
-    qemu_plugin_register_vcpu_mem_cb(insn, on_mem, QEMU_PLUGIN_CB_NO_REGS, QEMU_PLUGIN_MEM_RW, NULL);
+    qemu_plugin_register_vcpu_mem_cb(insn, on_mem, QEMU_PLUGIN_CB_NO_REGS, QEMU_PLUGIN_MEM_RW, (void *)index);
+}
+
+/* Whether QEMU may have cut this last instruction of a block of several: it starts close enough
+ * to the end of a page to cross it (its reported length is only what QEMU read before it found
+ * out; an instruction has at most 15 bytes; any page size is a multiple of 4 KiB). True of few
+ * blocks that run whole, whose last instruction then costs a callback of its own. */
+static bool may_be_cut(const struct qemu_plugin_insn *insn, size_t index)
+{
+    return index > 0 && qemu_plugin_insn_vaddr(insn) % 4096 > 4096 - 15;
 }
 
 static void on_tb_trans(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
@@ -722,8 +848,24 @@ static void on_tb_trans(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
         return;   /* code translated after the recording ended runs uninstrumented */
     pthread_mutex_lock(&table_lock);
     size_t n = qemu_plugin_tb_n_insns(tb);
-    for (size_t i = 0; i < n; i++)
-        instrument(qemu_plugin_tb_get_insn(tb, i));
+    struct rec *insn[WIRE_BLOCK_MAX + 1];
+    size_t whole = n > WIRE_BLOCK_MAX ? 0 : n;      /* beyond TCG's bound: each on its own */
+    if (whole && may_be_cut(qemu_plugin_tb_get_insn(tb, n - 1), n - 1))
+        whole--;
+    for (size_t i = 0; i < n; i++) {
+        struct qemu_plugin_insn *in = qemu_plugin_tb_get_insn(tb, i);
+        struct rec *r = lookup(in);
+        if (i >= whole) {
+            instrument_alone(in, r, i);
+            continue;
+        }
+        insn[i] = r;
+        qemu_plugin_register_vcpu_insn_exec_inline(in, QEMU_PLUGIN_INLINE_ADD_U64, (void *)&executed, 1);
+        qemu_plugin_register_vcpu_mem_cb(in, on_mem, QEMU_PLUGIN_CB_NO_REGS, QEMU_PLUGIN_MEM_RW, (void *)i);
+    }
+    if (whole)
+        qemu_plugin_register_vcpu_tb_exec_cb(tb, on_block, QEMU_PLUGIN_CB_NO_REGS,
+                                             block_of(qemu_plugin_tb_vaddr(tb), insn, (uint32_t)whole));
     pthread_mutex_unlock(&table_lock);
 }
 
@@ -746,6 +888,10 @@ static void on_syscall(qemu_plugin_id_t id, unsigned int vcpu, int64_t num, uint
         atomic_store(&vcpu0_in_syscall, true);
     if (num == nr_exit || num == nr_exit_group)
         atomic_store(&exit_code, (unsigned)(a1 & 0xff));   /* the status a parent sees */
+    /* the syscall ends its block (QEMU runs it outside translated code): closed here, the block
+     * is whole in the stream before anything the call may end or write */
+    if (vcpu == 0 && S.recording && !atomic_load(&forked_child) && !atomic_load(&stop_asked))
+        close_block();
     if (vcpu == 0 && S.recording && S.n && (num == nr_kill[0] || num == nr_kill[1] || num == nr_kill[2]))
         flush_main();
     /* (a fork child's S.w is the parent's chunk of the shared area: it must not write there) */
@@ -834,6 +980,9 @@ static void on_exit_cb(qemu_plugin_id_t id, void *udata)
             S.w[S.n++] = mem_word0();
             S.w[S.n++] = S.mem_addr;
         }
+        if (S.recording && S.open && open_count() < S.open->n)    /* e.g. a fault killed the guest */
+            S.w[S.n++] = WIRE_CUT | open_count() << 8;
+        S.open = NULL;
         S.w[S.n++] = WIRE_EXIT | (uint64_t)atomic_load(&exit_code) << 32;
         send_words(S.n, true);
         S.n = 0;
@@ -1017,7 +1166,8 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_
     }
     S.left = o.limit ? o.limit : UINT64_MAX;
     S.recording = true;
-    grow_table();
+    grow_table(&T);
+    grow_table(&TB);
     pthread_atfork(NULL, NULL, in_fork_child);
     watch_mdlsim();
     qemu_plugin_register_vcpu_init_cb(id, on_vcpu_init);

@@ -85,6 +85,21 @@ struct held_step {
 };
 enum { RUN_MAX_HELD = 1 << 18 };
 
+/* A translation block the stream defined (WIRE_BLOCK): N instruction ids at AT in block_ids. */
+struct run_block {
+    size_t at;
+    uint32_t n;
+};
+/* An access made in the open block, by its instruction's index there. */
+struct run_access {
+    uint64_t addr;
+    uint32_t index, size;
+    bool store;
+};
+/* Accesses one block may make: far beyond any real block's (a rep string instruction runs alone),
+ * a bound on what a forged stream can make mdlsim keep. */
+enum { RUN_MAX_BLOCK_ACCESSES = 1 << 16 };
+
 struct run {
     struct run_opts o;
     struct dec *dec;
@@ -102,6 +117,14 @@ struct run {
     struct insn_store insns;
     struct sinsn *s;
     size_t n_s, cap_s;
+    /* the blocks the stream defined, the one open (-1: none) and the accesses made in it */
+    struct run_block *blocks;
+    size_t n_blocks, cap_blocks;
+    uint32_t *block_ids;
+    size_t n_block_ids, cap_block_ids;
+    int64_t open;
+    struct run_access *acc;
+    size_t n_bacc, cap_bacc;
     /* the execution waiting for its successor */
     int64_t pend;
     /* the first of a fused pair, modelled with its second: its id, sync, accesses and levels */
@@ -208,6 +231,7 @@ struct run *run_new(const struct run_opts *o, char *err, size_t errlen)
     struct run *r = alloc_zeroed(1, sizeof *r);
     r->o = *o;
     r->pend = -1;
+    r->open = -1;
     r->fused_first = -1;
     r->exit_code = -1;
     r->plan = o->sample ? *o->sample : sample_plan_exact();
@@ -225,8 +249,11 @@ struct run *run_new(const struct run_opts *o, char *err, size_t errlen)
         r->line_shift++;
     r->bp = bp_new(o->m);
     r->uc = uopcache_new(o->m);
+    /* A sampled run models a few percent of the stream: the reader, which warms the caches and
+     * the predictor with all of it, is then the busier thread and steps no lanes itself. */
     long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-    r->split = cpus > 1 && o->n_lanes >= 8 ? split_point(o->n_lanes) : o->n_lanes;
+    bool sampled = r->plan.exact != UINT64_MAX;
+    r->split = cpus > 1 && o->n_lanes >= 8 && !sampled ? split_point(o->n_lanes) : o->n_lanes;
     r->md = rt_model_new(o->m, o->lanes, r->split, o->causality, 1024, err, errlen);
     unsigned n2 = 0;
     if (r->md && r->split < o->n_lanes) {
@@ -284,6 +311,9 @@ void run_free(struct run *r)
         free(r->insns.blocks[i]);
     free(r->insns.blocks);
     free(r->s);
+    free(r->blocks);
+    free(r->block_ids);
+    free(r->acc);
     free(r);
 }
 
@@ -814,6 +844,17 @@ static bool on_exec(struct run *r, uint64_t id, char *err, size_t errlen)
     return true;
 }
 
+/* An access of the pending execution. */
+static void add_access(struct run *r, uint64_t addr, unsigned size, bool store)
+{
+    if (r->pend >= 0 && r->n_acc < RT_MAX_MEM + 6) {
+        r->addr[r->n_acc] = addr;
+        r->size[r->n_acc] = size;
+        r->store[r->n_acc] = store;
+        r->n_acc++;
+    }
+}
+
 static bool on_mem(struct run *r, struct reader *rd, uint64_t w0, char *err, size_t errlen)
 {
     uint64_t addr;
@@ -821,13 +862,102 @@ static bool on_mem(struct run *r, struct reader *rd, uint64_t w0, char *err, siz
         snprintf(err, errlen, "stream ends inside a memory record");
         return false;
     }
-    if (r->pend >= 0 && r->n_acc < RT_MAX_MEM + 6) {
-        r->addr[r->n_acc] = addr;
-        r->size[r->n_acc] = (unsigned)(w0 >> 8 & 0xff);
-        r->store[r->n_acc] = (w0 >> 16) & 1;
-        r->n_acc++;
+    unsigned size = (unsigned)(w0 >> 8 & 0xff);
+    bool store = (w0 >> 16) & 1;
+    if (r->open < 0) {
+        add_access(r, addr, size, store);
+        return true;
     }
+    /* in a block: kept until it closes, when its instructions are known to have run */
+    if (r->n_bacc == RUN_MAX_BLOCK_ACCESSES)
+        return true;
+    if (r->n_bacc == r->cap_bacc) {
+        r->cap_bacc = r->cap_bacc ? 2 * r->cap_bacc : 64;
+        r->acc = alloc_resize(r->acc, r->cap_bacc, sizeof *r->acc);
+    }
+    r->acc[r->n_bacc++] = (struct run_access){ addr, (uint32_t)(w0 >> 32), size, store };
     return true;
+}
+
+static uint32_t block_length(const struct run *r)
+{
+    return r->blocks[r->open].n;
+}
+
+/* A block's definition (wire.h): its id is the next one, its instructions are announced. */
+static bool on_block(struct run *r, struct reader *rd, uint64_t w0, char *err, size_t errlen)
+{
+    uint32_t n = (uint32_t)(w0 >> 8 & 0xffffff);
+    uint64_t id = w0 >> 32;
+    if (n == 0 || n > WIRE_BLOCK_MAX || id != r->n_blocks || id >= RUN_MAX_STATIC) {
+        snprintf(err, errlen, "corrupt event stream (block %llu of %u instructions after %zu blocks)",
+                 (unsigned long long)id, n, r->n_blocks);
+        return false;
+    }
+    if (r->n_blocks == r->cap_blocks) {
+        r->cap_blocks = r->cap_blocks ? 2 * r->cap_blocks : 1024;
+        r->blocks = alloc_resize(r->blocks, r->cap_blocks, sizeof *r->blocks);
+    }
+    while (r->n_block_ids + n > r->cap_block_ids) {
+        r->cap_block_ids = r->cap_block_ids ? 2 * r->cap_block_ids : 4096;
+        r->block_ids = alloc_resize(r->block_ids, r->cap_block_ids, sizeof *r->block_ids);
+    }
+    uint32_t *ids = r->block_ids + r->n_block_ids;
+    for (uint32_t i = 0; i < n; i += 2) {
+        uint64_t w;
+        if (!next_word(rd, &w)) {
+            snprintf(err, errlen, "stream ends inside a block record");
+            return false;
+        }
+        ids[i] = (uint32_t)w;
+        if (i + 1 < n)
+            ids[i + 1] = (uint32_t)(w >> 32);
+    }
+    for (uint32_t i = 0; i < n; i++)
+        if (ids[i] >= r->n_s || !r->s[ids[i]].in) {
+            snprintf(err, errlen, "corrupt event stream (block %llu runs unknown instruction %u)",
+                     (unsigned long long)id, ids[i]);
+            return false;
+        }
+    r->blocks[r->n_blocks++] = (struct run_block){ r->n_block_ids, n };
+    r->n_block_ids += n;
+    return true;
+}
+
+/* The open block ran its first K instructions: each is executed, with its accesses. */
+static bool close_block(struct run *r, uint32_t k, char *err, size_t errlen)
+{
+    const uint32_t *ids = r->block_ids + r->blocks[r->open].at;
+    size_t a = 0;
+    r->open = -1;
+    for (uint32_t i = 0; i < k; i++) {
+        if (!on_exec(r, ids[i], err, errlen))
+            return false;
+        for (; a < r->n_bacc && r->acc[a].index <= i; a++)
+            add_access(r, r->acc[a].addr, r->acc[a].size, r->acc[a].store);
+    }
+    r->n_bacc = 0;
+    return true;
+}
+
+static bool on_run(struct run *r, uint64_t id, char *err, size_t errlen)
+{
+    if (id >= r->n_blocks) {
+        snprintf(err, errlen, "run of unknown block %llu", (unsigned long long)id);
+        return false;
+    }
+    r->open = (int64_t)id;
+    return true;
+}
+
+static bool on_cut(struct run *r, uint64_t w0, char *err, size_t errlen)
+{
+    uint64_t k = w0 >> 8;
+    if (r->open < 0 || k >= r->blocks[r->open].n) {
+        snprintf(err, errlen, "corrupt event stream (a block cut after %llu instructions)", (unsigned long long)k);
+        return false;
+    }
+    return close_block(r, (uint32_t)k, err, errlen);
 }
 
 /* The LEN bytes of a path that ends a record (wire.h) into PATH (WIRE_PATH_MAX + 8 bytes),
@@ -884,7 +1014,7 @@ bool run_consume(struct run *r, const struct run_source *src, char *err, size_t 
     rd->held = -1;
     rd->copy = r->o.record;
     uint64_t w = 0;
-    bool ok = next_word(rd, &w) && w == WIRE_MAGIC;
+    bool ok = next_word(rd, &w) && (w == WIRE_MAGIC || w == WIRE_MAGIC_V1);
     if (!ok && rd->why[0])
         snprintf(err, errlen, "%s", rd->why);
     else if (!ok && w >> 16 == WIRE_MAGIC >> 16)
@@ -895,8 +1025,17 @@ bool run_consume(struct run *r, const struct run_source *src, char *err, size_t 
     else if (!ok)
         snprintf(err, errlen, "no event stream (did the program start under QEMU?)");
     while (ok && next_word(rd, &w)) {
-        switch (w & 0xff) {
+        unsigned kind = w & 0xff;
+        /* the open block ran whole unless a CUT says otherwise */
+        if (r->open >= 0 && kind != WIRE_MEM && kind != WIRE_CUT && !close_block(r, block_length(r), err, errlen)) {
+            ok = false;
+            break;
+        }
+        switch (kind) {
         case WIRE_INSN: ok = add_insn(r, rd, w, err, errlen); break;
+        case WIRE_BLOCK: ok = on_block(r, rd, w, err, errlen); break;
+        case WIRE_RUN: ok = on_run(r, w >> 32, err, errlen); break;
+        case WIRE_CUT: ok = on_cut(r, w, err, errlen); break;
         case WIRE_EXEC: ok = on_exec(r, w >> 32, err, errlen); break;
         case WIRE_MEM: ok = on_mem(r, rd, w, err, errlen); break;
         case WIRE_EXIT: r->exit_code = (int)(w >> 32), r->replaced = false; break;
@@ -920,6 +1059,8 @@ bool run_consume(struct run *r, const struct run_source *src, char *err, size_t 
         snprintf(err, errlen, "%s", rd->why);
         ok = false;
     }
+    if (ok && r->open >= 0)
+        ok = close_block(r, block_length(r), err, errlen);
     if (ok && r->pend >= 0)
         model_pending(r, 0, false);
     if (ok)

@@ -1,5 +1,6 @@
 /* wiredump: prints the plugin's event stream (wire.h) read from stdin as text, one line per record,
- * and checks it on the way (an EXEC of an unknown id, a MEM without its EXEC, bytes after EXIT). */
+ * and checks it on the way (an EXEC of an unknown id, a MEM without its EXEC, bytes after EXIT).
+ * A block's run is printed as what it ran: an EXEC line per instruction, each with its MEM lines. */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
@@ -22,13 +23,23 @@ static struct {
     uint64_t offset;   /* index of the next word in the stream, for messages */
 } in;
 
+/* An access made in the open block, by its instruction's index there. */
+struct access {
+    uint64_t w0, addr;
+};
+
 static struct {
     bool *known;       /* ids defined by an INSN record */
     size_t cap;
+    uint32_t *block_ids;            /* the blocks' instructions, block b's from block_at[b] */
+    size_t *block_at, n_blocks, n_ids;
+    int64_t open;                   /* the block running (-1: none), and its accesses so far */
+    struct access acc[1 << 16];
+    size_t n_acc;
     bool have_exec;
     uint32_t last_exec;
     bool exited;
-    uint64_t insn, exec, mem, thread, map;
+    uint64_t insn, exec, mem, thread, map, run, cut;
     uint32_t exit_code;
 } st;
 
@@ -100,6 +111,86 @@ static void on_insn(uint64_t w0)
         putchar('\n');
 }
 
+static void *grown(void *p, size_t n, size_t size)
+{
+    p = realloc(p, n * size);
+    if (!p)
+        fail("out of memory");
+    return p;
+}
+
+static void on_block(uint64_t w0)
+{
+    uint32_t n = (uint32_t)(w0 >> 8) & 0xffffff, id = (uint32_t)(w0 >> 32);
+    if (n == 0 || n > WIRE_BLOCK_MAX || id != st.n_blocks)
+        fail("BLOCK record with no or too many instructions, or not the next block id");
+    st.block_ids = grown(st.block_ids, st.n_ids + n + 1, sizeof *st.block_ids);
+    st.block_at = grown(st.block_at, st.n_blocks + 2, sizeof *st.block_at);
+    for (uint32_t i = 0; i < n; i += 2) {
+        uint64_t w = need_word("the stream ends inside a BLOCK record");
+        st.block_ids[st.n_ids + i] = (uint32_t)w;
+        st.block_ids[st.n_ids + i + 1] = (uint32_t)(w >> 32);
+    }
+    if (!counts_only)
+        printf("block %" PRIu32 " of %" PRIu32 ":", id, n);
+    for (uint32_t i = 0; i < n; i++) {
+        uint32_t insn = st.block_ids[st.n_ids + i];
+        if (insn >= st.cap || !st.known[insn])
+            fail("BLOCK of an instruction without an INSN record");
+        if (!counts_only)
+            printf(" %" PRIu32, insn);
+    }
+    if (!counts_only)
+        putchar('\n');
+    st.block_at[st.n_blocks++] = st.n_ids;
+    st.block_at[st.n_blocks] = st.n_ids += n;
+}
+
+static void on_exec(uint64_t w0);
+static void on_mem_of(uint64_t w0, uint64_t addr);
+
+/* The open block ran its first K instructions. */
+static void close_block(uint32_t k)
+{
+    const uint32_t *ids = st.block_ids + st.block_at[st.open];
+    size_t a = 0;
+    st.open = -1;
+    for (uint32_t i = 0; i < k; i++) {
+        on_exec((uint64_t)ids[i] << 32);
+        for (; a < st.n_acc && (uint32_t)(st.acc[a].w0 >> 32) <= i; a++) {
+            if ((uint32_t)(st.acc[a].w0 >> 32) < i)
+                fail("MEM records of a block out of its instructions' order");
+            on_mem_of((st.acc[a].w0 & 0xffffffffu) | (uint64_t)ids[i] << 32, st.acc[a].addr);
+        }
+    }
+    st.n_acc = 0;
+}
+
+static uint32_t open_length(void)
+{
+    return (uint32_t)(st.block_at[st.open + 1] - st.block_at[st.open]);
+}
+
+static void on_run(uint64_t w0)
+{
+    uint32_t id = (uint32_t)(w0 >> 32);
+    if (id >= st.n_blocks)
+        fail("RUN of a block without a BLOCK record");
+    st.open = id;
+    st.run++;
+}
+
+static void on_cut(uint64_t w0)
+{
+    uint64_t k = w0 >> 8;
+    if (st.open < 0 || k >= open_length())
+        fail("CUT outside a block, or not before its end");
+    st.cut++;
+    if (!counts_only)
+        printf("cut %" PRIu64 "\n", k);
+    close_block((uint32_t)k);
+}
+
 static void on_exec(uint64_t w0)
 {
     uint32_t id = (uint32_t)(w0 >> 32);
@@ -114,9 +205,21 @@ static void on_exec(uint64_t w0)
 
 static void on_mem(uint64_t w0)
 {
+    uint64_t addr = need_word("the stream ends inside a MEM record");
+    if (st.open < 0) {
+        on_mem_of((w0 & 0xffffffffu) | (uint64_t)st.last_exec << 32, addr);
+        return;
+    }
+    if (st.n_acc == sizeof st.acc / sizeof st.acc[0])
+        fail("too many MEM records in one block");
+    st.acc[st.n_acc++] = (struct access){ w0, addr };
+}
+
+/* A MEM record (W0: of instruction id W0 >> 32) of the instruction executed last. */
+static void on_mem_of(uint64_t w0, uint64_t addr)
+{
     uint32_t size = (uint32_t)(w0 >> 8) & 0xff, id = (uint32_t)(w0 >> 32);
     unsigned store = (unsigned)(w0 >> 16) & 0xff;
-    uint64_t addr = need_word("the stream ends inside a MEM record");
     if (!st.have_exec || id != st.last_exec)
         fail("MEM record of an instruction other than the one executed last");
     if (size == 0 || store > 1)
@@ -167,8 +270,14 @@ static void on_record(uint64_t w0)
 {
     if (st.exited)
         fail("a record after EXIT");
-    switch (w0 & 0xff) {
+    unsigned kind = w0 & 0xff;
+    if (st.open >= 0 && kind != WIRE_MEM && kind != WIRE_CUT)
+        close_block(open_length());
+    switch (kind) {
     case WIRE_INSN: on_insn(w0); break;
+    case WIRE_BLOCK: on_block(w0); break;
+    case WIRE_RUN: on_run(w0); break;
+    case WIRE_CUT: on_cut(w0); break;
     case WIRE_EXEC: on_exec(w0); break;
     case WIRE_MEM: on_mem(w0); break;
     case WIRE_EXIT:
@@ -190,8 +299,8 @@ static void on_record(uint64_t w0)
 
 static void print_counts(void)
 {
-    printf("insn %" PRIu64 "\nexec %" PRIu64 "\nmem %" PRIu64 "\nthread %" PRIu64 "\nmap %" PRIu64 "\n", st.insn,
-           st.exec, st.mem, st.thread, st.map);
+    printf("insn %" PRIu64 "\nexec %" PRIu64 "\nmem %" PRIu64 "\nthread %" PRIu64 "\nmap %" PRIu64 "\nblock %zu\nrun %" PRIu64
+           "\ncut %" PRIu64 "\n", st.insn, st.exec, st.mem, st.thread, st.map, st.n_blocks, st.run, st.cut);
     if (st.exited)
         printf("exit %" PRId32 "\n", (int32_t)st.exit_code);
     else
@@ -207,12 +316,15 @@ int main(int argc, char **argv)
         return 2;
     }
     uint64_t w;
-    if (!next_word(&w) || w != WIRE_MAGIC)
+    st.open = -1;
+    if (!next_word(&w) || (w != WIRE_MAGIC && w != WIRE_MAGIC_V1))
         fail("the stream does not start with WIRE_MAGIC");
     if (!counts_only)
         printf("magic 0x%016" PRIx64 "\n", w);
     while (next_word(&w))
         on_record(w);
+    if (st.open >= 0)
+        close_block(open_length());
     if (counts_only)
         print_counts();
     return 0;

@@ -57,7 +57,7 @@ gcc -static -nostdlib -DITERS=$ITERS -o "$T/x86" tests/qemu/loop-x86_64.S || exi
 run_guest x86 qemu-x86_64 -cpu Skylake-Client -plugin $PLUGIN,fd=3 "$T/x86"
 D=$T/x86.txt
 check "x86: qemu exit status" 42 "$(cat "$T/x86.rc")"
-check "x86: magic" "magic 0x4d444c5349570001" "$(head -1 "$D")"
+check "x86: magic" "magic 0x4d444c5349570002" "$(head -1 "$D")"
 LOOP=$(id_at "$D" "$(addr "$T/x86" loop_top)")
 check "x86: INSN bytes of vmovups (%rsi),%ymm0" c5fc1006 "$(insn_bytes "$D" "$(addr "$T/x86" loop_top)")"
 check "x86: INSN bytes of the page-crossing movabs" 48bb8877665544332211 \
@@ -73,11 +73,21 @@ check "x86: 32-byte vmovups store" "1 store 32 $(printf 0x%x $((BUF + 64)))" \
     "$(mems "$D" "$(id_at "$D" "$(addr "$T/x86" ymm_store)")")"
 check "x86: MEM records in all" $((ITERS + 2)) "$(count "$D" mem)"
 check "x86: last record" "exit 42" "$(tail -1 "$D")"
+# one RUN per translation block run: the entry block up to the first jnz, ITERS - 1 more of the
+# loop, the block after it, and the exit's three: QEMU moves the page-crossing movabs to a block of
+# its own, which ends on the second page
+check "x86: one RUN record per block run (1 + ITERS - 1 + 1 + 3)" "run $((ITERS + 4))" \
+    "$($WIREDUMP -c <"$T/x86.wire" | grep '^run')"
+check "x86: the block before the page-crossing movabs holds it not (cut by QEMU)" "block 3 of 2:" \
+    "$(grep '^block 3 ' "$D" | cut -d' ' -f1-4)"
+check "x86: no block left early" 0 "$(count "$D" cut)"
 
 # limit=N: exactly N executions, and the exit code still ends the stream
 run_guest limit qemu-x86_64 -cpu Skylake-Client -plugin $PLUGIN,fd=3,limit=100 "$T/x86"
 check "limit=100: qemu exit status" 42 "$(cat "$T/limit.rc")"
 check "limit=100: EXEC records" 100 "$(count "$T/limit.txt" exec)"
+# 9 in the entry block, 5 in each of 18 runs of the loop: the 19th is cut after its first
+check "limit=100: the last block is cut after one instruction" "cut 1" "$(grep '^cut' "$T/limit.txt" | xargs)"
 check "limit=100: last record" "exit 42" "$(tail -1 "$T/limit.txt")"
 
 # a reader that stops early (a stream of 11 MB, far beyond the pipe's 1 MiB): the guest runs on
@@ -137,7 +147,7 @@ if command -v qemu-aarch64 >/dev/null && command -v aarch64-linux-gnu-gcc >/dev/
     run_guest a64 qemu-aarch64 -cpu cortex-a72 -plugin $PLUGIN,fd=3 "$T/a64"
     D=$T/a64.txt
     check "a64: qemu exit status" 7 "$(cat "$T/a64.rc")"
-    check "a64: magic" "magic 0x4d444c5349570001" "$(head -1 "$D")"
+    check "a64: magic" "magic 0x4d444c5349570002" "$(head -1 "$D")"
     LOOP=$(id_at "$D" "$(addr "$T/a64" loop_top)")
     check "a64: INSN bytes of ld1 {v0.16b, v1.16b}, [x2]" 40a0404c "$(insn_bytes "$D" "$(addr "$T/a64" loop_top)")"
     check "a64: EXEC records of the loop's first instruction" $ITERS "$(execs "$D" "$LOOP")"
