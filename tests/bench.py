@@ -166,16 +166,23 @@ def host():
     return f"{name}, {os.cpu_count()} processors"
 
 
-RUN_MODES = (("exact base", ["--exact", "--no-sensitivity"]), ("exact lanes", ["--exact"]),
+# "reader": the reader alone, near enough (the model steps the first million instructions, then one
+# unit, baseline only; every instruction warms the caches, predictor and uop cache)
+RUN_MODES = (("reader", ["--no-sensitivity", "--no-causality", "--sample-period", "1000000000"]),
+             ("exact base", ["--exact", "--no-sensitivity"]), ("exact lanes", ["--exact"]),
              ("sampled base", ["--no-sensitivity"]), ("sampled lanes", []))
 
 
-def qemu_speed(mdlsim, machine, qemu_cpu, program, args):
-    """Seconds of plain QEMU and of mdlsim run in each of RUN_MODES on PROGRAM (each the best of
-    REPEAT runs as in block mode), and each mode's report."""
-    _, plain = timed(["qemu-x86_64", "-cpu", qemu_cpu, program] + args)
-    out, reports = {}, {}
-    for label, extra in RUN_MODES:
+def qemu_speed(mdlsim, machine, qemu_cpu, program, args, modes):
+    """Seconds of plain QEMU, of QEMU with the plugin alone (its stream thrown away) and of mdlsim
+    run in each of MODES on PROGRAM (each the best of REPEAT runs as in block mode), and each mode's
+    report."""
+    qemu = ["qemu-x86_64", "-cpu", qemu_cpu]
+    _, plain = timed(qemu + [program] + args)
+    plugin = os.path.join(os.path.dirname(mdlsim), "libmdlplugin.so")
+    _, out = timed(["sh", "-c", '"$@" 3>/dev/null', "sh"] + qemu + ["-plugin", plugin + ",fd=3", program] + args)
+    out, reports = {"plugin": out}, {}
+    for label, extra in modes:
         with tempfile.NamedTemporaryFile(suffix=".json", delete=False) as f:
             path = f.name
         _, out[label] = timed([mdlsim, "run", "--machine", machine, "--json", path] + extra + ["--", program] + args)
@@ -270,17 +277,21 @@ def main():
     if args.programs:
         print(f"\nmdlsim run under QEMU (MIPS = executed instructions per second, whole run, best of {REPEAT};"
               f" x = times plain QEMU's time):")
-        print(f"  {'program':11} {'instructions':>12} {'qemu':>6}" +
-              "".join(f" {label:>20}" for label, _ in RUN_MODES))
-        for name, prog_args in (("gemm.sse2", ["160"]), ("gemm.avx2", ["128"])):
+        labels = ["plugin"] + [label for label, _ in RUN_MODES]
+        print(f"  {'program':15} {'instructions':>12} {'qemu':>6}" + "".join(f" {label:>20}" for label in labels))
+        # the last: a few hundred million instructions, too many for the exact modes (minutes each)
+        for name, prog_args, exact in (("gemm.sse2", ["160"], True), ("gemm.avx2", ["128"], True),
+                                       ("gemm.sse2", ["320"], False)):
             prog = os.path.join(args.programs, name)
             if not os.path.exists(prog):
                 continue
-            plain, t, reports = qemu_speed(args.mdlsim, args.machine, args.qemu_cpu, prog, prog_args)
-            n = reports["exact base"]["executed"]
-            cells = "".join(f" {n / t[label] / 1e6:8.2f} MIPS {t[label] / plain:6.1f}x" for label, _ in RUN_MODES)
-            print(f"  {name:11} {n:12d} {n / plain / 1e6:6.1f}{cells}")
-            for kind in ("base", "lanes"):
+            modes = [m for m in RUN_MODES if exact or not m[0].startswith("exact")]
+            plain, t, reports = qemu_speed(args.mdlsim, args.machine, args.qemu_cpu, prog, prog_args, modes)
+            n = reports["reader"]["executed"]
+            cells = "".join(f" {n / t[label] / 1e6:8.2f} MIPS {t[label] / plain:6.1f}x" if label in t else f" {'-':>20}"
+                            for label in labels)
+            print(f"  {name + ' ' + prog_args[0]:15} {n:12d} {n / plain / 1e6:6.1f}{cells}")
+            for kind in ("base", "lanes") if exact else ():
                 err, held = sampled_error(reports, kind)
                 top = [reports[f"{m} {kind}"].get("verdict_detail", {}).get("resources", []) for m in ("exact", "sampled")]
                 print(f"    sampled {kind}: cycles {err:+.2f}% against exact, "

@@ -126,10 +126,10 @@ Test(badinput, prints_the_control_bytes_of_a_guest_symbol_as_question_marks, .ti
 /* Events of another wire version (a plugin of another build) are named as such. */
 Test(badinput, names_the_wire_version_of_events_from_another_build)
 {
-    expect_failure("python3 traces/mktrace.py $MDLSIM_TMP/mdlsim-wire.trace 0 4d444c5349570002 4 && "
+    expect_failure("python3 traces/mktrace.py $MDLSIM_TMP/mdlsim-wire.trace 0 4d444c5349570003 4 && "
                    "../build/mdlsim replay --machine skylake $MDLSIM_TMP/mdlsim-wire.trace", 1,
-                   "mdlsim: error: the events are of wire version 2; this mdlsim reads version 1 (the plugin and "
-                   "mdlsim come from different builds: run make)");
+                   "mdlsim: error: the events are of wire version 3; this mdlsim reads versions 1 to 2 (the plugin "
+                   "and mdlsim come from different builds: run make)");
     remove(scratch_path("mdlsim-wire.trace"));
 }
 

@@ -2527,6 +2527,38 @@ Test(mdlsim_run, refuses_bytes_after_the_end_frame_and_an_end_no_program_has)
     remove(t);
 }
 
+/* Wire version 2's blocks: a block runs its instructions in order, whole unless a CUT record says
+ * how many ran; its accesses go to the instruction they name. Three nops at 0x400000.. (INSN
+ * records), block 0 of them run twice, the second time cut after one: four executions. */
+Test(mdlsim_run, replays_a_block_whole_or_as_far_as_its_cut)
+{
+    const char *t = scratch_path("mdlsim-blocks.trace");
+    make_trace(t, "", "0 4d444c5349570002 101 400000 90 100000101 400001 90 200000101 400002 90 "
+                      "308 100000000 2 9 9 10a 4");
+    struct run r = mdlsim_stderr("replay --machine skylake --no-sensitivity $MDLSIM_TMP/mdlsim-blocks.trace");
+    cr_expect_eq(r.status, 0, "%.2000s", r.out);
+    cr_expect(strstr(r.out, "Instructions:       4 (of 4 executed)"), "%.3000s", r.out);
+    free(r.out);
+    /* what does not hold together is named */
+    static const struct { const char *events, *message; } bad[] = {
+        { "0 4d444c5349570002 9", "run of unknown block 0" },
+        { "0 4d444c5349570002 108 0", "corrupt event stream (block 0 runs unknown instruction 0)" },
+        { "0 4d444c5349570002 500000108 0", "corrupt event stream (block 5 of 1 instructions after 0 blocks)" },
+        { "0 4d444c5349570002 a", "corrupt event stream (a block cut after 0 instructions)" },
+        { "0 4d444c5349570002 101 400000 90 108 0 9 10a", "corrupt event stream (a block cut after 1 instructions)" },
+    };
+    char msg[256];
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        make_trace(t, "", bad[i].events);
+        snprintf(msg, sizeof msg, "mdlsim: error: %s", bad[i].message);
+        struct run e = mdlsim_stderr("replay --machine skylake --no-sensitivity $MDLSIM_TMP/mdlsim-blocks.trace");
+        cr_expect_eq(e.status, 1, "%s: status %d", bad[i].events, e.status);
+        cr_expect(strstr(e.out, msg), "%s:\n%s\nhas no '%s'", bad[i].events, e.out, msg);
+        free(e.out);
+    }
+    remove(t);
+}
+
 /* A static instruction costs a replay under a kibibyte at its peak (200,000 of them took 296 MB:
  * the decoded instruction was kept three times); measured as the peak resident size of the
  * replay, which no timing changes. */

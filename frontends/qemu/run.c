@@ -674,6 +674,8 @@ static void count_call(struct run *r, struct sinsn *s)
 
 static void step(struct run *r, const struct rt_insn *in, uint32_t sidx, const uint64_t *addr,
                  const uint8_t *levels, bool miss, enum rt_path path);
+static struct held_step *hold(struct run *r, const struct rt_insn *in, uint32_t sidx, const uint64_t *addr,
+                              const uint8_t *levels, bool miss, enum rt_path path);
 static void step_string(struct run *r, const struct rt_insn *in, uint32_t sidx, const uint64_t *addr,
                         const uint8_t *levels, enum rt_path path, const struct rt_string *str);
 static void model_tail(struct run *r);
@@ -751,6 +753,80 @@ static void sample_next(struct run *r)
     r->holding = !model;
 }
 
+/* The pending execution's accesses through the caches: the level that served each (LEVELS), and
+ * the addresses the model takes (ADDR). */
+static void warm_accesses(struct run *r, uint8_t *levels, uint64_t *addr)
+{
+    for (unsigned k = 0; k < r->n_acc; k++) {
+        levels[k] = (uint8_t)cache_access(r->caches, r->addr[k], r->size[k], r->store[k]);
+        if (k < RT_MAX_MEM)
+            addr[k] = r->addr[k];
+    }
+}
+
+/* Them in the region's counts. */
+static void count_accesses(struct run *r, struct sinsn *s, const uint8_t *levels)
+{
+    for (unsigned k = 0; k < r->n_acc; k++) {
+        s->l1_misses += levels[k] > 0;
+        s->ll_misses += levels[k] >= r->n_levels;
+        /* an access reaches every level down to the one that served it */
+        for (unsigned j = 0; j <= levels[k] && j < r->n_levels && j < RESULT_MAX_LEVELS; j++) {
+            r->roi_accesses[j]++;
+            r->roi_hits[j] += j == levels[k];
+        }
+    }
+}
+
+/* The path that delivered IN: the uop cache follows every execution, as the caches do
+ * (RT_PATH_COUNT: no model of it). */
+static enum rt_path warm_path(struct run *r, const struct rt_insn *in)
+{
+    return r->uc ? uopcache_next(r->uc, in->pc, in->len, r->o.m->templates[in->tmpl].uops_fused) : RT_PATH_COUNT;
+}
+
+/* Whether S needs the stack engine's sync uop. The stack engine's facts are the decoder's:
+ * nothing moves it on an ISA without one. */
+static bool stack_sync(struct run *r, const struct sinsn *s)
+{
+    bool reads = s->reads_stack, sync = reads && r->stack_dirty;
+    r->stack_dirty = s->in->stack != 0 || (r->stack_dirty && !reads);
+    return sync;
+}
+
+/* Whether the pending execution, which the next instruction of its block follows, is one the
+ * sampling skips and nothing else needs to look at: no region to track, no branch, call, string
+ * or fused pair, the skip going on past it. skip_pending then does what model_pending would. */
+static bool plain_skip(const struct run *r)
+{
+    const struct rt_insn *in = r->s[r->pend].in;
+    return !r->o.n_roi && r->holding && r->clock.left > 1 && !(r->clock.flags & SAMPLE_MODEL) &&
+           in->branch == RT_BR_NONE && !in->rep && !r->s[r->pend].pair[0] && r->fused_first < 0 &&
+           !r->after_call && !r->call_site;
+}
+
+/* model_pending for an execution plain_skip allows: warmed, counted, held. */
+static void skip_pending(struct run *r)
+{
+    struct sinsn *s = &r->s[r->pend];
+    uint8_t levels[RT_MAX_MEM + 6] = { 0 };
+    uint64_t addr[RT_MAX_MEM] = { 0 };
+    warm_accesses(r, levels, addr);
+    r->total++;
+    enum rt_path path = warm_path(r, s->in);
+    bool sync = stack_sync(r, s);
+    r->clock.left--;                /* sample_next, with no turn on the way */
+    r->skipped++;
+    r->skip_run++;
+    r->in_roi++;
+    s->count++;
+    r->roi_paths[path]++;
+    count_accesses(r, s, levels);
+    hold(r, sync ? s->in_sync : s->in, (uint32_t)r->pend, addr, levels, false, path);
+    r->pend = -1;
+    r->n_acc = 0;
+}
+
 static void model_pending(struct run *r, uint64_t next_pc, bool known_next)
 {
     struct sinsn *s = &r->s[r->pend];
@@ -762,19 +838,10 @@ static void model_pending(struct run *r, uint64_t next_pc, bool known_next)
                 bp_branch(r->bp, in->pc, (enum rt_branch)in->branch, taken, next_pc, in->pc + in->len);
     uint8_t levels[RT_MAX_MEM + 6] = { 0 };
     uint64_t addr[RT_MAX_MEM] = { 0 };
-    for (unsigned k = 0; k < r->n_acc; k++) {
-        levels[k] = (uint8_t)cache_access(r->caches, r->addr[k], r->size[k], r->store[k]);
-        if (k < RT_MAX_MEM)
-            addr[k] = r->addr[k];
-    }
+    warm_accesses(r, levels, addr);
     r->total++;
-    /* the uop cache follows every execution, as the caches do; RT_PATH_COUNT: no model of it */
-    enum rt_path path = r->uc ? uopcache_next(r->uc, in->pc, in->len, r->o.m->templates[in->tmpl].uops_fused)
-                              : RT_PATH_COUNT;
-    /* The stack engine's facts are the decoder's: nothing moves it on an ISA without one. */
-    bool stack = in->stack != 0, reads = s->reads_stack;
-    bool sync = reads && r->stack_dirty;
-    r->stack_dirty = stack || (r->stack_dirty && !reads);
+    enum rt_path path = warm_path(r, in);
+    bool sync = stack_sync(r, s);
     bool inside = in_region(r, s);
     if (inside) {
         sample_next(r);
@@ -786,15 +853,7 @@ static void model_pending(struct run *r, uint64_t next_pc, bool known_next)
         if (in->rep)
             rep_count(r, s);
         r->roi_paths[path]++;
-        for (unsigned k = 0; k < r->n_acc; k++) {
-            s->l1_misses += levels[k] > 0;
-            s->ll_misses += levels[k] >= r->n_levels;
-            /* an access reaches every level down to the one that served it */
-            for (unsigned j = 0; j <= levels[k] && j < r->n_levels && j < RESULT_MAX_LEVELS; j++) {
-                r->roi_accesses[j]++;
-                r->roi_hits[j] += j == levels[k];
-            }
-        }
+        count_accesses(r, s, levels);
     }
     if (in->rep && inside) {
         step_string(r, sync ? s->in_sync : s->in, (uint32_t)r->pend, r->rep.first, r->rep.deepest, path, &r->rep.str);
@@ -931,8 +990,12 @@ static bool close_block(struct run *r, uint32_t k, char *err, size_t errlen)
     size_t a = 0;
     r->open = -1;
     for (uint32_t i = 0; i < k; i++) {
-        if (!on_exec(r, ids[i], err, errlen))
+        if (i && plain_skip(r)) {
+            skip_pending(r);
+            r->pend = ids[i];
+        } else if (!on_exec(r, ids[i], err, errlen)) {
             return false;
+        }
         for (; a < r->n_bacc && r->acc[a].index <= i; a++)
             add_access(r, r->acc[a].addr, r->acc[a].size, r->acc[a].store);
     }
@@ -1018,8 +1081,8 @@ bool run_consume(struct run *r, const struct run_source *src, char *err, size_t 
     if (!ok && rd->why[0])
         snprintf(err, errlen, "%s", rd->why);
     else if (!ok && w >> 16 == WIRE_MAGIC >> 16)
-        snprintf(err, errlen, "the events are of wire version %u; this mdlsim reads version %u (the plugin and "
-                 "mdlsim come from different builds: run make)", (unsigned)(w & 0xffff), (unsigned)(WIRE_MAGIC & 0xffff));
+        snprintf(err, errlen, "the events are of wire version %u; this mdlsim reads versions 1 to %u (the plugin "
+                 "and mdlsim come from different builds: run make)", (unsigned)(w & 0xffff), (unsigned)(WIRE_MAGIC & 0xffff));
     else if (!ok && src->trace)
         snprintf(err, errlen, "'%s' holds no events of this mdlsim's plugin", src->trace->path);
     else if (!ok)
