@@ -73,16 +73,17 @@ struct reader {
     uint64_t buf[8192];
 };
 
-/* A step skipped by the sampling, as step() or step_string() would have fed it. */
+/* A step skipped by the sampling, as step() or step_string() would have fed it (STR: the string's
+ * place in held_str, NO_STR for a plain step). Kept small: every skipped step is one. */
 struct held_step {
     const struct rt_insn *in;
     uint64_t addr[RT_MAX_MEM];
     uint8_t levels[RT_MAX_MEM];
-    uint32_t sidx;
-    bool miss, string;
+    bool miss;
     uint8_t path;
-    struct rt_string str;
+    uint32_t sidx, str;
 };
+#define NO_STR UINT32_MAX
 enum { RUN_MAX_HELD = 1 << 18 };
 
 /* A translation block the stream defined (WIRE_BLOCK): N instruction ids at AT in block_ids. */
@@ -175,6 +176,8 @@ struct run {
     bool holding, lost;
     struct held_step *held;
     size_t n_held, cap_held;
+    struct rt_string *held_str;
+    size_t n_held_str, cap_held_str;
     uint64_t skip_run;              /* the region's instructions skipped since the last modelled one */
     uint64_t model_run;             /* and modelled since the last skipped one */
     uint64_t tail;                  /* of them, modelled after the stream's end (sample_stream.n_tail) */
@@ -307,6 +310,7 @@ void run_free(struct run *r)
     sample_rec_free(&r->rec);
     sample_rec_free(&r->rec2);
     free(r->held);
+    free(r->held_str);
     for (size_t i = 0; i < r->insns.n_blocks; i++)
         free(r->insns.blocks[i]);
     free(r->insns.blocks);
@@ -749,7 +753,7 @@ static void sample_next(struct run *r)
     r->skip_run = model ? 0 : r->skip_run + 1;
     r->model_run = model ? r->model_run + 1 : 0;
     if (model && r->holding)
-        r->n_held = 0, r->lost = false;     /* what was skipped is past: the model moves on */
+        r->n_held = r->n_held_str = 0, r->lost = false;     /* what was skipped is past: the model moves on */
     r->holding = !model;
 }
 
@@ -1230,15 +1234,9 @@ static struct held_step *hold(struct run *r, const struct rt_insn *in, uint32_t 
         r->held = alloc_resize(r->held, r->cap_held, sizeof *r->held);
     }
     struct held_step *h = &r->held[r->n_held++];
-    h->in = in;
-    h->sidx = sidx;
-    h->miss = miss;
-    h->path = (uint8_t)path;
-    h->string = false;
-    for (unsigned k = 0; k < RT_MAX_MEM; k++) {
-        h->addr[k] = addr ? addr[k] : 0;
-        h->levels[k] = levels ? levels[k] : 0;
-    }
+    *h = (struct held_step){ .in = in, .miss = miss, .path = (uint8_t)path, .sidx = sidx, .str = NO_STR };
+    memcpy(h->addr, addr, sizeof h->addr);
+    memcpy(h->levels, levels, sizeof h->levels);
     return h;
 }
 
@@ -1260,8 +1258,14 @@ static void step_string(struct run *r, const struct rt_insn *in, uint32_t sidx, 
 {
     if (r->holding) {
         struct held_step *h = hold(r, in, sidx, addr, levels, false, path);
-        if (h)
-            h->string = true, h->str = *str;
+        if (h) {
+            if (r->n_held_str == r->cap_held_str) {
+                r->cap_held_str = r->cap_held_str ? 2 * r->cap_held_str : 64;
+                r->held_str = alloc_resize(r->held_str, r->cap_held_str, sizeof *r->held_str);
+            }
+            h->str = (uint32_t)r->n_held_str;
+            r->held_str[r->n_held_str++] = *str;
+        }
         return;
     }
     feed_step_string(r->feed, in, sidx, addr, levels, path, str);
@@ -1281,8 +1285,8 @@ static void model_tail(struct run *r)
         r->holding = false;
         for (size_t i = 0; i < r->n_held; i++) {
             const struct held_step *h = &r->held[i];
-            if (h->string)
-                step_string(r, h->in, h->sidx, h->addr, h->levels, (enum rt_path)h->path, &h->str);
+            if (h->str != NO_STR)
+                step_string(r, h->in, h->sidx, h->addr, h->levels, (enum rt_path)h->path, &r->held_str[h->str]);
             else
                 step(r, h->in, h->sidx, h->addr, h->levels, h->miss, (enum rt_path)h->path);
         }
