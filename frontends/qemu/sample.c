@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum { PHASE_START, PHASE_EXACT, PHASE_WARM, PHASE_UNIT, PHASE_SKIP };
+enum { PHASE_START, PHASE_EXACT, PHASE_LEAD, PHASE_WARM, PHASE_UNIT, PHASE_SKIP };
 
 /* SMARTS's proportions: units of a thousand instructions, each after two thousand modelled
  * unmeasured (a window holds at most 512, and the caches and predictors are never cold: they see
@@ -31,17 +31,33 @@ void sample_clock_start(struct sample_clock *c, const struct sample_plan *p)
     *c = (struct sample_clock){ .plan = *p, .left = 1, .phase = PHASE_START, .flags = 0 };
 }
 
-static uint64_t phase_length(const struct sample_plan *p, unsigned phase)
+static uint64_t phase_length(const struct sample_clock *c, unsigned phase)
 {
+    const struct sample_plan *p = &c->plan;
     switch (phase) {
     case PHASE_EXACT: return p->exact;
+    case PHASE_LEAD: return c->lead;
     case PHASE_WARM: return p->warm;
     case PHASE_UNIT: return p->unit;
-    default: return p->period - p->warm - p->unit;
+    default: return p->period - p->warm - p->unit - c->lead;
     }
 }
 
-/* A period begins (with its warm-up): the epoch's last period done, the period doubles. */
+/* Where period N's warm-up starts in it: anywhere its warm-up and unit fit, as a hash of N says
+ * (splitmix64's finaliser). A unit at the same place of every period would start and end at the
+ * same places of a loop whose length divides the period, and the model's readings there are not
+ * the loop's average (a branch's penalty falls on the instruction after it): the estimate would
+ * keep that error, however many units. Anywhere, the errors of the ends cancel out. */
+static uint64_t lead_of(uint64_t n, uint64_t room)
+{
+    uint64_t z = n + 0x9e3779b97f4a7c15ull;
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    z ^= z >> 31;
+    return z % (room + 1);
+}
+
+/* A period begins (with its lead): the epoch's last period done, the period doubles. */
 static void begin_period(struct sample_clock *c)
 {
     if (c->plan.epoch && c->periods == c->plan.epoch) {
@@ -49,23 +65,25 @@ static void begin_period(struct sample_clock *c)
         c->periods = 0;
     }
     c->periods++;
+    c->lead = lead_of(c->begun++, c->plan.period - c->plan.warm - c->plan.unit);
 }
 
-/* After the exact part, periods of warm-up, unit and skip; a phase of no length passes at once. */
+/* After the exact part, periods of lead (skipped), warm-up, unit and skip; a phase of no length
+ * passes at once. */
 unsigned sample_turn(struct sample_clock *c)
 {
     unsigned marks = 0;
     uint64_t len;
     do {
         marks |= c->phase == PHASE_EXACT ? SAMPLE_EXACT_END : c->phase == PHASE_UNIT ? SAMPLE_UNIT_END : 0;
-        c->phase = c->phase == PHASE_START ? PHASE_EXACT : c->phase == PHASE_SKIP ? PHASE_WARM : c->phase + 1;
-        if (c->phase == PHASE_WARM)
+        c->phase = c->phase == PHASE_START ? PHASE_EXACT : c->phase == PHASE_SKIP ? PHASE_LEAD : c->phase + 1;
+        if (c->phase == PHASE_LEAD)
             begin_period(c);
         marks |= c->phase == PHASE_UNIT ? SAMPLE_UNIT_START : 0;
-        len = phase_length(&c->plan, c->phase);
+        len = phase_length(c, c->phase);
     } while (len == 0);
     c->left = len;
-    c->flags = c->phase == PHASE_SKIP ? 0 : SAMPLE_MODEL;
+    c->flags = c->phase == PHASE_SKIP || c->phase == PHASE_LEAD ? 0 : SAMPLE_MODEL;
     return c->flags | marks;
 }
 

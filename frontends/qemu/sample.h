@@ -11,7 +11,7 @@
 
 /* The schedule, in instructions of the region. EXACT: modelled in full first (UINT64_MAX: all
  * of them, no sampling). Then periods: WARM modelled unmeasured, UNIT measured, the rest of the
- * period skipped. After EPOCH periods the period doubles: however long the run, the sample stays
+ * period skipped, the warm-up starting at a place of the period a hash of its number chooses. After EPOCH periods the period doubles: however long the run, the sample stays
  * between one and a few times EPOCH units (each epoch is a stratum of its own), and the share
  * modelled falls as the run grows. */
 struct sample_plan {
@@ -37,6 +37,8 @@ enum {
 struct sample_clock {
     struct sample_plan plan;        /* PLAN.period: the current epoch's */
     uint64_t periods;               /* begun in the current epoch */
+    uint64_t begun;                 /* periods begun in all */
+    uint64_t lead;                  /* of the current period: skipped before its warm-up */
     uint64_t left;                  /* instructions before the phase changes */
     unsigned phase, flags;          /* flags: SAMPLE_MODEL while the phase models */
 };
