@@ -247,6 +247,7 @@ static void clear_state(struct rt_model *md)
     md->ret0 = 0;
     md->prev_sidx = UINT32_MAX;
     md->prev_slots = md->owed = 0;
+    md->charging = true;
     md->rs_wait0 = -INFINITY;
     topdown_clear(md);
 }
@@ -581,7 +582,8 @@ static void model_step(struct rt_model *md, struct step *s, const struct rt_insn
     kernel_step(md, s, &kin, retire);
     if (md->td.on)
         topdown_step(md, s);   /* before the window entries are pushed: it reads the windows */
-    model_charge(md, sidx, retire[0], s->uops);
+    if (md->charging)
+        model_charge(md, sidx, retire[0], s->uops);
 
     if (md->tn_on) {
         for (uint32_t k = 0; k < s->uops; k++)
@@ -613,6 +615,8 @@ void rt_model_baseline_only(struct rt_model *md)
 }
 
 void rt_model_topdown_stop(struct rt_model *md) { md->td.on = false; }
+
+void rt_model_charges_stop(struct rt_model *md) { md->charging = false; }
 
 uint32_t rt_model_causal_window(const struct rt_model *md) { return md->tn ? taint_window(md->tn) : 0; }
 

@@ -158,6 +158,9 @@ uint64_t rt_model_critical(const struct rt_model *md, uint32_t sidx, uint64_t *s
 double rt_model_charge(const struct rt_model *md, uint32_t sidx);
 /* Every static instruction's charge so far (rt_model_charge's), N of them: valid until the next step. */
 const double *rt_model_charges(const struct rt_model *md, uint32_t *n);
+/* From now on no instruction is charged (the charges keep what they had): block mode reads
+ * none (about 1% of its time). rt_model_reset charges again. */
+void rt_model_charges_stop(struct rt_model *md);
 /* Causality follows dynamic instructions in periods: a period follows a number of them and
  * counts each as it leaves the window (rt_model_causal_window instructions later). By default
  * periods follow one another, each following a window's worth: half of the instructions.

@@ -164,6 +164,7 @@ struct rt_model {
     uint32_t prev_sidx;             /* the instruction that retired there, and its slots' cycles */
     double prev_slots;
     double owed;                    /* slots charged ahead of retirement (model_charge) */
+    bool charging;                  /* instructions are charged (rt_model_charges_stop ends it) */
     struct prep *prep;              /* [n_static] */
     uint32_t n_static;
     double load0, load0_done;       /* lane 0's load just stepped: when it started, when it completed */

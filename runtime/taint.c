@@ -79,15 +79,14 @@ void taint_follow(struct taint *tn, uint32_t n)
     if (!tn->period)
         return;
     /* Every set is the empty buffer 0, which stays empty: the period holds a reference to it, so
-     * that no set ever owns it alone (taint_own_) nor frees it. */
-    uint32_t n_bufs = tn->n_sets + 1;
+     * that no set ever owns it alone (taint_own_) nor frees it. The other buffers are handed out in
+     * order as sets need them, those given back first; each one's count is set then, so neither
+     * the counts nor a list of every free buffer is rebuilt here, once per period. */
     memset(tn->ref, 0, tn->n_sets * sizeof *tn->ref);
     memset(tn->bits, 0, tn->stride * sizeof *tn->bits);
-    memset(tn->rc, 0, n_bufs * sizeof *tn->rc);
     tn->rc[0] = tn->n_sets + 1;
     tn->n_spare = 0;
-    for (uint32_t b = n_bufs - 1; b >= 1; b--)
-        tn->spare[tn->n_spare++] = b;
+    tn->fresh = 1;
 }
 
 uint32_t taint_enter(struct taint *tn, uint32_t sidx)

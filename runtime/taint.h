@@ -28,7 +28,8 @@ struct taint {
     uint32_t *ref;                  /* [n_sets]: the buffer holding each set */
     uint64_t *bits;                 /* [n_sets + 1][stride]: the buffers */
     uint32_t *rc;                   /* [buffer]: sets referring to it */
-    uint32_t *spare, n_spare;       /* buffers no set refers to */
+    uint32_t *spare, n_spare;       /* buffers given back: no set refers to them */
+    uint32_t fresh;                 /* buffers from this one on are not used yet in this period */
     uint32_t *sidx;                 /* [window]: static index of each followed instruction */
     uint64_t seq;                   /* instructions entered so far = seq of the current one */
     uint64_t base;                  /* seq before the period's first instruction */
@@ -126,7 +127,7 @@ static inline uint64_t *taint_own_(struct taint *tn, unsigned s, bool keep)
     uint32_t b = tn->ref[s];
     if (tn->rc[b] == 1)
         return taint_buf_(tn, b);
-    uint32_t nb = tn->spare[--tn->n_spare];
+    uint32_t nb = tn->n_spare ? tn->spare[--tn->n_spare] : tn->fresh++;
     uint64_t *p = taint_buf_(tn, nb);
     if (keep)
         memcpy(p, taint_buf_(tn, b), tn->words * sizeof *p);

@@ -755,6 +755,33 @@ Test(model, times_as_a_new_model_once_reset_after_another_run)
     rt_model_free(fresh);
 }
 
+/* Block mode stops the charges (it reports none): they keep what they had while the model steps
+ * on, and a reset charges again, as a new model does. */
+Test(model, keeps_the_charges_once_they_stop_and_charges_again_once_reset)
+{
+    const struct mdl_machine *m = lane_machine((struct lane_params){ 16, 6, 16, 16, 1, 0 });
+    char err[128];
+    struct rt_model *fresh = rt_model_new(m, &baseline, 1, true, 6, err, sizeof err);
+    struct rt_model *stopped = rt_model_new(m, &baseline, 1, true, 6, err, sizeof err);
+    cr_assert(fresh && stopped, "%s", err);
+    rt_model_charges_stop(stopped);
+    run_mixed_body(stopped, m);
+    cr_expect_gt(rt_model_time(stopped, 0), 0);
+    for (uint32_t i = 0; i < 6; i++)
+        cr_expect_eq(rt_model_charge(stopped, i), 0, "insn %u is charged after the charges stopped", i);
+    cr_assert(rt_model_reset(stopped, &baseline, 1, 6));
+    run_mixed_body(stopped, m);
+    run_mixed_body(fresh, m);
+    double all = 0;
+    for (uint32_t i = 0; i < 6; i++) {
+        all += rt_model_charge(fresh, i);
+        cr_expect_eq(rt_model_charge(stopped, i), rt_model_charge(fresh, i), "insn %u", i);
+    }
+    cr_expect_gt(all, 0);
+    rt_model_free(stopped);
+    rt_model_free(fresh);
+}
+
 /* ---- top-down slots of the baseline lane -------------------------------------------------- */
 
 TestSuite(topdown, .fini = teardown);

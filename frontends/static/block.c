@@ -567,6 +567,7 @@ bool block_run(const struct block *b, const struct mdl_machine *m, const struct 
     /* A block repeated back to back is straight-line code much larger than a uop cache (the
      * convention of BHive's measurements): it comes through the legacy decoders. */
     rt_model_legacy_decode(md, true);
+    rt_model_charges_stop(md);          /* the charges are a run's: a block's report has none */
     /* Causality counts an instruction when it leaves a window of twice the ROB. It starts once
      * the baseline lane is measured, so that the path it finds is the steady state's, not the
      * warm-up's, and the same whichever other lanes run (lane 0 does not depend on them): it
