@@ -97,8 +97,13 @@ static bool parse_key(const char *text, struct key *k)
 bool mdlset_add(struct mdlset *s, const char *arg, char *err, size_t errlen)
 {
     const char *eq = strchr(arg, '=');
-    if (!eq || eq == arg || (size_t)(eq - arg) >= sizeof s->items[0].key) {
+    if (!eq || eq == arg) {
         snprintf(err, errlen, "--set takes KEY=VALUE (e.g. window.rob=512), got '%s'", arg);
+        return false;
+    }
+    if ((size_t)(eq - arg) >= sizeof s->items[0].key) {
+        snprintf(err, errlen, "--set %.40s...: unknown key of %zu bytes (no key has more than %zu)", arg,
+                 (size_t)(eq - arg), sizeof s->items[0].key - 1);
         return false;
     }
     if (!eq[1]) {

@@ -724,6 +724,9 @@ Test(set, refuses_a_wrong_key_a_wrong_value_and_one_out_of_range_with_the_option
         { "machine.isa=aarch64", "mdlsim: error: --set machine.isa=aarch64: the isa cannot be changed: the machine's "
                                  "forms are written for its own\n" },
         { "window.rob", "mdlsim: error: --set takes KEY=VALUE (e.g. window.rob=512), got 'window.rob'\n" },
+        { "window.robbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb=1",
+          "mdlsim: error: --set window.robbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb...: unknown key of 128 bytes (no key has "
+          "more than 127)\n" },
         { "window.rob=1;rob 2", "mdlsim: error: --set window.rob=1;rob 2: a value is one number with its unit or one "
                                 "name (spec.md §8); '1;rob 2' holds ';'\n" },
         { "window.rob=many", "mdlsim: error: --set window.rob=many: 'rob' takes a number, got 'many'\n" },
@@ -743,7 +746,7 @@ Test(set, refuses_a_wrong_key_a_wrong_value_and_one_out_of_range_with_the_option
         cr_expect_eq(r.status, 2, "%s", args);
         cr_expect(strncmp(r.out, cases[i].said, strlen(cases[i].said)) == 0, "%s:\n%s", args, r.out);
         /* mdlc's diagnostic names the --set: no usage after it */
-        cr_expect((strstr(r.out, "usage:") != NULL) == (i < 6), "%s:\n%s", args, r.out);
+        cr_expect((strstr(r.out, "usage:") != NULL) == (i < 7), "%s:\n%s", args, r.out);
         free(r.out);
     }
     char page[300], cmd[300];
