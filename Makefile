@@ -164,10 +164,11 @@ $(B)/gen/registry.o: $(B)/gen/registry.c runtime/mdl_machine.h mdl/isa_enum.h
 	$(CC) $(CPPFLAGS_ALL) $(CFLAGS_ALL) -c -o $@ $<
 
 # --mdl FILE: mdlsim runs mdlc and the C compiler, and loads the result (frontends/mdlfile.c);
-# the headers that result is compiled against are inside mdlsim (mdlfile_abi.S).
+# the headers that result is compiled against are inside mdlsim (mdlfile_abi.S). --set writes such
+# a description itself (frontends/mdlset.c).
 $(O)/frontends/mdlfile_abi.o: frontends/mdlfile_abi.S runtime/mdl_machine.h mdl/isa_enum.h mdl/class.def mdl/depend.def mdl/isa.def | $(B)
 	$(CC) -c -o $@ $<
-MDLFILE_OBJ := $(O)/frontends/mdlfile.o $(O)/frontends/mdlfile_abi.o
+MDLFILE_OBJ := $(O)/frontends/mdlfile.o $(O)/frontends/mdlfile_abi.o $(O)/frontends/mdlset.o
 # What the simulator's objects use of the language library.
 SIM_LIB := $(O)/mdl/alloc.o $(O)/mdl/safefile.o $(O)/mdl/sha256.o $(O)/mdl/formkey.o $(O)/mdl/isainfo.o $(O)/mdl/utf8.o $(O)/mdl/suggest.o
 

@@ -271,11 +271,13 @@ static bool entry_valid(const char *entry, struct built *b, bool *refused, char 
     return ok && b->so[0] && b->diag[0] && b->symbol[0];
 }
 
-/* Copies the file at PATH to stderr: mdlc's diagnostics, as it wrote them. */
-static void replay(const char *path)
+/* mdlc's diagnostics, the file at DIAG, to O->diagnostics (stderr as mdlc wrote them when NULL). */
+static void replay(const struct mdlfile_opts *o, const char *diag)
 {
-    char *text = slurp(path);
-    if (text)
+    char *text = slurp(diag);
+    if (text && o->diagnostics)
+        o->diagnostics(text, o->path, o->arg);
+    else if (text)
         fputs(text, stderr);
     free(text);
 }
@@ -331,7 +333,7 @@ static bool run_mdlc(const struct mdlfile_opts *o, const struct paths *p, const 
     argv[n++] = (char *)o->path;
     struct proc_end e = run_tool(argv, diag, p->mdlc, sig, err, errlen);
     free(argv);
-    replay(diag);
+    replay(o, diag);
     /* an exit status: mdlc's own diagnostics, just replayed, say what is wrong */
     if (e.status > 0)
         err[0] = '\0';
@@ -531,7 +533,8 @@ static bool build(const struct mdlfile_opts *o, const struct paths *p, struct bu
     if (sig)
         raise(sig);
     if (ok)
-        fprintf(stderr, "mdlsim: compiled %s in %.1f s; cached in %s\n", o->path, seconds_since(&t0), p->entry);
+        fprintf(stderr, "mdlsim: compiled %s in %.1f s; cached in %s\n", o->label ? o->label : o->path,
+                seconds_since(&t0), p->entry);
     return ok;
 }
 
@@ -575,7 +578,6 @@ static enum load_outcome load(const struct built *b, const struct mdl_machine **
     }
     snprintf(fdpath, sizeof fdpath, "/proc/self/fd/%d", fd);
     void *h = dlopen(fdpath, RTLD_NOW | RTLD_LOCAL);
-    close(fd);
     *m = h ? dlsym(h, b->symbol) : NULL;
     if (!*m) {
         const char *why = dlerror(), *own = why ? strstr(why, fdpath) : NULL;
@@ -583,10 +585,14 @@ static enum load_outcome load(const struct built *b, const struct mdl_machine **
         snprintf(err, errlen, "cannot load the compiled machine %s: %s", b->so,
                  own ? own + strlen(fdpath) + strspn(own + strlen(fdpath), ": ") : why ? why : "no such symbol");
     }
+    /* The descriptor stays open while its object is loaded: the dynamic linker knows the object by
+     * the name /proc/self/fd/N, and would take a later object opened as the same N for it (--set on
+     * --mdl FILE loads FILE's machine, then the machine with the values) */
     if (*m && machine_table(*m, b, err, errlen))
         return LOAD_OK;
     if (h)
         dlclose(h);
+    close(fd);
     return LOAD_DAMAGED;
 }
 
@@ -619,7 +625,7 @@ static const struct mdl_machine *load_entry(const struct mdlfile_opts *o, const 
     if (valid) {
         enum load_outcome got = load(&b, &m, err, errlen);
         if (got == LOAD_OK)
-            replay(b.diag);
+            replay(o, b.diag);
         if (got != LOAD_DAMAGED)
             return m;
         fprintf(stderr, "mdlsim: warning: %s; building it again\n", err);
@@ -630,27 +636,61 @@ static const struct mdl_machine *load_entry(const struct mdlfile_opts *o, const 
     return load(&b, &m, err, errlen) == LOAD_OK ? m : NULL;
 }
 
+/* O->text as a description in the cache root, ROOT/SHA256.mdl (its name in PATH): where mdlc can
+ * read it, as trusted as the builds it makes, and the same path for the same text, so that its
+ * build is found again. */
+static bool write_description(const struct mdlfile_opts *o, const char *root, char *path, size_t len, char *err,
+                              size_t errlen)
+{
+    struct sha256 s;
+    char hex[SHA256_HEX];
+    sha256_init(&s);
+    sha256_string(&s, o->text);
+    sha256_hex(&s, hex);
+    snprintf(path, len, "%s/%s.mdl", root, hex);
+    if (write_text(path, o->text))
+        return true;
+    snprintf(err, errlen, "cannot write %s in the cache: %s", o->label ? o->label : "the description", path);
+    return false;
+}
+
+/* The cache root, made when it is not there, and trusted (ERR otherwise). */
+static bool open_root(const struct mdlfile_opts *o, struct paths *p, char *err, size_t errlen)
+{
+    if (!cache_root(o, p->root, sizeof p->root)) {
+        snprintf(err, errlen, "no cache directory: set XDG_CACHE_HOME or HOME to an absolute path");
+        return false;
+    }
+    if (!make_dirs(p->root)) {
+        snprintf(err, errlen, "cannot create the cache directory %s: %s", p->root, strerror(errno));
+        return false;
+    }
+    return trusted_dir(p->root, err, errlen) && trusted_parents(p->root, err, errlen);
+}
+
 const struct mdl_machine *mdlfile_load(const struct mdlfile_opts *o, char *err, size_t errlen)
 {
     struct paths p;
     struct stat st;
-    char key[SHA256_HEX];
+    char key[SHA256_HEX], text_path[ENTRY_MAX + SHA256_HEX + 8];
+    if (o->text) {
+        struct mdlfile_opts from_file = *o;
+        if (!find_tools(o, &p, err, errlen) || !open_root(o, &p, err, errlen) ||
+            !write_description(o, p.root, text_path, sizeof text_path, err, errlen))
+            return NULL;
+        from_file.text = NULL;
+        from_file.path = text_path;
+        const struct mdl_machine *m = mdlfile_load(&from_file, err, errlen);
+        if (!m)
+            unlink(text_path);          /* as for a file: nothing is cached for a description that fails */
+        return m;
+    }
     if (stat(o->path, &st) != 0 || !S_ISREG(st.st_mode)) {
         snprintf(err, errlen, "cannot read the machine description '%s': %s", o->path,
                  S_ISREG(st.st_mode) || errno == ENOENT ? strerror(errno) : "not a regular file");
         return NULL;
     }
-    if (!find_tools(o, &p, err, errlen))
-        return NULL;
-    if (!cache_root(o, p.root, sizeof p.root)) {
-        snprintf(err, errlen, "no cache directory: set XDG_CACHE_HOME or HOME to an absolute path");
-        return NULL;
-    }
-    if (!make_dirs(p.root)) {
-        snprintf(err, errlen, "cannot create the cache directory %s: %s", p.root, strerror(errno));
-        return NULL;
-    }
-    if (!trusted_dir(p.root, err, errlen) || !trusted_parents(p.root, err, errlen))
+    if (!find_tools(o, &p, err, errlen) || !open_root(o, &p, err, errlen))
         return NULL;
     entry_key(o, &p, key);
     snprintf(p.entry, sizeof p.entry, "%s/%s", p.root, key);

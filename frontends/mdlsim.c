@@ -38,6 +38,7 @@
 #include "symbols.h"
 #include "transport.h"
 #include "mdlfile.h"
+#include "mdlset.h"
 #include "result.h"
 #include "view_callgrind.h"
 #include "view_html.h"
@@ -87,7 +88,7 @@ static const struct view {
     "                    [--jobs N]\n"
 
 #define USAGE_OPTIONS \
-    "       MACHINE: --machine NAME | --mdl FILE.mdl [-I DIR]...\n" \
+    "       MACHINE: (--machine NAME | --mdl FILE.mdl [-I DIR]...) [--set KEY=VALUE]...\n" \
     "       LANES: [--weight PERCENT]... [--weights P1,P2,...] [--no-sensitivity] [--no-causality]\n"
 
 #define USAGE_SAMPLING \
@@ -174,6 +175,16 @@ static const struct view {
     "  -I DIR             where FILE's includes and parent machines are looked for, after FILE's\n" \
     "                     own directory (repeatable); the bundled machines/ is searched last, so\n" \
     "                     'extends skylake' works from anywhere\n" \
+    "  --set KEY=VALUE    one value of the machine changed for this analysis (repeatable): the\n" \
+    "                     machine with it is a description that extends the machine and sets it,\n" \
+    "                     checked by mdlc (a wrong value is mdlc's error, naming the --set; exit 2)\n" \
+    "                     and built and cached as --mdl's. KEY: BLOCK.KEY for a key of the\n" \
+    "                     frontend, window, memory, branch or strings block (window.rob=512,\n" \
+    "                     memory.latency=300), cache.NAME.KEY for a cache of the machine\n" \
+    "                     (cache.L1D.size=64KiB, cache.L2.policy=lru), machine.qemu_cpu or\n" \
+    "                     machine.description (spec.md §12; not the isa). VALUE as a description\n" \
+    "                     writes it, its unit beside the number or apart ('64 KiB'). The report\n" \
+    "                     names them ('Machine: skylake with window.rob=512'; JSON: \"set\")\n" \
     "Lanes (all subcommands):\n" \
     "  --weight PERCENT   acceleration of each resource in the sensitivity lanes (default 15;\n" \
     "                     repeatable, at most 8 weights in all)\n" \
@@ -348,6 +359,7 @@ struct block_opts {
     unsigned n_weights;
     bool sensitivity, causality;
     bool json;                      /* --json: the JSON on stdout instead of the text */
+    struct mdlset set;              /* --set KEY=VALUE: M is the machine with these values */
 };
 
 /* ---- one block ------------------------------------------------------------------------------ */
@@ -453,6 +465,8 @@ static int analyse_bytes(struct session *s, const uint8_t *bytes, size_t len, ui
         return 1;
     }
     result_reset(s->res, s->o->m);
+    s->res->set = s->o->set.args;
+    s->res->n_set = s->o->set.n;
     s->res->command = "block";
     s->res->scope_name = label;
     const struct block_source bs = { &b, &r, s->o->causality };
@@ -815,7 +829,7 @@ static bool parse_weights(const char *list, struct block_opts *o)
 }
 
 /* Options of both `block` and `run`/`replay`; O_VIEW + v is views[v]'s. */
-enum { O_MACHINE = 256, O_MDL, O_WEIGHT, O_WEIGHTS, O_NOSENS, O_NOCAUS, O_FIRST_OWN, O_VIEW = 512 };
+enum { O_MACHINE = 256, O_MDL, O_SET, O_WEIGHT, O_WEIGHTS, O_NOSENS, O_NOCAUS, O_FIRST_OWN, O_VIEW = 512 };
 
 /* The options OWN (up to their NULL entry), then one for each view (for BLOCK, each view it
  * offers; its --json takes no FILE), into OUT: room for OWN's and N_VIEWS more. */
@@ -857,6 +871,10 @@ static int common_option(int c, struct block_opts *o)
     case O_MACHINE:
     case O_MDL:
         return machine_option(c, o);
+    case O_SET: {
+        char err[512];
+        return mdlset_add(&o->set, optarg, err, sizeof err) ? -1 : usage_error("%s", err);
+    }
     case 'I':
         if (o->n_dirs == MAX_INCLUDE_DIRS)
             return usage_error("at most 16 -I, got another: '%s'", optarg);
@@ -878,25 +896,80 @@ static int common_option(int c, struct block_opts *o)
     }
 }
 
-/* The machine of --machine NAME or --mdl FILE, compiled and cached for a FILE: -1 when found,
- * 1 when the description could not be built, 2 on a usage error. */
+/* mdlc's diagnostics on the description of --set's values, as the values' (mdlset_diagnostics). */
+struct set_diagnostics {
+    const struct mdlset *set;
+    const char *label;
+    bool all_set;                   /* every error was at a --set's value */
+};
+
+static void show_set_diagnostics(const char *text, const char *path, void *arg)
+{
+    struct set_diagnostics *d = arg;
+    d->all_set = mdlset_diagnostics(d->set, d->label, path, text, stderr);
+}
+
+/* O->m with O->set's values: a description that extends it (by name when it is compiled in, by
+ * its path for --mdl: its directory joins the -I ones, a description reading its own tree only),
+ * checked by mdlc, built and cached as --mdl's. -1 when found, 2 when a key or value is wrong (a
+ * usage error: mdlc's diagnostic names the --set, so no usage follows it), 1 when it could not be
+ * built. */
+static int set_machine(struct block_opts *o, const char *tools)
+{
+    char err[2 * PATH_MAX], label[4096], parent[PATH_MAX], dir[PATH_MAX];
+    const char *dirs[MAX_INCLUDE_DIRS + 1];
+    size_t n_dirs = 0;
+    if (!mdlset_check(&o->set, o->m, err, sizeof err))
+        return usage_error("%s", err);
+    if (o->mdl && !realpath(o->mdl, parent)) {
+        say_error("cannot read the machine description '%s': %s", o->mdl, strerror(errno));
+        return 1;
+    }
+    for (; o->mdl && n_dirs < o->n_dirs; n_dirs++)
+        dirs[n_dirs] = o->dirs[n_dirs];
+    if (o->mdl) {
+        snprintf(dir, sizeof dir, "%s", parent);
+        dirs[n_dirs++] = dirname(dir);
+    }
+    mdlset_label(&o->set, o->m->name, label, sizeof label);
+    char *text = mdlset_description(&o->set, o->m->name, o->mdl ? parent : o->m->name, o->mdl != NULL);
+    struct set_diagnostics d = { &o->set, label, true };
+    struct mdlfile_opts mo = { .text = text, .label = label, .dirs = dirs, .n_dirs = n_dirs, .tools = tools,
+                               .diagnostics = show_set_diagnostics, .arg = &d };
+    const struct mdl_machine *m = mdlfile_load(&mo, err, sizeof err);
+    free(text);
+    if (m) {
+        o->m = m;
+        return -1;
+    }
+    if (*err) {
+        say_error("%s", err);
+        return 1;
+    }
+    if (!d.all_set)
+        say_error("%s cannot be built (mdlc's diagnostics above)", label);
+    return 2;
+}
+
+/* The machine of --machine NAME or --mdl FILE, compiled and cached for a FILE, with the values of
+ * --set: -1 when found, 1 when the description could not be built, 2 on a usage error. */
 static int find_options_machine(struct block_opts *o)
 {
     if (!o->machine && !o->mdl)
         return usage_error("%s", "--machine (or --mdl) is required");
-    if (o->machine) {
-        o->m = find_machine(o->machine);
-        return -1;
-    }
     char tools[PATH_MAX], err[2 * PATH_MAX];
-    if (!self_dir(tools, sizeof tools)) {
+    if ((o->mdl || o->set.n) && !self_dir(tools, sizeof tools)) {
         say_error("cannot find mdlsim's own directory (/proc/self/exe)");
         return 1;
+    }
+    if (o->machine) {
+        o->m = find_machine(o->machine);
+        return o->set.n ? set_machine(o, tools) : -1;
     }
     struct mdlfile_opts mo = { .path = o->mdl, .dirs = o->dirs, .n_dirs = o->n_dirs, .tools = tools };
     o->m = mdlfile_load(&mo, err, sizeof err);
     if (o->m)
-        return -1;
+        return o->set.n ? set_machine(o, tools) : -1;
     if (*err)
         say_error("%s", err);
     else
@@ -926,6 +999,7 @@ static int parse_block_opts(int argc, char **argv, struct block_opts *o)
     enum { O_HEX = O_FIRST_OWN, O_HEXFILE, O_ITER, O_FUNCTION, O_JOBS, O_WHOLE, O_LOOP, O_REGION };
     static const struct option own[] = {
         { "machine", required_argument, NULL, O_MACHINE }, { "mdl", required_argument, NULL, O_MDL },
+        { "set", required_argument, NULL, O_SET },
         { "hex", required_argument, NULL, O_HEX },
         { "hex-file", required_argument, NULL, O_HEXFILE }, { "iterations", required_argument, NULL, O_ITER },
         { "weight", required_argument, NULL, O_WEIGHT }, { "no-sensitivity", no_argument, NULL, O_NOSENS },
@@ -1084,6 +1158,7 @@ static int parse_run_opts(int argc, char **argv, struct run_cli *o, bool replay)
     enum { O_ROI = O_FIRST_OWN, O_RECORD, O_PROGRAM, O_SAMPLE, O_SYSROOT, O_QUIET, O_EXACT, O_SAMPLED, O_PERIOD };
     static const struct option own[] = {
         { "machine", required_argument, NULL, O_MACHINE }, { "mdl", required_argument, NULL, O_MDL },
+        { "set", required_argument, NULL, O_SET },
         { "roi", required_argument, NULL, O_ROI },
         { "weight", required_argument, NULL, O_WEIGHT }, { "no-sensitivity", no_argument, NULL, O_NOSENS },
         { "weights", required_argument, NULL, O_WEIGHTS },
@@ -1460,6 +1535,8 @@ static int finish_report(struct run *r, const struct run_cli *o, const struct an
     char err[512];
     struct result *res = alloc_zeroed(1, sizeof *res);
     result_reset(res, o->b.m);
+    res->set = o->b.set.args;
+    res->n_set = o->b.set.n;
     res->command = command;
     res->program = o->program;
     res->program_args = o->argv ? o->argv + 1 : NULL;

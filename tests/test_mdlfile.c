@@ -39,7 +39,7 @@ static void remove_dir(void)
 /* mdlsim ARGS with the test's cache; REDIRECT picks the stream read ("2>/dev/null": stdout). */
 static struct run mdlsim(const char *args, const char *redirect)
 {
-    char cmd[1024];
+    char cmd[2048];
     snprintf(cmd, sizeof cmd, "XDG_CACHE_HOME=%s/cache ../build/mdlsim %s %s", dir, args, redirect);
     return capture(cmd);
 }
@@ -616,4 +616,169 @@ Test(mdlfile, sweeps_build_directories_untouched_for_an_hour_at_the_next_build, 
     build_slow(so, sizeof so);
     cr_expect_neq(access(old, F_OK), 0, "the build directory left two hours ago is still there");
     cr_expect_eq(access(fresh, F_OK), 0, "a build directory in use was removed");
+}
+
+/* ---- --set KEY=VALUE: a description that extends the machine, built as --mdl's -------------- */
+
+/* JSON with its "set" list taken out: what a description that sets the values itself reports. */
+static void drop_set(char *json)
+{
+    char *at = strstr(json, ",\"set\":[");
+    char *end = at ? strchr(at, ']') : NULL;
+    if (end)
+        memmove(at, end + 1, strlen(end + 1) + 1);
+}
+
+/* The file at PATH, whole (the caller frees it). */
+static char *read_all(const char *path)
+{
+    FILE *fp = fopen(path, "r");
+    cr_assert(fp, "cannot read %s", path);
+    char *text = NULL;
+    size_t len = 0;
+    FILE *mem = open_memstream(&text, &len);
+    for (int c; (c = getc(fp)) != EOF;)
+        putc(c, mem);
+    fclose(mem);
+    fclose(fp);
+    return text;
+}
+
+static const char rob_512[] = "machine skylake extends skylake { }\nwindow { rob 512; }\n";
+
+/* tests/kernels/rob-bound.s overlaps its iterations as far as the ROB holds them: the --set run
+ * differs from Skylake's, and equals the description's byte for byte, its set list aside. */
+Test(set, gives_a_block_the_result_of_a_description_that_extends_the_machine_and_sets_the_value,
+     .init = make_dir, .fini = remove_dir)
+{
+    write_file("rob512.mdl", rob_512);
+    char args[512];
+    struct run plain = mdlsim("block --machine skylake --json kernels/rob-bound.s", "2>/dev/null");
+    struct run set = mdlsim("block --machine skylake --set window.rob=512 --json kernels/rob-bound.s", "2>/dev/null");
+    snprintf(args, sizeof args, "block --mdl %s/rob512.mdl --json kernels/rob-bound.s", dir);
+    struct run desc = mdlsim(args, "2>/dev/null");
+    cr_assert_eq(plain.status, 0);
+    cr_assert_eq(set.status, 0);
+    cr_assert_eq(desc.status, 0);
+    cr_expect(strstr(set.out, "\"machine\":\"skylake\",\"set\":[{\"key\":\"window.rob\",\"value\":\"512\"}],"),
+              "%.200s", set.out);
+    cr_expect(strstr(plain.out, "\"cycles\":78.25,") && strstr(set.out, "\"cycles\":50.25,"),
+              "the block does not depend on the ROB: %.400s", set.out);
+    drop_set(set.out);
+    cr_expect_str_eq(set.out, desc.out);
+    struct run text = mdlsim("block --machine skylake --set window.rob=512 kernels/rob-bound.s", "2>&1");
+    cr_expect_eq(text.status, 0);
+    cr_expect(strstr(text.out, "\nMachine:            skylake with window.rob=512\n"), "%s", text.out);
+    cr_expect_eq(strstr(text.out, "mdlsim: compiled"), NULL, "the second run compiled the values again");
+    free(plain.out);
+    free(set.out);
+    free(desc.out);
+    free(text.out);
+}
+
+Test(set, gives_a_replay_the_result_of_a_description_that_extends_the_machine_and_sets_the_value,
+     .init = make_dir, .fini = remove_dir, .timeout = 120)
+{
+    write_file("rob512.mdl", rob_512);
+    char args[1024], json[3][128], machine[3][128];
+    for (int i = 0; i < 3; i++)
+        snprintf(json[i], sizeof json[i], "%s/r%d.json", dir, i);
+    snprintf(args, sizeof args, "run --machine skylake --roi kernel_gemm --quiet --no-causality --record %s/t "
+             "-- ../build/programs/gemm.x86 24", dir);
+    struct run r = mdlsim(args, "2>/dev/null >/dev/null");
+    cr_assert_eq(r.status, 0, "%s", args);
+    free(r.out);
+    snprintf(machine[0], sizeof machine[0], "--machine skylake");
+    snprintf(machine[1], sizeof machine[1], "--machine skylake --set window.rob=512");
+    snprintf(machine[2], sizeof machine[2], "--mdl %s/rob512.mdl", dir);
+    for (int i = 0; i < 3; i++) {
+        snprintf(args, sizeof args, "replay %s --roi kernel_gemm --quiet --no-causality --json %s %s/t", machine[i],
+                 json[i], dir);
+        r = mdlsim(args, "2>&1 >/dev/null");
+        cr_assert_eq(r.status, 0, "%s: %s", args, r.out);
+        free(r.out);
+    }
+    char *plain = read_all(json[0]), *set = read_all(json[1]), *desc = read_all(json[2]);
+    cr_expect(strstr(set, "\"set\":[{\"key\":\"window.rob\",\"value\":\"512\"}]"), "%.200s", set);
+    drop_set(set);
+    cr_expect_str_neq(plain, set, "the replay does not depend on the ROB");
+    cr_expect_str_eq(set, desc);
+    free(plain);
+    free(set);
+    free(desc);
+}
+
+/* A --set that cannot be: mdlsim's message (a key) or mdlc's (a value) naming the --set, exit 2,
+ * no report written, nothing cached. */
+Test(set, refuses_a_wrong_key_a_wrong_value_and_one_out_of_range_with_the_option_named, .init = make_dir,
+     .fini = remove_dir)
+{
+    static const struct {
+        const char *set, *said;
+    } cases[] = {
+        { "windw.rob=512", "mdlsim: error: --set windw.rob=512: unknown key 'windw.rob'; did you mean 'window.rob'?\n" },
+        { "window.issue_width=6", "mdlsim: error: --set window.issue_width=6: unknown key 'window.issue_width'; did "
+                                  "you mean 'frontend.issue_width'?\n" },
+        { "cache.L4.size=8MiB", "mdlsim: error: --set cache.L4.size=8MiB: unknown key 'cache.L4.size'; did you mean "
+                                "'cache.L2.size'?\n" },
+        { "machine.isa=aarch64", "mdlsim: error: --set machine.isa=aarch64: the isa cannot be changed: the machine's "
+                                 "forms are written for its own\n" },
+        { "window.rob", "mdlsim: error: --set takes KEY=VALUE (e.g. window.rob=512), got 'window.rob'\n" },
+        { "window.robbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb=1",
+          "mdlsim: error: --set window.robbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb...: unknown key of 128 bytes (no key has "
+          "more than 127)\n" },
+        { "window.rob=1;rob 2", "mdlsim: error: --set window.rob=1;rob 2: a value is one number with its unit or one "
+                                "name (spec.md §8); '1;rob 2' holds ';'\n" },
+        { "window.rob=many", "mdlsim: error: --set window.rob=many: 'rob' takes a number, got 'many'\n" },
+        { "window.rob=5cycles", "mdlsim: error: --set window.rob=5cycles: 'rob' is a count and takes no unit\n" },
+        { "cache.L1D.policy=LRU", "mdlsim: error: --set cache.L1D.policy=LRU: invalid policy 'LRU': expected one of "
+                                  "lru, plru, fifo, random\n" },
+        { "window.rob=70000", "mdlsim: error: --set window.rob=70000: rob 70000 is out of range: it must be between 1 "
+                              "and 65536\n" },
+        { "cache.L1D.size=2048GiB", "mdlsim: error: --set cache.L1D.size=2048GiB: size 2048 GiB is out of range: it "
+                                    "must be between 64 and 1073741824 bytes\n" },
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        char args[512];
+        snprintf(args, sizeof args, "block --machine skylake --set 'window.scheduler=97' --set '%s' --hex 4801d8 "
+                 "--html %s/page.html", cases[i].set, dir);
+        struct run r = mdlsim(args, "2>&1 >/dev/null");
+        cr_expect_eq(r.status, 2, "%s", args);
+        cr_expect(strncmp(r.out, cases[i].said, strlen(cases[i].said)) == 0, "%s:\n%s", args, r.out);
+        /* mdlc's diagnostic names the --set: no usage after it */
+        cr_expect((strstr(r.out, "usage:") != NULL) == (i < 7), "%s:\n%s", args, r.out);
+        free(r.out);
+    }
+    char page[300], cmd[300];
+    snprintf(page, sizeof page, "%s/page.html", dir);
+    cr_expect_neq(access(page, F_OK), 0, "a refused --set wrote its report");
+    snprintf(cmd, sizeof cmd, "ls -A %s/cache/mdlsim 2>/dev/null", dir);
+    struct run ls = capture(cmd);
+    cr_expect_str_eq(ls.out, "", "the cache holds something after a refused --set");
+    free(ls.out);
+}
+
+/* On --mdl FILE, the description extends FILE by its path; a size takes its unit written with the
+ * number, a string key its value without quotes. */
+Test(set, changes_a_description_given_by_path_and_writes_units_and_strings_as_the_language_wants,
+     .init = make_dir, .fini = remove_dir)
+{
+    write_file("slow.mdl", slow_add);
+    write_file("same.mdl", "machine slowadd extends \"slow.mdl\" { description \"Skylake's \\\"slow\\\" add\"; }\n"
+                           "window { rob 512; }\ncache L1D { size 64 KiB; }\n");
+    char args[512];
+    snprintf(args, sizeof args, "block --mdl %s/slow.mdl --set window.rob=512 --set cache.L1D.size=64KiB --set "
+             "'machine.description=Skylake'\"'\"'s \"slow\" add' --json kernels/rob-bound.s", dir);
+    struct run set = mdlsim(args, "2>/dev/null");
+    snprintf(args, sizeof args, "block --mdl %s/same.mdl --json kernels/rob-bound.s", dir);
+    struct run desc = mdlsim(args, "2>/dev/null");
+    cr_assert_eq(set.status, 0);
+    cr_assert_eq(desc.status, 0);
+    cr_expect(strstr(set.out, "\"machine\":\"slowadd\",\"set\":[{\"key\":\"window.rob\",\"value\":\"512\"},"
+                              "{\"key\":\"cache.L1D.size\",\"value\":\"64KiB\"},{\"key\":\"machine.description\","
+                              "\"value\":\"Skylake's \\\"slow\\\" add\"}]"), "%.300s", set.out);
+    drop_set(set.out);
+    cr_expect_str_eq(set.out, desc.out);
+    free(set.out);
+    free(desc.out);
 }

@@ -1064,13 +1064,19 @@ Test(views, writes_json_that_the_schema_validates_for_block_run_and_replay)
                              "-- ../build/programs/exact.a64 50", "/dev/null"), 0);
     cr_expect_eq(mdlsim_into("replay --machine icelake --json $MDLSIM_TMP/mdlsim-schema-r3.json $MDLSIM_TMP/mdlsim-schema.trace",
                              "/dev/null"), 0);
+    /* --set builds the machine with its values into the cache: a private one */
+    setenv("XDG_CACHE_HOME", scratch_path("mdlsim-schema-cache"), 1);
+    cr_expect_eq(mdlsim_into("replay --machine skylake --set window.rob=512 --set 'cache.L1D.size=64 KiB' --json "
+                             "$MDLSIM_TMP/mdlsim-schema-r4.json $MDLSIM_TMP/mdlsim-schema.trace", "/dev/null"), 0);
     cr_expect_eq(validate("$MDLSIM_TMP/mdlsim-schema-b1.json $MDLSIM_TMP/mdlsim-schema-b2.json $MDLSIM_TMP/mdlsim-schema-b3.json "
                           "$MDLSIM_TMP/mdlsim-schema-b4.json $MDLSIM_TMP/mdlsim-schema-r1.json $MDLSIM_TMP/mdlsim-schema-r2.json "
-                          "$MDLSIM_TMP/mdlsim-schema-r3.json", false), 0);
-    /* the check can fail: a report without its verdict does not pass */
+                          "$MDLSIM_TMP/mdlsim-schema-r3.json $MDLSIM_TMP/mdlsim-schema-r4.json", false), 0);
+    /* the check can fail: a report without its verdict does not pass, nor a set value without its key */
     cr_expect_eq(system("sed 's/\"verdict\":/\"verdikt\":/' $MDLSIM_TMP/mdlsim-schema-b1.json > $MDLSIM_TMP/mdlsim-schema-bad.json"), 0);
     cr_expect_eq(validate(scratch_path("mdlsim-schema-bad.json"), true), 1);
-    cr_expect_eq(system("rm -f $MDLSIM_TMP/mdlsim-schema-*"), 0);
+    cr_expect_eq(system("sed 's/\"key\":/\"name\":/' $MDLSIM_TMP/mdlsim-schema-r4.json > $MDLSIM_TMP/mdlsim-schema-bad.json"), 0);
+    cr_expect_eq(validate(scratch_path("mdlsim-schema-bad.json"), true), 1);
+    cr_expect_eq(system("rm -rf $MDLSIM_TMP/mdlsim-schema-*"), 0);
 }
 
 /* Runs PROGRAM's region ROI on MACHINE and checks that the text report ends with a verdict

@@ -166,6 +166,10 @@ struct result_cache {
 struct result {
     /* ---- cleared by result_reset */
     const struct mdl_machine *m;
+    /* --set: the values of M changed for this analysis, "KEY=VALUE" as given, N_SET of them (M is
+     * the machine with them) */
+    const char *const *set;
+    unsigned n_set;
     const char *command;            /* "block", "run", "replay" */
     const char *program;            /* run, replay: the program analysed (NULL: unknown, a block) */
     char *const *program_args;      /* run: its arguments after its name, NULL-terminated; NULL: not known

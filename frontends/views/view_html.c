@@ -162,6 +162,10 @@ static void scope_text(FILE *out, const struct result *r)
 static void what(FILE *out, const struct result *r, const char *sep)
 {
     esc(out, r->m->name);
+    for (unsigned i = 0; i < r->n_set; i++) {
+        fputs(i ? ", " : " with ", out);
+        esc(out, r->set[i]);
+    }
     fputs(sep, out);
     esc(out, r->command);
     fputs(sep, out);

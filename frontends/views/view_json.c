@@ -274,12 +274,32 @@ static void json_speedup_interval(struct jw *out, const struct result *r, const 
     jkey_num(out, "speedup_high", ln->speedup_high, false);
 }
 
+/* --set: the values of the machine changed for this analysis, each key and value as given. */
+static void json_set(struct jw *out, const struct result *r)
+{
+    if (!r->n_set)
+        return;
+    jkey(out, "set", false);
+    jw_char(out, '[');
+    for (unsigned i = 0; i < r->n_set; i++) {
+        char key[256];
+        const char *eq = strchr(r->set[i], '=');
+        snprintf(key, sizeof key, "%.*s", eq ? (int)(eq - r->set[i]) : 0, r->set[i]);
+        jw_str(out, i ? ",{" : "{");
+        jkey_str(out, "key", key, true);
+        jkey_str(out, "value", eq ? eq + 1 : "", false);
+        jw_char(out, '}');
+    }
+    jw_char(out, ']');
+}
+
 static void json_head(struct jw *out, const struct result *r)
 {
     jw_str(out, "{\"schema_version\":");
     jnum(out, RESULT_SCHEMA_VERSION);
     jkey_str(out, "command", r->command, false);
     jkey_str(out, "machine", r->m->name, false);
+    json_set(out, r);
     jw_str(out, ",\"scope\":{");
     jkey_str(out, "kind", scope_kind(r->scope), true);
     jkey_str(out, "name", r->scope_name, false);

@@ -75,7 +75,13 @@ static void summary(FILE *out, const struct result *r)
         fprintf(out, "Block:              %s\n", result_printable(scope));
     else
         fprintf(out, "\n== mdlsim %s: %s, %s\n", r->command, r->m->name, result_printable(scope));
-    fprintf(out, "Machine:            %s\n", r->m->name);
+    fprintf(out, "Machine:            %s", r->m->name);
+    for (unsigned i = 0; i < r->n_set; i++) {
+        char set[1024];
+        snprintf(set, sizeof set, "%s", r->set[i]);
+        fprintf(out, "%s%s", i ? ", " : " with ", result_printable(set));
+    }
+    fputc('\n', out);
     if (block) {
         fprintf(out, "Iterations:         %u simulated (the state repeats or the critical-path window is full)\n",
                 r->iterations);
