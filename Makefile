@@ -133,7 +133,7 @@ generated/%.c generated/%.h: $(B)/gen/%.stamp ;
 .SECONDARY: $(STAMPS)
 
 # Proves the emitted C builds with -Werror; mdlsim links these objects.
-$(B)/gen/%.o: $(B)/gen/%.stamp runtime/mdl_machine.h mdl/isa_enum.h mdl/class.def mdl/depend.def
+$(B)/gen/%.o: $(B)/gen/%.stamp runtime/mdl_machine.h mdl/isa_enum.h mdl/class.def mdl/depend.def mdl/param.def
 	$(CC) $(CPPFLAGS_ALL) -Igenerated $(CFLAGS_ALL) -c -o $@ generated/$*.c
 
 # The list of machines compiled into mdlsim: wiring only, from the tables the generated headers
@@ -160,13 +160,13 @@ $(B)/gen/registry.c: Makefile $(MACHINE_LIST) $(STAMPS) | $(B)
 	   echo 'const struct mdl_machine *const mdl_machines[] = {'; \
 	   for m in $$syms; do echo "    &$$m,"; done; \
 	   echo '    0,'; echo '};'; } > $@.tmp && mv $@.tmp $@
-$(B)/gen/registry.o: $(B)/gen/registry.c runtime/mdl_machine.h mdl/isa_enum.h
+$(B)/gen/registry.o: $(B)/gen/registry.c runtime/mdl_machine.h mdl/isa_enum.h mdl/param.def
 	$(CC) $(CPPFLAGS_ALL) $(CFLAGS_ALL) -c -o $@ $<
 
 # --mdl FILE: mdlsim runs mdlc and the C compiler, and loads the result (frontends/mdlfile.c);
 # the headers that result is compiled against are inside mdlsim (mdlfile_abi.S). --set writes such
 # a description itself (frontends/mdlset.c).
-$(O)/frontends/mdlfile_abi.o: frontends/mdlfile_abi.S runtime/mdl_machine.h mdl/isa_enum.h mdl/class.def mdl/depend.def mdl/isa.def | $(B)
+$(O)/frontends/mdlfile_abi.o: frontends/mdlfile_abi.S runtime/mdl_machine.h mdl/isa_enum.h mdl/class.def mdl/depend.def mdl/isa.def mdl/param.def | $(B)
 	$(CC) -c -o $@ $<
 MDLFILE_OBJ := $(O)/frontends/mdlfile.o $(O)/frontends/mdlfile_abi.o $(O)/frontends/mdlset.o
 # What the simulator's objects use of the language library.

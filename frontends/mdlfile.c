@@ -23,10 +23,10 @@
 #include "safefile.h"
 #include "sha256.h"
 
-/* runtime/mdl_machine.h, mdl/class.def, mdl/depend.def, mdl/isa.def and mdl/isa_enum.h as this
- * mdlsim was built with them (mdlfile_abi.S). */
+/* runtime/mdl_machine.h, mdl/class.def, mdl/depend.def, mdl/isa.def, mdl/isa_enum.h and
+ * mdl/param.def as this mdlsim was built with them (mdlfile_abi.S). */
 extern const char mdlfile_machine_h[], mdlfile_class_def[], mdlfile_depend_def[], mdlfile_isa_def[],
-    mdlfile_isa_enum_h[];
+    mdlfile_isa_enum_h[], mdlfile_param_def[];
 
 /* A cache root leaves room for the names under it: an entry, a build directory, their files.
  * A build directory untouched for STALE_SECONDS belongs to a build that was killed. */
@@ -343,6 +343,11 @@ static bool run_mdlc(const struct mdlfile_opts *o, const struct paths *p, const 
 /* The headers the generated C includes, as this mdlsim was built with them. */
 static bool write_headers(const char *tmp)
 {
+    static const struct { const char *rel, *text; } headers[] = {
+        { "runtime/mdl_machine.h", mdlfile_machine_h }, { "mdl/class.def", mdlfile_class_def },
+        { "mdl/depend.def", mdlfile_depend_def }, { "mdl/isa.def", mdlfile_isa_def },
+        { "mdl/isa_enum.h", mdlfile_isa_enum_h }, { "mdl/param.def", mdlfile_param_def },
+    };
     char path[PATH_MAX];
     snprintf(path, sizeof path, "%s/inc/runtime", tmp);
     if (!make_dirs(path))
@@ -350,20 +355,12 @@ static bool write_headers(const char *tmp)
     snprintf(path, sizeof path, "%s/inc/mdl", tmp);
     if (!make_dirs(path))
         return false;
-    snprintf(path, sizeof path, "%s/inc/runtime/mdl_machine.h", tmp);
-    if (!write_text(path, mdlfile_machine_h))
-        return false;
-    snprintf(path, sizeof path, "%s/inc/mdl/class.def", tmp);
-    if (!write_text(path, mdlfile_class_def))
-        return false;
-    snprintf(path, sizeof path, "%s/inc/mdl/depend.def", tmp);
-    if (!write_text(path, mdlfile_depend_def))
-        return false;
-    snprintf(path, sizeof path, "%s/inc/mdl/isa.def", tmp);
-    if (!write_text(path, mdlfile_isa_def))
-        return false;
-    snprintf(path, sizeof path, "%s/inc/mdl/isa_enum.h", tmp);
-    return write_text(path, mdlfile_isa_enum_h);
+    for (size_t i = 0; i < sizeof headers / sizeof *headers; i++) {
+        snprintf(path, sizeof path, "%s/inc/%s", tmp, headers[i].rel);
+        if (!write_text(path, headers[i].text))
+            return false;
+    }
+    return true;
 }
 
 /* The generated header's machine symbol (its one extern declaration) and the C file beside it. */

@@ -32,16 +32,32 @@ static void dump_idents(FILE *out, const char *label, const ast_idents *ids)
     fputc(')', out);
 }
 
+static void dump_unit(FILE *out, const struct ast_value *v)
+{
+    if (v->unit.name)
+        fprintf(out, " %s", v->unit.name);
+    if (v->per.name)
+        fprintf(out, "/%s", v->per.name);
+}
+
+static void dump_range(FILE *out, const struct ast_value *r)
+{
+    if (!r)
+        return;
+    fprintf(out, " range=%s", r->text);
+    dump_unit(out, r);
+    if (r->src.kind == AST_SRC_TEXT)
+        fprintf(out, " why=\"%s\"", r->src.text);
+}
+
 static void dump_value(FILE *out, const struct ast_value *v)
 {
     if (v->kind == AST_VAL_STRING)
         fprintf(out, "\"%s\"", v->text);
     else
         fputs(v->text, out);
-    if (v->unit.name)
-        fprintf(out, " %s", v->unit.name);
-    if (v->per.name)
-        fprintf(out, "/%s", v->per.name);
+    dump_unit(out, v);
+    dump_range(out, v->range);
     dump_src(out, &v->src);
 }
 
@@ -103,6 +119,7 @@ static void dump_attr(FILE *out, const struct ast_attr *a)
     case AST_ATTR_COUNT:
         break;
     }
+    dump_range(out, a->range);
     dump_src(out, &a->src);
     fputc('\n', out);
 }
@@ -181,6 +198,7 @@ static void dump_decl(FILE *out, const struct ast_decl *d)
         break;
     case AST_DECL_BYPASS:
         fprintf(out, " %s%s", d->bypass->sign > 0 ? "+" : d->bypass->sign < 0 ? "-" : "", d->bypass->latency.text);
+        dump_range(out, d->bypass->latency.range);
         dump_selector(out, "from", &d->bypass->from);
         dump_selector(out, d->bypass->memory ? "memory-to" : "to", &d->bypass->to);
         dump_src(out, &d->src);

@@ -37,6 +37,8 @@ struct ast_value {
     AST_NUMBER_FIELDS
     struct ast_ident unit, per;         /* `64 B/cycle`: unit B, per cycle; name NULL if absent */
     struct ast_src src;
+    struct ast_value *range;            /* `range LO..HI [unit] ["why"]`: where the value plausibly lies (its
+                                         * src the reason, if given); NULL for a value known */
 };
 
 struct ast_param {                      /* `key value [unit] [@src];` in a block */
@@ -101,6 +103,7 @@ struct ast_attr {                       /* the fields of its kind only (one unio
     enum ast_attr_kind kind;
     struct span span;                   /* keyword to end of value */
     struct ast_src src;
+    const struct ast_value *range;      /* `latency 4 range 3..6`; NULL if none */
     union {
         struct {
             struct ast_number num;      /* latency (number or range), tp, uops (the fused count) */

@@ -96,6 +96,15 @@ static ast_attrs take_attrs(struct parse_ctx *px)
     return a;
 }
 
+/* `range LO..HI` at AT: a range value of its own, its text the bounds as written. */
+static struct ast_value *mkrange(struct parse_ctx *px, struct ast_value lo, struct ast_value hi, struct span at)
+{
+    struct ast_value *r = NEW(struct ast_value);
+    *r = (struct ast_value){ .kind = AST_VAL_RANGE, .integral = lo.integral && hi.integral, .span = at,
+                             .lo = lo.lo, .hi = hi.lo, .text = arena_printf(px->ar, "%s..%s", lo.text, hi.text) };
+    return r;
+}
+
 static struct ast_value mknumber(const char *text, double v, struct span at)
 {
     struct ast_value val = { .kind = AST_VAL_NUMBER, .lo = v, .hi = v, .text = text, .span = at };
@@ -110,6 +119,7 @@ static struct ast_value mknumber(const char *text, double v, struct span at)
     struct ast_decl *decl;
     struct ast_ident ident;
     struct ast_value value;             /* by value: a node per number would outlive its copy */
+    struct ast_value *range;            /* `range LO..HI`: rare, so a node of its own */
     struct ast_src src;
     struct ast_form form;
     struct ast_attr attr;
@@ -137,12 +147,13 @@ static struct ast_value mknumber(const char *text, double v, struct span at)
 %token INSN "'insn'" CLASS "'class'" REPLACE "'replace'" WITH "'with'" NOP "'nop'"
 %token BYPASS "'bypass'" LATENCY "'latency'" FOR "'for'" MEMORY "'memory'"
 %token TEMPLATE "'template'" UOPS "'uops'" TP "'tp'" NOTHING "'NOTHING'" NONE "'none'"
-%token DEPENDS "'depends'" ON "'on'" DECODER "'decoder'"
+%token DEPENDS "'depends'" ON "'on'" DECODER "'decoder'" RANGE "'range'"
 %token ARROW "'->'" DOTDOT "'..'" PLUSPLUS "'++'"
 
 %type <decl> decl machine_decl block_decl units_decl
 %type <ident> ident class_name block_kind param_key sel_name
 %type <value> number number_or_range value
+%type <range> range_opt range_bounds
 %type <src> src_opt
 %type <form> form
 %type <idents> kinds kind_list ident_list operands var_list
@@ -192,12 +203,12 @@ decl
     | REPLACE pattern PLUSPLUS pattern WITH replacement ';'
         { $$ = mkdecl(px, AST_DECL_REPLACE, @$); $$->replace = $6;
           $$->replace->first = *$2; $$->replace->second = *$4; $$->replace->pair = true; }
-    | BYPASS LATENCY bypass_latency FOR selector ARROW selector src_opt ';'
-        { $$ = mkdecl(px, AST_DECL_BYPASS, @$); $$->bypass = $3;
-          $$->bypass->from = *$5; $$->bypass->to = *$7; $$->src = $8; }
-    | BYPASS LATENCY bypass_latency FOR selector ARROW MEMORY selector src_opt ';'
-        { $$ = mkdecl(px, AST_DECL_BYPASS, @$); $$->bypass = $3;
-          $$->bypass->from = *$5; $$->bypass->to = *$8; $$->bypass->memory = true; $$->src = $9; }
+    | BYPASS LATENCY bypass_latency range_opt FOR selector ARROW selector src_opt ';'
+        { $$ = mkdecl(px, AST_DECL_BYPASS, @$); $$->bypass = $3; $$->bypass->latency.range = $4;
+          $$->bypass->from = *$6; $$->bypass->to = *$8; $$->src = $9; }
+    | BYPASS LATENCY bypass_latency range_opt FOR selector ARROW MEMORY selector src_opt ';'
+        { $$ = mkdecl(px, AST_DECL_BYPASS, @$); $$->bypass = $3; $$->bypass->latency.range = $4;
+          $$->bypass->from = *$6; $$->bypass->to = *$9; $$->bypass->memory = true; $$->src = $10; }
     | DEPENDS selector ON ident_list src_opt ';'
         { $$ = mkdecl(px, AST_DECL_DEPENDS, @$); $$->depends.sel = *$2; $$->depends.targets = *$4; $$->src = $5; }
     | DECODER ident selector src_opt ';'
@@ -248,8 +259,9 @@ params
     ;
 
 param
-    : param_key value src_opt ';'
-        { $$ = NEW(struct ast_param); $$->key = $1; $$->value = $2; $$->value.src = $3; $$->span = @$; }
+    : param_key value range_opt src_opt ';'
+        { $$ = NEW(struct ast_param); $$->key = $1; $$->value = $2; $$->value.range = $3; $$->value.src = $4;
+          $$->span = @$; }
     ;
 
 param_key
@@ -279,6 +291,23 @@ number_or_range
         { $$ = $1; $$.kind = AST_VAL_RANGE; $$.hi = $3.lo;
           $$.integral = $1.integral && $3.integral;
           $$.text = arena_printf(px->ar, "%s..%s", $1.text, $3.text); $$.span = @$; }
+    ;
+
+/* The plausible range of an uncertain value, in the value's unit unless it names its own, and
+ * why it is uncertain (else the value's annotation says why). */
+range_opt
+    : %empty                { $$ = NULL; }
+    | range_bounds
+    | range_bounds STRING   { $$ = $1; $$->src = (struct ast_src){ AST_SRC_TEXT, @2, $2 }; }
+    ;
+
+range_bounds
+    : RANGE number DOTDOT number
+        { $$ = mkrange(px, $2, $4, @$); }
+    | RANGE number DOTDOT number IDENT
+        { $$ = mkrange(px, $2, $4, @$); $$->unit = mkident($5, @5); }
+    | RANGE number DOTDOT number IDENT '/' IDENT
+        { $$ = mkrange(px, $2, $4, @$); $$->unit = mkident($5, @5); $$->per = mkident($7, @7); }
     ;
 
 src_opt
@@ -350,7 +379,8 @@ attrs
     ;
 
 attr
-    : attr_body src_opt     { $$ = $1; $$.src = $2; $$.span = @$; }
+    : attr_body range_opt src_opt
+        { $$ = $1; $$.range = $2; $$.src = $3; $$.span = @$; }
     ;
 
 attr_body

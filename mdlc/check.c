@@ -22,7 +22,7 @@ const char *const param_block_names[PB_COUNT] = {
 };
 
 const struct param_info param_table[P_COUNT] = {
-#define X(blk, key, dim, en, lo, hi, doc) { PB_##blk, #key, DIM_##dim, #en, lo, hi, doc },
+#define X(blk, key, dim, en, lo, hi, fixed, doc) { PB_##blk, #key, DIM_##dim, #en, lo, hi, fixed, doc },
 #include "param.def"
 #undef X
 };
@@ -67,8 +67,7 @@ int check_class_index(const char *name)
 
 static struct diag *D(const struct program *p) { return p->diag; }
 
-/* The source text of a span, as the user wrote it (`40 KiB`, not the bare number). */
-static const char *span_text(const struct program *p, struct span s)
+const char *check_span_text(const struct program *p, struct span s)
 {
     const struct src_file *f = src_get(p->sm, s.file);
     return arena_strndup(p->ar, f->text + s.lo, s.hi - s.lo);
@@ -312,6 +311,16 @@ static void param_enum(struct program *p, const struct param_info *pi, const str
                pa->value.kind == AST_VAL_IDENT ? suggestion(p, pa->value.text, names, n) : "");
 }
 
+/* Whether LO..HI (base units) lies within the key's bounds; if not, says so at AT. */
+static bool param_within(struct program *p, const struct param_info *pi, struct span at, double lo, double hi)
+{
+    if (lo >= pi->lo && hi <= pi->hi)
+        return true;
+    diag_error(D(p), at, "%s %s is out of range: it must be between %.15g and %.15g%s", pi->key, check_span_text(p, at),
+               pi->lo, pi->hi, pi->dim == DIM_BYTES || pi->dim == DIM_BANDWIDTH ? " bytes" : "");
+    return false;
+}
+
 static void param_number(struct program *p, const struct param_info *pi, const struct ast_param *pa,
                          struct param_val *out)
 {
@@ -321,17 +330,128 @@ static void param_number(struct program *p, const struct param_info *pi, const s
         return;
     }
     double scale = param_scale(p, pi, v);
-    if (!scale)
+    if (!scale || !param_within(p, pi, v->span, v->lo * scale, v->lo * scale))
         return;
-    double x = v->lo * scale;
-    if (x < pi->lo || x > pi->hi) {
-        diag_error(D(p), v->span, "%s %s is out of range: it must be between %.15g and %.15g%s", pi->key,
-                   span_text(p, v->span),
-                   pi->lo, pi->hi, pi->dim == DIM_BYTES || pi->dim == DIM_BANDWIDTH ? " bytes" : "");
+    out->num = out->num_hi = v->lo * scale;
+    out->set = true;
+}
+
+/* ---- plausible ranges of uncertain values (§8.1) ------------------------------------------- */
+
+/* The bounds as written, with the unit they are in: "11..20 cycles". */
+static const char *range_text(const struct program *p, const struct ast_value *r, const struct ast_value *v)
+{
+    const struct ast_value *u = r->unit.name ? r : v;
+    if (!u->unit.name)
+        return r->text;
+    return arena_printf(p->ar, "%s %s%s%s", r->text, u->unit.name, u->per.name ? "/" : "", u->per.name ? u->per.name : "");
+}
+
+/* What every range must be, LO, HI and X in one unit: two ordered bounds around the value, and a
+ * reason (its own, else the annotation SRC that covers the value). WHAT names the value. */
+static bool range_holds(struct program *p, const struct ast_value *r, double lo, double hi, double x,
+                        const char *what, const char *bounds, const struct ast_src *src)
+{
+    if (lo > hi) {
+        diag_error(D(p), r->span, "range %s is reversed: write the smaller bound first", r->text);
+        return false;
+    }
+    if (lo == hi) {
+        diag_error(D(p), r->span, "range %s is empty: its bounds must differ", r->text);
+        return false;
+    }
+    if (x < lo || x > hi) {
+        diag_error(D(p), r->span, "%s is outside its own range %s", what, bounds);
+        return false;
+    }
+    if (r->src.kind == AST_SRC_NONE && (!src || src->kind == AST_SRC_NONE)) {
+        diag_error(D(p), r->span, "a range needs its reason: write it after the bounds, as in 'range %s \"why\"', "
+                   "or annotate the value", r->text);
+        return false;
+    }
+    return true;
+}
+
+/* A block value's range: in the value's unit unless it names its own, checked as the value is
+ * (unit, whole number, the key's bounds), for a key whose value each lane may hold apart. */
+static void param_range(struct program *p, const struct param_info *pi, const struct ast_param *pa,
+                        struct param_val *out)
+{
+    const struct ast_value *r = pa->value.range;
+    if (r && pi->fixed[0])
+        diag_error(D(p), r->span, "'%s' cannot take a range: %s", pi->key, pi->fixed);
+    if (!r || pi->fixed[0] || !out->set)
+        return;                 /* no range, one refused, or a value refused already */
+    struct ast_value inherit = *r;
+    if (!r->unit.name) {
+        inherit.unit = pa->value.unit;
+        inherit.per = pa->value.per;
+    }
+    double scale = param_scale(p, pi, &inherit);
+    if (!scale || !range_holds(p, r, r->lo * scale, r->hi * scale, out->num,
+                               arena_printf(p->ar, "%s %s", pi->key, check_span_text(p, pa->value.span)),
+                               range_text(p, r, &pa->value), &pa->value.src) ||
+        !param_within(p, pi, r->span, r->lo * scale, r->hi * scale))
+        return;
+    out->ranged = true;
+    out->range_lo = r->lo * scale;
+    out->range_hi = r->hi * scale;
+}
+
+/* Only an entry's latency, a single value, may carry a range: the other attributes are counts,
+ * measurements or resources, and a MIN..MAX latency is a spread over operand pairs already. */
+static void attr_range(struct program *p, const struct ast_decl *d, size_t i)
+{
+    const struct ast_attr *a = &d->attrs.v[i];
+    const struct ast_value *r = a->range;
+    if (!r)
+        return;
+    const char *name = ast_attr_names[a->kind];
+    if (a->kind != AST_ATTR_LATENCY) {
+        bool number = a->kind == AST_ATTR_UOPS || a->kind == AST_ATTR_TP;
+        diag_error(D(p), r->span, "'%s' cannot take a range: %s", name,
+                   number ? "of an entry's values only its latency can vary" : "it is not a number");
         return;
     }
-    out->num = out->num_hi = x;
-    out->set = true;
+    if (a->num.kind == AST_VAL_RANGE) {
+        diag_error(D(p), r->span, "'latency %s' cannot take a range: it is a spread over operand pairs, not one value",
+                   a->num.text);
+        return;
+    }
+    static const struct param_info latency = { .key = "latency", .dim = DIM_CYCLES };
+    if (param_scale(p, &latency, r) &&
+        range_holds(p, r, r->lo, r->hi, a->num.lo, arena_printf(p->ar, "latency %s", a->num.text),
+                    range_text(p, r, r), check_attr_source(d, i)) &&
+        r->hi > CHECK_MAX_COUNT)
+        diag_error(D(p), r->span, "latency range %s is out of range: at most %d cycles", r->text, CHECK_MAX_COUNT);
+}
+
+/* A bypass rule's latency: the bounds are of the number as written, its sign apart. */
+static void bypass_range(struct program *p, const struct ast_decl *d)
+{
+    const struct ast_value *v = &d->bypass->latency, *r = v->range;
+    static const struct param_info latency = { .key = "bypass latency", .dim = DIM_CYCLES };
+    if (r && param_scale(p, &latency, r) &&
+        range_holds(p, r, r->lo, r->hi, v->lo, arena_printf(p->ar, "bypass latency %s", check_span_text(p, v->span)),
+                    range_text(p, r, r), &d->src) &&
+        r->hi > 1000)
+        diag_error(D(p), r->span, "bypass latency range %s is out of range: at most 1000 cycles", r->text);
+}
+
+const struct ast_src *check_attr_source(const struct ast_decl *d, size_t i)
+{
+    for (; i < d->attrs.n; i++)
+        if (d->attrs.v[i].src.kind != AST_SRC_NONE)
+            return &d->attrs.v[i].src;
+    return NULL;
+}
+
+const char *check_source_text(const struct program *p, const struct ast_src *s)
+{
+    if (s->kind == AST_SRC_TEXT)
+        return s->text;
+    const struct ast_decl *d = s->kind == AST_SRC_NAME ? map_get(&p->source_map, s->text) : NULL;
+    return d ? d->text : "";
 }
 
 static void check_param(struct program *p, struct prog_block *b, const struct ast_param *pa)
@@ -357,6 +477,7 @@ static void check_param(struct program *p, struct prog_block *b, const struct as
     } else {
         param_number(p, pi, pa, &val);
     }
+    param_range(p, pi, pa, &val);
     check_src(p, &pa->value.src);
     if (val.set)
         b->vals[id] = val;
@@ -399,7 +520,7 @@ static void check_cache(struct program *p, const struct prog_block *b)
         diag_error(D(p), line->src->value.span, "a cache line must be a power of two bytes, got %s", line->src->value.text);
     if (size->set && ways->set && line->set && fmod(size->num, ways->num * line->num) != 0)
         diag_error(D(p), size->src->value.span, "cache %s: size %s is not a whole number of sets of %g ways of %g bytes",
-                   b->name, span_text(p, size->src->value.span), ways->num, line->num);
+                   b->name, check_span_text(p, size->src->value.span), ways->num, line->num);
 }
 
 /* The short start-up names the strings it applies to: short_startup and short_max go together. */
@@ -599,6 +720,7 @@ static void check_entry(struct program *p, const struct ast_decl *d)
         }
         seen[a->kind] = a;
         check_attr(p, a);
+        attr_range(p, d, i);
     }
     if (seen[AST_ATTR_PORTS] && seen[AST_ATTR_TEMPLATE])
         diag_error(D(p), seen[AST_ATTR_TEMPLATE]->span,
@@ -797,6 +919,8 @@ static void check_bypass(struct program *p, const struct ast_decl *d)
     const struct ast_value *v = &d->bypass->latency;
     if (v->lo > 1000)
         diag_error(D(p), v->span, "bypass latency %s is out of range: at most 1000 cycles", v->text);
+    else
+        bypass_range(p, d);
 }
 
 /* The selector of a RULE that marks forms names entries, as a replacement pattern's does, and
@@ -916,15 +1040,15 @@ static void check_decl_sources(struct program *p, const struct ast_decl *d)
         break;
     case AST_DECL_BYPASS:
         if (d->src.kind == AST_SRC_NONE)
-            missing_source(p, d->bypass->latency.span, arena_printf(p->ar, "'bypass latency %s'", span_text(p, d->bypass->latency.span)));
+            missing_source(p, d->bypass->latency.span, arena_printf(p->ar, "'bypass latency %s'", check_span_text(p, d->bypass->latency.span)));
         break;
     case AST_DECL_DEPENDS:
         if (d->src.kind == AST_SRC_NONE)
-            missing_source(p, d->depends.sel.span, arena_printf(p->ar, "'depends %s'", span_text(p, d->depends.sel.span)));
+            missing_source(p, d->depends.sel.span, arena_printf(p->ar, "'depends %s'", check_span_text(p, d->depends.sel.span)));
         break;
     case AST_DECL_DECODER:
         if (d->src.kind == AST_SRC_NONE)
-            missing_source(p, d->decoder.sel.span, arena_printf(p->ar, "'decoder complex %s'", span_text(p, d->decoder.sel.span)));
+            missing_source(p, d->decoder.sel.span, arena_printf(p->ar, "'decoder complex %s'", check_span_text(p, d->decoder.sel.span)));
         break;
     default: break;
     }

@@ -26,6 +26,13 @@ int check_class_index(const char *name);
 int check_depend_index(const char *name);
 /* The name of value INDEX of enum TYPE of enum.def ("PORT_CHOICE", 1: "least_used"), or "?". */
 const char *check_enum_name(const char *type, unsigned index);
+/* The source text of a span, as the user wrote it (`40 KiB`, not the bare number). */
+const char *check_span_text(const struct program *p, struct span s);
+/* The annotation that gives attribute I of entry D its source (§7: its own, else the next one of
+ * the entry), or NULL: for a value with a range, its reason. */
+const struct ast_src *check_attr_source(const struct ast_decl *d, size_t i);
+/* The reason an annotation gives: its text, or the text of the source it names ("" if unknown). */
+const char *check_source_text(const struct program *p, const struct ast_src *s);
 extern const char *const check_class_names[];
 extern const size_t check_class_count;
 

@@ -195,6 +195,38 @@ static void emit_caches(FILE *out, const struct mdl_machine *m)
     fputs("};\n\n", out);
 }
 
+static const char *const vary_names[] = { "MDL_VARY_PARAM", "MDL_VARY_LATENCY", "MDL_VARY_BYPASS" };
+static const char *const param_names[] = {
+#define X(blk, key, dim, en, lo, hi, fixed, doc) "MDL_PARAM_" #blk "_" #key,
+#include "param.def"
+#undef X
+};
+
+/* The values given with a range: which, where it lives (enum mdl_vary, the key, the index), the
+ * value, its bounds, why, and the line it is on. */
+static void emit_uncertain(FILE *out, const struct mdl_machine *m)
+{
+    fprintf(out, "static const struct mdl_uncertain uncertain[%u] = {\n", m->n_uncertain ? m->n_uncertain : 1u);
+    for (unsigned i = 0; i < m->n_uncertain; i++) {
+        const struct mdl_uncertain *u = &m->uncertain[i];
+        fputs("    { ", out);
+        c_string(out, u->name);
+        fprintf(out, ", %s, %s, %u, ", vary_names[u->vary], u->vary == MDL_VARY_PARAM ? param_names[u->param] : "0",
+                u->index);
+        c_float(out, u->value);
+        fputs(", ", out);
+        c_float(out, u->lo);
+        fputs(", ", out);
+        c_float(out, u->hi);
+        fputs(",\n      ", out);
+        c_string(out, u->reason);
+        fputs(",\n      ", out);
+        c_string(out, u->where);
+        fputs(" },\n", out);
+    }
+    fputs("};\n\n", out);
+}
+
 #define FIELD_U(f) fprintf(out, "    ." #f " = %llu,\n", (unsigned long long)m->f)
 #define FIELD_F(f) (fputs("    ." #f " = ", out), c_float(out, m->f), fputs(",\n", out))
 
@@ -236,6 +268,8 @@ static void emit_machine(FILE *out, const struct mdl_machine *m, const char *ide
     FIELD_F(strings.startup); FIELD_F(strings.short_startup); FIELD_U(strings.short_max);
     FIELD_F(strings.copy_rate); FIELD_F(strings.unaligned_rate); FIELD_F(strings.fill_rate);
     FIELD_F(strings.element_cycles);
+    fputs("    .uncertain = uncertain,\n", out);
+    FIELD_U(n_uncertain);
     fputs("};\n", out);
 }
 
@@ -250,6 +284,7 @@ void emit_c_source(FILE *out, const struct mdl_machine *m, const struct emit_inf
     emit_uses(out, m);
     emit_rules(out, m);
     emit_caches(out, m);
+    emit_uncertain(out, m);
     emit_machine(out, m, info->ident);
 }
 

@@ -119,6 +119,28 @@ static json_t *json_caches(const struct mdl_machine *m)
     return a;
 }
 
+static const char *const param_keys[] = {
+#define X(blk, key, dim, en, lo, hi, fixed, doc) #key,
+#include "param.def"
+#undef X
+};
+
+/* The values given with a range: where each lives (`vary`: a block's key, a template's latency,
+ * a bypass rule's) and its bounds, in the units of the lowered field. */
+static json_t *json_uncertain(const struct mdl_machine *m)
+{
+    static const char *const vary[] = { "param", "latency", "bypass" };
+    json_t *a = json_array();
+    for (unsigned i = 0; i < m->n_uncertain; i++) {
+        const struct mdl_uncertain *u = &m->uncertain[i];
+        json_array_append_new(a, json_pack("{s:o, s:s, s:s?, s:i, s:f, s:f, s:f, s:o, s:o}", "name", json_text(u->name),
+            "vary", vary[u->vary], "key", u->vary == MDL_VARY_PARAM ? param_keys[u->param] : NULL, "index", u->index,
+            "value", (double)u->value, "low", (double)u->lo, "high", (double)u->hi, "reason", json_text(u->reason),
+            "where", json_text(u->where)));
+    }
+    return a;
+}
+
 bool emit_json(FILE *out, const struct mdl_machine *m)
 {
     json_t *classes = json_object();
@@ -156,6 +178,7 @@ bool emit_json(FILE *out, const struct mdl_machine *m)
     json_object_set_new(root, "forms", json_templates(m, 0, m->n_forms));
     json_object_set_new(root, "classes", json_templates(m, m->n_forms, m->n_templates));
     json_object_set_new(root, "rules", json_rules(m));
+    json_object_set_new(root, "uncertain", json_uncertain(m));
     /* json_pack gives NULL for a value it refuses: then nothing, not an empty document and 0 */
     char *text = root ? json_dumps(root, JSON_INDENT(1) | JSON_PRESERVE_ORDER) : NULL;
     json_decref(root);

@@ -15,6 +15,18 @@ static void summary_resources(FILE *out, const struct mdl_machine *m)
         fprintf(out, "  asynchronous: %s, %u per cycle\n", m->async[i].name, m->async[i].capacity);
 }
 
+/* The values given with a range (spec.md §8.1), which a verdict may depend on. */
+static void summary_uncertain(FILE *out, const struct mdl_machine *m)
+{
+    if (!m->n_uncertain)
+        return;
+    fprintf(out, "  uncertain values (%u):", m->n_uncertain);
+    for (unsigned i = 0; i < m->n_uncertain; i++)
+        fprintf(out, "%s %s %g (%g..%g)", i % 4 ? "," : "\n   ", m->uncertain[i].name, (double)m->uncertain[i].value,
+                (double)m->uncertain[i].lo, (double)m->uncertain[i].hi);
+    fputc('\n', out);
+}
+
 void emit_summary(FILE *out, const struct mdl_machine *m)
 {
     fprintf(out, "machine %s (%s)%s%s\n", m->name, isainfo_get(m->isa)->name, *m->description ? ": " : "",
@@ -47,5 +59,6 @@ void emit_summary(FILE *out, const struct mdl_machine *m)
                 (double)st->element_cycles);
     fprintf(out, "  %u instruction forms, %u class defaults, %u replacement rules, %u bypass rules\n", m->n_forms,
             m->n_templates - m->n_forms, m->n_replaces, m->n_bypasses);
+    summary_uncertain(out, m);
     summary_resources(out, m);
 }

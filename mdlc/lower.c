@@ -7,6 +7,8 @@
 #include <string.h>
 #include "check.h"
 
+_Static_assert((int)P_COUNT == (int)MDL_PARAM_COUNT, "mdlc's keys and the runtime's are param.def's");
+
 struct occupancy {                  /* `count` uop-cycles on any instance of `atoms` */
     uint64_t atoms;
     double count;
@@ -21,6 +23,7 @@ struct lowering {
     VEC(struct mdl_async_use) async_uses;
     VEC(struct mdl_occupancy) occupancies;
     VEC(uint32_t) match;
+    VEC(struct mdl_uncertain) uncertain;
     VEC(occupancies) occ;           /* per template, before resources exist */
     struct map mnemonic_forms;      /* mnemonic -> VEC of template indices */
 };
@@ -121,6 +124,36 @@ static void lower_entry(struct lowering *lw, struct mdl_template *t, const struc
     vec_push(lw->p->ar, &lw->occ, o);
 }
 
+/* ---- uncertain values ------------------------------------------------------------------------ */
+
+/* An uncertain value of the machine: where it lives, its range, why, and the line it is on. */
+static void uncertain_add(struct lowering *lw, struct mdl_uncertain u, const struct ast_value *range,
+                          const struct ast_src *annot)
+{
+    unsigned line, col;
+    struct span at = range->span;
+    src_position(lw->p->sm, at.file, at.lo, &line, &col);
+    u.reason = check_source_text(lw->p, range->src.kind != AST_SRC_NONE ? &range->src : annot);
+    u.where = arena_printf(lw->p->ar, "%s:%u", src_get(lw->p->sm, at.file)->path, line);
+    vec_push(lw->p->ar, &lw->uncertain, u);
+}
+
+/* The latency of template T, from entry D, when it has a range (only a single latency may). */
+static void uncertain_latency(struct lowering *lw, uint32_t t, const struct ast_decl *d)
+{
+    for (size_t i = 0; i < d->attrs.n; i++) {
+        const struct ast_attr *a = &d->attrs.v[i];
+        if (a->kind != AST_ATTR_LATENCY || !a->range)
+            continue;
+        const char *name = d->kind == AST_DECL_CLASS ? arena_printf(lw->p->ar, "class.%s.latency", d->name.name)
+                                                      : arena_printf(lw->p->ar, "insn.%s.latency", d->text);
+        uncertain_add(lw, (struct mdl_uncertain){ .name = name, .vary = MDL_VARY_LATENCY, .index = t,
+                                                  .value = (float)a->num.lo, .lo = (float)a->range->lo,
+                                                  .hi = (float)a->range->hi },
+                      a->range, check_attr_source(d, i));
+    }
+}
+
 static int template_cmp(const void *a, const void *b)
 {
     return strcmp((*(const struct ast_decl *const *)a)->text, (*(const struct ast_decl *const *)b)->text);
@@ -139,6 +172,7 @@ static void lower_templates(struct lowering *lw)
     for (size_t i = 0; i < nf; i++) {
         t[i].name = sorted[i]->text;
         lower_entry(lw, &t[i], sorted[i]);
+        uncertain_latency(lw, (uint32_t)i, sorted[i]);
         index_list *l = map_get(&lw->mnemonic_forms, sorted[i]->form.mnemonic.name);
         if (!l) {
             l = arena_alloc(p->ar, sizeof *l);
@@ -152,6 +186,7 @@ static void lower_templates(struct lowering *lw)
         const struct ast_decl *d = p->classes.v[i];
         t[nf + i].name = arena_printf(p->ar, "class:%s", d->name.name);
         lower_entry(lw, &t[nf + i], d);
+        uncertain_latency(lw, (uint32_t)(nf + i), d);
         int c = check_class_index(d->name.name);
         t[nf + i].cls = (uint8_t)c;
         lw->m->class_default[c] = (uint32_t)(nf + i);
@@ -418,6 +453,39 @@ static void lower_replaces(struct lowering *lw)
     lw->m->n_replaces = (uint32_t)lw->p->replaces.n;
 }
 
+static bool same_templates(const struct lowering *lw, uint32_t a, uint32_t na, uint32_t b, uint32_t nb)
+{
+    return na == nb && (na == 0 || memcmp(&lw->match.v[a], &lw->match.v[b], na * sizeof *lw->match.v) == 0);
+}
+
+/* Whether a later rule selects the same producers and consumers: then rule I never applies. */
+static bool bypass_shadowed(const struct lowering *lw, uint32_t i)
+{
+    const struct mdl_bypass *b = lw->m->bypasses, *x = &b[i];
+    for (uint32_t j = i + 1; j < lw->m->n_bypasses; j++)
+        if (b[j].memory == x->memory && b[j].from_classes == x->from_classes && b[j].to_classes == x->to_classes &&
+            same_templates(lw, b[j].from, b[j].from_count, x->from, x->from_count) &&
+            same_templates(lw, b[j].to, b[j].to_count, x->to, x->to_count))
+            return true;
+    return false;
+}
+
+/* Rule I's latency when it has a range and still applies: a rule restated later (a child's
+ * override) takes its place, range or none. */
+static void uncertain_bypass(struct lowering *lw, uint32_t i)
+{
+    const struct ast_decl *d = lw->p->bypasses.v[i];
+    const struct ast_bypass *b = d->bypass;
+    if (!b->latency.range || bypass_shadowed(lw, i))
+        return;
+    const char *name = arena_printf(lw->p->ar, "bypass.%s -> %s%s", check_span_text(lw->p, b->from.span),
+                                    b->memory ? "memory " : "", check_span_text(lw->p, b->to.span));
+    uncertain_add(lw, (struct mdl_uncertain){ .name = name, .vary = MDL_VARY_BYPASS, .index = i,
+                                              .value = (float)b->latency.lo, .lo = (float)b->latency.range->lo,
+                                              .hi = (float)b->latency.range->hi },
+                  b->latency.range, &d->src);
+}
+
 static void lower_bypasses(struct lowering *lw)
 {
     struct mdl_bypass *out = arena_alloc(lw->p->ar, (lw->p->bypasses.n + 1) * sizeof *out);
@@ -433,6 +501,8 @@ static void lower_bypasses(struct lowering *lw)
     }
     lw->m->bypasses = out;
     lw->m->n_bypasses = (uint32_t)lw->p->bypasses.n;
+    for (size_t i = 0; i < lw->p->bypasses.n; i++)
+        uncertain_bypass(lw, (uint32_t)i);
 }
 
 /* A `depends` rule marks the templates it selects: the runtime adds the old values as sources. */
@@ -540,6 +610,34 @@ static void lower_params(struct lowering *lw)
     lower_caches(lw);
 }
 
+static uint32_t cache_index(const struct mdl_machine *m, const char *name)
+{
+    for (uint32_t i = 0; i < m->n_caches; i++)
+        if (strcmp(m->caches[i].name, name) == 0)
+            return i;
+    return 0;
+}
+
+/* The block values given with a range, block by block in the order the description gives them. */
+static void uncertain_params(struct lowering *lw)
+{
+    for (size_t i = 0; i < lw->p->blocks.n; i++) {
+        const struct prog_block *b = lw->p->blocks.v[i];
+        for (int k = 0; k < P_COUNT; k++) {
+            const struct param_val *v = &b->vals[k];
+            if (!v->set || !v->ranged)
+                continue;
+            const char *key = param_table[k].key;
+            const char *name = b->kind == PB_CACHE ? arena_printf(lw->p->ar, "cache.%s.%s", b->name, key)
+                                                   : arena_printf(lw->p->ar, "%s.%s", param_block_names[b->kind], key);
+            struct mdl_uncertain u = { .name = name, .vary = MDL_VARY_PARAM, .param = (uint16_t)k,
+                                       .index = b->kind == PB_CACHE ? cache_index(lw->m, b->name) : 0,
+                                       .value = (float)v->num, .lo = (float)v->range_lo, .hi = (float)v->range_hi };
+            uncertain_add(lw, u, v->src->value.range, &v->src->value.src);
+        }
+    }
+}
+
 static void lower_async(struct lowering *lw)
 {
     struct mdl_async *a = arena_alloc(lw->p->ar, (lw->p->n_async + 1) * sizeof *a);
@@ -557,6 +655,7 @@ struct mdl_machine *lower_program(struct program *p)
     struct lowering lw = { .p = p };
     lw.m = arena_alloc(p->ar, sizeof *lw.m);
     lower_params(&lw);
+    uncertain_params(&lw);
     lower_async(&lw);
     lower_templates(&lw);
     if (!lower_resources(&lw))
@@ -573,5 +672,7 @@ struct mdl_machine *lower_program(struct program *p)
     lw.m->async_uses = lw.async_uses.v;
     lw.m->occupancies = lw.occupancies.v;
     lw.m->match = lw.match.v;
+    lw.m->uncertain = lw.uncertain.v;
+    lw.m->n_uncertain = (uint32_t)lw.uncertain.n;
     return lw.m;
 }

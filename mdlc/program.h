@@ -17,7 +17,7 @@ enum param_block {
 };
 
 enum param_id {
-#define X(blk, key, dim, en, lo, hi, doc) P_##blk##_##key,
+#define X(blk, key, dim, en, lo, hi, fixed, doc) P_##blk##_##key,
 #include "param.def"
 #undef X
     P_COUNT
@@ -38,6 +38,7 @@ struct param_info {
     enum param_dim dim;
     const char *enum_type;          /* "ISA", "POLICY", ... or NULL */
     double lo, hi;
+    const char *fixed;              /* "" when lanes may vary it, else why not */
     const char *doc;
 };
 extern const struct param_info param_table[P_COUNT];
@@ -45,7 +46,9 @@ extern const char *const param_block_names[PB_COUNT];
 
 struct param_val {                  /* a checked value: numbers in base units (B, cycles) */
     bool set;
+    bool ranged;                    /* a checked `range`: range_lo < range_hi, around num */
     double num, num_hi;
+    double range_lo, range_hi;
     const char *str;                /* string, or enum name */
     int enum_index;                 /* position among the enum's values */
     const struct ast_param *src;

@@ -21,6 +21,14 @@ enum mdl_depend {
     MDL_DEPEND_COUNT
 };
 
+/* The keys of the parameter blocks (mdl/param.def), naming the value an uncertain entry varies. */
+enum mdl_param {
+#define X(blk, key, dim, en, lo, hi, fixed, doc) MDL_PARAM_##blk##_##key,
+#include "../mdl/param.def"
+#undef X
+    MDL_PARAM_COUNT
+};
+
 enum mdl_policy { MDL_POLICY_LRU, MDL_POLICY_PLRU, MDL_POLICY_FIFO, MDL_POLICY_RANDOM };
 enum mdl_prefetch { MDL_PREFETCH_NONE, MDL_PREFETCH_NEXT_LINE, MDL_PREFETCH_STRIDE };
 enum mdl_predictor { MDL_PREDICTOR_STATIC, MDL_PREDICTOR_BIMODAL, MDL_PREDICTOR_GSHARE, MDL_PREDICTOR_TAGE };
@@ -95,6 +103,26 @@ struct mdl_bypass {
     float latency;
 };
 
+/* Where an uncertain value lives in the machine. */
+enum mdl_vary {
+    MDL_VARY_PARAM,             /* a block's key: `param`, and for a cache key the cache `index` */
+    MDL_VARY_LATENCY,           /* templates[index]: latency_min and latency_max (one value) */
+    MDL_VARY_BYPASS             /* bypasses[index].latency */
+};
+
+/* A value the description gives with its plausible range (`range LO..HI`, spec.md §8.1): a lane
+ * that sets the value in that place to LO, or to HI, shows whether a result holds across it. The
+ * numbers are in the units of the field they replace (cycles, bytes, bytes per cycle, entries). */
+struct mdl_uncertain {
+    const char *name;           /* "memory.store_forward_fail", "cache.L3.latency", "class.int_mul.latency" */
+    uint8_t vary;               /* enum mdl_vary */
+    uint16_t param;             /* enum mdl_param, for MDL_VARY_PARAM */
+    uint32_t index;             /* the cache, template or bypass rule; 0 for other keys */
+    float value, lo, hi;        /* as described; lo < hi, lo <= value <= hi */
+    const char *reason;         /* the value's annotation: its text, or its source's */
+    const char *where;          /* "skylake.mdl:140", the file and line of the value */
+};
+
 struct mdl_cache {
     const char *name;
     uint8_t level, kind, policy, prefetch;
@@ -159,6 +187,8 @@ struct mdl_machine {
     uint32_t n_bypasses;
     const uint32_t *match;                  /* template lists of rules */
     struct mdl_strings strings;
+    const struct mdl_uncertain *uncertain;  /* the values given with a range, in description order */
+    uint32_t n_uncertain;
 };
 
 #define MDL_MACHINE_MAGIC 0x314c444du   /* "MDL1" in a little-endian word */

@@ -382,6 +382,63 @@ Test(parser, parses_values_with_units_per_units_and_sources)
     cr_expect_str_eq(d->block.params.v[2].key.name, "latency", "the keyword 'latency' is also a key");
 }
 
+Test(parser, parses_a_range_after_a_value_with_its_unit_and_reason_before_the_annotation)
+{
+    const char *text = "memory { store_forward_fail 16 cycles range 11..20 \"Haswell only\" @sdm;"
+                       " bandwidth 8 B/cycle range 6..9 B/cycle; latency 250; }";
+    const struct ast_decl *d = only_decl(text);
+    cr_assert_eq(d->block.params.n, 3);
+    const struct ast_value *sff = &d->block.params.v[0].value, *bw = &d->block.params.v[1].value;
+    cr_expect_float_eq(sff->lo, 16.0, 1e-9);
+    expect_span(sff->span, at(text, "16 cycles"), at(text, "16 cycles") + 9, "the value, without its range");
+    const struct ast_value *r = sff->range;
+    cr_assert_not_null(r);
+    cr_expect_eq(r->kind, AST_VAL_RANGE);
+    cr_expect_float_eq(r->lo, 11.0, 1e-9);
+    cr_expect_float_eq(r->hi, 20.0, 1e-9);
+    cr_expect_str_eq(r->text, "11..20");
+    cr_expect_null(r->unit.name, "a range without a unit is in its value's");
+    expect_span(r->span, at(text, "range 11"), at(text, " \"Haswell"), "the range, its reason apart");
+    cr_expect_eq(r->src.kind, AST_SRC_TEXT);
+    cr_expect_str_eq(r->src.text, "Haswell only");
+    cr_expect_eq(sff->src.kind, AST_SRC_NAME, "the annotation is the value's, after the range");
+    cr_expect_str_eq(sff->src.text, "sdm");
+    cr_assert_not_null(bw->range);
+    cr_expect_str_eq(bw->range->unit.name, "B");
+    cr_expect_str_eq(bw->range->per.name, "cycle");
+    cr_expect_eq(bw->range->src.kind, AST_SRC_NONE);
+    cr_expect_null(d->block.params.v[2].value.range, "a value without a range is known");
+}
+
+Test(parser, parses_a_range_on_an_attribute_and_on_a_bypass_latency)
+{
+    const char *text = "insn IMUL (R64, R64) latency 3 range 3..4 \"other forms\" uops 1 @uops_info;";
+    const struct ast_decl *d = only_decl(text);
+    cr_assert_eq(d->attrs.n, 2);
+    const struct ast_attr *lat = attr(d, 0, AST_ATTR_LATENCY);
+    cr_assert_not_null(lat->range);
+    cr_expect_float_eq(lat->range->lo, 3.0, 1e-9);
+    cr_expect_float_eq(lat->range->hi, 4.0, 1e-9);
+    cr_expect_str_eq(lat->range->src.text, "other forms");
+    expect_span(lat->span, at(text, "latency"), at(text, " uops"), "the attribute, range included");
+    cr_expect_null(attr(d, 1, AST_ATTR_UOPS)->range);
+
+    d = only_decl("bypass latency 5 range 4..5 for store -> memory load @\"estimate\";");
+    cr_assert_not_null(d->bypass->latency.range);
+    cr_expect_float_eq(d->bypass->latency.range->lo, 4.0, 1e-9);
+    cr_expect(d->bypass->memory);
+    cr_expect_eq(d->src.kind, AST_SRC_TEXT);
+}
+
+Test(parser, reads_range_as_a_keyword_and_wants_both_bounds)
+{
+    struct ast_file *f = parse("memory { latency 250 cycles range 240 @\"x\"; }\nunits range;\n");
+    (void)f;
+    cr_expect_eq(dg.errors, 2, "%s", diags());
+    cr_expect(strstr(diags(), "t.mdl:1:39: error: expected '..', found '@'"), "%s", diags());
+    cr_expect(strstr(diags(), "t.mdl:2:7: error: expected identifier, found 'range'"), "%s", diags());
+}
+
 Test(parser, parses_memory_as_a_block_kind_and_nop_as_a_class_name)
 {
     struct ast_file *f = parse("memory { latency 200 cycles; }\nclass nop uops 1 ports none;");

@@ -27,6 +27,8 @@
 #include "resolve.h"
 #include "scratch.h"
 
+extern const struct mdl_machine mdl_machine_skylake;
+
 /* ---- temporary files ----------------------------------------------------------------------- */
 
 static char tmpdir[64];
@@ -776,6 +778,74 @@ Test(lower, orders_caches_by_level_with_sizes_in_bytes)
     cr_expect_float_eq(m->memory_bandwidth, 16.0, 1e-6);
 }
 
+/* The uncertain values of M, one line each: "name [vary param index] value lo..hi | reason | where". */
+static char *uncertain_lines(const struct mdl_machine *m)
+{
+    char *text = NULL;
+    size_t len = 0;
+    FILE *out = open_memstream(&text, &len);
+    cr_assert(out);
+    for (uint32_t i = 0; i < m->n_uncertain; i++) {
+        const struct mdl_uncertain *u = &m->uncertain[i];
+        fprintf(out, "%s [%u %u %u] %g %g..%g | %s | %s\n", u->name, u->vary, u->param, u->index, u->value, u->lo,
+                u->hi, u->reason, u->where);
+    }
+    fclose(out);
+    return text;
+}
+
+Test(lower, lists_each_value_given_with_a_range_where_it_lives_in_base_units)
+{
+    const struct mdl_machine *m = lower_text(
+        HEAD "source sdm \"the manual\";\n"
+             "cache L2 { level 2; size 1 MiB; ways 16; line 64 B; latency 12 cycles range 11..14 @sdm;\n"
+             "           bandwidth 1 KiB/cycle range 0.5..2 \"one to four beats\" @sdm; }\n"
+             "cache L1D { level 1; size 32 KiB; ways 8; line 64 B; latency 4 cycles; }\n"
+             "memory { store_forward_fail 16 cycles range 11..20 @\"estimate\"; latency 200 cycles; }\n"
+             "class int_mul latency 3 range 3..4 \"other forms\" ports 1*p1 @sdm;\n"
+             "insn IMUL (R64, R64) latency 3 range 3..5 ports 1*p1 @\"estimate\";\n"
+             "insn ADD (R64, R64) latency 1 ports 1*p0;\n"
+             "bypass latency 5 range 4..5 for store -> memory load @\"estimate\";\n");
+    char *lines = uncertain_lines(m);
+    char want[1024];
+    snprintf(want, sizeof want,
+             "cache.L2.latency [0 %d 1] 12 11..14 | the manual | %s:5\n"
+             "cache.L2.bandwidth [0 %d 1] 1024 512..2048 | one to four beats | %s:6\n"
+             "memory.store_forward_fail [0 %d 0] 16 11..20 | estimate | %s:8\n"
+             "insn.IMUL (R64, R64).latency [1 0 1] 3 3..5 | estimate | %s:10\n"
+             "class.int_mul.latency [1 0 3] 3 3..4 | other forms | %s:9\n"
+             "bypass.store -> memory load [2 0 0] 5 4..5 | estimate | %s:12\n",
+             MDL_PARAM_CACHE_latency, tmp_path("m.mdl"), MDL_PARAM_CACHE_bandwidth, tmp_path("m.mdl"),
+             MDL_PARAM_MEMORY_store_forward_fail, tmp_path("m.mdl"), tmp_path("m.mdl"), tmp_path("m.mdl"),
+             tmp_path("m.mdl"));
+    cr_expect_str_eq(lines, want, "the cache's index is its place among the caches, sorted by level");
+    free(lines);
+}
+
+Test(resolve, drops_a_parents_range_where_the_child_gives_the_value_without_one)
+{
+    write_file("base.mdl", "machine base { isa x86_64; }\nports p0, p1;\nclass generic latency 1 ports 1*p0;\n"
+                           "class int_mul latency 3 range 3..4 ports 1*p1 @\"estimate\";\n"
+                           "window { rob 10 range 8..12 @\"estimate\"; scheduler 4 range 3..6 @\"estimate\"; }\n"
+                           "bypass latency 5 range 4..5 for store -> memory load @\"estimate\";\n"
+                           "bypass latency 6 range 5..7 for vec_store -> memory vec_load @\"estimate\";\n");
+    write_file("child.mdl", "machine child extends base { }\n"
+                            "class int_mul latency 4 ports 1*p1;\n"
+                            "window { rob 20; scheduler 5 range 4..8 @\"estimate\"; }\n"
+                            "bypass latency 4 for store -> memory load @\"measured\";\n");
+    cr_assert(resolve_and_check("child.mdl", NULL, 0), "%s", diags());
+    const struct mdl_machine *m = lower_program(&prog);
+    cr_assert_not_null(m, "%s", diags());
+    char *lines = uncertain_lines(m);
+    char want[512];
+    snprintf(want, sizeof want,
+             "window.scheduler [0 %d 0] 5 4..8 | estimate | %s:3\n"
+             "bypass.vec_store -> memory vec_load [2 0 1] 6 5..7 | estimate | %s:7\n",
+             MDL_PARAM_WINDOW_scheduler, tmp_path("child.mdl"), tmp_path("base.mdl"));
+    cr_expect_str_eq(lines, want, "an override without a range drops the parent's; a restated rule replaces its range:\n%s", lines);
+    free(lines);
+}
+
 /* ========================================== emit =========================================== */
 
 static const char full_mdl[] =
@@ -794,7 +864,7 @@ static const char full_mdl[] =
     "bypass latency +1 for vec_alu -> int_alu;\n"
     "frontend { decode_width 4; issue_width 4; }\nwindow { rob 224; retire_width 4; }\n"
     "cache L1D { level 1; size 32 KiB; ways 8; line 64 B; latency 4 cycles; bandwidth 64 B/cycle; }\n"
-    "branch { predictor tage; btb_entries 4096; mispredict_penalty 16 cycles; }\n";
+    "branch { predictor tage; btb_entries 4096; mispredict_penalty 16 cycles range 15..20 @\"estimate\"; }\n";
 
 Test(emit, writes_c_that_compiles_with_warnings_as_errors)
 {
@@ -848,6 +918,68 @@ static char *print_field(const char *machine, const char *field)
              tmp_path("cc.log"), tmp_path("prog"), tmp_path("printed"));
     cr_assert_eq(system(cmd), 0, "the emitted C did not build or run:\n%s", cc_log());
     return files_read(tmp_path("printed"), NULL);
+}
+
+Test(emit, writes_the_uncertain_values_as_a_table_of_the_machine)
+{
+    /* "?\?" keeps this file free of trigraphs */
+    write_file("m.mdl", "machine unc { isa x86_64; }\nports p0;\nclass generic latency 1 ports 1*p0;\n"
+                        "memory { latency 200 cycles range 150..250 \"a \\\"guess\\\" ?\?= */\" @\"x\"; }\n");
+    mkdir(tmp_path("out"), 0777);
+    struct run r = emit_to(tmp_path("m.mdl"), tmp_path("out"));
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    char *c = files_read(tmp_path("out/unc.c"), NULL);
+    cr_expect(strstr(c, "{ \"memory.latency\", MDL_VARY_PARAM, MDL_PARAM_MEMORY_latency, 0, 200.0f, 150.0f, 250.0f,"),
+              "%s", c);
+    cr_expect(strstr(c, "    .n_uncertain = 1,\n"), "%s", c);
+    free(c);
+    char *reason = print_field("unc", "uncertain[0].reason");
+    cr_expect_str_eq(reason, "a \"guess\" ?\?= */");
+    free(reason);
+    free(r.err);
+}
+
+Test(emit, lists_the_estimates_of_the_bundled_skylake_with_their_ranges)
+{
+    const struct mdl_machine *m = &mdl_machine_skylake;
+    char *text = NULL;
+    size_t len = 0;
+    FILE *out = open_memstream(&text, &len);
+    cr_assert(out);
+    for (uint32_t i = 0; i < m->n_uncertain; i++)
+        fprintf(out, "%s %g %g..%g\n", m->uncertain[i].name, m->uncertain[i].value, m->uncertain[i].lo,
+                m->uncertain[i].hi);
+    fclose(out);
+    cr_expect_str_eq(text,
+                     "frontend.uop_cache_switch 3 2..4\n"
+                     "window.wakeup_delay 1 0..1\n"
+                     "cache.L2.outstanding 16 12..20\n"
+                     "cache.L3.latency 42 40..44\n"
+                     "cache.L3.bandwidth 32 16..32\n"
+                     "memory.latency 250 240..260\n"
+                     "memory.bandwidth 8 6..9\n"
+                     "memory.store_forward_fail 16 11..20\n"
+                     "strings.unaligned_rate 21 16..32\n"
+                     "strings.element_cycles 2 1..3\n"
+                     "branch.mispredict_penalty 16 15..20\n"
+                     "class.int_mul.latency 3 3..4\n"
+                     "class.vec_mul.latency 10 5..10\n"
+                     "class.vec_shuffle.latency 1 1..3\n"
+                     "class.crypto.latency 4 3..8\n"
+                     "bypass.store -> memory load 5 4..5\n"
+                     "bypass.vec_store -> memory vec_load 6 5..7\n");
+    for (uint32_t i = 0; i < m->n_uncertain; i++) {
+        const struct mdl_uncertain *u = &m->uncertain[i];
+        cr_expect(u->reason[0], "%s has no reason", u->name);
+        cr_expect(strncmp(u->where, "machines/skylake.mdl:", 21) == 0, "%s: %s", u->name, u->where);
+        if (u->vary == MDL_VARY_PARAM && u->param == MDL_PARAM_MEMORY_store_forward_fail)
+            cr_expect_float_eq(u->value, m->store_forward_fail, 1e-6, "the entry's value is the field's");
+        if (u->vary == MDL_VARY_LATENCY)
+            cr_expect_float_eq(u->value, m->templates[u->index].latency_max, 1e-6, "%s", u->name);
+        if (u->vary == MDL_VARY_BYPASS)
+            cr_expect_float_eq(u->value, m->bypasses[u->index].latency, 1e-6, "%s", u->name);
+    }
+    free(text);
 }
 
 Test(emit, escapes_strings_so_that_they_cannot_inject_c)
