@@ -14,7 +14,7 @@ static const struct param {
     const char *block, *key;
     bool string;
 } params[] = {
-#define X(blk, key, dim, en, lo, hi, doc) { #blk, #key, MDLSET_DIM_##dim },
+#define X(blk, key, dim, en, lo, hi, fixed, doc) { #blk, #key, MDLSET_DIM_##dim },
 #define MDLSET_DIM_STRING true
 #define MDLSET_DIM_COUNT false
 #define MDLSET_DIM_CYCLES false
