@@ -798,36 +798,36 @@ static bool stack_sync(struct run *r, const struct sinsn *s)
     return sync;
 }
 
-/* Whether the pending execution, which the next instruction of its block follows, is one the
- * sampling skips and nothing else needs to look at: no region to track, no branch, call, string
- * or fused pair, the skip going on past it. skip_pending then does what model_pending would. */
-static bool plain_skip(const struct run *r)
+/* Whether the next TICKS instructions of the region, from the pending one, fall where the sampling
+ * skips (no turn of its clock on the way) and nothing needs to follow them but the warming: no
+ * region to track, no call or fused pair pending. skip_rest then does what model_pending would
+ * for those of them that are plain. */
+static bool plain_span(const struct run *r, uint64_t ticks)
 {
-    const struct rt_insn *in = r->s[r->pend].in;
-    return !r->o.n_roi && r->holding && r->clock.left > 1 && !(r->clock.flags & SAMPLE_MODEL) &&
-           in->branch == RT_BR_NONE && !in->rep && !r->s[r->pend].pair[0] && r->fused_first < 0 &&
-           !r->after_call && !r->call_site;
+    return !r->o.n_roi && r->holding && r->clock.left > ticks && !(r->clock.flags & SAMPLE_MODEL) &&
+           r->fused_first < 0 && !r->after_call && !r->call_site;
 }
 
-/* model_pending for an execution plain_skip allows: warmed, counted, held. */
+/* No branch, string or fused pair: an instruction the next of its block follows plainly. */
+static bool plain_insn(const struct sinsn *s)
+{
+    return s->in->branch == RT_BR_NONE && !s->in->rep && !s->pair[0];
+}
+
+/* The pending execution, a plain one in a plain span: warmed, counted and held (the counts of the
+ * span itself are moved once, by skip_rest). */
 static void skip_pending(struct run *r)
 {
     struct sinsn *s = &r->s[r->pend];
     uint8_t levels[RT_MAX_MEM + 6] = { 0 };
     uint64_t addr[RT_MAX_MEM] = { 0 };
     warm_accesses(r, levels, addr);
-    r->total++;
     enum rt_path path = warm_path(r, s->in);
     bool sync = stack_sync(r, s);
-    r->clock.left--;                /* sample_next, with no turn on the way */
-    r->skipped++;
-    r->skip_run++;
-    r->in_roi++;
     s->count++;
     r->roi_paths[path]++;
     count_accesses(r, s, levels);
     hold(r, sync ? s->in_sync : s->in, (uint32_t)r->pend, addr, levels, false, path);
-    r->pend = -1;
     r->n_acc = 0;
 }
 
@@ -987,21 +987,44 @@ static bool on_block(struct run *r, struct reader *rd, uint64_t w0, char *err, s
     return true;
 }
 
+/* The accesses of the open block's instruction I, from *A on, to the pending execution. */
+static void attach_accesses(struct run *r, uint32_t i, size_t *a)
+{
+    for (; *a < r->n_bacc && r->acc[*a].index <= i; ++*a)
+        add_access(r, r->acc[*a].addr, r->acc[*a].size, r->acc[*a].store);
+}
+
+/* From instruction I of the K the block ran (the one before it pending), the plain ones skipped
+ * without model_pending's checks, the span's counts moved once; the next to do is returned. */
+static uint32_t skip_rest(struct run *r, const uint32_t *ids, uint32_t i, uint32_t k, size_t *a)
+{
+    uint32_t from = i;
+    for (; i < k && plain_insn(&r->s[r->pend]); i++) {
+        skip_pending(r);
+        r->pend = ids[i];
+        attach_accesses(r, i, a);
+    }
+    uint64_t n = i - from;
+    r->clock.left -= n;             /* sample_next, with no turn on the way */
+    r->total += n;
+    r->skipped += n;
+    r->skip_run += n;
+    r->in_roi += n;
+    return i;
+}
+
 /* The open block ran its first K instructions: each is executed, with its accesses. */
 static bool close_block(struct run *r, uint32_t k, char *err, size_t errlen)
 {
     const uint32_t *ids = r->block_ids + r->blocks[r->open].at;
     size_t a = 0;
     r->open = -1;
-    for (uint32_t i = 0; i < k; i++) {
-        if (i && plain_skip(r)) {
-            skip_pending(r);
-            r->pend = ids[i];
-        } else if (!on_exec(r, ids[i], err, errlen)) {
+    for (uint32_t i = 0; i < k;) {
+        if (!on_exec(r, ids[i], err, errlen))
             return false;
-        }
-        for (; a < r->n_bacc && r->acc[a].index <= i; a++)
-            add_access(r, r->acc[a].addr, r->acc[a].size, r->acc[a].store);
+        attach_accesses(r, i++, &a);
+        if (i < k && plain_span(r, k - i))
+            i = skip_rest(r, ids, i, k, &a);
     }
     r->n_bacc = 0;
     return true;
