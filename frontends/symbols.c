@@ -497,6 +497,15 @@ void symbols_lookup(struct symbols *s, uint64_t pc, struct symbols_at *out)
     source_line(m->mod, pc, out);
 }
 
+uint64_t symbols_function_start(struct symbols *s, uint64_t pc)
+{
+    int module = module_at(s, pc);
+    if (module < 0 || !s->mods[module].mod)
+        return 0;
+    const struct symbols_fn *fn = function_at(&s->mods[module], pc);
+    return fn ? fn->lo : 0;
+}
+
 /* ---- functions by name ----------------------------------------------------------------------- */
 
 /* Whether the dynamic symbol table of ELF gives NAME at VALUE a hidden (compatibility) version:

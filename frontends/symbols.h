@@ -55,6 +55,10 @@ struct symbols_at {
  * table is read from libdwfl once, at its first lookup, and sorted: a lookup is two binary
  * searches and libdw's line table search. */
 void symbols_lookup(struct symbols *s, uint64_t pc, struct symbols_at *out);
+/* The start of the function symbols_lookup names at PC (its fn_lo), 0 where it names none: the
+ * same answer without the source line, the lookup's dearest part (the reader asks it of every
+ * static instruction a run announces). */
+uint64_t symbols_function_start(struct symbols *s, uint64_t pc);
 
 /* The guest address range [*LO, *HI) of function NAME in module MODULE (-1: any module, the
  * executable first); false when none has it.

@@ -126,6 +126,7 @@ static void expect_kernel_gemm(const char *program, uint64_t bias, const char *n
     cr_expect_eq(at.fn_lo, bias + value, "starts at 0x%" PRIx64 ", not 0x%" PRIx64, bias + value, at.fn_lo);
     cr_expect_eq(at.fn_hi, bias + value + size);
     cr_expect_eq(at.offset, size / 2);
+    cr_expect_eq(symbols_function_start(s, pc), at.fn_lo, "the start without the line is the lookup's");
     struct symbols_at after;
     symbols_lookup(s, at.fn_hi, &after);
     cr_expect(!after.function || strcmp(after.function, "kernel_gemm") != 0, "the range's end is outside it");
@@ -295,6 +296,7 @@ Test(symbols, names_the_module_but_no_function_in_a_stripped_copy)
     cr_expect_eq(at.module, 0);
     cr_expect_str_eq(at.module_name, strrchr(copy, '/') + 1);
     cr_expect_null(at.function, "no symbol names kernel_gemm, not %s", at.function);
+    cr_expect_eq(symbols_function_start(s, 0x555555554000 + value + 8), 0, "no function starts it");
     cr_expect_null(at.file, "no line information");
     cr_expect(at.in_object);
     cr_expect_eq(at.address, value + 8, "objdump -d's address 0x%" PRIx64 ", not 0x%" PRIx64, value + 8, at.address);

@@ -547,9 +547,7 @@ static bool add_insn(struct run *r, struct reader *rd, uint64_t w0, char *err, s
         r->n_s = id + 1;
     s->reads_stack = !in.stack && rt_insn_reads_stack(&in);
     s->entry = region_entry(r, pc);
-    struct symbols_at at;
-    symbols_lookup(r->sym, pc, &at);
-    s->fn = at.function ? at.fn_lo : 0;
+    s->fn = symbols_function_start(r->sym, pc);
     const struct rt_insn *copies[2];
     store_both(r, s, &in, copies);
     s->in = copies[0];
