@@ -162,23 +162,24 @@ Test(sample, intervals_over_random_phased_programs_hold_the_true_total_about_95_
 
 extern const struct mdl_machine mdl_machine_skylake;
 
-/* The plan's lanes with cycles: the baseline 1000, LATENCY's lane 880, ROB's 890; every other
- * 1000. Sampled with each lane's speed-up interval HALF wide on either side. */
-static void verdict_of(double half, char *text, size_t len)
+/* The verdict of a sampled result whose lanes take CYCLES (of their configuration), each speed-up
+ * HALF wide on either side; with PAIRS, the plan has the pair lanes too. */
+static void sampled_verdict(bool pairs, double (*cycles)(const struct rt_lane_cfg *), double half, char *text,
+                            size_t len)
 {
     static struct analysis_plan plan;
     char err[256];
     cr_assert(analysis_plan_init(&plan, &mdl_machine_skylake, (const double[]){ 1.15 }, 1, true, err, sizeof err), "%s",
               err);
+    if (pairs)
+        analysis_plan_pairs(&plan, NULL, 0, 0);
     struct result *r = calloc(1, sizeof *r);
     result_reset(r, &mdl_machine_skylake);
     analysis_start(r, &plan);
     r->sampling.sampled = true;
     for (unsigned l = 0; l < r->n_lanes; l++) {
         struct result_lane *ln = &r->lanes[l];
-        enum rt_knob k = ln->cfg.knob[0];
-        bool single = ln->cfg.knob[1] == RT_KNOB_NONE;
-        ln->cycles = single && k == RT_KNOB_LATENCY ? 880 : single && k == RT_KNOB_ROB ? 890 : 1000;
+        ln->cycles = l ? cycles(&ln->cfg) : 1000;
         ln->speedup_low = 1000 / ln->cycles - half;
         ln->speedup_high = 1000 / ln->cycles + half;
         ln->cycles_low = ln->cycles_high = ln->cycles;
@@ -189,14 +190,39 @@ static void verdict_of(double half, char *text, size_t len)
     free(r);
 }
 
+/* LATENCY's lane 880 cycles, ROB's 890; every other 1000. */
+static double single_cycles(const struct rt_lane_cfg *c)
+{
+    bool single = c->knob[1] == RT_KNOB_NONE;
+    return single && c->knob[0] == RT_KNOB_LATENCY ? 880 : single && c->knob[0] == RT_KNOB_ROB ? 890 : 1000;
+}
+
 Test(sample, a_verdict_names_both_resources_when_their_sampled_intervals_overlap)
 {
     char text[320];
-    verdict_of(0.001, text, sizeof text);
+    sampled_verdict(false, single_cycles, 0.001, text, sizeof text);
     cr_expect_str_eq(text, "latency bound (1.136x when 15% faster)");
-    verdict_of(0.01, text, sizeof text);
+    sampled_verdict(false, single_cycles, 0.01, text, sizeof text);
     cr_expect_str_eq(text, "latency or rob bound (1.136x and 1.124x when 15% faster: not separable within the 95% "
                            "intervals)");
+}
+
+/* A balanced result: no knob alone helps; of the pairs, latency with the front end takes 900
+ * cycles, latency with memory latency 905. */
+static double pair_cycles(const struct rt_lane_cfg *c)
+{
+    bool latency = c->knob[0] == RT_KNOB_LATENCY;
+    return latency && c->knob[1] == RT_KNOB_FRONTEND ? 900 : latency && c->knob[1] == RT_KNOB_MEMORY_LATENCY ? 905 : 1000;
+}
+
+Test(sample, a_balanced_verdict_names_both_pairs_when_their_sampled_intervals_overlap)
+{
+    char text[320];
+    sampled_verdict(true, pair_cycles, 0.001, text, sizeof text);
+    cr_expect_str_eq(text, "balanced: latency+frontend bind together (1.111x only when both are faster)");
+    sampled_verdict(true, pair_cycles, 0.01, text, sizeof text);
+    cr_expect_str_eq(text, "balanced: latency+frontend or latency+memory_latency bind together (1.111x and 1.105x "
+                           "only when both are faster: not separable within the 95% intervals)");
 }
 
 Test(sample, the_tail_measured_in_full_adds_its_own_cycles_to_the_strata)

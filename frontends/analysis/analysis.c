@@ -682,15 +682,17 @@ static void saturated(struct result *r, struct result_verdict *v)
         n += (size_t)snprintf(v->text + n, sizeof v->text - n, " %s", v->names[k]);
 }
 
-/* The runner-up whose interval reaches the top knob's (both sampled estimates, at the same
- * weight), or NULL: the sample cannot tell which of the two binds. */
-static const struct result_lane *inseparable(const struct result *r, const struct result_lane *top)
+/* The runner-up of the N lanes LIST ranks (knobs alone, or pairs) whose interval reaches the top
+ * one's (both sampled estimates, at the same weight), or NULL: the sample cannot tell which of the
+ * two binds. */
+static const struct result_lane *inseparable(const struct result *r, const unsigned *list, unsigned n)
 {
-    if (!r->sampling.sampled)
+    if (!r->sampling.sampled || !n)
         return NULL;
-    for (unsigned i = 1; i < r->n_single; i++) {
-        const struct result_lane *ln = &r->lanes[r->single[i]];
-        if (ln->cfg.weight == top->cfg.weight && strcmp(ln->knob_label[0], top->knob_label[0]) != 0)
+    const struct result_lane *top = &r->lanes[list[0]];
+    for (unsigned i = 1; i < n; i++) {
+        const struct result_lane *ln = &r->lanes[list[i]];
+        if (ln->cfg.weight == top->cfg.weight && strcmp(ln->label, top->label) != 0)
             return ln->speedup > 1.01 && ln->speedup_high >= top->speedup_low ? ln : NULL;
     }
     return NULL;
@@ -708,7 +710,7 @@ static void verdict(struct result *r)
         v->kind = RESULT_VERDICT_RESOURCE;
         v->lane = r->single[0];
         name_add(v, one->knob_label[0]);
-        const struct result_lane *close = inseparable(r, one);
+        const struct result_lane *close = inseparable(r, r->single, r->n_single);
         if (close) {
             name_add(v, close->knob_label[0]);
             snprintf(v->text, sizeof v->text, "%s or %s bound (%.3fx and %.3fx when %g%% faster: not separable within "
@@ -723,8 +725,14 @@ static void verdict(struct result *r)
         v->lane = r->pairs[0];
         name_add(v, two->knob_label[0]);
         name_add(v, two->knob_label[1]);
-        snprintf(v->text, sizeof v->text, "balanced: %s bind together (%.3fx only when both are faster)", two->label,
-                 two->speedup);
+        const struct result_lane *close = inseparable(r, r->pairs, r->n_pairs);
+        if (close)
+            snprintf(v->text, sizeof v->text, "balanced: %s or %s bind together (%.3fx and %.3fx only when both are "
+                     "faster: not separable within the 95%% intervals)", two->label, close->label, two->speedup,
+                     close->speedup);
+        else
+            snprintf(v->text, sizeof v->text, "balanced: %s bind together (%.3fx only when both are faster)",
+                     two->label, two->speedup);
     } else {
         saturated(r, v);
     }
