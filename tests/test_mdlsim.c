@@ -2770,17 +2770,20 @@ static void top_speedup(json_t *o, double *s, double *low, double *high)
     *high = h ? json_number_value(h) : *s;
 }
 
-/* The default schedule (the first million instructions exact: the start-up), at a shorter period so
- * that a run of 2.2 million instructions gets a hundred units. */
-Test(mdlsim_run, a_sampled_replay_holds_the_exact_cycles_and_speed_up_in_its_intervals_and_names_the_same_bottleneck,
-     .timeout = 600)
+/* The sampled replay of PROGRAM ARGS's stream (recorded by an exact run of every lane, whose cycles
+ * it prints: EXACT_OUT) holds the exact cycles and top speed-up in its intervals, within 5%, and
+ * names the same bottleneck; the default schedule (the first million instructions exact: the
+ * start-up) at a shorter period, so that a run of two or three million instructions gets a
+ * hundred units or more. */
+static void expect_sampled_holds_exact(const char *program, const char *exact_out)
 {
+    char cmd[512];
     /* in an empty environment, as the goldens: the stream depends on it (the C library reads it) */
-    struct run r = mdlsim_by("env -i PATH=/usr/bin:/bin ", "run --machine skylake --exact --json "
-                             "$MDLSIM_TMP/mdlsim-exact-all.json --record $MDLSIM_TMP/mdlsim-sampled.trace -- "
-                             "../build/programs/reduction.x86 120000", "2>/dev/null");
-    cr_assert_eq(r.status, 0);
-    cr_expect_str_eq(r.out, "14399700.0\n");
+    snprintf(cmd, sizeof cmd, "run --machine skylake --exact --json $MDLSIM_TMP/mdlsim-exact-all.json --record "
+             "$MDLSIM_TMP/mdlsim-sampled.trace -- ../build/programs/%s", program);
+    struct run r = mdlsim_by("env -i PATH=/usr/bin:/bin ", cmd, "2>/dev/null");
+    cr_assert_eq(r.status, 0, "%s", program);
+    cr_expect_str_eq(r.out, exact_out, "%s", program);
     free(r.out);
     json_t *x = load_report(scratch_path("mdlsim-exact-all.json"));
     cr_expect_str_eq(json_string_value(json_object_get(json_object_get(x, "sampling"), "mode")), "exact");
@@ -2791,21 +2794,34 @@ Test(mdlsim_run, a_sampled_replay_holds_the_exact_cycles_and_speed_up_in_its_int
     cr_assert_str_eq(json_string_value(json_object_get(how, "mode")), "sampled");
     cr_expect_eq(json_integer_value(json_object_get(how, "exact_instructions")), 1000000);
     cr_expect_eq(json_integer_value(json_object_get(how, "period")), 10000);
-    cr_expect_gt(json_integer_value(json_object_get(how, "intervals")), 50);
+    cr_expect_gt(json_integer_value(json_object_get(how, "intervals")), 100, "%s", program);
     cr_expect_eq(json_integer_value(json_object_get(s, "instructions")), json_integer_value(json_object_get(x, "instructions")),
                  "instruction counts stay exact");
     double c = num(x, "cycles"), low = num(s, "cycles_low"), high = num(s, "cycles_high");
-    cr_expect(low <= c && c <= high, "exact cycles %g within the sampled [%g, %g]", c, low, high);
-    cr_expect_lt(high - low, 2 * 0.05 * num(s, "cycles"), "an interval within 5%% of the estimate: [%g, %g]", low,
-                 high);
-    cr_expect_str_eq(top_sensitivity(s), top_sensitivity(x));
+    cr_expect(low <= c && c <= high, "%s: exact cycles %g within the sampled [%g, %g]", program, c, low, high);
+    cr_expect_lt(high - low, 2 * 0.05 * num(s, "cycles"), "%s: an interval within 5%% of the estimate: [%g, %g]",
+                 program, low, high);
+    cr_expect_str_eq(top_sensitivity(s), top_sensitivity(x), "%s", program);
     double sx, sx_low, sx_high, ss, s_low, s_high;
     top_speedup(x, &sx, &sx_low, &sx_high);
     top_speedup(s, &ss, &s_low, &s_high);
-    cr_expect(s_low <= sx && sx <= s_high, "exact speed-up %g within the sampled [%g, %g]", sx, s_low, s_high);
+    cr_expect(s_low <= sx && sx <= s_high, "%s: exact speed-up %g within the sampled [%g, %g]", program, sx, s_low,
+              s_high);
     json_decref(x);
     json_decref(s);
     remove(scratch_path("mdlsim-sampled.trace"));
+}
+
+/* The latency-bound reduction, the matrix product and the pointer chase (over 512 KiB, twice the
+ * L2). The branch on random bits is not among them: its estimate is 0.4% low on average, and the
+ * interval, from the units' spread, narrower than its error over schedules (branchy 100000 at this
+ * period: -1.5% outside -0.4% to 1.2% wide). */
+Test(mdlsim_run, a_sampled_replay_holds_the_exact_cycles_and_speed_up_in_its_intervals_and_names_the_same_bottleneck,
+     .timeout = 900)
+{
+    expect_sampled_holds_exact("reduction.x86 120000", "14399700.0\n");
+    expect_sampled_holds_exact("gemm.x86 64", "71.513\n");
+    expect_sampled_holds_exact("chase.x86 65536", "12921\n");
 }
 
 Test(mdlsim_run, a_short_run_is_exact_by_default_and_the_text_says_how_it_was_modelled)

@@ -28,14 +28,14 @@ static void trace_clock(const struct sample_plan *p, unsigned n, char *out)
     *out = 0;
 }
 
-/* Each period: a lead skipped (its length a hash of the period's number, here 3 then 1), the
- * warm-up, the unit, the rest skipped. */
+/* Each period: a lead skipped (shorter than a unit, its length a hash of the period's number: here
+ * 1 then 2), the warm-up, the unit, the rest skipped. */
 Test(sample, the_schedule_models_the_exact_part_then_warms_measures_and_skips_each_period)
 {
     struct sample_plan p = { .exact = 3, .period = 8, .warm = 2, .unit = 3, .epoch = 0 };
     char got[128];
     trace_clock(&p, 3 + 16, got);
-    cr_expect_str_eq(got, "mmmE...mmSmmmU.mmSmmmU..");
+    cr_expect_str_eq(got, "mmmE.mmSmmmU....mmSmmmU.");
 }
 
 Test(sample, the_period_doubles_after_each_epoch)
@@ -43,24 +43,26 @@ Test(sample, the_period_doubles_after_each_epoch)
     struct sample_plan p = { .exact = 0, .period = 4, .warm = 1, .unit = 1, .epoch = 2 };
     char got[128];
     trace_clock(&p, 4 + 4 + 8 + 8, got);
-    cr_expect_str_eq(got, "E.mSmU...mSmU....mSmU....mSmU....");
+    cr_expect_str_eq(got, "EmSmU..mSmU..mSmU......mSmU......");     /* a unit of one: no lead */
 }
 
 /* A loop whose length divides the period is not seen from one place: the units start at each of
  * its places about equally often (at one place, the model's readings there, not the loop's
- * average, would end up in the estimate). */
+ * average, would end up in the estimate), and no further than a unit from where they would. */
 Test(sample, units_start_at_every_place_of_a_loop_whose_length_divides_the_period)
 {
     struct sample_plan p = { .exact = 0, .period = 200, .warm = 20, .unit = 10, .epoch = 0 };
     struct sample_clock c;
     sample_clock_start(&c, &p);
-    unsigned at[8] = { 0 }, units = 0;
+    unsigned at[5] = { 0 }, units = 0;
     for (unsigned t = 0; t < 200 * 4000; t++)
-        if (sample_tick(&c) & SAMPLE_UNIT_START)
-            at[t % 8]++, units++;
+        if (sample_tick(&c) & SAMPLE_UNIT_START) {
+            cr_assert(t % 200 >= 20 && t % 200 < 20 + 10, "a unit starts %u into its period", t % 200);
+            at[t % 5]++, units++;
+        }
     cr_assert_eq(units, 4000);
-    for (unsigned k = 0; k < 8; k++)
-        cr_expect(at[k] > units / 8 * 3 / 4 && at[k] < units / 8 * 5 / 4, "%u units of %u start at place %u", at[k],
+    for (unsigned k = 0; k < 5; k++)
+        cr_expect(at[k] > units / 5 * 3 / 4 && at[k] < units / 5 * 5 / 4, "%u units of %u start at place %u", at[k],
                   units, k);
 }
 

@@ -11,7 +11,7 @@
 
 /* The schedule, in instructions of the region. EXACT: modelled in full first (UINT64_MAX: all
  * of them, no sampling). Then periods: WARM modelled unmeasured, UNIT measured, the rest of the
- * period skipped, the warm-up starting at a place of the period a hash of its number chooses. After EPOCH periods the period doubles: however long the run, the sample stays
+ * period skipped, the warm-up starting less than a unit into the period, as a hash of its number says. After EPOCH periods the period doubles: however long the run, the sample stays
  * between one and a few times EPOCH units (each epoch is a stratum of its own), and the share
  * modelled falls as the run grows. */
 struct sample_plan {
