@@ -28,7 +28,16 @@ static int plru_bit(const uint64_t *bits, unsigned node)
 static void plru_touch(void *state, unsigned ways, unsigned way)
 {
     uint64_t *bits = state;
-    unsigned node = plru_leaves(ways) + way;
+    unsigned leaves = plru_leaves(ways), node = leaves + way;
+    if (leaves <= 64) {     /* every inner node in word 0: no word test per level */
+        uint64_t clear = 0, set = 0;
+        for (; node > 1; node >>= 1) {
+            clear |= UINT64_C(1) << (node >> 1);
+            set |= (uint64_t)(~node & 1) << (node >> 1);
+        }
+        bits[0] = (bits[0] & ~clear) | set;
+        return;
+    }
     while (node > 1) {
         unsigned word = node >> 7;
         uint64_t clear = 0, set = 0;
@@ -53,6 +62,12 @@ static unsigned plru_victim(void *state, unsigned ways)
 {
     const uint64_t *bits = state;
     unsigned leaves = plru_leaves(ways), node = 1;
+    if (ways == leaves && leaves <= 64) {   /* a full tree in word 0 */
+        uint64_t b = bits[0];
+        while (node < leaves)
+            node = 2 * node + (unsigned)(b >> node & 1);
+        return node - leaves;
+    }
     while (node < leaves) {
         unsigned child = 2 * node + (unsigned)plru_bit(bits, node);
         /* A subtree holding only the missing ways of a non-power-of-two set is never chosen. */
