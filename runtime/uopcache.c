@@ -174,17 +174,14 @@ static bool loop_streams(struct uopcache *uc, uint64_t pc, bool in_order)
     return uc->streaming;
 }
 
-enum rt_path uopcache_next(struct uopcache *uc, uint64_t pc, unsigned len, unsigned uops)
+/* Any instruction: the loop stream detector, then the uop cache's visit or a new one. Kept out
+ * of line: inlined, its registers would be saved and restored for every instruction. */
+__attribute__((noinline)) static enum rt_path next_path(struct uopcache *uc, uint64_t pc, unsigned len, unsigned uops)
 {
     bool in_order = pc == uc->next;
     uc->next = pc + len;
     enum rt_path p;
-    if (!uc->loop_buffer) {     /* no loop stream detector: its bookkeeping is never read */
-        p = window_path(uc, pc, uops, in_order);
-        uc->count[p]++;
-        return p;
-    }
-    if (loop_streams(uc, pc, in_order)) {
+    if (uc->loop_buffer && loop_streams(uc, pc, in_order)) {
         uc->visiting = false;       /* the uop cache is not read meanwhile */
         p = RT_PATH_LOOP;
     } else {
@@ -194,6 +191,22 @@ enum rt_path uopcache_next(struct uopcache *uc, uint64_t pc, unsigned len, unsig
     uc->iter_ok &= p != RT_PATH_LEGACY;
     uc->count[p]++;
     return p;
+}
+
+enum rt_path uopcache_next(struct uopcache *uc, uint64_t pc, unsigned len, unsigned uops)
+{
+    /* Most instructions continue the visit of their window in order, outside a streamed loop:
+     * next_path's outcome for them, in few enough instructions to be inlined. */
+    if (pc == uc->next && uc->visiting && !uc->streaming && pc >> uc->shift == uc->win) {
+        uc->next = pc + len;
+        uc->last_pc = pc;           /* loop_streams: an in-order step keeps the loop's state */
+        pack(uc, uops);
+        uc->iter_uops += uops;
+        uc->iter_ok &= uc->path != RT_PATH_LEGACY;
+        uc->count[uc->path]++;
+        return uc->path;
+    }
+    return next_path(uc, pc, len, uops);
 }
 
 uint64_t uopcache_count(const struct uopcache *uc, enum rt_path p) { return uc->count[p]; }
