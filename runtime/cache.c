@@ -23,8 +23,8 @@ struct cache_lvl {
     uint64_t sets, set_mask;    /* set_mask is 0 when sets is not a power of two */
     unsigned ways, line_shift, region_shift;
     /* Touching a set's most recently used line again changes no policy state (policy.h), so
-     * such a hit needs no lookup. MRU[set] is that line + 1 as demand accesses left it, 0 once
-     * a fill has landed in the set since. LAST is the line + 1 of the level's latest access
+     * such a hit needs no lookup. MRU[set] is that line + 1 as the latest lookup or fill in
+     * the set left it (0 before any). LAST is the line + 1 of the level's latest access
      * (0 after a fill into its set): a repeat of it does not train the prefetcher either. */
     uint64_t *mru;
     uint64_t last;
@@ -134,27 +134,33 @@ static bool cache_lookup(struct cache_lvl *l, uint64_t line)
     return true;
 }
 
-static void cache_fill(struct cache_lvl *l, uint64_t line)
+/* Fills LINE into SET. Ways are never invalidated, so the valid ways of a set are a prefix and
+ * a set whose last way is valid is full. The filled way is the set's most recent one: touching
+ * it again changes nothing (policy.h), so it is the set's MRU line for the fast path. */
+static void cache_fill_set(struct cache_lvl *l, uint64_t line, uint64_t set)
 {
-    uint64_t set = cache_set(l, line);
     uint64_t *t = l->tags + set * l->ways;
     void *st = l->state + set * l->state_stride;
-    unsigned w = 0;
-    while (w < l->ways && t[w])
-        w++;
-    if (w == l->ways)
+    unsigned w;
+    if (t[l->ways - 1]) {
         w = l->pol->victim(st, l->ways);
+    } else {
+        w = 0;
+        while (t[w])
+            w++;
+    }
     t[w] = line + 1;
     l->pol->insert(st, l->ways, w);
-    l->mru[set] = 0;
+    l->mru[set] = line + 1;
     if (l->last && cache_set(l, l->last - 1) == set)
         l->last = 0;
 }
 
 static void cache_prefetch(struct cache_lvl *l, uint64_t line)
 {
-    if (cache_find(l, line, cache_set(l, line)) < 0)
-        cache_fill(l, line);
+    uint64_t set = cache_set(l, line);
+    if (cache_find(l, line, set) < 0)
+        cache_fill_set(l, line, set);
 }
 
 static struct cache_stream *cache_stream_set(struct cache_lvl *l, uint64_t line)
@@ -185,22 +191,32 @@ static void cache_stream_remove(struct cache_stream *set, unsigned at)
 static void cache_stride_train(struct cache_lvl *l, uint64_t line)
 {
     struct cache_stream *set = cache_stream_set(l, line);
-    for (unsigned i = 0; i < CACHE_STREAM_WAYS; i++)
+    uint64_t region = line >> l->region_shift;
+    unsigned same = CACHE_STREAM_WAYS;      /* the first stream whose last line is in LINE's region */
+    for (unsigned i = 0; i < CACHE_STREAM_WAYS; i++) {
         if (set[i].next == line) {
             struct cache_stream step = { line, 2 * line - set[i].last };
-            cache_stream_remove(set, i);
-            cache_stream_put(cache_stream_set(l, step.next), CACHE_STREAM_WAYS - 1, step);
+            struct cache_stream *to = cache_stream_set(l, step.next);
+            /* Removing the entry and putting the step first in the same set is one shift. */
+            if (to == set) {
+                cache_stream_put(set, i, step);
+            } else {
+                cache_stream_remove(set, i);
+                cache_stream_put(to, CACHE_STREAM_WAYS - 1, step);
+            }
             cache_prefetch(l, step.next);
             return;
         }
-    for (unsigned i = 0; i < CACHE_STREAM_WAYS; i++)
-        if (set[i].last != CACHE_NONE && set[i].last >> l->region_shift == line >> l->region_shift) {
-            struct cache_stream s = set[i];
-            if (line != s.last)
-                s = (struct cache_stream){ line, 2 * line - s.last };
-            cache_stream_put(set, i, s);
-            return;
-        }
+        if (same == CACHE_STREAM_WAYS && set[i].last != CACHE_NONE && set[i].last >> l->region_shift == region)
+            same = i;
+    }
+    if (same < CACHE_STREAM_WAYS) {
+        struct cache_stream s = set[same];
+        if (line != s.last)
+            s = (struct cache_stream){ line, 2 * line - s.last };
+        cache_stream_put(set, same, s);
+        return;
+    }
     cache_stream_put(set, CACHE_STREAM_WAYS - 1, (struct cache_stream){ line, CACHE_NONE });
 }
 
@@ -236,8 +252,7 @@ static unsigned cache_line_access(struct cache_hier *h, uint64_t addr)
         if (i == hit) {
             l->hits++;
         } else {
-            cache_fill(l, line);
-            l->mru[cache_set(l, line)] = line + 1;
+            cache_fill_set(l, line, cache_set(l, line));
             l->last = line + 1;
         }
         cache_prefetch_after(l, line, i == hit);

@@ -12,6 +12,7 @@ struct way {
 struct uopcache {
     unsigned shift;                 /* log2 of the window's bytes */
     unsigned sets, ways, line, window_ways;
+    uint64_t set_mask;              /* sets - 1 when sets is a power of two, else 0 */
     struct way *w;                  /* [sets][ways] */
     uint64_t clock;
     /* the visit of the current window: its number, the path that delivers it, the ways its uops
@@ -44,6 +45,7 @@ struct uopcache *uopcache_new(const struct mdl_machine *m)
     uc->sets = m->uop_cache_entries / (uc->ways * uc->line);
     if (uc->sets == 0)
         uc->sets = 1;
+    uc->set_mask = (uc->sets & (uc->sets - 1)) ? 0 : uc->sets - 1;
     uc->w = xalloc((size_t)uc->sets * uc->ways, sizeof *uc->w);
     uc->loop_buffer = m->loop_buffer;
     return uc;
@@ -57,10 +59,18 @@ void uopcache_free(struct uopcache *uc)
     free(uc);
 }
 
+/* The ways of WIN's set: a mask where it can, since a division per window visit costs more than
+ * the rest of the lookup. */
+static struct way *set_of(const struct uopcache *uc, uint64_t win)
+{
+    uint64_t set = uc->set_mask ? win & uc->set_mask : win % uc->sets;
+    return &uc->w[set * uc->ways];
+}
+
 /* Whether WIN's uops are in the cache; a hit makes it the set's most recently used. */
 static bool lookup(struct uopcache *uc, uint64_t win)
 {
-    struct way *set = &uc->w[(win % uc->sets) * uc->ways];
+    struct way *set = set_of(uc, win);
     bool hit = false;
     for (unsigned k = 0; k < uc->ways; k++)
         if (set[k].tag == win + 1) {
@@ -107,7 +117,7 @@ static void fill(struct uopcache *uc, uint64_t win, unsigned need)
 {
     if (need == 0 || need > uc->window_ways)
         return;
-    struct way *set = &uc->w[(win % uc->sets) * uc->ways];
+    struct way *set = set_of(uc, win);
     for (;;) {
         unsigned free = 0;
         for (unsigned k = 0; k < uc->ways; k++)
@@ -146,11 +156,9 @@ static enum rt_path window_path(struct uopcache *uc, uint64_t pc, unsigned uops,
  * jump as the one before, ran in order from the uop cache in at most loop_buffer uops (uiCA's
  * condition: every window of the loop cacheable, the loop no larger than the uop queue). It
  * stops at the first jump that leaves the loop, or when the loop falls through its last
- * instruction. */
+ * instruction. Only called when the machine has a loop buffer. */
 static bool loop_streams(struct uopcache *uc, uint64_t pc, bool in_order)
 {
-    if (!uc->loop_buffer)
-        return false;
     if (!in_order) {
         bool back = pc <= uc->last_pc;
         uc->streaming = back && pc == uc->head && uc->last_pc == uc->tail && uc->iter_ok &&
@@ -166,12 +174,14 @@ static bool loop_streams(struct uopcache *uc, uint64_t pc, bool in_order)
     return uc->streaming;
 }
 
-enum rt_path uopcache_next(struct uopcache *uc, uint64_t pc, unsigned len, unsigned uops)
+/* Any instruction: the loop stream detector, then the uop cache's visit or a new one. Kept out
+ * of line: inlined, its registers would be saved and restored for every instruction. */
+__attribute__((noinline)) static enum rt_path next_path(struct uopcache *uc, uint64_t pc, unsigned len, unsigned uops)
 {
     bool in_order = pc == uc->next;
     uc->next = pc + len;
     enum rt_path p;
-    if (loop_streams(uc, pc, in_order)) {
+    if (uc->loop_buffer && loop_streams(uc, pc, in_order)) {
         uc->visiting = false;       /* the uop cache is not read meanwhile */
         p = RT_PATH_LOOP;
     } else {
@@ -181,6 +191,22 @@ enum rt_path uopcache_next(struct uopcache *uc, uint64_t pc, unsigned len, unsig
     uc->iter_ok &= p != RT_PATH_LEGACY;
     uc->count[p]++;
     return p;
+}
+
+enum rt_path uopcache_next(struct uopcache *uc, uint64_t pc, unsigned len, unsigned uops)
+{
+    /* Most instructions continue the visit of their window in order, outside a streamed loop:
+     * next_path's outcome for them, in few enough instructions to be inlined. */
+    if (pc == uc->next && uc->visiting && !uc->streaming && pc >> uc->shift == uc->win) {
+        uc->next = pc + len;
+        uc->last_pc = pc;           /* loop_streams: an in-order step keeps the loop's state */
+        pack(uc, uops);
+        uc->iter_uops += uops;
+        uc->iter_ok &= uc->path != RT_PATH_LEGACY;
+        uc->count[uc->path]++;
+        return uc->path;
+    }
+    return next_path(uc, pc, len, uops);
 }
 
 uint64_t uopcache_count(const struct uopcache *uc, enum rt_path p) { return uc->count[p]; }
