@@ -1,6 +1,7 @@
 /* A compact TAGE (Seznec): a bimodal base and tagged tables indexed with global histories of
  * geometric lengths up to history_bits; the longest matching table provides the prediction. */
 #include <stdlib.h>
+#include <string.h>
 #include "predictor.h"
 
 enum {
@@ -8,7 +9,8 @@ enum {
     TAGE_MIN_HIST = 4,
     TAGE_MAX_HIST = 2048,
     TAGE_TAG_BITS = 8,          /* table i has TAGE_TAG_BITS + i tag bits */
-    TAGE_U_PERIOD = 1 << 18     /* updates between two agings of the useful bits */
+    TAGE_U_PERIOD = 1 << 18,    /* updates between two agings of the useful bits */
+    TAGE_RECENT = 64            /* outcomes in struct tage's recent */
 };
 
 struct tage_entry {
@@ -17,18 +19,53 @@ struct tage_entry {
     uint8_t u;                  /* 0..3: useful */
 };
 
-/* A history of its table's length folded into WIDTH bits, kept up to date one bit at a time. */
+/* The shape of a history of its table's length LEN folded into WIDTH bits: the XOR of its
+ * WIDTH-bit chunks, the newest outcome at bit 0. A history of at most TAGE_RECENT outcomes is
+ * folded when looked up, in log2(CHUNKS) shifts; a longer one is kept up to date one bit at a
+ * time (struct tage's comp), which costs as much per fold whatever its length. */
 struct tage_fold {
-    uint32_t comp, mask;
-    unsigned width, out;            /* OUT: where the bit that leaves the history has rotated to */
+    uint32_t mask;
+    uint32_t outbit;            /* where the bit that leaves the history has rotated to */
+    uint32_t width;
+    uint32_t chunks;            /* a power of two at least LEN / WIDTH (LEN <= TAGE_RECENT) */
+};
+
+enum { TAGE_FOLD_INDEX, TAGE_FOLD_TAG, TAGE_FOLD_TAG_SHORT, TAGE_FOLDS };
+
+/* What lookups and history pushes read of the geometry: the index bits, the history lengths and
+ * the folds (the index's, and the tag's two, one bit shorter than the other). */
+struct tage_geom {
+    uint32_t idx_bits, hist_mask, len[TAGE_TABLES];
+    struct tage_fold fold[TAGE_TABLES][TAGE_FOLDS];
+};
+
+#define TAGE_POW2(n) \
+    ((n) <= 1 ? 1u : (n) <= 2 ? 2u : (n) <= 4 ? 4u : (n) <= 8 ? 8u : (n) <= 16 ? 16u : \
+     (n) <= 32 ? 32u : 64u)
+#define TAGE_FOLD(len, width) \
+    { (UINT32_C(1) << (width)) - 1, UINT32_C(1) << ((len) % (width)), (width), \
+      TAGE_POW2(((len) + (width) - 1) / (width)) }
+#define TAGE_TABLE_FOLDS(len, i) \
+    { TAGE_FOLD(len, 12), TAGE_FOLD(len, TAGE_TAG_BITS + (i)), \
+      TAGE_FOLD(len, TAGE_TAG_BITS + (i) - 1) }
+
+/* The geometry of every machine shipped (4096 entries a table, 64 bits of history). Passing this
+ * constant rather than an instance's copy lets the compiler make every shift and mask of the
+ * hot paths an immediate; tage_create checks that an instance's geometry is exactly this. */
+static const struct tage_geom tage_geom_preset = {
+    12, 127, { 4, 8, 16, 32, 64 },
+    { TAGE_TABLE_FOLDS(4, 0), TAGE_TABLE_FOLDS(8, 1), TAGE_TABLE_FOLDS(16, 2),
+      TAGE_TABLE_FOLDS(32, 3), TAGE_TABLE_FOLDS(64, 4) }
 };
 
 struct tage {
-    unsigned idx_bits, hist_mask, hist_pos;
+    struct tage_geom geom;
+    bool preset;                /* geom equals tage_geom_preset */
+    unsigned hist_pos;
     uint8_t *base;              /* 2-bit counters */
     struct tage_entry *t[TAGE_TABLES];
-    unsigned len[TAGE_TABLES];
-    struct tage_fold fidx[TAGE_TABLES], ftag[TAGE_TABLES][2];
+    uint32_t comp[TAGE_TABLES][TAGE_FOLDS];    /* the folded histories longer than recent's */
+    uint64_t recent;            /* the last TAGE_RECENT outcomes, the newest at bit 0 */
     uint8_t *hist;              /* circular, one outcome per byte; hist[hist_pos] is the newest */
     int8_t use_alt;             /* >= 0: a new, weak provider defers to the alternate */
     uint32_t updates, rng;
@@ -57,22 +94,13 @@ static void tage_lengths(unsigned *len, unsigned max)
     len[TAGE_TABLES - 1] = max;
 }
 
-static void tage_fold_init(struct tage_fold *f, unsigned len, unsigned width)
+/* The newest bit IN enters at bit 0 and the bit LEN steps old (OUT_MASK: all ones when it was
+ * taken) leaves where it has rotated to; the bit shifted out at the top wraps to bit 0. */
+static inline uint32_t tage_fold_push(const struct tage_fold *f, uint32_t comp, uint32_t in,
+                                      uint32_t out_mask)
 {
-    f->comp = 0;
-    f->width = width;
-    f->out = len % width;
-    f->mask = (UINT32_C(1) << width) - 1;
-}
-
-/* The newest bit IN enters at bit 0 and OUT, the bit LEN steps old, leaves where it has
- * rotated to. */
-static void tage_fold_push(struct tage_fold *f, unsigned in, unsigned out)
-{
-    f->comp = (f->comp << 1) ^ in;
-    f->comp ^= out << f->out;
-    f->comp ^= f->comp >> f->width;
-    f->comp &= f->mask;
+    uint32_t c = (comp << 1 | in) ^ (out_mask & f->outbit);
+    return (c ^ c >> f->width) & f->mask;
 }
 
 static bool tage_alloc_tables(struct tage *g, const struct predictor_params *p)
@@ -83,22 +111,26 @@ static bool tage_alloc_tables(struct tage *g, const struct predictor_params *p)
     unsigned hsize = 1;
     while (hsize <= max)
         hsize <<= 1;
-    g->hist_mask = hsize - 1;
+    g->geom.hist_mask = hsize - 1;
     g->hist = calloc(hsize, 1);
-    g->base = malloc((size_t)1 << g->idx_bits);
+    size_t entries = (size_t)1 << g->geom.idx_bits;
+    g->base = malloc(entries);
     if (!g->hist || !g->base)
         return false;
-    for (size_t i = 0; i < (size_t)1 << g->idx_bits; i++)
+    for (size_t i = 0; i < entries; i++)
         g->base[i] = 2;
-    tage_lengths(g->len, max);
+    tage_lengths(g->geom.len, max);
     for (int i = 0; i < TAGE_TABLES; i++) {
-        g->t[i] = calloc((size_t)1 << g->idx_bits, sizeof *g->t[i]);
+        g->t[i] = calloc(entries, sizeof *g->t[i]);
         if (!g->t[i])
             return false;
-        tage_fold_init(&g->fidx[i], g->len[i], g->idx_bits);
-        tage_fold_init(&g->ftag[i][0], g->len[i], TAGE_TAG_BITS + i);
-        tage_fold_init(&g->ftag[i][1], g->len[i], TAGE_TAG_BITS + i - 1);
+        unsigned len = g->geom.len[i];
+        g->geom.fold[i][TAGE_FOLD_INDEX] = (struct tage_fold)TAGE_FOLD(len, g->geom.idx_bits);
+        g->geom.fold[i][TAGE_FOLD_TAG] = (struct tage_fold)TAGE_FOLD(len, TAGE_TAG_BITS + i);
+        g->geom.fold[i][TAGE_FOLD_TAG_SHORT] =
+            (struct tage_fold)TAGE_FOLD(len, TAGE_TAG_BITS + i - 1);
     }
+    g->preset = !memcmp(&g->geom, &tage_geom_preset, sizeof g->geom);
     return true;
 }
 
@@ -119,7 +151,7 @@ static void *tage_create(const struct predictor_params *p)
     struct tage *g = calloc(1, sizeof *g);
     if (!g)
         return NULL;
-    g->idx_bits = predictor_log2(p->table_entries);
+    g->geom.idx_bits = predictor_log2(p->table_entries);
     g->rng = 0x12345678u;
     if (!tage_alloc_tables(g, p)) {
         tage_destroy(g);
@@ -128,20 +160,52 @@ static void *tage_create(const struct predictor_params *p)
     return g;
 }
 
-static void tage_lookup(struct tage *g, uint64_t pc)
+/* The longest of the tables whose bit is set in HITS; -1 for none. */
+static int tage_longest(unsigned hits)
+{
+    return hits ? 31 - __builtin_clz(hits) : -1;
+}
+
+/* Fold F of table I: halving the chunks each step leaves their XOR in the lowest one. */
+static inline uint32_t tage_fold(const struct tage *g, const struct tage_geom *k, int i, int f)
+{
+    unsigned len = k->len[i];
+    if (len > TAGE_RECENT)
+        return g->comp[i][f];
+    uint64_t x = len == TAGE_RECENT ? g->recent : g->recent & ((UINT64_C(1) << len) - 1);
+#pragma GCC unroll 8
+    for (uint32_t n = k->fold[i][f].chunks; n > 1; n /= 2)
+        x ^= x >> (n / 2 * k->fold[i][f].width);
+    return (uint32_t)x & k->fold[i][f].mask;
+}
+
+/* Inlined twice: with the preset geometry as K, and with the instance's own; the loops are
+ * unrolled so that the preset's lengths and widths become immediates. */
+static inline void tage_lookup_in(struct tage *g, const struct tage_geom *k, uint64_t pc)
 {
     uint64_t h = predictor_hash(pc);
-    uint32_t mask = (UINT32_C(1) << g->idx_bits) - 1;
+    uint32_t mask = k->fold[0][TAGE_FOLD_INDEX].mask;
+    unsigned hits = 0;
     g->base_idx = (uint32_t)h & mask;
+#pragma GCC unroll 8
     for (int i = 0; i < TAGE_TABLES; i++) {
-        g->idx[i] = (uint32_t)(h ^ (h >> (g->idx_bits - i)) ^ g->fidx[i].comp) & mask;
-        uint32_t tag = (uint32_t)(h >> 3) ^ g->ftag[i][0].comp ^ g->ftag[i][1].comp << 1;
-        g->tag[i] = (uint16_t)((tag & ((UINT32_C(1) << (TAGE_TAG_BITS + i)) - 1)) + 1);
+        uint32_t fidx = tage_fold(g, k, i, TAGE_FOLD_INDEX);
+        g->idx[i] = (uint32_t)(h ^ (h >> (k->idx_bits - i)) ^ fidx) & mask;
+        uint32_t tag = (uint32_t)(h >> 3) ^ tage_fold(g, k, i, TAGE_FOLD_TAG)
+                     ^ tage_fold(g, k, i, TAGE_FOLD_TAG_SHORT) << 1;
+        g->tag[i] = (uint16_t)((tag & k->fold[i][TAGE_FOLD_TAG].mask) + 1);
+        hits |= (unsigned)(g->t[i][g->idx[i]].tag == g->tag[i]) << i;
     }
-    g->provider = g->alt = -1;
-    for (int i = TAGE_TABLES - 1; i >= 0 && g->alt < 0; i--)
-        if (g->t[i][g->idx[i]].tag == g->tag[i])
-            *(g->provider < 0 ? &g->provider : &g->alt) = i;
+    g->provider = tage_longest(hits);
+    g->alt = g->provider < 0 ? -1 : tage_longest(hits & ~(1u << g->provider));
+}
+
+static void tage_lookup(struct tage *g, uint64_t pc)
+{
+    if (g->preset)
+        tage_lookup_in(g, &tage_geom_preset, pc);
+    else
+        tage_lookup_in(g, &g->geom, pc);
 }
 
 static bool tage_weak_new(const struct tage_entry *e)
@@ -238,20 +302,33 @@ static void tage_provider_update(struct tage *g, bool taken)
 static void tage_age(struct tage *g)
 {
     for (int i = 0; i < TAGE_TABLES; i++)
-        for (size_t j = 0; j < (size_t)1 << g->idx_bits; j++)
+        for (size_t j = 0; j < (size_t)1 << g->geom.idx_bits; j++)
             g->t[i][j].u >>= 1;
+}
+
+/* Inlined twice, as tage_lookup_in. Only histories longer than recent need the bytes. */
+static inline void tage_push_in(struct tage *g, const struct tage_geom *k, bool taken)
+{
+    g->recent = g->recent << 1 | taken;
+    if (k->len[TAGE_TABLES - 1] <= TAGE_RECENT)
+        return;
+    g->hist_pos = (g->hist_pos - 1) & k->hist_mask;
+    g->hist[g->hist_pos] = taken;
+    for (int i = 0; i < TAGE_TABLES; i++) {
+        if (k->len[i] <= TAGE_RECENT)
+            continue;
+        uint32_t out_mask = -(uint32_t)g->hist[(g->hist_pos + k->len[i]) & k->hist_mask];
+        for (int f = 0; f < TAGE_FOLDS; f++)
+            g->comp[i][f] = tage_fold_push(&k->fold[i][f], g->comp[i][f], taken, out_mask);
+    }
 }
 
 static void tage_push(struct tage *g, bool taken)
 {
-    g->hist_pos = (g->hist_pos - 1) & g->hist_mask;
-    g->hist[g->hist_pos] = taken;
-    for (int i = 0; i < TAGE_TABLES; i++) {
-        unsigned out = g->hist[(g->hist_pos + g->len[i]) & g->hist_mask];
-        tage_fold_push(&g->fidx[i], taken, out);
-        tage_fold_push(&g->ftag[i][0], taken, out);
-        tage_fold_push(&g->ftag[i][1], taken, out);
-    }
+    if (g->preset)
+        tage_push_in(g, &tage_geom_preset, taken);
+    else
+        tage_push_in(g, &g->geom, taken);
 }
 
 static void tage_update(void *self, uint64_t pc, bool taken)
