@@ -35,6 +35,17 @@ void *alloc_resize(void *p, size_t n, size_t size)
     return q;
 }
 
+void *alloc_grow(void *p, size_t *cap, size_t need, size_t first, size_t size)
+{
+    if (need <= *cap && p)
+        return p;
+    size_t c = *cap ? *cap : first;
+    while (c < need)
+        c = c > SIZE_MAX / 2 ? SIZE_MAX : 2 * c;
+    *cap = c;
+    return alloc_resize(p, c, size);
+}
+
 char *alloc_strndup(const char *s, size_t n)
 {
     char *p = strndup(s, n);

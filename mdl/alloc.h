@@ -18,6 +18,9 @@
 void *alloc_zeroed(size_t n, size_t size);
 /* P (NULL: none yet) resized to N objects of SIZE bytes (at least one); the new ones not zeroed. */
 void *alloc_resize(void *p, size_t n, size_t size);
+/* P (NULL: none yet), an array of *CAP objects of SIZE bytes, with room for NEED of them: when it
+ * has less, its capacity doubles (from FIRST) until NEED fit, and *CAP says the new one. */
+void *alloc_grow(void *p, size_t *cap, size_t need, size_t first, size_t size);
 /* A copy of S; of its first N bytes at most (and a NUL). */
 char *alloc_strdup(const char *s);
 char *alloc_strndup(const char *s, size_t n);

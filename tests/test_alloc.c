@@ -72,6 +72,15 @@ Test(alloc, zero_objects_and_small_requests_are_served)
     int status = in_child(ask_small, msg, sizeof msg);
     cr_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0, "status %#x", status);
     cr_assert_str_eq(msg, "");
+    size_t cap = 0;
+    int *a = alloc_grow(NULL, &cap, 1, 4, sizeof *a);
+    cr_assert_eq(cap, 4, "the first room is FIRST objects");
+    a[3] = 7;
+    cr_assert_eq(alloc_grow(a, &cap, 4, 4, sizeof *a), a, "room enough: nothing moves");
+    a = alloc_grow(a, &cap, 9, 4, sizeof *a);
+    cr_assert_eq(cap, 16, "doubled until 9 fit");
+    cr_assert_eq(a[3], 7, "the objects stay");
+    free(a);
     char *s = alloc_strndup("abcdef", 3);
     cr_assert_str_eq(s, "abc");
     free(s);

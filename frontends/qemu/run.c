@@ -932,10 +932,7 @@ static bool on_mem(struct run *r, struct reader *rd, uint64_t w0, char *err, siz
     /* in a block: kept until it closes, when its instructions are known to have run */
     if (r->n_bacc == RUN_MAX_BLOCK_ACCESSES)
         return true;
-    if (r->n_bacc == r->cap_bacc) {
-        r->cap_bacc = r->cap_bacc ? 2 * r->cap_bacc : 64;
-        r->acc = alloc_resize(r->acc, r->cap_bacc, sizeof *r->acc);
-    }
+    r->acc = alloc_grow(r->acc, &r->cap_bacc, r->n_bacc + 1, 64, sizeof *r->acc);
     r->acc[r->n_bacc++] = (struct run_access){ addr, (uint32_t)(w0 >> 32), size, store };
     return true;
 }
@@ -955,14 +952,8 @@ static bool on_block(struct run *r, struct reader *rd, uint64_t w0, char *err, s
                  (unsigned long long)id, n, r->n_blocks);
         return false;
     }
-    if (r->n_blocks == r->cap_blocks) {
-        r->cap_blocks = r->cap_blocks ? 2 * r->cap_blocks : 1024;
-        r->blocks = alloc_resize(r->blocks, r->cap_blocks, sizeof *r->blocks);
-    }
-    while (r->n_block_ids + n > r->cap_block_ids) {
-        r->cap_block_ids = r->cap_block_ids ? 2 * r->cap_block_ids : 4096;
-        r->block_ids = alloc_resize(r->block_ids, r->cap_block_ids, sizeof *r->block_ids);
-    }
+    r->blocks = alloc_grow(r->blocks, &r->cap_blocks, r->n_blocks + 1, 1024, sizeof *r->blocks);
+    r->block_ids = alloc_grow(r->block_ids, &r->cap_block_ids, r->n_block_ids + n, 4096, sizeof *r->block_ids);
     uint32_t *ids = r->block_ids + r->n_block_ids;
     for (uint32_t i = 0; i < n; i += 2) {
         uint64_t w;
@@ -1250,10 +1241,7 @@ static struct held_step *hold(struct run *r, const struct rt_insn *in, uint32_t 
         r->lost = true;
         return NULL;
     }
-    if (r->n_held == r->cap_held) {
-        r->cap_held = r->cap_held ? 2 * r->cap_held : 4096;
-        r->held = alloc_resize(r->held, r->cap_held, sizeof *r->held);
-    }
+    r->held = alloc_grow(r->held, &r->cap_held, r->n_held + 1, 4096, sizeof *r->held);
     struct held_step *h = &r->held[r->n_held++];
     *h = (struct held_step){ .in = in, .miss = miss, .path = (uint8_t)path, .sidx = sidx, .str = NO_STR };
     memcpy(h->addr, addr, sizeof h->addr);
@@ -1280,10 +1268,7 @@ static void step_string(struct run *r, const struct rt_insn *in, uint32_t sidx, 
     if (r->holding) {
         struct held_step *h = hold(r, in, sidx, addr, levels, false, path);
         if (h) {
-            if (r->n_held_str == r->cap_held_str) {
-                r->cap_held_str = r->cap_held_str ? 2 * r->cap_held_str : 64;
-                r->held_str = alloc_resize(r->held_str, r->cap_held_str, sizeof *r->held_str);
-            }
+            r->held_str = alloc_grow(r->held_str, &r->cap_held_str, r->n_held_str + 1, 64, sizeof *r->held_str);
             h->str = (uint32_t)r->n_held_str;
             r->held_str[r->n_held_str++] = *str;
         }
