@@ -980,8 +980,9 @@ static void on_exit_cb(qemu_plugin_id_t id, void *udata)
             S.w[S.n++] = mem_word0();
             S.w[S.n++] = S.mem_addr;
         }
-        if (S.recording && S.open && open_count() < S.open->n)    /* e.g. a fault killed the guest */
-            S.w[S.n++] = WIRE_CUT | open_count() << 8;
+        uint64_t ran = S.recording && S.open ? open_count() : 0;
+        if (S.recording && S.open && ran < S.open->n)     /* e.g. a fault killed the guest */
+            S.w[S.n++] = WIRE_CUT | ran << 8;
         S.open = NULL;
         S.w[S.n++] = WIRE_EXIT | (uint64_t)atomic_load(&exit_code) << 32;
         send_words(S.n, true);
