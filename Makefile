@@ -29,7 +29,7 @@ FRONT_SRC := frontends/decode.c $(wildcard frontends/isa/*.c) frontends/static/b
              frontends/qemu/run.c frontends/qemu/feed.c frontends/qemu/sample.c frontends/qemu/transport.c frontends/qemu/launch.c frontends/host/proc.c \
              frontends/qemu/trace.c \
              frontends/qemu/console.c \
-             frontends/analysis/result.c frontends/analysis/analysis.c \
+             frontends/analysis/result.c frontends/analysis/analysis.c frontends/analysis/robust.c \
              frontends/views/view_text.c frontends/views/view_json.c frontends/views/view_html.c \
              frontends/views/view_callgrind.c frontends/symbols.c
 # mdlprobe: the x86-64 nano-benchmarks and the draft writer; it reads the base machine with mdlc's

@@ -21,6 +21,7 @@
 #include <unistd.h>
 #include "alloc.h"
 #include "analysis.h"
+#include "robust.h"
 #include "asm.h"
 #include "safefile.h"
 #include "suggest.h"
@@ -85,7 +86,7 @@ static const struct view {
 #define USAGE_BLOCK \
     "mdlsim block MACHINE (FILE.s | --function NAME PROGRAM | --hex HEX | --hex-file FILE)\n" \
     "                    [--whole | --loop N | --region NAME] [LANES] [--iterations N] [--json] [--html FILE]\n" \
-    "                    [--jobs N]\n"
+    "                    [--jobs N] [--robustness | --no-robustness]\n"
 
 #define USAGE_OPTIONS \
     "       MACHINE: (--machine NAME | --mdl FILE.mdl [-I DIR]...) [--set KEY=VALUE]...\n" \
@@ -163,7 +164,14 @@ static const struct view {
     "  --jobs N           analyse the blocks of --hex-file on N threads (default: one per\n" \
     "                     processor online); the output is the same whatever N\n" \
     "  --iterations N     at most N copies measured (default 200): the run stops once the timing\n" \
-    "                     repeats, else the second half is measured; causality may run longer\n"
+    "                     repeats, else the second half is measured; causality may run longer\n" \
+    "  --robustness       check the verdict at both ends of every value the machine gives with a\n" \
+    "                     plausible range (an estimate, spec.md §8.1): each end is measured with\n" \
+    "                     the baseline alone, and where that moves the cycles, with every lane; the\n" \
+    "                     report says whether the verdict holds, or on which values it depends\n" \
+    "                     (text: 'Robustness:', JSON: \"robustness\"). The default for FILE.s,\n" \
+    "                     --function and --hex; not for --hex-file, where it costs about 5x\n" \
+    "  --no-robustness    no such check\n"
 
 #define HELP_OPTIONS \
     "Machines (all subcommands):\n" \
@@ -358,6 +366,7 @@ struct block_opts {
     double weights[RESULT_MAX_WEIGHTS];
     unsigned n_weights;
     bool sensitivity, causality;
+    int robustness;                 /* --robustness 1, --no-robustness -1, else 0: the command's default */
     bool json;                      /* --json: the JSON on stdout instead of the text */
     struct mdlset set;              /* --set KEY=VALUE: M is the machine with these values */
 };
@@ -375,6 +384,8 @@ struct session {
     const struct hex_lines *lines;  /* the blocks of --hex-file */
     struct rt_model *model;         /* the last block's, reused for the next */
     struct block_cache *cache;      /* the instructions this thread has decoded */
+    const struct robust_set *robust;    /* the machines at the ends of the estimates (NULL: not checked) */
+    struct result *scratch;         /* where their analyses are made */
 };
 
 static void block_error(FILE *out, bool json, const char *label, const char *msg)
@@ -415,18 +426,26 @@ struct report_to {
  * measurement, a run's counts. */
 typedef void (*fill_fn)(const void *source, struct result *res, struct rt_topdown *td);
 
+/* Robustness (robust.h) for analyse_result: the ends of SET measured by MEASURE in SCRATCH. */
+struct robust_job {
+    const struct robust_set *set;
+    robust_measure_fn measure;
+    void *ctx;
+    struct result *scratch;
+};
+
 /* The analysis of RES (reset for its machine, its command and scope named) on PLAN's lanes:
  * started, filled by FILL from SOURCE, finished, and its views written as TO says, the files
  * first (a reader of the stream that stops early, | head, must not cost them). False with ERR
- * when one could not be written; the stream is written even then. */
+ * when one could not be written, or RJ's robustness measured; the stream is written even then. */
 static bool analyse_result(struct result *res, const struct analysis_plan *plan, fill_fn fill, const void *source,
-                           const struct report_to *to, char *err, size_t errlen)
+                           const struct robust_job *rj, const struct report_to *to, char *err, size_t errlen)
 {
     struct rt_topdown td;
     analysis_start(res, plan);
     fill(source, res, &td);
     analysis_finish(res, &td);
-    bool ok = true;
+    bool ok = !rj || robust_check(res, plan, rj->set, rj->measure, rj->ctx, rj->scratch, err, errlen);
     for (size_t v = 0; v < N_VIEWS && ok; v++)
         if (to->files[v])
             ok = write_report(to->files[v], res, views[v].write, err, errlen);
@@ -452,6 +471,37 @@ static void fill_block(const void *source, struct result *res, struct rt_topdown
     *td = bs->r->topdown;
 }
 
+/* R's memory and R (NULL: none). */
+static void free_result(struct result *r)
+{
+    if (r)
+        result_free(r);
+    free(r);
+}
+
+/* The block B of session S measured again on another machine, for robust_check. */
+struct block_measure {
+    const struct session *s;
+    const struct block *b;
+};
+
+static bool measure_block(void *ctx, const struct mdl_machine *m, const struct analysis_plan *plan,
+                          struct result *res, char *err, size_t errlen)
+{
+    const struct block_measure *bm = ctx;
+    struct block_result r = { 0 };
+    bool ok = block_run(bm->b, m, plan->lanes, plan->n_lanes, false, bm->s->o->iterations, NULL, &r, err, errlen);
+    if (ok) {
+        result_reset(res, m);
+        analysis_start(res, plan);
+        block_fill(bm->b, &r, false, res);
+        analysis_finish(res, &r.topdown);
+    }
+    free(r.crit);
+    free(r.seen);
+    return ok;
+}
+
 static int analyse_bytes(struct session *s, const uint8_t *bytes, size_t len, uint64_t pc, const char *label,
                          FILE *out)
 {
@@ -471,7 +521,11 @@ static int analyse_bytes(struct session *s, const uint8_t *bytes, size_t len, ui
     s->res->scope_name = label;
     const struct block_source bs = { &b, &r, s->o->causality };
     const struct report_to to = { s->o->view, out, s->o->json, true };
-    bool ok = analyse_result(s->res, s->plan, fill_block, &bs, &to, err, sizeof err);
+    if (s->robust && !s->scratch)
+        s->scratch = alloc_zeroed(1, sizeof *s->scratch);
+    struct block_measure bm = { s, &b };
+    const struct robust_job rj = { s->robust, measure_block, &bm, s->scratch };
+    bool ok = analyse_result(s->res, s->plan, fill_block, &bs, s->robust ? &rj : NULL, &to, err, sizeof err);
     if (!ok)
         say_error("%s", err);
     free(r.crit);
@@ -646,8 +700,11 @@ static int analyse_hex_file(struct session *s, const char *path)
             result_free(ss[i].res);
         free(ss[i].res);
     }
-    for (unsigned i = 0; i < opened; i++)
+    for (unsigned i = 0; i < opened; i++) {
         rt_model_free(ss[i].model);
+        if (ss[i].scratch != s->scratch)
+            free_result(ss[i].scratch);
+    }
     hex_lines_free(&h);
     free(ss);
     free(workers);
@@ -829,7 +886,7 @@ static bool parse_weights(const char *list, struct block_opts *o)
 }
 
 /* Options of both `block` and `run`/`replay`; O_VIEW + v is views[v]'s. */
-enum { O_MACHINE = 256, O_MDL, O_SET, O_WEIGHT, O_WEIGHTS, O_NOSENS, O_NOCAUS, O_FIRST_OWN, O_VIEW = 512 };
+enum { O_MACHINE = 256, O_MDL, O_SET, O_WEIGHT, O_WEIGHTS, O_NOSENS, O_NOCAUS, O_ROBUST, O_NOROBUST, O_FIRST_OWN, O_VIEW = 512 };
 
 /* The options OWN (up to their NULL entry), then one for each view (for BLOCK, each view it
  * offers; its --json takes no FILE), into OUT: room for OWN's and N_VIEWS more. */
@@ -892,6 +949,8 @@ static int common_option(int c, struct block_opts *o)
         return -1;
     case O_NOSENS: o->sensitivity = false; return -1;
     case O_NOCAUS: o->causality = false; return -1;
+    case O_ROBUST: o->robustness = 1; return -1;
+    case O_NOROBUST: o->robustness = -1; return -1;
     default: return 0;
     }
 }
@@ -1007,6 +1066,7 @@ static int parse_block_opts(int argc, char **argv, struct block_opts *o)
         { "function", required_argument, NULL, O_FUNCTION }, { "jobs", required_argument, NULL, O_JOBS },
         { "whole", no_argument, NULL, O_WHOLE }, { "loop", required_argument, NULL, O_LOOP },
         { "region", required_argument, NULL, O_REGION },
+        { "robustness", no_argument, NULL, O_ROBUST }, { "no-robustness", no_argument, NULL, O_NOROBUST },
         { "help", no_argument, NULL, 'h' }, { NULL, 0, NULL, 0 },
     };
     struct option longopts[sizeof own / sizeof *own + N_VIEWS];
@@ -1073,6 +1133,8 @@ static int parse_block_opts(int argc, char **argv, struct block_opts *o)
         snprintf(msg, sizeof msg, "--%s writes one block's %s: not with --hex-file", views[v].name, views[v].what);
         return usage_error("%s", msg);
     }
+    if (o->robustness > 0 && !o->sensitivity)
+        return usage_error("%s", "--robustness checks the verdict across the estimates: not with --no-sensitivity");
     if (!o->n_weights)
         o->weights[o->n_weights++] = 1.15;
     return find_options_machine(o);
@@ -1116,6 +1178,11 @@ static int cmd_block(int argc, char **argv)
     }
     s.ci = cls_build(o.m);
     s.cache = block_cache_new();
+    struct robust_set robust = { 0 };
+    if (o.m->n_uncertain && o.sensitivity && o.robustness >= 0 && (o.robustness > 0 || !o.hex_file)) {
+        robust_set_init(&robust, o.m);
+        s.robust = &robust;
+    }
     if (o.hex)
         rc = analyse_hex(&s, o.hex, strlen(o.hex), "--hex", stdout);
     else if (o.hex_file)
@@ -1125,7 +1192,9 @@ static int cmd_block(int argc, char **argv)
     rt_model_free(s.model);
     result_free(s.res);
     free(s.res);
+    free_result(s.scratch);
     free(plan);
+    robust_set_free(&robust);
     block_cache_free(s.cache);
     cls_free(s.ci);
     dec_close(s.dec);
@@ -1544,7 +1613,7 @@ static int finish_report(struct run *r, const struct run_cli *o, const struct an
     res->killed_by = killed_by;
     res->replaced_by = run_replaced_by(r);
     const struct report_to to = { o->view, stderr, false, false };
-    bool ok = analyse_result(res, plan, fill_run, r, &to, err, sizeof err);
+    bool ok = analyse_result(res, plan, fill_run, r, NULL, &to, err, sizeof err);
     if (!ok)
         say_error("%s", err);
     result_free(res);

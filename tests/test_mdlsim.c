@@ -2859,3 +2859,100 @@ Test(mdlsim, follows_a_usage_error_with_the_usage_of_its_command_only)
     cr_expect(strstr(r.out, "mdlsim run") && strstr(r.out, "mdlsim block"), "an unknown command: every usage");
     free(r.out);
 }
+
+/* ---- robustness across the description's estimates ------------------------------------------- */
+
+/* The value named NAME of a report's robustness. */
+static json_t *estimate(json_t *o, const char *name)
+{
+    json_t *values = json_object_get(json_object_get(o, "robustness"), "values"), *v;
+    size_t i;
+    json_array_foreach(values, i, v)
+        if (strcmp(json_string_value(json_object_get(v, "name")), name) == 0)
+            return v;
+    cr_assert_fail("no estimated value %s", name);
+    return NULL;
+}
+
+Test(robustness, holds_for_a_latency_bound_chain_across_every_skylake_estimate)
+{
+    json_t *o = block_json("block --machine skylake --json kernels/fig1-fma-chain.s");
+    json_t *rb = json_object_get(o, "robustness");
+    cr_assert(rb, "a single block is checked by default");
+    cr_expect(json_is_true(json_object_get(rb, "holds")));
+    cr_expect_str_eq(json_string_value(json_object_get(rb, "verdict")), "latency bound");
+    cr_expect_eq(json_array_size(json_object_get(rb, "values")), 17, "every range of skylake.mdl");
+    cr_expect_str_eq(json_string_value(json_object_get(rb, "text")),
+                     "latency bound, unchanged across 17 estimated values (none moves the cycles)");
+    json_t *sff = estimate(o, "memory.store_forward_fail");
+    cr_expect_eq(num(json_object_get(sff, "low"), "value"), 11);
+    cr_expect_eq(num(json_object_get(sff, "high"), "value"), 20);
+    cr_expect_str_eq(json_string_value(json_object_get(sff, "where")), "machines/skylake.mdl:134");
+    json_decref(o);
+}
+
+Test(robustness, says_a_verdict_depends_on_an_estimate_whose_range_crosses_the_runner_up)
+{
+    json_t *o = block_json("block --machine skylake --json kernels/store-forward-vs-shifts.s");
+    json_t *rb = json_object_get(o, "robustness");
+    cr_expect(json_is_false(json_object_get(rb, "holds")));
+    cr_expect_str_eq(json_string_value(json_object_get(rb, "text")),
+                     "latency bound or p0156 bound: depends on bypass.store -> memory load, estimated 4..5 (at 4: "
+                     "p0156 bound 1.100x)");
+    json_t *v = estimate(o, "bypass.store -> memory load"), *low = json_object_get(v, "low");
+    cr_expect(json_is_false(json_object_get(v, "holds")));
+    cr_expect(json_is_true(json_object_get(low, "moves_cycles")));
+    cr_expect_float_eq(num(low, "cycles"), 5.5, 1e-9);
+    cr_expect_str_eq(json_string_value(json_object_get(low, "verdict")), "p0156 bound");
+    json_t *high = json_object_get(v, "high");
+    cr_expect(json_is_true(json_object_get(high, "described")), "5 is the value as described");
+    cr_expect_float_eq(num(high, "cycles"), 6, 1e-9);
+    cr_expect_float_eq(num(rb, "cycles_low"), 5.5, 1e-9);
+    cr_expect_float_eq(num(rb, "cycles_high"), 6, 1e-9);
+    /* a value that moves nothing keeps the analysis's verdict at both ends */
+    json_t *rob = json_object_get(estimate(o, "cache.L3.latency"), "low");
+    cr_expect(json_is_false(json_object_get(rob, "moves_cycles")));
+    cr_expect_str_eq(json_string_value(json_object_get(rob, "verdict")), "latency bound");
+    json_decref(o);
+}
+
+Test(robustness, prints_one_line_and_the_values_that_move_the_cycles)
+{
+    struct run r = mdlsim("block --machine skylake kernels/store-forward-vs-shifts.s");
+    cr_assert_eq(r.status, 0);
+    cr_expect(strstr(r.out, "\nRobustness: latency bound or p0156 bound: depends on bypass.store -> memory load, "
+                            "estimated 4..5 (at 4: p0156 bound 1.100x)\n  bypass.store -> memory load    4..5: at 4: "
+                            "5.50 cycles/iteration, p0156 bound (changes); at 5 (as described): 6.00 "
+                            "cycles/iteration\n"), "%s", r.out);
+    free(r.out);
+}
+
+Test(robustness, is_left_out_when_not_asked_for_a_hex_file_or_refused)
+{
+    json_t *o = block_json("block --machine skylake --json --no-robustness kernels/fig1-fma-chain.s");
+    cr_expect_null(json_object_get(o, "robustness"), "--no-robustness");
+    json_decref(o);
+    o = block_json("block --machine skylake --json --hex 4801c8");
+    cr_expect(json_object_get(o, "robustness"), "one --hex block is checked");
+    json_decref(o);
+    const char *hex = scratch_path("robust-blocks.hex");
+    FILE *f = fopen(hex, "w");
+    cr_assert(f);
+    fputs("4801c8\n480fafc0\n", f);
+    fclose(f);
+    char args[512];
+    snprintf(args, sizeof args, "block --machine skylake --json --hex-file %s", hex);
+    struct run r = mdlsim(args);
+    cr_expect_null(strstr(r.out, "\"robustness\""), "a batch is not checked by default");
+    free(r.out);
+    snprintf(args, sizeof args, "block --machine skylake --json --robustness --hex-file %s", hex);
+    r = mdlsim(args);
+    char *second = strchr(r.out, '\n');
+    cr_expect(second && strstr(second, "\"robustness\""), "each block of a batch with --robustness");
+    free(r.out);
+    r = mdlsim_stderr("block --machine skylake --robustness --no-sensitivity --hex 4801c8");
+    cr_expect_eq(r.status, 2);
+    cr_expect(strstr(r.out, "mdlsim: error: --robustness checks the verdict across the estimates: not with "
+                            "--no-sensitivity\n"), "%s", r.out);
+    free(r.out);
+}

@@ -141,6 +141,7 @@ static void release(struct result *r)
     free(r->uses);
     free(r->critical);
     free(r->hot);
+    free(r->robust);
     free(r);
 }
 
@@ -317,5 +318,43 @@ Test(view_html, reports_a_failed_write)
     cr_assert(full, "no /dev/full");
     cr_expect_not(view_html(full, r));
     fclose(full);
+    release(r);
+}
+
+/* Robustness by hand: two estimates, one that moves the cycles and changes the verdict at its low
+ * end (a name from a description, which may hold markup), one that moves nothing. */
+static void robustness(struct result *r)
+{
+    struct result_robustness *rb = &r->robustness;
+    *rb = (struct result_robustness){ .checked = true, .holds = false, .n_values = 2, .n_moved = 1,
+                                      .cycles_low = 5.5, .cycles_high = 6 };
+    snprintf(rb->text, sizeof rb->text, "latency bound or p23 bound: depends on <x>, estimated 4..5");
+    r->robust = calloc(2, sizeof *r->robust);
+    r->robust[0] = (struct result_robust_value){ .name = "<x>", .reason = "a guess & more", .value = 5, .lo = 4, .hi = 5 };
+    r->robust[0].end[0] = (struct result_robust_end){ .value = 4, .moved = true, .cycles = 5.5, .speedup = 1.1 };
+    snprintf(r->robust[0].end[0].verdict, sizeof r->robust[0].end[0].verdict, "p23 bound");
+    r->robust[0].end[1] = (struct result_robust_end){ .value = 5, .same = true, .cycles = 6, .holds = true };
+    snprintf(r->robust[0].end[1].verdict, sizeof r->robust[0].end[1].verdict, "latency bound");
+    r->robust[1] = (struct result_robust_value){ .name = "memory.latency", .value = 250, .lo = 240, .hi = 260,
+                                                 .holds = true };
+}
+
+Test(view_html, says_whether_the_verdict_holds_and_shows_the_estimates_that_move_the_cycles)
+{
+    struct result *r = sample();
+    robustness(r);
+    char *html = page(r);
+    cr_expect(strstr(html, "<p id=\"robustness\" class=\"note\" data-holds=\"false\">Across the estimates: latency "
+                           "bound or p23 bound: depends on &lt;x&gt;, estimated 4..5</p>"), "%s", html);
+    cr_expect_eq(count(html, "id=\"estimates\""), 1);
+    cr_expect(strstr(html, "<td class=\"mono\">&lt;x&gt;</td><td class=\"n\">5</td><td class=\"n\">4</td>"
+                           "<td class=\"n\">5.5</td><td>p23 bound <b>(changes)</b></td>"));
+    cr_expect(strstr(html, "(1 more leaves them unchanged)"));
+    cr_expect_null(strstr(html, "memory.latency"), "a value that moves nothing has no row");
+    free(html);
+    r->robustness.checked = false;
+    html = page(r);
+    cr_expect_null(strstr(html, "robustness"), "not checked: not shown");
+    free(html);
     release(r);
 }

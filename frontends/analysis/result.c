@@ -38,6 +38,7 @@ void result_free(struct result *r)
     free(r->calls);
     free(r->lines);
     free(r->busy);
+    free(r->robust);
     memset(r, 0, sizeof *r);
 }
 

@@ -158,6 +158,35 @@ struct result_topdown {
     double level_share[RESULT_MAX_LEVELS];  /* memory bound by the level that served the loads */
 };
 
+/* Robustness (robust.h): one end of an uncertain value's range and the analysis there. */
+struct result_robust_end {
+    double value;
+    bool same;                      /* the end is the value as described: nothing was run */
+    bool moved;                     /* the baseline's cycles differ there; else its lanes were not run and the
+                                       verdict is the analysis's */
+    double cycles;                  /* the baseline's, as result.cycles */
+    char verdict[RESULT_LABEL];     /* the verdict's knobs ("latency bound", "latency+p1 together") */
+    double speedup;                 /* the verdict's speed-up (RESOURCE, PAIR; else 0) */
+    bool holds;                     /* the verdict names what the analysis's names */
+};
+
+/* A value the description gives with a plausible range (mdl_uncertain) and the analysis at its ends. */
+struct result_robust_value {
+    const char *name, *reason, *where;
+    double value, lo, hi;
+    struct result_robust_end end[2];    /* low, high */
+    bool holds;
+};
+
+struct result_robustness {
+    bool checked;                   /* the ends were measured (n_values of them may still be 0) */
+    bool holds;                     /* the verdict holds at every end */
+    unsigned n_values, n_moved;     /* the uncertain values; those that move the cycles at an end */
+    double cycles_low, cycles_high; /* the baseline's cycles over the analysis and every end */
+    char verdict[RESULT_LABEL];     /* the analysis's verdict, as the ends' */
+    char text[480];                 /* the one line the views print */
+};
+
 struct result_cache {
     const char *name;
     uint64_t accesses, hits;
@@ -209,6 +238,7 @@ struct result {
      * delivered them (enum rt_path) */
     bool has_delivery;
     uint64_t delivery[RT_PATH_COUNT];
+    struct result_robustness robustness;    /* its values in robust[] */
     size_t n_rows, n_uses, n_critical, n_functions, n_calls, n_lines;
     /* ---- storage kept by result_reset */
     struct result_row *rows;        /* per static instruction */
@@ -221,6 +251,8 @@ struct result {
     double *busy;                   /* [n_resources + 1]: cycles each resource is in use over the scope (executions x
                                        cost, summed; costs are already divided by the width), as result.cycles:
                                        busy / cycles is its utilisation (analysis_finish) */
+    struct result_robust_value *robust;     /* [robustness.n_values] */
+    size_t cap_robust;
     size_t cap_rows, cap_uses, cap_critical, cap_hot, cap_functions, cap_calls, cap_lines, n_busy;
     /* ---- large, valid up to their counts */
     struct result_lane lanes[RT_MAX_LANES];

@@ -263,7 +263,14 @@ static void verdict(FILE *out, const struct result *r)
     fprintf(out, "<div class=\"banner k-%s\" data-kind=\"%s\">\n<span class=\"tag\">verdict</span>\n", k, k);
     fputs("<p id=\"verdict\">", out);
     escn(out, r->verdict.text, sizeof r->verdict.text);
-    fputs("</p>\n</div>\n", out);
+    fputs("</p>\n", out);
+    if (r->robustness.checked) {
+        fprintf(out, "<p id=\"robustness\" class=\"note\" data-holds=\"%s\">Across the estimates: ",
+                r->robustness.holds ? "true" : "false");
+        escn(out, r->robustness.text, sizeof r->robustness.text);
+        fputs("</p>\n", out);
+    }
+    fputs("</div>\n", out);
 }
 
 /* ---- top-down -------------------------------------------------------------------------------- */
@@ -519,6 +526,42 @@ static void bounds(FILE *out, const struct result *r)
     bound_row(out, "baseline", "", r->cycles, r->cycles);
     bound_row(out, "infinite resources", "(dependency chains only)", r->bound_infinite_resources, r->cycles);
     bound_row(out, "no dependencies", "(throughput only)", r->bound_no_dependencies, r->cycles);
+    fputs("</tbody>\n</table>\n</section>\n", out);
+}
+
+static void robust_end(FILE *out, const struct result_robust_end *e)
+{
+    fprintf(out, "<td class=\"n\">%.4g</td><td class=\"n\">%.4g</td><td>", e->value, e->cycles);
+    esc(out, e->verdict);
+    fputs(e->holds ? "" : " <b>(changes)</b>", out);
+    fputs("</td>", out);
+}
+
+/* The estimated values that move the cycles within their range, each at both ends (robust.h). */
+static void robustness(FILE *out, const struct result *r)
+{
+    const struct result_robustness *rb = &r->robustness;
+    if (!rb->checked || !rb->n_moved)
+        return;
+    fprintf(out, "<section id=\"estimates\" data-holds=\"%s\">\n<h2>Estimates</h2>\n<p class=\"sub\">The values the "
+            "description estimates that move the cycles within their plausible range, each at both ends of it "
+            "(%u more %s them unchanged).</p>\n<table>\n<thead><tr><th>value</th><th class=\"n\">as described</th>"
+            "<th class=\"n\">low</th><th class=\"n\">cycles</th><th>verdict</th><th class=\"n\">high</th>"
+            "<th class=\"n\">cycles</th><th>verdict</th><th>why estimated</th></tr></thead>\n<tbody>\n",
+            rb->holds ? "true" : "false", rb->n_values - rb->n_moved, rb->n_values - rb->n_moved == 1 ? "leaves" : "leave");
+    for (unsigned i = 0; i < rb->n_values; i++) {
+        const struct result_robust_value *v = &r->robust[i];
+        if (!v->end[0].moved && !v->end[1].moved)
+            continue;
+        fputs("<tr><td class=\"mono\">", out);
+        esc(out, v->name);
+        fprintf(out, "</td><td class=\"n\">%.4g</td>", v->value);
+        robust_end(out, &v->end[0]);
+        robust_end(out, &v->end[1]);
+        fputs("<td class=\"dim\">", out);
+        esc(out, v->reason ? v->reason : "");
+        fputs("</td></tr>\n", out);
+    }
     fputs("</tbody>\n</table>\n</section>\n", out);
 }
 
@@ -1005,6 +1048,7 @@ bool view_html(FILE *out, const struct result *r)
     topdown(out, r);
     heatmap(out, r, top);
     bounds(out, r);
+    robustness(out, r);
     interactions(out, r, top);
     functions(out, r);
     critical(out, r);

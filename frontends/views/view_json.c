@@ -360,6 +360,61 @@ static void json_verdict(struct jw *out, const struct result *r)
     }
 }
 
+static void json_robust_end(struct jw *out, const char *key, const struct result_robust_end *e)
+{
+    jkey(out, key, false);
+    jw_char(out, '{');
+    jkey_num(out, "value", e->value, true);
+    jkey(out, "described", false);
+    jbool(out, e->same);
+    jkey(out, "moves_cycles", false);
+    jbool(out, e->moved);
+    jkey_num(out, "cycles", e->cycles, false);
+    jkey_str(out, "verdict", e->verdict, false);
+    jkey_num(out, "speedup", e->speedup > 0 ? e->speedup : NAN, false);
+    jkey(out, "holds", false);
+    jbool(out, e->holds);
+    jw_char(out, '}');
+}
+
+/* Whether the verdict holds at both ends of every estimated value (robust.h); absent when it was
+ * not checked. */
+static void json_robustness(struct jw *out, const struct result *r)
+{
+    const struct result_robustness *rb = &r->robustness;
+    if (!rb->checked)
+        return;
+    jw_str(out, ",\"robustness\":{");
+    jkey(out, "holds", true);
+    jbool(out, rb->holds);
+    jkey_str(out, "text", rb->text, false);
+    jkey_str(out, "verdict", rb->verdict, false);
+    jkey_num(out, "cycles_low", rb->cycles_low, false);
+    jkey_num(out, "cycles_high", rb->cycles_high, false);
+    jkey(out, "values", false);
+    jw_char(out, '[');
+    for (unsigned i = 0; i < rb->n_values; i++) {
+        const struct result_robust_value *v = &r->robust[i];
+        jw_str(out, i ? ",{" : "{");
+        jkey_str(out, "name", v->name, true);
+        jkey_num(out, "value", v->value, false);
+        jkey(out, "range", false);
+        jw_char(out, '[');
+        jnum(out, v->lo);
+        jw_char(out, ',');
+        jnum(out, v->hi);
+        jw_char(out, ']');
+        jkey_str(out, "reason", v->reason, false);
+        jkey_str(out, "where", v->where, false);
+        jkey(out, "holds", false);
+        jbool(out, v->holds);
+        json_robust_end(out, "low", &v->end[0]);
+        json_robust_end(out, "high", &v->end[1]);
+        jw_char(out, '}');
+    }
+    jw_str(out, "]}");
+}
+
 static void json_sensitivity(struct jw *out, const struct result *r)
 {
     jkey(out, "bottlenecks", false);
@@ -667,6 +722,7 @@ bool view_json(FILE *out, const struct result *r)
     w->failed = false;
     json_head(w, r);
     json_verdict(w, r);
+    json_robustness(w, r);
     json_sensitivity(w, r);
     json_curves(w, r);
     json_topdown(w, r);

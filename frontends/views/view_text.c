@@ -419,6 +419,33 @@ static void unknown(FILE *out, const struct result *r)
     }
 }
 
+static void robust_end(FILE *out, const struct result *r, const struct result_robust_end *e)
+{
+    fprintf(out, "at %g%s: ", e->value, e->same ? " (as described)" : "");
+    fprintf(out, r->scope == RESULT_SCOPE_BLOCK ? "%.2f cycles/iteration" : "%.0f cycles", e->cycles);
+    if (e->moved)
+        fprintf(out, ", %s%s", e->verdict, e->holds ? "" : " (changes)");
+}
+
+/* Whether the verdict holds across the estimates, then each value that moves the cycles. */
+static void robustness(FILE *out, const struct result *r)
+{
+    const struct result_robustness *rb = &r->robustness;
+    if (!rb->checked)
+        return;
+    fprintf(out, "Robustness: %s\n", rb->text);
+    for (unsigned i = 0; i < rb->n_values; i++) {
+        const struct result_robust_value *v = &r->robust[i];
+        if (!v->end[0].moved && !v->end[1].moved)
+            continue;
+        fprintf(out, "  %-30s %g..%g: ", v->name, v->lo, v->hi);
+        robust_end(out, r, &v->end[0]);
+        fputs("; ", out);
+        robust_end(out, r, &v->end[1]);
+        fputc('\n', out);
+    }
+}
+
 bool view_text(FILE *out, const struct result *r)
 {
     summary(out, r);
@@ -433,6 +460,7 @@ bool view_text(FILE *out, const struct result *r)
     memory(out, r);
     unknown(out, r);
     fprintf(out, "\nVerdict: %s\n", r->verdict.text);
+    robustness(out, r);
     if (r->scope == RESULT_SCOPE_BLOCK)
         fputc('\n', out);
     return !ferror(out);
