@@ -77,11 +77,12 @@ static const struct view {
 
 #define USAGE_RUN \
     "mdlsim run MACHINE [--roi SYMBOL]... [LANES] [SAMPLING] [--json FILE] [--html FILE] [--callgrind FILE]\n" \
-    "                  [--record FILE] [--sysroot DIR] [--quiet] [--causality-sample N] -- PROGRAM [ARGS...]\n"
+    "                  [--record FILE] [--sysroot DIR] [--quiet] [--causality-sample N] [--robustness]\n" \
+    "                  -- PROGRAM [ARGS...]\n"
 
 #define USAGE_REPLAY \
     "mdlsim replay MACHINE [--roi SYMBOL]... [--program PROGRAM] [LANES] [SAMPLING] [--json FILE] [--html FILE]\n" \
-    "                  [--callgrind FILE] [--quiet] TRACE\n"
+    "                  [--callgrind FILE] [--quiet] [--robustness] TRACE\n"
 
 #define USAGE_BLOCK \
     "mdlsim block MACHINE (FILE.s | --function NAME PROGRAM | --hex HEX | --hex-file FILE)\n" \
@@ -141,6 +142,11 @@ static const struct view {
     "                     confidence intervals (cycles_low/high, speedup_low/high in JSON);\n" \
     "                     instruction and event counts stay exact\n" \
     "  --sample-period N  the first period, in instructions (10000 to 1000000000; default 20000)\n" \
+    "  --robustness       check the verdict at both ends of every value the machine gives with a\n" \
+    "                     plausible range (as block's --robustness) by replaying the run's trace:\n" \
+    "                     --record's, else one written to $TMPDIR and removed. It costs a replay\n" \
+    "                     per end (about twice the number of estimates, and again for each end\n" \
+    "                     that moves the cycles), so it is not the default\n" \
     "  --causality-sample N  causality (the critical path) follows one period in N (default 8;\n" \
     "                     1: periods back to back); a period is twice the ROB's worth of\n" \
     "                     instructions, counted as they leave a window of that size\n"
@@ -1237,6 +1243,7 @@ static int parse_run_opts(int argc, char **argv, struct run_cli *o, bool replay)
         { "sysroot", required_argument, NULL, O_SYSROOT }, { "quiet", no_argument, NULL, O_QUIET },
         { "exact", no_argument, NULL, O_EXACT }, { "sample", no_argument, NULL, O_SAMPLED },
         { "sample-period", required_argument, NULL, O_PERIOD },
+        { "robustness", no_argument, NULL, O_ROBUST }, { "no-robustness", no_argument, NULL, O_NOROBUST },
         { NULL, 0, NULL, 0 },
     };
     struct option longopts[sizeof own / sizeof *own + N_VIEWS];
@@ -1300,6 +1307,8 @@ static int parse_run_opts(int argc, char **argv, struct run_cli *o, bool replay)
         o->b.weights[o->b.n_weights++] = 1.15;
     if (period && o->sampling < 0)
         return usage_error("%s", "--sample-period samples: not with --exact");
+    if (o->b.robustness > 0 && !o->b.sensitivity)
+        return usage_error("%s", "--robustness checks the verdict across the estimates: not with --no-sensitivity");
     o->sample_plan = sample_plan_default(o->sampling > 0, period);
     return find_options_machine(&o->b);
 }
@@ -1596,10 +1605,52 @@ static bool write_report(const char *path, const struct result *res, bool (*view
 /* A run's counts, for analyse_result. */
 static void fill_run(const void *source, struct result *res, struct rt_topdown *td) { run_fill(source, res, td); }
 
+/* A run's stream measured again from its trace TRACE on another machine, for robust_check: the
+ * options of the run (RO) but the machine and the lanes, and no causality. */
+struct trace_measure {
+    const char *path;
+    const struct run_opts *ro;
+    bool progress;                  /* a line on stderr counting the passes */
+    unsigned passes;
+};
+
+static bool measure_trace(void *ctx, const struct mdl_machine *m, const struct analysis_plan *plan,
+                          struct result *res, char *err, size_t errlen)
+{
+    struct trace_measure *tm = ctx;
+    if (tm->progress)
+        fprintf(stderr, "\rmdlsim: robustness: pass %u over the trace", ++tm->passes);
+    struct run_opts ro = *tm->ro;
+    ro.m = m, ro.lanes = plan->lanes, ro.n_lanes = plan->n_lanes, ro.causality = false;
+    ro.record = NULL, ro.progress = NULL, ro.progress_ctx = NULL;
+    struct trace_reader t;
+    if (!trace_open(&t, tm->path, err, errlen)) {
+        if (t.fd >= 0)
+            trace_close(&t);
+        return false;
+    }
+    struct run_source src = { .fd = -1, .free_fd = -1, .trace = &t };
+    struct run *r = run_new(&ro, err, errlen);
+    bool ok = r && run_consume(r, &src, err, errlen);
+    trace_close(&t);
+    if (ok) {
+        struct rt_topdown td;
+        result_reset(res, m);
+        analysis_start(res, plan);
+        run_fill(r, res, &td);
+        analysis_finish(res, &td);
+    }
+    run_free(r);
+    if (tm->progress)
+        fputs("\r\033[K", stderr);
+    return ok;
+}
+
 /* The report of R, which ended with EXIT_CODE or was killed by signal KILLED_BY (-1: not): its
- * views' files, then the text on stderr. */
-static int finish_report(struct run *r, const struct run_cli *o, const struct analysis_plan *plan, const char *command,
-                         int exit_code, int killed_by)
+ * views' files, then the text on stderr. With TRACE, the trace of the run, its robustness across
+ * the machine's estimates is checked by replaying it. */
+static int finish_report(struct run *r, const struct run_cli *o, const struct analysis_plan *plan,
+                         const struct run_opts *ro, const char *command, int exit_code, int killed_by, const char *trace)
 {
     char err[512];
     struct result *res = alloc_zeroed(1, sizeof *res);
@@ -1613,9 +1664,19 @@ static int finish_report(struct run *r, const struct run_cli *o, const struct an
     res->killed_by = killed_by;
     res->replaced_by = run_replaced_by(r);
     const struct report_to to = { o->view, stderr, false, false };
-    bool ok = analyse_result(res, plan, fill_run, r, NULL, &to, err, sizeof err);
+    struct robust_set set = { 0 };
+    struct result *scratch = NULL;
+    struct trace_measure tm = { trace, ro, !o->quiet && isatty(STDERR_FILENO), 0 };
+    struct robust_job rj = { &set, measure_trace, &tm, NULL };
+    if (trace) {
+        robust_set_init(&set, o->b.m);
+        rj.scratch = scratch = alloc_zeroed(1, sizeof *scratch);
+    }
+    bool ok = analyse_result(res, plan, fill_run, r, trace ? &rj : NULL, &to, err, sizeof err);
     if (!ok)
         say_error("%s", err);
+    robust_set_free(&set);
+    free_result(scratch);
     result_free(res);
     free(res);
     return ok ? 0 : 1;
@@ -1783,6 +1844,14 @@ static int cmd_run(int argc, char **argv)
     if (!roi_defined(&o))
         return 2;           /* a misspelled --roi is a usage error: the program has not started */
     catch_fatal_signals();
+    /* --robustness replays the run's trace: one of its own, in $TMPDIR, when none is recorded */
+    bool robust = o.b.robustness > 0 && o.b.m->n_uncertain, own_trace = robust && !o.record;
+    char own[PATH_MAX];
+    if (own_trace) {
+        const char *dir = getenv("TMPDIR");
+        snprintf(own, sizeof own, "%s/mdlsim-robustness-%ld.trace", dir && *dir ? dir : "/tmp", (long)getpid());
+        o.record = own;
+    }
     struct safefile trace = { 0 };
     struct trace_writer tw;
     if (o.record && (!safefile_open(&trace, o.record, err, sizeof err) ||
@@ -1815,7 +1884,7 @@ static int cmd_run(int argc, char **argv)
         ok = false, snprintf(err, sizeof err, "cannot write '%s': %s", o.record, strerror(tw.error));
     if (o.record && ok)
         ok = safefile_close(&trace, err, sizeof err) && safefile_publish(&trace, err, sizeof err);
-    doom_path(0, NULL);
+    doom_path(0, own_trace && ok ? own : NULL);
     safefile_discard(&trace);
     if (!ok) {
         say_error("%s", err);
@@ -1823,7 +1892,11 @@ static int cmd_run(int argc, char **argv)
         return RUN_FAILED;
     }
     bool killed = WIFSIGNALED(g.status);
-    rc = finish_report(r, &o, &plan, "run", killed ? -1 : WEXITSTATUS(g.status), killed ? WTERMSIG(g.status) : -1);
+    rc = finish_report(r, &o, &plan, &ro, "run", killed ? -1 : WEXITSTATUS(g.status), killed ? WTERMSIG(g.status) : -1,
+                       robust ? o.record : NULL);
+    if (own_trace)
+        unlink(own);
+    doom_path(0, NULL);
     run_free(r);
     return rc ? RUN_FAILED : guest_status(g.status);
 }
@@ -1904,7 +1977,8 @@ static int cmd_replay(int argc, char **argv)
     bool killed = t.end == TRACE_KILLED;
     if (!o.program)
         o.program = t.program;
-    rc = finish_report(r, &o, &plan, "replay", killed ? -1 : t.end_value, killed ? t.end_value : -1);
+    rc = finish_report(r, &o, &plan, &ro, "replay", killed ? -1 : t.end_value, killed ? t.end_value : -1,
+                       o.b.robustness > 0 && o.b.m->n_uncertain ? o.trace : NULL);
     run_free(r);
     return rc;
 }

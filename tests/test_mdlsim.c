@@ -1061,7 +1061,7 @@ Test(views, writes_json_that_the_schema_validates_for_block_run_and_replay)
     cr_expect_eq(mdlsim_into("run --machine skylake --roi kernel_gemm --json $MDLSIM_TMP/mdlsim-schema-r1.json "
                              "--record $MDLSIM_TMP/mdlsim-schema.trace -- ../build/programs/gemm.x86 24", "/dev/null"), 0);
     cr_expect_eq(mdlsim_into("run --machine cortex-a72 --json $MDLSIM_TMP/mdlsim-schema-r2.json --no-causality "
-                             "-- ../build/programs/exact.a64 50", "/dev/null"), 0);
+                             "--robustness -- ../build/programs/exact.a64 50", "/dev/null"), 0);
     cr_expect_eq(mdlsim_into("replay --machine icelake --json $MDLSIM_TMP/mdlsim-schema-r3.json $MDLSIM_TMP/mdlsim-schema.trace",
                              "/dev/null"), 0);
     /* --set builds the machine with its values into the cache: a private one */
@@ -2955,4 +2955,64 @@ Test(robustness, is_left_out_when_not_asked_for_a_hex_file_or_refused)
     cr_expect(strstr(r.out, "mdlsim: error: --robustness checks the verdict across the estimates: not with "
                             "--no-sensitivity\n"), "%s", r.out);
     free(r.out);
+}
+
+/* The robustness of a report, as one string: its text, then each value's cycles at each end. */
+static char *robustness_of(json_t *o)
+{
+    json_t *rb = json_object_get(o, "robustness"), *v;
+    cr_assert(rb, "no robustness in the report");
+    char *buf = NULL;
+    size_t len = 0, i;
+    FILE *f = open_memstream(&buf, &len);
+    fprintf(f, "%s\n", json_string_value(json_object_get(rb, "text")));
+    json_array_foreach(json_object_get(rb, "values"), i, v)
+        fprintf(f, "%s %.17g %.17g\n", json_string_value(json_object_get(v, "name")),
+                num(json_object_get(v, "low"), "cycles"), num(json_object_get(v, "high"), "cycles"));
+    fclose(f);
+    return buf;
+}
+
+Test(robustness, is_checked_for_a_run_by_replaying_its_trace_and_leaves_no_trace_behind)
+{
+    char dir[256], args[1024];
+    snprintf(dir, sizeof dir, "%s", scratch_path("robust-tmp"));
+    cr_assert_eq(mkdir(dir, 0700), 0);
+    const char *json = scratch_path("robust-run.json"), *trace = scratch_path("robust-run.trace");
+    /* in an empty environment but TMPDIR, where the run's own trace goes */
+    snprintf(args, sizeof args, "run --machine cortex-a72 --no-causality --robustness --json %s -- "
+             "../build/programs/exact.a64 50", json);
+    char prefix[320];
+    snprintf(prefix, sizeof prefix, "env -i PATH=/usr/bin:/bin TMPDIR=%s ", dir);
+    struct run r = mdlsim_by(prefix, args, "2>/dev/null");
+    cr_assert_eq(r.status, 0);
+    free(r.out);
+    snprintf(args, sizeof args, "ls -A %s", dir);
+    r = capture(args);
+    cr_expect_str_eq(r.out, "", "the run's own trace is removed");
+    free(r.out);
+    json_t *run = load_report(json);
+    cr_expect_eq(json_array_size(json_object_get(json_object_get(run, "robustness"), "values")), 12,
+                 "every range of cortex-a72.mdl");
+    json_t *mem = estimate(run, "memory.latency");
+    cr_expect_lt(num(json_object_get(mem, "low"), "cycles"), num(run, "cycles"));
+    cr_expect_gt(num(json_object_get(mem, "high"), "cycles"), num(run, "cycles"));
+    json_decref(run);
+    /* a run that records its trace replays that one, and a replay of it says the same */
+    snprintf(args, sizeof args, "--machine cortex-a72 --no-causality --robustness --record %s --json %s -- "
+             "../build/programs/exact.a64 50", trace, json);
+    run = run_json(args, json, NULL);
+    char *got = robustness_of(run);
+    snprintf(args, sizeof args, "--machine cortex-a72 --no-causality --robustness --json %s %s", json, trace);
+    json_t *replayed = replay_json(args, json);
+    char *again = robustness_of(replayed);
+    cr_expect_str_eq(again, got, "replay --robustness of the run's trace");
+    json_decref(replayed);
+    snprintf(args, sizeof args, "--machine cortex-a72 --no-causality --json %s %s", json, trace);
+    replayed = replay_json(args, json);
+    cr_expect_null(json_object_get(replayed, "robustness"), "a replay is checked only when asked");
+    free(got);
+    free(again);
+    json_decref(run);
+    json_decref(replayed);
 }
