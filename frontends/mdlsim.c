@@ -13,6 +13,7 @@
 #include <fcntl.h>
 #include <libgen.h>
 #include <limits.h>
+#include <pthread.h>
 #include <signal.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
@@ -57,15 +58,16 @@ enum view_id { VIEW_JSON, VIEW_HTML, VIEW_CALLGRIND, N_VIEWS };
 static const struct view {
     const char *name;                               /* its option, --NAME */
     bool (*write)(FILE *, const struct result *);
+    bool (*compare)(FILE *, const struct result_comparison *);    /* several cores' (NULL: not offered) */
     const char *what;                               /* what its file holds, for block's errors */
     const char *run_help;                           /* its lines in run's help ("": said on another's) */
     const char *block_help;                         /* in block's (NULL: block does not offer it) */
 } views[N_VIEWS] = {
-    [VIEW_JSON] = { "json", view_json, "report", "  --json FILE        the report as JSON; --html FILE: as a page\n",
+    [VIEW_JSON] = { "json", view_json, view_json_comparison, "report", "  --json FILE        the report as JSON; --html FILE: as a page\n",
                     "  --json             one JSON object per block, on stdout\n" },
-    [VIEW_HTML] = { "html", view_html, "page", "",
+    [VIEW_HTML] = { "html", view_html, view_html_comparison, "page", "",
                     "  --html FILE        the block's page (not with --hex-file)\n" },
-    [VIEW_CALLGRIND] = { "callgrind", view_callgrind, "profile",
+    [VIEW_CALLGRIND] = { "callgrind", view_callgrind, NULL, "profile",
                          "  --callgrind FILE   valgrind's callgrind format (KCachegrind, callgrind_annotate)\n", NULL },
 };
 
@@ -90,7 +92,7 @@ static const struct view {
     "                    [--jobs N] [--robustness | --no-robustness]\n"
 
 #define USAGE_OPTIONS \
-    "       MACHINE: (--machine NAME | --mdl FILE.mdl [-I DIR]...) [--set KEY=VALUE]...\n" \
+    "       MACHINE: (--machine NAME[,NAME]... | --mdl FILE.mdl [-I DIR]...) [--set KEY=VALUE]...\n" \
     "       LANES: [--weight PERCENT]... [--weights P1,P2,...] [--no-sensitivity] [--no-causality]\n"
 
 #define USAGE_SAMPLING \
@@ -182,6 +184,14 @@ static const struct view {
 #define HELP_OPTIONS \
     "Machines (all subcommands):\n" \
     "  --machine NAME     a machine compiled into mdlsim (see 'mdlsim machines')\n" \
+    "  --machine A,B,...  several (of one ISA, at most 8) compared in one command: the same code\n" \
+    "                     (block), the same trace (replay: each core on a thread of its own) or\n" \
+    "                     the same run (run: live on the first core, its trace replayed on the\n" \
+    "                     others) modelled on each, and one report with a column per core: cycles,\n" \
+    "                     their interval when sampled, speed relative to the fastest, IPC, top-down,\n" \
+    "                     the functions whose cycles differ most, each core's verdict. JSON: each\n" \
+    "                     core's whole result under \"comparison\"; --html: the cores side by side.\n" \
+    "                     Not with --set, --callgrind, or --robustness for run and replay\n" \
     "  --mdl FILE         a machine description anywhere (spec.md): compiled with mdlc and the C\n" \
     "                     compiler ($CC, else cc) on first use, cached in $XDG_CACHE_HOME/mdlsim\n" \
     "                     (else ~/.cache/mdlsim) under the content of every file it reads, and\n" \
@@ -373,6 +383,9 @@ struct block_opts {
     unsigned n_weights;
     bool sensitivity, causality;
     int robustness;                 /* --robustness 1, --no-robustness -1, else 0: the command's default */
+    /* --machine a,b,c: the cores compared (M is the first); 0 with one machine */
+    const struct mdl_machine *cores[RESULT_MAX_CORES];
+    unsigned n_cores;
     bool json;                      /* --json: the JSON on stdout instead of the text */
     struct mdlset set;              /* --set KEY=VALUE: M is the machine with these values */
 };
@@ -392,6 +405,7 @@ struct session {
     struct block_cache *cache;      /* the instructions this thread has decoded */
     const struct robust_set *robust;    /* the machines at the ends of the estimates (NULL: not checked) */
     struct result *scratch;         /* where their analyses are made */
+    struct peers *peers;            /* --machine a,b,c: each core's session (NULL: one machine) */
 };
 
 static void block_error(FILE *out, bool json, const char *label, const char *msg)
@@ -413,8 +427,18 @@ static bool run_block(struct session *s, const struct block *b, struct block_res
                      errlen);
 }
 
-static bool write_report(const char *path, const struct result *res, bool (*view)(FILE *, const struct result *),
-                         char *err, size_t errlen);
+/* What a view writes: one result, or several cores' (SEVERAL not NULL). */
+struct report {
+    const struct result *one;
+    const struct result_comparison *several;
+};
+
+static bool view_report(size_t v, FILE *out, const struct report *rep)
+{
+    return rep->several ? views[v].compare(out, rep->several) : views[v].write(out, rep->one);
+}
+
+static bool write_report(const char *path, size_t v, const struct report *rep, char *err, size_t errlen);
 
 /* ---- the pipeline every analysis ends with ------------------------------------------------------- */
 
@@ -444,23 +468,37 @@ struct robust_job {
  * started, filled by FILL from SOURCE, finished, and its views written as TO says, the files
  * first (a reader of the stream that stops early, | head, must not cost them). False with ERR
  * when one could not be written, or RJ's robustness measured; the stream is written even then. */
-static bool analyse_result(struct result *res, const struct analysis_plan *plan, fill_fn fill, const void *source,
-                           const struct robust_job *rj, const struct report_to *to, char *err, size_t errlen)
+static bool measure_result(struct result *res, const struct analysis_plan *plan, fill_fn fill, const void *source,
+                           const struct robust_job *rj, char *err, size_t errlen)
 {
     struct rt_topdown td;
     analysis_start(res, plan);
     fill(source, res, &td);
     analysis_finish(res, &td);
-    bool ok = !rj || robust_check(res, plan, rj->set, rj->measure, rj->ctx, rj->scratch, err, errlen);
+    return !rj || robust_check(res, plan, rj->set, rj->measure, rj->ctx, rj->scratch, err, errlen);
+}
+
+/* REP's views as TO says, the files only while OK (the analysis held together). */
+static bool show_report(const struct report *rep, const struct report_to *to, bool ok, char *err, size_t errlen)
+{
     for (size_t v = 0; v < N_VIEWS && ok; v++)
         if (to->files[v])
-            ok = write_report(to->files[v], res, views[v].write, err, errlen);
-    bool shown = to->json_stream ? view_json(to->stream, res) : view_text(to->stream, res);
+            ok = write_report(to->files[v], v, rep, err, errlen);
+    bool shown = to->json_stream ? view_report(VIEW_JSON, to->stream, rep)
+                 : rep->several  ? view_text_comparison(to->stream, rep->several)
+                                 : view_text(to->stream, rep->one);
     if (ok && !shown && to->stream_is_result) {
         snprintf(err, errlen, "cannot write the report: %s", strerror(errno));
         ok = false;
     }
     return ok;
+}
+
+static bool analyse_result(struct result *res, const struct analysis_plan *plan, fill_fn fill, const void *source,
+                           const struct robust_job *rj, const struct report_to *to, char *err, size_t errlen)
+{
+    bool ok = measure_result(res, plan, fill, source, rj, err, errlen);
+    return show_report(&(struct report){ res, NULL }, to, ok, err, errlen);
 }
 
 /* A block's measurement R of B, for analyse_result. */
@@ -508,9 +546,112 @@ static bool measure_block(void *ctx, const struct mdl_machine *m, const struct a
     return ok;
 }
 
+/* ---- several cores: --machine a,b,c ------------------------------------------------------------ */
+
+/* The sessions of the cores compared: each its own options (naming it), decoder index, plan,
+ * result, model and decoded instructions; they share the decoder (one ISA). */
+struct peers {
+    unsigned n;
+    struct block_opts o[RESULT_MAX_CORES];
+    struct session s[RESULT_MAX_CORES];
+    struct robust_set robust[RESULT_MAX_CORES];
+};
+
+static void peers_close(struct peers *p)
+{
+    if (!p)
+        return;
+    for (unsigned k = 0; k < p->n; k++) {
+        struct session *ps = &p->s[k];
+        cls_free(ps->ci);
+        free(ps->plan);
+        free_result(ps->res);
+        free_result(ps->scratch);
+        rt_model_free(ps->model);
+        block_cache_free(ps->cache);
+        robust_set_free(&p->robust[k]);
+    }
+    free(p);
+}
+
+/* The sessions of S's cores (S's options name them). NULL with ERR when a core's lanes cannot be
+ * planned. */
+static struct peers *peers_open(const struct session *s, char *err, size_t errlen)
+{
+    const struct block_opts *o = s->o;
+    struct peers *p = alloc_zeroed(1, sizeof *p);
+    for (; p->n < o->n_cores; p->n++) {
+        unsigned k = p->n;
+        struct session *ps = &p->s[k];
+        p->o[k] = *o;
+        p->o[k].m = o->cores[k];
+        *ps = (struct session){ .o = &p->o[k], .dec = s->dec, .ci = cls_build(o->cores[k]),
+                                .plan = alloc_zeroed(1, sizeof *ps->plan), .res = alloc_zeroed(1, sizeof *ps->res),
+                                .cache = block_cache_new() };
+        if (s->robust) {
+            robust_set_init(&p->robust[k], o->cores[k]);
+            ps->robust = &p->robust[k];
+            ps->scratch = alloc_zeroed(1, sizeof *ps->scratch);
+        }
+        if (!analysis_plan_init(ps->plan, o->cores[k], o->weights, o->n_weights, o->sensitivity, err, errlen)) {
+            p->n++;
+            peers_close(p);
+            return NULL;
+        }
+    }
+    return p;
+}
+
+/* Core session PS's analysis of the block B it measured (R), named LABEL, into its result. */
+static bool core_result(struct session *ps, const struct block *b, const struct block_result *r, const char *label,
+                        char *err, size_t errlen)
+{
+    result_reset(ps->res, ps->o->m);
+    ps->res->command = "block";
+    ps->res->scope_name = label;
+    const struct block_source bs = { b, r, ps->o->causality };
+    struct block_measure bm = { ps, b };
+    const struct robust_job rj = { ps->robust, measure_block, &bm, ps->scratch };
+    return measure_result(ps->res, ps->plan, fill_block, &bs, ps->robust ? &rj : NULL, err, errlen);
+}
+
+/* The block's bytes analysed on every core of S, and reported side by side. */
+static int compare_bytes(struct session *s, const uint8_t *bytes, size_t len, uint64_t pc, const char *label,
+                         FILE *out)
+{
+    struct peers *p = s->peers;
+    struct block b[RESULT_MAX_CORES] = { 0 };
+    struct block_result br[RESULT_MAX_CORES] = { 0 };
+    struct result_comparison c = { .n = p->n };
+    char err[512];
+    bool ok = true;
+    for (unsigned k = 0; k < p->n && ok; k++) {
+        struct session *ps = &p->s[k];
+        ok = block_decode(&b[k], ps->dec, ps->ci, ps->o->m, ps->cache, bytes, len, pc, err, sizeof err) &&
+             run_block(ps, &b[k], &br[k], err, sizeof err) && core_result(ps, &b[k], &br[k], label, err, sizeof err);
+        c.core[k] = ps->res;
+    }
+    if (ok) {
+        analysis_compare(&c);
+        const struct report_to to = { s->o->view, out, s->o->json, true };
+        if (!(ok = show_report(&(struct report){ NULL, &c }, &to, true, err, sizeof err)))
+            say_error("%s", err);
+    } else {
+        block_error(out, s->o->json, label, err);
+    }
+    for (unsigned k = 0; k < p->n; k++) {
+        free(br[k].crit);
+        free(br[k].seen);
+        block_free(&b[k]);
+    }
+    return ok ? 0 : 1;
+}
+
 static int analyse_bytes(struct session *s, const uint8_t *bytes, size_t len, uint64_t pc, const char *label,
                          FILE *out)
 {
+    if (s->peers)
+        return compare_bytes(s, bytes, len, pc, label, out);
     char err[512];
     struct block b = { 0 };
     struct block_result r = { 0 };
@@ -668,7 +809,8 @@ static int analyse_hex_file(struct session *s, const char *path)
     struct hex_lines h = { 0 };
     if (!read_hex_lines(path, &h))
         return 1;
-    unsigned jobs = s->o->jobs ? s->o->jobs : default_jobs(h.n);
+    /* the cores compared share one set of sessions: one thread */
+    unsigned jobs = s->peers ? 1 : s->o->jobs ? s->o->jobs : default_jobs(h.n);
     struct session *ss = alloc_zeroed(jobs, sizeof *ss);
     void **workers = alloc_zeroed(jobs, sizeof *workers);
     int rc = 0;
@@ -908,6 +1050,38 @@ static void with_view_options(const struct option *own, bool block, struct optio
     out[n] = (struct option){ NULL, 0, NULL, 0 };
 }
 
+/* Each name of LIST (--machine a,b,c) is a machine compiled in, named once: -1, else 2 once said why. */
+static int machine_list(const char *list)
+{
+    char buf[1024], *rest = buf, *name, msg[1536];
+    const struct mdl_machine *seen[RESULT_MAX_CORES];
+    unsigned n = 0;
+    snprintf(buf, sizeof buf, "%s", list);
+    while ((name = strsep(&rest, ","))) {
+        const struct mdl_machine *m = find_machine(name);
+        if (!*name)
+            return usage_error("--machine takes names separated by commas, got an empty one in '%s'", list);
+        if (!m)
+            return unknown_machine(name);
+        for (unsigned k = 0; k < n; k++)
+            if (seen[k] == m) {
+                snprintf(msg, sizeof msg, "--machine names '%s' twice in '%s'", m->name, list);
+                return usage_error("%s", msg);
+            }
+        if (n == RESULT_MAX_CORES) {
+            snprintf(msg, sizeof msg, "--machine compares at most %d cores, got more in '%s'", RESULT_MAX_CORES, list);
+            return usage_error("%s", msg);
+        }
+        if (n && m->isa != seen[0]->isa) {
+            snprintf(msg, sizeof msg, "the cores compared run one ISA: %s is %s, %s is %s", seen[0]->name,
+                     isainfo_get(seen[0]->isa)->name, m->name, isainfo_get(m->isa)->name);
+            return usage_error("%s", msg);
+        }
+        seen[n++] = m;
+    }
+    return -1;
+}
+
 /* --machine or --mdl (C) with value optarg: -1 when taken, 2 on a usage error. A second machine
  * is one: taking the last silently would analyse on a machine the user may not have meant. */
 static int machine_option(int c, struct block_opts *o)
@@ -919,9 +1093,12 @@ static int machine_option(int c, struct block_opts *o)
                  o->machine ? o->machine : o->mdl, opt, optarg);
         return usage_error("%s", msg);
     }
-    if (c == O_MACHINE && !mdlfile_is_path(optarg) && !find_machine(optarg))
+    int listed = c == O_MACHINE && strchr(optarg, ',') ? machine_list(optarg) : 0;
+    if (listed > 0)
+        return listed;
+    if (c == O_MACHINE && !listed && !mdlfile_is_path(optarg) && !find_machine(optarg))
         return unknown_machine(optarg);
-    *(c == O_MACHINE && !mdlfile_is_path(optarg) ? &o->machine : &o->mdl) = optarg;
+    *(c == O_MACHINE && (listed || !mdlfile_is_path(optarg)) ? &o->machine : &o->mdl) = optarg;
     o->machine_opt = opt;
     return -1;
 }
@@ -1026,6 +1203,16 @@ static int find_options_machine(struct block_opts *o)
     if ((o->mdl || o->set.n) && !self_dir(tools, sizeof tools)) {
         say_error("cannot find mdlsim's own directory (/proc/self/exe)");
         return 1;
+    }
+    if (o->machine && strchr(o->machine, ',')) {
+        if (o->set.n)
+            return usage_error("%s", "--set changes one machine: not with several (--machine a,b)");
+        char buf[1024], *rest = buf, *name;
+        snprintf(buf, sizeof buf, "%s", o->machine);
+        while ((name = strsep(&rest, ",")))
+            o->cores[o->n_cores++] = find_machine(name);
+        o->m = o->cores[0];
+        return -1;
     }
     if (o->machine) {
         o->m = find_machine(o->machine);
@@ -1185,16 +1372,19 @@ static int cmd_block(int argc, char **argv)
     s.ci = cls_build(o.m);
     s.cache = block_cache_new();
     struct robust_set robust = { 0 };
-    if (o.m->n_uncertain && o.sensitivity && o.robustness >= 0 && (o.robustness > 0 || !o.hex_file)) {
+    if (o.m->n_uncertain && o.sensitivity && o.robustness >= 0 && (o.robustness > 0 || (!o.hex_file && !o.n_cores))) {
         robust_set_init(&robust, o.m);
         s.robust = &robust;
     }
-    if (o.hex)
+    if (o.n_cores && !(s.peers = peers_open(&s, err, sizeof err)))
+        rc = 1, say_error("%s", err);
+    else if (o.hex)
         rc = analyse_hex(&s, o.hex, strlen(o.hex), "--hex", stdout);
     else if (o.hex_file)
         rc = analyse_hex_file(&s, o.hex_file);
     else
         rc = analyse_file(&s, o.file);
+    peers_close(s.peers);
     rt_model_free(s.model);
     result_free(s.res);
     free(s.res);
@@ -1309,6 +1499,15 @@ static int parse_run_opts(int argc, char **argv, struct run_cli *o, bool replay)
         return usage_error("%s", "--sample-period samples: not with --exact");
     if (o->b.robustness > 0 && !o->b.sensitivity)
         return usage_error("%s", "--robustness checks the verdict across the estimates: not with --no-sensitivity");
+    if (o->b.robustness > 0 && o->b.machine && strchr(o->b.machine, ','))
+        return usage_error("%s", "--robustness checks one machine's verdict: not with several (--machine a,b)");
+    for (size_t v = 0; v < N_VIEWS; v++)
+        if (o->view[v] && !views[v].compare && o->b.machine && strchr(o->b.machine, ',')) {
+            char msg[128];
+            snprintf(msg, sizeof msg, "--%s writes one machine's %s: not with several (--machine a,b)", views[v].name,
+                     views[v].what);
+            return usage_error("%s", msg);
+        }
     o->sample_plan = sample_plan_default(o->sampling > 0, period);
     return find_options_machine(&o->b);
 }
@@ -1585,14 +1784,13 @@ static pid_t start_qemu(const struct run_cli *o, const struct transport *t, int 
 }
 
 /* Writes VIEW of RES to PATH whole or not at all: into a new file beside it, renamed over it. */
-static bool write_report(const char *path, const struct result *res, bool (*view)(FILE *, const struct result *),
-                         char *err, size_t errlen)
+static bool write_report(const char *path, size_t v, const struct report *rep, char *err, size_t errlen)
 {
     struct safefile f;
     if (!safefile_open(&f, path, err, errlen))
         return false;
     doom_path(1, f.tmp);
-    bool viewed = view(f.fp, res);
+    bool viewed = view_report(v, f.fp, rep);
     int e = errno;
     bool ok = safefile_close(&f, err, errlen) && (viewed || snprintf(err, errlen, "cannot write '%s': %s", path,
                                                                       strerror(e ? e : EIO)) < 0);
@@ -1646,14 +1844,11 @@ static bool measure_trace(void *ctx, const struct mdl_machine *m, const struct a
     return ok;
 }
 
-/* The report of R, which ended with EXIT_CODE or was killed by signal KILLED_BY (-1: not): its
- * views' files, then the text on stderr. With TRACE, the trace of the run, its robustness across
- * the machine's estimates is checked by replaying it. */
-static int finish_report(struct run *r, const struct run_cli *o, const struct analysis_plan *plan,
-                         const struct run_opts *ro, const char *command, int exit_code, int killed_by, const char *trace)
+/* RES reset for R's run of O's program, which ended with EXIT_CODE or was killed by signal
+ * KILLED_BY (-1: not). */
+static void run_result_head(struct result *res, const struct run *r, const struct run_cli *o, const char *command,
+                            int exit_code, int killed_by)
 {
-    char err[512];
-    struct result *res = alloc_zeroed(1, sizeof *res);
     result_reset(res, o->b.m);
     res->set = o->b.set.args;
     res->n_set = o->b.set.n;
@@ -1663,6 +1858,17 @@ static int finish_report(struct run *r, const struct run_cli *o, const struct an
     res->exit_code = exit_code;
     res->killed_by = killed_by;
     res->replaced_by = run_replaced_by(r);
+}
+
+/* The report of R, which ended with EXIT_CODE or was killed by signal KILLED_BY (-1: not): its
+ * views' files, then the text on stderr. With TRACE, the trace of the run, its robustness across
+ * the machine's estimates is checked by replaying it. */
+static int finish_report(struct run *r, const struct run_cli *o, const struct analysis_plan *plan,
+                         const struct run_opts *ro, const char *command, int exit_code, int killed_by, const char *trace)
+{
+    char err[512];
+    struct result *res = alloc_zeroed(1, sizeof *res);
+    run_result_head(res, r, o, command, exit_code, killed_by);
     const struct report_to to = { o->view, stderr, false, false };
     struct robust_set set = { 0 };
     struct result *scratch = NULL;
@@ -1805,6 +2011,147 @@ static int elf_program(const char *path)
     return RUN_CANNOT_EXECUTE;
 }
 
+/* ---- run and replay on several cores: --machine a,b,c --------------------------------------------- */
+
+/* One core's analysis of a run: the live run's, or a replay of its trace on a thread of its own.
+ * The result's rows point into the run, which lives as long as the report. */
+struct core_run {
+    struct run_cli o;               /* the command's options, naming this core */
+    const char *trace, *command;
+    struct analysis_plan plan;
+    struct run_opts ro;
+    struct run *run;
+    struct result *res;
+    bool ok;
+    char err[1024];
+};
+
+/* C's options, lanes and regions for core M of O's. False once said why. */
+static bool core_setup(struct core_run *c, const struct run_cli *o, const struct mdl_machine *m, const char *trace,
+                       const char *command)
+{
+    c->o = *o;
+    c->o.b.m = m;
+    c->trace = trace;
+    c->command = command;
+    c->res = alloc_zeroed(1, sizeof *c->res);
+    if (!run_plan(&c->plan, &c->o, &c->ro))
+        return false;
+    if (!resolve_roi(&c->o, &c->plan, &c->ro, c->err, sizeof c->err)) {
+        say_error("%s", c->err);
+        return false;
+    }
+    c->ro.progress = NULL, c->ro.record = NULL;
+    return true;
+}
+
+static void *replay_core(void *arg)
+{
+    struct core_run *c = arg;
+    struct trace_reader t;
+    if (!(c->ok = trace_open(&t, c->trace, c->err, sizeof c->err))) {
+        if (t.fd >= 0)
+            trace_close(&t);
+        return NULL;
+    }
+    struct run_source src = { .fd = -1, .free_fd = -1, .trace = &t };
+    c->ok = (c->run = run_new(&c->ro, c->err, sizeof c->err)) && run_consume(c->run, &src, c->err, sizeof c->err);
+    bool killed = t.end == TRACE_KILLED;
+    if (c->ok) {
+        run_result_head(c->res, c->run, &c->o, c->command, killed ? -1 : t.end_value, killed ? t.end_value : -1);
+        c->ok = measure_result(c->res, &c->plan, fill_run, c->run, NULL, c->err, sizeof c->err);
+    }
+    trace_close(&t);
+    return NULL;
+}
+
+/* The trace replayed for cores FROM to N of CS, each on a thread (on this one when none starts).
+ * False once each failure is said. */
+static bool replay_cores(struct core_run *cs, unsigned from, unsigned n)
+{
+    pthread_t th[RESULT_MAX_CORES];
+    bool started[RESULT_MAX_CORES] = { false };
+    /* a decoder opened before the threads start warms Capstone's lazy tables (isa.h), which the
+     * threads' decoders would otherwise build at once, each over the others' */
+    char err[256];
+    dec_close(dec_open((enum mdl_isa)cs[from].o.b.m->isa, err, sizeof err));
+    for (unsigned k = from; k < n; k++)
+        started[k] = pthread_create(&th[k], NULL, replay_core, &cs[k]) == 0;
+    for (unsigned k = from; k < n; k++) {
+        if (started[k])
+            pthread_join(th[k], NULL);
+        else
+            replay_core(&cs[k]);
+    }
+    bool ok = true;
+    for (unsigned k = from; k < n; k++)
+        if (!cs[k].ok) {
+            say_error("%s: %s", cs[k].o.b.m->name, cs[k].err);
+            ok = false;
+        }
+    return ok;
+}
+
+/* The cores' results side by side, in O's views. */
+static int compare_report(struct core_run *cs, unsigned n, const struct run_cli *o)
+{
+    struct result_comparison c = { .n = n };
+    for (unsigned k = 0; k < n; k++)
+        c.core[k] = cs[k].res;
+    analysis_compare(&c);
+    const struct report_to to = { o->view, stderr, false, false };
+    char err[512];
+    bool ok = show_report(&(struct report){ NULL, &c }, &to, true, err, sizeof err);
+    if (!ok)
+        say_error("%s", err);
+    return ok ? 0 : 1;
+}
+
+static struct core_run *cores_new(unsigned n) { return alloc_zeroed(n, sizeof(struct core_run)); }
+
+static void cores_free(struct core_run *cs, unsigned n)
+{
+    for (unsigned k = 0; k < n; k++) {
+        run_free(cs[k].run);
+        free_result(cs[k].res);
+    }
+    free(cs);
+}
+
+/* replay on every core of O: one thread each. */
+static int compare_replay(const struct run_cli *o)
+{
+    unsigned n = o->b.n_cores;
+    struct core_run *cs = cores_new(n);
+    bool ok = true;
+    for (unsigned k = 0; k < n && ok; k++)
+        ok = core_setup(&cs[k], o, o->b.cores[k], o->trace, "replay");
+    int rc = !ok ? 2 : replay_cores(cs, 0, n) ? compare_report(cs, n, o) : 1;
+    cores_free(cs, n);
+    return rc;
+}
+
+/* run on every core of O: the live run R (which this takes) on the first, its trace (O's --record)
+ * replayed on the others, one thread each. */
+static int compare_run(struct run *r, const struct run_cli *o, const struct analysis_plan *plan, int exit_code,
+                       int killed_by)
+{
+    unsigned n = o->b.n_cores;
+    struct core_run *cs = cores_new(n);
+    cs[0].run = r;
+    cs[0].res = alloc_zeroed(1, sizeof *cs[0].res);
+    run_result_head(cs[0].res, r, o, "run", exit_code, killed_by);
+    char err[512];
+    bool ok = measure_result(cs[0].res, plan, fill_run, r, NULL, err, sizeof err);
+    if (!ok)
+        say_error("%s", err);
+    for (unsigned k = 1; k < n && ok; k++)
+        ok = core_setup(&cs[k], o, o->b.cores[k], o->record, "run");
+    int rc = ok && replay_cores(cs, 1, n) ? compare_report(cs, n, o) : 1;
+    cores_free(cs, n);
+    return rc;
+}
+
 static int cmd_run(int argc, char **argv)
 {
     struct run_cli o;
@@ -1845,7 +2192,7 @@ static int cmd_run(int argc, char **argv)
         return 2;           /* a misspelled --roi is a usage error: the program has not started */
     catch_fatal_signals();
     /* --robustness replays the run's trace: one of its own, in $TMPDIR, when none is recorded */
-    bool robust = o.b.robustness > 0 && o.b.m->n_uncertain, own_trace = robust && !o.record;
+    bool robust = o.b.robustness > 0 && o.b.m->n_uncertain, own_trace = (robust || o.b.n_cores) && !o.record;
     char own[PATH_MAX];
     if (own_trace) {
         const char *dir = getenv("TMPDIR");
@@ -1892,8 +2239,13 @@ static int cmd_run(int argc, char **argv)
         return RUN_FAILED;
     }
     bool killed = WIFSIGNALED(g.status);
-    rc = finish_report(r, &o, &plan, &ro, "run", killed ? -1 : WEXITSTATUS(g.status), killed ? WTERMSIG(g.status) : -1,
-                       robust ? o.record : NULL);
+    int exit_code = killed ? -1 : WEXITSTATUS(g.status), killed_by = killed ? WTERMSIG(g.status) : -1;
+    if (o.b.n_cores) {
+        rc = compare_run(r, &o, &plan, exit_code, killed_by);
+        r = NULL;
+    } else {
+        rc = finish_report(r, &o, &plan, &ro, "run", exit_code, killed_by, robust ? o.record : NULL);
+    }
     if (own_trace)
         unlink(own);
     doom_path(0, NULL);
@@ -1959,6 +2311,13 @@ static int cmd_replay(int argc, char **argv)
     if (!roi_defined(&o)) {
         trace_close(&t);
         return 2;           /* a misspelled --roi: a usage error, as before a run */
+    }
+    if (o.b.n_cores) {
+        char program[PATH_MAX];
+        snprintf(program, sizeof program, "%s", o.program ? o.program : t.program);
+        o.program = program;
+        trace_close(&t);
+        return compare_replay(&o);
     }
     struct console *con = console_new(!o.quiet && isatty(STDERR_FILENO));
     ro.progress = on_progress;

@@ -1068,9 +1068,14 @@ Test(views, writes_json_that_the_schema_validates_for_block_run_and_replay)
     setenv("XDG_CACHE_HOME", scratch_path("mdlsim-schema-cache"), 1);
     cr_expect_eq(mdlsim_into("replay --machine skylake --set window.rob=512 --set 'cache.L1D.size=64 KiB' --json "
                              "$MDLSIM_TMP/mdlsim-schema-r4.json $MDLSIM_TMP/mdlsim-schema.trace", "/dev/null"), 0);
+    cr_expect_eq(mdlsim_into("replay --machine skylake,alderlake --json $MDLSIM_TMP/mdlsim-schema-r5.json "
+                             "$MDLSIM_TMP/mdlsim-schema.trace", "/dev/null"), 0);
+    cr_expect_eq(mdlsim_into("block --machine icelake,skylake --json kernels/fig1-fma-chain.s",
+                             scratch_path("mdlsim-schema-b5.json")), 0);
     cr_expect_eq(validate("$MDLSIM_TMP/mdlsim-schema-b1.json $MDLSIM_TMP/mdlsim-schema-b2.json $MDLSIM_TMP/mdlsim-schema-b3.json "
                           "$MDLSIM_TMP/mdlsim-schema-b4.json $MDLSIM_TMP/mdlsim-schema-r1.json $MDLSIM_TMP/mdlsim-schema-r2.json "
-                          "$MDLSIM_TMP/mdlsim-schema-r3.json $MDLSIM_TMP/mdlsim-schema-r4.json", false), 0);
+                          "$MDLSIM_TMP/mdlsim-schema-r3.json $MDLSIM_TMP/mdlsim-schema-r4.json "
+                          "$MDLSIM_TMP/mdlsim-schema-r5.json $MDLSIM_TMP/mdlsim-schema-b5.json", false), 0);
     /* the check can fail: a report without its verdict does not pass, nor a set value without its key */
     cr_expect_eq(system("sed 's/\"verdict\":/\"verdikt\":/' $MDLSIM_TMP/mdlsim-schema-b1.json > $MDLSIM_TMP/mdlsim-schema-bad.json"), 0);
     cr_expect_eq(validate(scratch_path("mdlsim-schema-bad.json"), true), 1);
@@ -3015,4 +3020,154 @@ Test(robustness, is_checked_for_a_run_by_replaying_its_trace_and_leaves_no_trace
     free(again);
     json_decref(run);
     json_decref(replayed);
+}
+
+/* ---- several cores in one command: --machine a,b,c ---------------------------------------------- */
+
+/* The JSON of mdlsim ARGS (its stdout, or the file it names) as a string, compact. */
+static char *json_text(json_t *o)
+{
+    char *s = json_dumps(o, JSON_COMPACT | JSON_SORT_KEYS);
+    cr_assert(s);
+    return s;
+}
+
+/* Each core's result in comparison report CMP is, key for key, what SINGLE[k] reports alone. */
+static void expect_cores_as_alone(json_t *cmp, json_t *const *single, unsigned n)
+{
+    json_t *cores = json_object_get(cmp, "comparison");
+    cr_assert_eq(json_array_size(cores), n);
+    for (unsigned k = 0; k < n; k++) {
+        char *got = json_text(json_array_get(cores, k)), *want = json_text(single[k]);
+        size_t at = 0;
+        while (got[at] && got[at] == want[at])
+            at++;
+        cr_expect(got[at] == want[at], "core %u differs from its analysis alone at byte %zu: ...%.80s vs ...%.80s", k,
+                  at, got + (at > 40 ? at - 40 : 0), want + (at > 40 ? at - 40 : 0));
+        free(got);
+        free(want);
+    }
+}
+
+Test(compare, a_block_on_three_cores_is_each_core_s_analysis_alone_side_by_side)
+{
+    static const char *const machines[] = { "skylake", "icelake", "alderlake" };
+    json_t *single[3];
+    for (unsigned k = 0; k < 3; k++) {
+        char args[256];
+        snprintf(args, sizeof args, "block --machine %s --no-robustness --json kernels/store-forward-vs-shifts.s",
+                 machines[k]);
+        single[k] = block_json(args);
+    }
+    json_t *cmp = block_json("block --machine skylake,icelake,alderlake --json kernels/store-forward-vs-shifts.s");
+    expect_cores_as_alone(cmp, single, 3);
+    json_t *names = json_object_get(cmp, "machines");
+    for (unsigned k = 0; k < 3; k++)
+        cr_expect_str_eq(json_string_value(json_array_get(names, k)), machines[k]);
+    /* the fastest has the fewest cycles, and each core's relative cycles are its own over the fastest's */
+    const char *fastest = json_string_value(json_object_get(cmp, "fastest"));
+    double best = INFINITY;
+    for (unsigned k = 0; k < 3; k++)
+        best = fmin(best, num(single[k], "cycles"));
+    for (unsigned k = 0; k < 3; k++) {
+        cr_expect_float_eq(json_number_value(json_array_get(json_object_get(cmp, "relative_cycles"), k)),
+                           num(single[k], "cycles") / best, 1e-12);
+        if (strcmp(fastest, machines[k]) == 0)
+            cr_expect_eq(num(single[k], "cycles"), best);
+        json_decref(single[k]);
+    }
+    json_decref(cmp);
+}
+
+Test(compare, prints_the_cores_in_columns_word_for_word)
+{
+    expect_golden("block --machine skylake,icelake,alderlake kernels/fig1-fma-chain.s", "2>/dev/null",
+                  "block-compare-fig1");
+}
+
+Test(compare, a_replay_on_three_cores_is_each_core_s_replay_alone)
+{
+    const char *trace = scratch_path("compare.trace"), *json = scratch_path("compare.json");
+    char args[1024];
+    snprintf(args, sizeof args, "--machine skylake --no-sensitivity --no-causality --record %s --json %s -- "
+             "../build/programs/gemm.x86 24", trace, json);
+    json_decref(run_json(args, json, NULL));
+    static const char *const machines[] = { "skylake", "icelake", "alderlake" };
+    json_t *single[3];
+    for (unsigned k = 0; k < 3; k++) {
+        snprintf(args, sizeof args, "--machine %s --quiet --json %s %s", machines[k], json, trace);
+        single[k] = replay_json(args, json);
+    }
+    snprintf(args, sizeof args, "--machine skylake,icelake,alderlake --quiet --json %s %s", json, trace);
+    json_t *cmp = replay_json(args, json);
+    expect_cores_as_alone(cmp, single, 3);
+    /* the functions that differ most, the largest spread first: the kernel among them */
+    json_t *differ = json_object_get(cmp, "differ"), *f;
+    size_t i;
+    double last = INFINITY;
+    bool kernel = false;
+    json_array_foreach(differ, i, f) {
+        json_t *cy = json_object_get(f, "cycles");
+        double lo = INFINITY, hi = 0;
+        for (unsigned k = 0; k < 3; k++)
+            lo = fmin(lo, json_number_value(json_array_get(cy, k))), hi = fmax(hi, json_number_value(json_array_get(cy, k)));
+        cr_expect_leq(hi - lo, last, "ranked by spread");
+        last = hi - lo;
+        kernel |= json_is_string(json_object_get(f, "function")) &&
+                  strcmp(json_string_value(json_object_get(f, "function")), "kernel_gemm") == 0;
+    }
+    cr_expect(kernel, "kernel_gemm is among the functions that differ most");
+    for (unsigned k = 0; k < 3; k++)
+        json_decref(single[k]);
+    json_decref(cmp);
+}
+
+Test(compare, a_run_on_two_cores_replays_its_trace_on_the_second)
+{
+    const char *trace = scratch_path("compare-run.trace"), *json = scratch_path("compare-run.json");
+    char args[1024];
+    struct run r = mdlsim_stderr("run --machine skylake,cortex-a72 -- ../build/programs/gemm.x86 24");
+    cr_expect_eq(r.status, 2);
+    cr_expect(strstr(r.out, "mdlsim: error: the cores compared run one ISA: skylake is x86_64, cortex-a72 is "
+                            "aarch64\n"), "%s", r.out);
+    free(r.out);
+    snprintf(args, sizeof args, "--machine icelake,alderlake --record %s --json %s -- ../build/programs/gemm.x86 24",
+             trace, json);
+    json_t *cmp = run_json(args, json, "31.387\n");
+    snprintf(args, sizeof args, "--machine alderlake --quiet --json %s %s", json, trace);
+    json_t *alone = replay_json(args, json);
+    json_t *second = json_array_get(json_object_get(cmp, "comparison"), 1);
+    cr_expect_str_eq(json_string_value(json_object_get(second, "machine")), "alderlake");
+    cr_expect_eq(num(second, "cycles"), num(alone, "cycles"), "the second core's cycles are its replay's");
+    cr_expect_str_eq(json_string_value(json_object_get(second, "command")), "run");
+    json_decref(cmp);
+    json_decref(alone);
+}
+
+Test(compare, refuses_what_one_machine_alone_can_take)
+{
+    struct {
+        const char *args, *message;
+    } cases[] = {
+        { "block --machine skylake,icelake,skylake --hex 90", "--machine names 'skylake' twice in 'skylake,icelake,skylake'" },
+        { "block --machine skylake,,icelake --hex 90", "--machine takes names separated by commas, got an empty one in "
+                                                       "'skylake,,icelake'" },
+        { "block --machine skylake,icelak --hex 90", "unknown machine 'icelak' (did you mean 'icelake'?); known: "
+                                                     "alderlake, cortex-a72, icelake, skylake (or give a description "
+                                                     "FILE.mdl)" },
+        { "block --machine skylake,icelake --set window.rob=512 --hex 90", "--set changes one machine: not with "
+                                                                           "several (--machine a,b)" },
+        { "replay --machine skylake,icelake --callgrind x.out t.trace", "--callgrind writes one machine's profile: "
+                                                                       "not with several (--machine a,b)" },
+        { "replay --machine skylake,icelake --robustness t.trace", "--robustness checks one machine's verdict: not "
+                                                                  "with several (--machine a,b)" },
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        struct run r = mdlsim_stderr(cases[i].args);
+        cr_expect_eq(r.status, 2, "%s", cases[i].args);
+        char want[512];
+        snprintf(want, sizeof want, "mdlsim: error: %s\n", cases[i].message);
+        cr_expect(strstr(r.out, want), "%s:\n%s", cases[i].args, r.out);
+        free(r.out);
+    }
 }

@@ -7,6 +7,7 @@
 #include <string.h>
 #include <strings.h>
 #include "views/view_html.h"
+#include "analysis/analysis.h"
 
 extern const struct mdl_machine mdl_machine_skylake;
 
@@ -357,4 +358,29 @@ Test(view_html, says_whether_the_verdict_holds_and_shows_the_estimates_that_move
     cr_expect_null(strstr(html, "robustness"), "not checked: not shown");
     free(html);
     release(r);
+}
+
+Test(view_html, puts_the_cores_side_by_side_with_their_names_escaped)
+{
+    struct result *a = sample(), *b = sample();
+    struct mdl_machine evil = mdl_machine_skylake;
+    evil.name = "<b>core</b>";
+    b->m = &evil;
+    b->cycles = 2 * a->cycles;
+    struct result_comparison c = { .n = 2, .core = { a, b } };
+    analysis_compare(&c);
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *out = open_memstream(&buf, &len);
+    cr_assert(view_html_comparison(out, &c));
+    fclose(out);
+    cr_expect(strncmp(buf, "<!DOCTYPE html>\n", 16) == 0);
+    cr_expect_eq(count(buf, "</html>"), 1);
+    cr_expect_null(strstr(buf, "<b>core"), "a machine's name is escaped");
+    cr_expect(strstr(buf, "<th class=\"n\" data-machine=\"&lt;b&gt;core&lt;/b&gt;\">"));
+    cr_expect(strstr(buf, "<td class=\"n\"><b>fastest</b></td><td class=\"n\">2.000x</td>"), "%s", buf);
+    cr_expect_eq(count(buf, "<div class=\"bar\">"), 2, "a top-down bar per core");
+    free(buf);
+    release(a);
+    release(b);
 }

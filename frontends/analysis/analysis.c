@@ -2,6 +2,7 @@
  * the verdict, resource shares, the critical order and the top-down fractions. No I/O. */
 #include "analysis.h"
 #include "alloc.h"
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -806,4 +807,91 @@ void analysis_finish(struct result *r, const struct rt_topdown *td)
     lines(r);
     verdict(r);
     topdown(r, td);
+}
+
+/* ---- several cores ----------------------------------------------------------------------------- */
+
+/* Whether entries G and F (of any cores' results) are one function: the same module and symbol,
+ * or without one the same start. */
+static bool is_function(const struct result_function *g, const struct result_function *f)
+{
+    bool named = g->name && f->name;
+    return strcmp(g->module, f->module) == 0 &&
+           (named ? strcmp(g->name, f->name) == 0 : !g->name && !f->name && g->lo == f->lo);
+}
+
+/* Function F in R: its first entry (SIZE_MAX: none) and, in *CYCLES, the cycles of all its entries. */
+static size_t function_in(const struct result *r, const struct result_function *f, double *cycles)
+{
+    size_t first = SIZE_MAX;
+    *cycles = 0;
+    for (size_t i = 0; i < r->n_functions; i++)
+        if (is_function(&r->functions[i], f)) {
+            first = first == SIZE_MAX ? i : first;
+            *cycles += r->functions[i].cycles;
+        }
+    return first;
+}
+
+static double spread(const struct result_comparison *c, const double *cycles)
+{
+    double lo = INFINITY, hi = 0;
+    for (unsigned k = 0; k < c->n; k++) {
+        lo = fmin(lo, cycles[k]);
+        hi = fmax(hi, cycles[k]);
+    }
+    return hi - lo;
+}
+
+/* Whether function F is in C's differ list already. */
+static bool ranked(const struct result_comparison *c, const struct result_function *f)
+{
+    for (unsigned j = 0; j < c->n_differ; j++)
+        for (unsigned k = 0; k < c->n; k++)
+            if (c->differ[j][k] != SIZE_MAX && is_function(&c->core[k]->functions[c->differ[j][k]], f))
+                return true;
+    return false;
+}
+
+/* Function F into C's differ list, largest spread first, if it ranks. */
+static void rank_differ(struct result_comparison *c, const struct result_function *f)
+{
+    if (ranked(c, f))
+        return;
+    size_t row[RESULT_MAX_CORES];
+    double cycles[RESULT_MAX_CORES];
+    for (unsigned k = 0; k < c->n; k++)
+        row[k] = function_in(c->core[k], f, &cycles[k]);
+    double d = spread(c, cycles);
+    if (!(d > 0))
+        return;
+    unsigned at = c->n_differ;
+    while (at > 0 && spread(c, c->differ_cycles[at - 1]) < d)
+        at--;
+    if (at == RESULT_MAX_DIFFER)
+        return;
+    unsigned last = c->n_differ < RESULT_MAX_DIFFER ? c->n_differ++ : RESULT_MAX_DIFFER - 1;
+    memmove(c->differ[at + 1], c->differ[at], (last - at) * sizeof c->differ[0]);
+    memmove(c->differ_cycles[at + 1], c->differ_cycles[at], (last - at) * sizeof c->differ_cycles[0]);
+    memcpy(c->differ[at], row, sizeof c->differ[0]);
+    memcpy(c->differ_cycles[at], cycles, sizeof c->differ_cycles[0]);
+}
+
+/* Candidates for the differ list: each core's hottest functions (a few hundred of each cover what
+ * ranks: a function cold on every core cannot differ much). */
+enum { COMPARE_CANDIDATES = 200 };
+
+void analysis_compare(struct result_comparison *c)
+{
+    c->fastest = 0;
+    for (unsigned k = 1; k < c->n; k++)
+        if (c->core[k]->cycles < c->core[c->fastest]->cycles)
+            c->fastest = k;
+    double best = c->core[c->fastest]->cycles;
+    for (unsigned k = 0; k < c->n; k++)
+        c->relative[k] = best > 0 ? c->core[k]->cycles / best : 1;
+    c->n_differ = 0;
+    for (unsigned from = 0; from < c->n; from++)
+        for (size_t i = 0; i < c->core[from]->n_functions && i < COMPARE_CANDIDATES; i++)
+            rank_differ(c, &c->core[from]->functions[i]);
 }

@@ -36,4 +36,8 @@ void analysis_start(struct result *r, const struct analysis_plan *p);
  * from the slot counts TD (NULL: none). */
 void analysis_finish(struct result *r, const struct rt_topdown *td);
 
+/* C's fastest core, each core's cycles relative to it, and the functions whose cycles differ most
+ * between the cores (C's results finished). */
+void analysis_compare(struct result_comparison *c);
+
 #endif

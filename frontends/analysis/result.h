@@ -260,6 +260,22 @@ struct result {
     struct result_curve curves[RT_MAX_LANES];
 };
 
+/* The results of one analysis on several cores (--machine a,b,c): the same code, or the same run,
+ * modelled on each. analysis_compare fills what follows the results. */
+enum { RESULT_MAX_CORES = 8, RESULT_MAX_DIFFER = 10 };
+struct result_comparison {
+    unsigned n;
+    const struct result *core[RESULT_MAX_CORES];
+    unsigned fastest;                       /* the core with the fewest cycles */
+    double relative[RESULT_MAX_CORES];      /* each core's cycles / the fastest's */
+    /* the functions (run, replay) whose cycles differ most between the cores: the index of each in
+     * each core's function list (its first entry; SIZE_MAX: not there), and its cycles there (every
+     * entry of it: a function whose code lies apart is several entries) */
+    unsigned n_differ;
+    size_t differ[RESULT_MAX_DIFFER][RESULT_MAX_CORES];
+    double differ_cycles[RESULT_MAX_DIFFER][RESULT_MAX_CORES];
+};
+
 /* Empties R for another analysis on M, keeping the memory it has. */
 void result_reset(struct result *r, const struct mdl_machine *m);
 /* S with its control bytes as '?', in place: names and paths come from the guest's objects, a

@@ -324,6 +324,17 @@ static void segment(FILE *out, const struct segment *s)
     fputs("</div>\n", out);
 }
 
+/* T's bar, its segments (room for 5 + RESULT_MAX_LEVELS) in S: their count. */
+static unsigned bar(FILE *out, const struct result_topdown *t, struct segment *s)
+{
+    unsigned n = segments(t, s);
+    fputs("<div class=\"bar\">\n", out);
+    for (unsigned i = 0; i < n; i++)
+        segment(out, &s[i]);
+    fputs("</div>\n", out);
+    return n;
+}
+
 static void topdown(FILE *out, const struct result *r)
 {
     const struct result_topdown *t = &r->topdown;
@@ -337,11 +348,8 @@ static void topdown(FILE *out, const struct result *r)
             "back end %.1f%% (core %.1f%%, memory %.1f%%).</p>\n", t->slots, t->frontend * 100,
             t->backend * 100, t->core * 100, t->memory * 100);
     struct segment s[5 + RESULT_MAX_LEVELS];
-    unsigned n = segments(t, s);
-    fputs("<div class=\"bar\">\n", out);
-    for (unsigned i = 0; i < n; i++)
-        segment(out, &s[i]);
-    fputs("</div>\n<div class=\"legend\">\n", out);
+    unsigned n = bar(out, t, s);
+    fputs("<div class=\"legend\">\n", out);
     for (unsigned i = 0; i < n; i++) {
         fprintf(out, "<span><i class=\"sw\" style=\"background:%s\"></i>", s[i].colour);
         segment_name(out, &s[i]);
@@ -1057,6 +1065,132 @@ bool view_html(FILE *out, const struct result *r)
     branches(out, r);
     delivery(out, r);
     class_defaults(out, r);
+    fputs("</main>\n</body>\n</html>\n", out);
+    return fflush(out) == 0 && !ferror(out);
+}
+
+/* ---- several cores side by side ----------------------------------------------------------------- */
+
+/* A row of the comparison table: LABEL, then each core's cell as FMT prints VALUE. */
+static void compare_cells(FILE *out, const struct result_comparison *c, const char *label, const char *fmt,
+                          double (*value)(const struct result *))
+{
+    fprintf(out, "<tr><th>%s</th>", label);
+    for (unsigned k = 0; k < c->n; k++) {
+        fputs("<td class=\"n\">", out);
+        fprintf(out, fmt, value(c->core[k]));
+        fputs("</td>", out);
+    }
+    fputs("</tr>\n", out);
+}
+
+static double cmp_cycles(const struct result *r) { return r->cycles; }
+static double cmp_ipc(const struct result *r) { return r->ipc; }
+
+static void compare_table(FILE *out, const struct result_comparison *c)
+{
+    bool block = c->core[0]->scope == RESULT_SCOPE_BLOCK;
+    fputs("<section id=\"comparison\">\n<h2>The cores side by side</h2>\n<table>\n<thead><tr><th></th>", out);
+    for (unsigned k = 0; k < c->n; k++) {
+        fprintf(out, "<th class=\"n\" data-machine=\"");
+        esc(out, c->core[k]->m->name);
+        fputs("\">", out);
+        esc(out, c->core[k]->m->name);
+        fputs("</th>", out);
+    }
+    fputs("</tr></thead>\n<tbody>\n", out);
+    compare_cells(out, c, block ? "cycles / iteration" : "cycles", block ? "%.2f" : "%.0f", cmp_cycles);
+    fputs("<tr><th>relative to the fastest</th>", out);
+    for (unsigned k = 0; k < c->n; k++)
+        fprintf(out, k == c->fastest ? "<td class=\"n\"><b>fastest</b></td>" : "<td class=\"n\">%.3fx</td>",
+                c->relative[k]);
+    fputs("</tr>\n", out);
+    compare_cells(out, c, "IPC", "%.2f", cmp_ipc);
+    fputs("<tr><th>verdict</th>", out);
+    for (unsigned k = 0; k < c->n; k++) {
+        fputs("<td>", out);
+        escn(out, c->core[k]->verdict.text, sizeof c->core[k]->verdict.text);
+        fputs("</td>", out);
+    }
+    fputs("</tr>\n</tbody>\n</table>\n</section>\n", out);
+}
+
+/* Each core's top-down bar, one above the other, so that the categories line up. */
+static void compare_topdown(FILE *out, const struct result_comparison *c)
+{
+    fputs("<section id=\"topdown\">\n<h2>Top-down: where the issue slots went</h2>\n", out);
+    for (unsigned k = 0; k < c->n; k++) {
+        const struct result_topdown *t = &c->core[k]->topdown;
+        fputs("<p class=\"sub\">", out);
+        esc(out, c->core[k]->m->name);
+        fputs("</p>\n", out);
+        if (!t->valid) {
+            fputs("<p class=\"note\">No top-down breakdown: the machine description gives no issue width.</p>\n", out);
+            continue;
+        }
+        struct segment seg[5 + RESULT_MAX_LEVELS];
+        bar(out, t, seg);
+    }
+    fputs("</section>\n", out);
+}
+
+/* The functions whose cycles differ most between the cores. */
+static void compare_functions(FILE *out, const struct result_comparison *c)
+{
+    if (!c->n_differ)
+        return;
+    fputs("<section id=\"differ\">\n<h2>Where the cores differ most</h2>\n<p class=\"sub\">Cycles by function, "
+          "the largest spread between the cores first.</p>\n<table>\n<thead><tr><th>function</th>", out);
+    for (unsigned k = 0; k < c->n; k++) {
+        fputs("<th class=\"n\">", out);
+        esc(out, c->core[k]->m->name);
+        fputs("</th>", out);
+    }
+    fputs("</tr></thead>\n<tbody>\n", out);
+    for (unsigned i = 0; i < c->n_differ; i++) {
+        const struct result_function *named = NULL;
+        const struct result *owner = NULL;
+        for (unsigned k = 0; k < c->n && !named; k++)
+            if (c->differ[i][k] != SIZE_MAX)
+                owner = c->core[k], named = &owner->functions[c->differ[i][k]];
+        char name[256];
+        if (named->name)
+            snprintf(name, sizeof name, "%s!%s", named->module, named->name);
+        else
+            result_unnamed(&owner->rows[named->first_row], true, name, sizeof name);
+        fputs("<tr><td class=\"mono\">", out);
+        esc(out, name);
+        fputs("</td>", out);
+        for (unsigned k = 0; k < c->n; k++) {
+            fprintf(out, "<td class=\"n\">%.0f</td>", c->differ_cycles[i][k]);
+        }
+        fputs("</tr>\n", out);
+    }
+    fputs("</tbody>\n</table>\n</section>\n", out);
+}
+
+bool view_html_comparison(FILE *out, const struct result_comparison *c)
+{
+    const struct result *r = c->core[0];
+    fputs("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n", out);
+    fputs("<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n<title>mdlsim: ", out);
+    for (unsigned k = 0; k < c->n; k++) {
+        fputs(k ? ", " : "", out);
+        esc(out, c->core[k]->m->name);
+    }
+    fputs(" &#183; ", out);
+    esc(out, r->command);
+    fputs(" &#183; ", out);
+    scope_text(out, r);
+    fprintf(out, "</title>\n<style>\n%s</style>\n</head>\n<body>\n<header>\n<h1>", style);
+    fprintf(out, "%u cores<span class=\"sep\">/</span>", c->n);
+    esc(out, r->command);
+    fputs("<span class=\"sep\">/</span>", out);
+    scope_text(out, r);
+    fputs("</h1>\n</header>\n<main>\n", out);
+    compare_table(out, c);
+    compare_topdown(out, c);
+    compare_functions(out, c);
     fputs("</main>\n</body>\n</html>\n", out);
     return fflush(out) == 0 && !ferror(out);
 }

@@ -10,4 +10,9 @@
  * machine's resources). */
 bool view_html(FILE *out, const struct result *r);
 
+/* The page of several cores' results of one analysis: a table with a column per core (cycles,
+ * relative speed, IPC, verdict), their top-down bars one above the other, and the functions where
+ * they differ most. */
+bool view_html_comparison(FILE *out, const struct result_comparison *c);
+
 #endif

@@ -714,12 +714,34 @@ static void json_delivery(struct jw *out, const struct result *r)
     jw_char(out, '}');
 }
 
-bool view_json(FILE *out, const struct result *r)
+/* The functions whose cycles differ most between the cores: each with its cycles on each core. */
+static void json_differ(struct jw *w, const struct result_comparison *c)
 {
-    struct jw *w = alloc_resize(NULL, 1, sizeof *w);
-    w->out = out;
-    w->p = w->buf;
-    w->failed = false;
+    jkey(w, "differ", false);
+    jw_char(w, '[');
+    for (unsigned i = 0; i < c->n_differ; i++) {
+        const struct result_function *named = NULL;
+        for (unsigned k = 0; k < c->n && !named; k++)
+            if (c->differ[i][k] != SIZE_MAX)
+                named = &c->core[k]->functions[c->differ[i][k]];
+        jw_str(w, i ? ",{" : "{");
+        jkey_str(w, "module", named->module, true);
+        jkey(w, "function", false);
+        jnull_str(w, named->name);
+        jkey_u64(w, "start", named->lo, false);
+        jkey(w, "cycles", false);
+        for (unsigned k = 0; k < c->n; k++) {
+            jw_char(w, k ? ',' : '[');
+            jnum(w, c->differ_cycles[i][k]);
+        }
+        jw_str(w, "]}");
+    }
+    jw_char(w, ']');
+}
+
+/* R as one object, without the line's end. */
+static void json_result(struct jw *w, const struct result *r)
+{
     json_head(w, r);
     json_verdict(w, r);
     json_robustness(w, r);
@@ -731,11 +753,63 @@ bool view_json(FILE *out, const struct result *r)
     json_functions(w, r);
     json_memory(w, r);
     json_delivery(w, r);
-    jw_str(w, "}\n");
+    jw_char(w, '}');
+}
+
+static struct jw *jw_new(FILE *out)
+{
+    struct jw *w = alloc_resize(NULL, 1, sizeof *w);
+    w->out = out;
+    w->p = w->buf;
+    w->failed = false;
+    return w;
+}
+
+/* The line's end, the buffer flushed: whether every write went through. */
+static bool jw_end(struct jw *w)
+{
+    jw_char(w, '\n');
     jw_flush(w);
-    bool ok = !w->failed && !ferror(out);
+    bool ok = !w->failed && !ferror(w->out);
     free(w);
     return ok;
+}
+
+bool view_json(FILE *out, const struct result *r)
+{
+    struct jw *w = jw_new(out);
+    json_result(w, r);
+    return jw_end(w);
+}
+
+bool view_json_comparison(FILE *out, const struct result_comparison *c)
+{
+    struct jw *w = jw_new(out);
+    const struct result *first = c->core[0];
+    jw_str(w, "{\"schema_version\":");
+    jnum(w, RESULT_SCHEMA_VERSION);
+    jkey_str(w, "command", first->command, false);
+    jkey(w, "machines", false);
+    for (unsigned k = 0; k < c->n; k++) {
+        jw_char(w, k ? ',' : '[');
+        jstr(w, c->core[k]->m->name);
+    }
+    jw_char(w, ']');
+    jkey_str(w, "fastest", c->core[c->fastest]->m->name, false);
+    jkey(w, "relative_cycles", false);
+    for (unsigned k = 0; k < c->n; k++) {
+        jw_char(w, k ? ',' : '[');
+        jnum(w, c->relative[k]);
+    }
+    jw_char(w, ']');
+    json_differ(w, c);
+    jkey(w, "comparison", false);
+    for (unsigned k = 0; k < c->n; k++) {
+        jw_char(w, k ? ',' : '[');
+        json_result(w, c->core[k]);
+    }
+    jw_str(w, "]}");
+    return jw_end(w);
 }
 
 void view_json_error(FILE *out, const char *label, const char *msg)

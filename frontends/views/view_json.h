@@ -9,6 +9,10 @@
 /* Writes R to OUT; false when OUT reports an error. Only the calling thread may write to OUT
  * meanwhile (its writes are not locked). */
 bool view_json(FILE *out, const struct result *r);
+/* Several cores' results of one analysis as one object: the machines, the fastest, each core's
+ * cycles relative to it, the functions that differ most, and each core's whole result under
+ * "comparison". As view_json for OUT. */
+bool view_json_comparison(FILE *out, const struct result_comparison *c);
 /* A block that could not be analysed, in --hex-file's output: its label and the message. */
 void view_json_error(FILE *out, const char *label, const char *msg);
 /* X as the JSON numbers write it, into BUF (at least 32 bytes): "%.15g", "%.16g" or "%.17g", the

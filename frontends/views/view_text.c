@@ -66,7 +66,8 @@ static void sampling(FILE *out, const struct result *r)
             r->instructions ? 100.0 * (double)s->modelled / (double)r->instructions : 0);
 }
 
-static void summary(FILE *out, const struct result *r)
+/* The report's first line: the block, or the command, MACHINES and the scope. */
+static void heading(FILE *out, const struct result *r, const char *machines)
 {
     bool block = r->scope == RESULT_SCOPE_BLOCK;
     char scope[256];
@@ -74,7 +75,13 @@ static void summary(FILE *out, const struct result *r)
     if (block)
         fprintf(out, "Block:              %s\n", result_printable(scope));
     else
-        fprintf(out, "\n== mdlsim %s: %s, %s\n", r->command, r->m->name, result_printable(scope));
+        fprintf(out, "\n== mdlsim %s: %s, %s\n", r->command, machines, result_printable(scope));
+}
+
+static void summary(FILE *out, const struct result *r)
+{
+    bool block = r->scope == RESULT_SCOPE_BLOCK;
+    heading(out, r, r->m->name);
     fprintf(out, "Machine:            %s", r->m->name);
     for (unsigned i = 0; i < r->n_set; i++) {
         char set[1024];
@@ -471,4 +478,126 @@ void view_text_error(FILE *out, const char *label, const char *msg)
     char line[2048];
     snprintf(line, sizeof line, "%s: %s", label, msg);
     fprintf(out, "mdlsim: error: %s\n", result_printable(line));
+}
+
+/* ---- several cores side by side ----------------------------------------------------------------- */
+
+enum { COMPARE_COL = 18 };
+
+/* A row of the comparison: its label, then each core's value as FMT prints VALUE(core). */
+static void compare_row(FILE *out, const struct result_comparison *c, const char *label, const char *fmt,
+                        double (*value)(const struct result *))
+{
+    fprintf(out, "%-20s", label);
+    for (unsigned k = 0; k < c->n; k++) {
+        char cell[64];
+        snprintf(cell, sizeof cell, fmt, value(c->core[k]));
+        fprintf(out, " %*s", COMPARE_COL, cell);
+    }
+    fputc('\n', out);
+}
+
+static double cycles_of(const struct result *r) { return r->cycles; }
+static double ipc_of(const struct result *r) { return r->ipc; }
+static double half_interval_of(const struct result *r)
+{
+    return r->cycles > 0 ? 50 * (r->cycles_high - r->cycles_low) / r->cycles : 0;
+}
+static double retiring_of(const struct result *r) { return 100 * r->topdown.retiring; }
+static double bad_spec_of(const struct result *r) { return 100 * r->topdown.bad_speculation; }
+static double frontend_of(const struct result *r) { return 100 * r->topdown.frontend; }
+static double backend_of(const struct result *r) { return 100 * r->topdown.backend; }
+static double memory_of(const struct result *r) { return 100 * r->topdown.memory; }
+static double core_of(const struct result *r) { return 100 * r->topdown.core; }
+
+static void compare_head(FILE *out, const struct result_comparison *c)
+{
+    const struct result *r = c->core[0];
+    bool block = r->scope == RESULT_SCOPE_BLOCK;
+    char machines[RESULT_MAX_CORES * 64];
+    size_t n = 0;
+    for (unsigned k = 0; k < c->n && n < sizeof machines; k++)
+        n += (size_t)snprintf(machines + n, sizeof machines - n, "%s%s", k ? ", " : "", c->core[k]->m->name);
+    heading(out, r, machines);
+    fprintf(out, "Instructions:       %llu%s\n", (unsigned long long)r->instructions, block ? " per iteration" : "");
+    fprintf(out, "\n%-20s", "");
+    for (unsigned k = 0; k < c->n; k++)
+        fprintf(out, " %*s", COMPARE_COL, c->core[k]->m->name);
+    fputc('\n', out);
+}
+
+/* Each core's relative cycles, the fastest marked. */
+static void compare_relative(FILE *out, const struct result_comparison *c)
+{
+    fprintf(out, "%-20s", "Relative to fastest");
+    for (unsigned k = 0; k < c->n; k++) {
+        char cell[64];
+        snprintf(cell, sizeof cell, k == c->fastest ? "fastest" : "%.3fx", c->relative[k]);
+        fprintf(out, " %*s", COMPARE_COL, cell);
+    }
+    fputc('\n', out);
+}
+
+static void compare_topdown(FILE *out, const struct result_comparison *c)
+{
+    for (unsigned k = 0; k < c->n; k++)
+        if (!c->core[k]->topdown.valid)
+            return;
+    compare_row(out, c, "Retiring", "%.1f%%", retiring_of);
+    compare_row(out, c, "Bad speculation", "%.1f%%", bad_spec_of);
+    compare_row(out, c, "Front end", "%.1f%%", frontend_of);
+    compare_row(out, c, "Back end", "%.1f%%", backend_of);
+    compare_row(out, c, "  memory", "%.1f%%", memory_of);
+    compare_row(out, c, "  core", "%.1f%%", core_of);
+}
+
+/* The functions whose cycles differ most between the cores. */
+static void compare_functions(FILE *out, const struct result_comparison *c)
+{
+    if (!c->n_differ)
+        return;
+    fprintf(out, "\nWhere the cores differ most (cycles by function):\n%-20s", "");
+    for (unsigned k = 0; k < c->n; k++)
+        fprintf(out, " %*s", COMPARE_COL, c->core[k]->m->name);
+    fputs("  function\n", out);
+    for (unsigned i = 0; i < c->n_differ; i++) {
+        fprintf(out, "%-20s", "");
+        const struct result_function *named = NULL;
+        const struct result *owner = NULL;
+        for (unsigned k = 0; k < c->n; k++) {
+            size_t at = c->differ[i][k];
+            const struct result_function *f = at == SIZE_MAX ? NULL : &c->core[k]->functions[at];
+            if (f && !named)
+                named = f, owner = c->core[k];
+            fprintf(out, " %*.0f", COMPARE_COL, c->differ_cycles[i][k]);
+        }
+        char name[256];
+        if (named->name)
+            snprintf(name, sizeof name, "%s!%s", named->module, named->name);
+        else
+            result_unnamed(&owner->rows[named->first_row], true, name, sizeof name);
+        fprintf(out, "  %s\n", result_printable(name));
+    }
+}
+
+bool view_text_comparison(FILE *out, const struct result_comparison *c)
+{
+    bool block = c->core[0]->scope == RESULT_SCOPE_BLOCK;
+    compare_head(out, c);
+    compare_row(out, c, block ? "Cycles/iteration" : "Cycles", block ? "%.2f" : "%.0f", cycles_of);
+    if (c->core[0]->sampling.sampled)
+        compare_row(out, c, "  95% interval", "+-%.1f%%", half_interval_of);
+    compare_relative(out, c);
+    compare_row(out, c, "IPC", "%.2f", ipc_of);
+    compare_topdown(out, c);
+    compare_functions(out, c);
+    fputs("\nVerdicts:\n", out);
+    for (unsigned k = 0; k < c->n; k++) {
+        fprintf(out, "  %-18s %s\n", c->core[k]->m->name, c->core[k]->verdict.text);
+        if (c->core[k]->robustness.checked)
+            fprintf(out, "  %-18s robustness: %s\n", "", c->core[k]->robustness.text);
+    }
+    if (block)
+        fputc('\n', out);
+    return !ferror(out);
 }

@@ -14,9 +14,10 @@ def main():
     with open(sys.argv[1]) as f:
         schema = json.load(f)
     jsonschema.Draft202012Validator.check_schema(schema)
-    # The schema is one of a result or a block's error; errors are clearer against the one meant.
+    # The schema is one of a result, a block's error or a comparison of cores; errors are clearer
+    # against the one meant.
     kinds = {}
-    for kind in ("result", "error"):
+    for kind in ("result", "error", "comparison"):
         sub = {k: v for k, v in schema.items() if k != "oneOf"}
         sub["$ref"] = "#/$defs/" + kind
         kinds[kind] = jsonschema.Draft202012Validator(sub)
@@ -27,7 +28,12 @@ def main():
         docs = [json.loads(line) for line in lines] if len(lines) > 1 and lines[0].startswith("{") \
             and lines[0].endswith("}") else [json.loads("\n".join(lines))]
         for n, doc in enumerate(docs, 1):
-            validator = kinds["error" if isinstance(doc, dict) and "error" in doc else "result"]
+            kind = "result"
+            if isinstance(doc, dict) and "error" in doc:
+                kind = "error"
+            elif isinstance(doc, dict) and "comparison" in doc:
+                kind = "comparison"
+            validator = kinds[kind]
             for e in validator.iter_errors(doc):
                 where = "/".join(str(p) for p in e.absolute_path)
                 print(f"{path}:{n}: {where or '(top)'}: {e.message}")
