@@ -92,7 +92,7 @@ static const struct view {
     "                    [--jobs N] [--robustness | --no-robustness]\n"
 
 #define USAGE_OPTIONS \
-    "       MACHINE: (--machine NAME[,NAME]... | --mdl FILE.mdl [-I DIR]...) [--set KEY=VALUE]...\n" \
+    "       MACHINE: [--machine NAME[,NAME]...] [--mdl FILE.mdl]... [-I DIR]... [--set KEY=VALUE]...\n" \
     "       LANES: [--weight PERCENT]... [--weights P1,P2,...] [--no-sensitivity] [--no-causality]\n"
 
 #define USAGE_SAMPLING \
@@ -191,6 +191,8 @@ static const struct view {
     "                     their interval when sampled, speed relative to the fastest, IPC, top-down,\n" \
     "                     the functions whose cycles differ most, each core's verdict. JSON: each\n" \
     "                     core's whole result under \"comparison\"; --html: the cores side by side.\n" \
+    "                     Each --mdl FILE given besides adds its core after them (--machine\n" \
+    "                     skylake --mdl mine.mdl compares the two); --machine itself once.\n" \
     "                     Not with --set, --callgrind, or --robustness for run and replay\n" \
     "  --mdl FILE         a machine description anywhere (spec.md): compiled with mdlc and the C\n" \
     "                     compiler ($CC, else cc) on first use, cached in $XDG_CACHE_HOME/mdlsim\n" \
@@ -386,6 +388,8 @@ struct block_opts {
     /* --machine a,b,c: the cores compared (M is the first); 0 with one machine */
     const struct mdl_machine *cores[RESULT_MAX_CORES];
     unsigned n_cores;
+    const char *more_mdl[RESULT_MAX_CORES];  /* the --mdl files after the first, compared with it */
+    unsigned n_more_mdl;
     bool json;                      /* --json: the JSON on stdout instead of the text */
     struct mdlset set;              /* --set KEY=VALUE: M is the machine with these values */
 };
@@ -1086,19 +1090,28 @@ static int machine_list(const char *list)
  * is one: taking the last silently would analyse on a machine the user may not have meant. */
 static int machine_option(int c, struct block_opts *o)
 {
+    bool list = c == O_MACHINE && strchr(optarg, ',');
+    bool file = c == O_MDL || (!list && mdlfile_is_path(optarg));
     const char *opt = c == O_MACHINE ? "--machine" : "--mdl";
-    if (o->machine_opt) {
+    if (!file && o->machine) {
         char msg[2 * PATH_MAX];
-        snprintf(msg, sizeof msg, "two machines: %s '%s' and %s '%s' (give one)", o->machine_opt,
-                 o->machine ? o->machine : o->mdl, opt, optarg);
+        snprintf(msg, sizeof msg, "two machines: --machine '%s' and --machine '%s' (give one, or compare them: "
+                 "--machine %s,%s)", o->machine, optarg, o->machine, optarg);
         return usage_error("%s", msg);
     }
-    int listed = c == O_MACHINE && strchr(optarg, ',') ? machine_list(optarg) : 0;
+    int listed = list ? machine_list(optarg) : 0;
     if (listed > 0)
         return listed;
-    if (c == O_MACHINE && !listed && !mdlfile_is_path(optarg) && !find_machine(optarg))
+    if (!file && !list && !find_machine(optarg))
         return unknown_machine(optarg);
-    *(c == O_MACHINE && (listed || !mdlfile_is_path(optarg)) ? &o->machine : &o->mdl) = optarg;
+    if (!file)
+        o->machine = optarg;
+    else if (!o->mdl)
+        o->mdl = optarg;
+    else if (o->n_more_mdl + 1 < RESULT_MAX_CORES)
+        o->more_mdl[o->n_more_mdl++] = optarg;
+    else
+        return usage_error("at most 8 machines are compared, got another: '%s'", optarg);
     o->machine_opt = opt;
     return -1;
 }
@@ -1193,6 +1206,55 @@ static int set_machine(struct block_opts *o, const char *tools)
     return 2;
 }
 
+/* The description FILE compiled and cached (--mdl): NULL once said why. */
+static const struct mdl_machine *load_mdl(const struct block_opts *o, const char *file, const char *tools)
+{
+    char err[2 * PATH_MAX];
+    struct mdlfile_opts mo = { .path = file, .dirs = o->dirs, .n_dirs = o->n_dirs, .tools = tools };
+    const struct mdl_machine *m = mdlfile_load(&mo, err, sizeof err);
+    if (m)
+        return m;
+    if (*err)
+        say_error("%s", err);
+    else
+        say_error("the machine description '%s' has errors (mdlc's diagnostics above)", file);
+    return NULL;
+}
+
+/* The cores compared: --machine's list, then each --mdl file. -1, or 1 / 2 as find_options_machine. */
+static int find_cores(struct block_opts *o, const char *tools)
+{
+    if (o->set.n)
+        return usage_error("%s", "--set changes one machine: not with several (--machine a,b)");
+    char buf[1024], *rest = buf, *name, msg[1024];
+    snprintf(buf, sizeof buf, "%s", o->machine ? o->machine : "");
+    while (o->machine && (name = strsep(&rest, ",")))
+        o->cores[o->n_cores++] = find_machine(name);
+    const char *files[RESULT_MAX_CORES + 1] = { o->mdl };
+    memcpy(files + 1, o->more_mdl, o->n_more_mdl * sizeof *files);
+    for (unsigned i = 0; i <= o->n_more_mdl && o->mdl; i++) {
+        if (o->n_cores == RESULT_MAX_CORES)
+            return usage_error("at most 8 machines are compared, got another: '%s'", files[i]);
+        if (!(o->cores[o->n_cores++] = load_mdl(o, files[i], tools)))
+            return 1;
+    }
+    for (unsigned k = 1; k < o->n_cores; k++) {
+        const struct mdl_machine *m = o->cores[k], *first = o->cores[0];
+        msg[0] = '\0';
+        for (unsigned j = 0; j < k; j++)
+            if (strcmp(o->cores[j]->name, m->name) == 0)
+                snprintf(msg, sizeof msg, "two of the cores compared are named '%s': give each description a "
+                         "machine name of its own", m->name);
+        if (m->isa != first->isa)
+            snprintf(msg, sizeof msg, "the cores compared run one ISA: %s is %s, %s is %s", first->name,
+                     isainfo_get(first->isa)->name, m->name, isainfo_get(m->isa)->name);
+        if (*msg)
+            return usage_error("%s", msg);
+    }
+    o->m = o->cores[0];
+    return -1;
+}
+
 /* The machine of --machine NAME or --mdl FILE, compiled and cached for a FILE, with the values of
  * --set: -1 when found, 1 when the description could not be built, 2 on a usage error. */
 static int find_options_machine(struct block_opts *o)
@@ -1204,16 +1266,8 @@ static int find_options_machine(struct block_opts *o)
         say_error("cannot find mdlsim's own directory (/proc/self/exe)");
         return 1;
     }
-    if (o->machine && strchr(o->machine, ',')) {
-        if (o->set.n)
-            return usage_error("%s", "--set changes one machine: not with several (--machine a,b)");
-        char buf[1024], *rest = buf, *name;
-        snprintf(buf, sizeof buf, "%s", o->machine);
-        while ((name = strsep(&rest, ",")))
-            o->cores[o->n_cores++] = find_machine(name);
-        o->m = o->cores[0];
-        return -1;
-    }
+    if ((o->machine && strchr(o->machine, ',')) || (o->machine && o->mdl) || o->n_more_mdl)
+        return find_cores(o, tools);
     if (o->machine) {
         o->m = find_machine(o->machine);
         return o->set.n ? set_machine(o, tools) : -1;
@@ -1543,6 +1597,10 @@ static bool paths_apart(const struct run_cli *o)
         for (size_t j = 0; out[i].path && j < N_IN; j++)
             if (in[j].path && safefile_same(out[i].path, in[j].path))
                 return say_error("%s '%s' would replace %s '%s'", out[i].what, out[i].path, in[j].what, in[j].path);
+        for (size_t j = 0; out[i].path && j < o->b.n_more_mdl; j++)
+            if (safefile_same(out[i].path, o->b.more_mdl[j]))
+                return say_error("%s '%s' would replace the description '%s'", out[i].what, out[i].path,
+                                 o->b.more_mdl[j]);
     }
     return true;
 }
