@@ -15,6 +15,7 @@
 #include <limits.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
@@ -466,6 +467,7 @@ struct robust_job {
     robust_measure_fn measure;
     void *ctx;
     struct result *scratch;
+    unsigned threads;               /* measuring ends at once (robust_check) */
 };
 
 /* The analysis of RES (reset for its machine, its command and scope named) on PLAN's lanes:
@@ -479,7 +481,7 @@ static bool measure_result(struct result *res, const struct analysis_plan *plan,
     analysis_start(res, plan);
     fill(source, res, &td);
     analysis_finish(res, &td);
-    return !rj || robust_check(res, plan, rj->set, rj->measure, rj->ctx, rj->scratch, err, errlen);
+    return !rj || robust_check(res, plan, rj->set, rj->measure, rj->ctx, rj->scratch, rj->threads, err, errlen);
 }
 
 /* REP's views as TO says, the files only while OK (the analysis held together). */
@@ -615,7 +617,7 @@ static bool core_result(struct session *ps, const struct block *b, const struct 
     ps->res->scope_name = label;
     const struct block_source bs = { b, r, ps->o->causality };
     struct block_measure bm = { ps, b };
-    const struct robust_job rj = { ps->robust, measure_block, &bm, ps->scratch };
+    const struct robust_job rj = { ps->robust, measure_block, &bm, ps->scratch, 1 };
     return measure_result(ps->res, ps->plan, fill_block, &bs, ps->robust ? &rj : NULL, err, errlen);
 }
 
@@ -675,7 +677,7 @@ static int analyse_bytes(struct session *s, const uint8_t *bytes, size_t len, ui
     if (s->robust && !s->scratch)
         s->scratch = alloc_zeroed(1, sizeof *s->scratch);
     struct block_measure bm = { s, &b };
-    const struct robust_job rj = { s->robust, measure_block, &bm, s->scratch };
+    const struct robust_job rj = { s->robust, measure_block, &bm, s->scratch, 1 };
     bool ok = analyse_result(s->res, s->plan, fill_block, &bs, s->robust ? &rj : NULL, &to, err, sizeof err);
     if (!ok)
         say_error("%s", err);
@@ -1867,7 +1869,8 @@ struct trace_measure {
     const char *path;
     const struct run_opts *ro;
     bool progress;                  /* a line on stderr counting the passes */
-    unsigned passes;
+    bool one_thread;                /* passes run side by side, each on one thread */
+    atomic_uint passes;
 };
 
 static bool measure_trace(void *ctx, const struct mdl_machine *m, const struct analysis_plan *plan,
@@ -1875,10 +1878,10 @@ static bool measure_trace(void *ctx, const struct mdl_machine *m, const struct a
 {
     struct trace_measure *tm = ctx;
     if (tm->progress)
-        fprintf(stderr, "\rmdlsim: robustness: pass %u over the trace", ++tm->passes);
+        fprintf(stderr, "\rmdlsim: robustness: pass %u over the trace", atomic_fetch_add(&tm->passes, 1) + 1);
     struct run_opts ro = *tm->ro;
     ro.m = m, ro.lanes = plan->lanes, ro.n_lanes = plan->n_lanes, ro.causality = false;
-    ro.record = NULL, ro.progress = NULL, ro.progress_ctx = NULL;
+    ro.record = NULL, ro.progress = NULL, ro.progress_ctx = NULL, ro.one_thread = tm->one_thread;
     struct trace_reader t;
     if (!trace_open(&t, tm->path, err, errlen)) {
         if (t.fd >= 0)
@@ -1897,8 +1900,6 @@ static bool measure_trace(void *ctx, const struct mdl_machine *m, const struct a
         analysis_finish(res, &td);
     }
     run_free(r);
-    if (tm->progress)
-        fputs("\r\033[K", stderr);
     return ok;
 }
 
@@ -1930,13 +1931,18 @@ static int finish_report(struct run *r, const struct run_cli *o, const struct an
     const struct report_to to = { o->view, stderr, false, false };
     struct robust_set set = { 0 };
     struct result *scratch = NULL;
-    struct trace_measure tm = { trace, ro, !o->quiet && isatty(STDERR_FILENO), 0 };
-    struct robust_job rj = { &set, measure_trace, &tm, NULL };
+    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+    unsigned threads = cpus > 1 ? (unsigned)(cpus < 64 ? cpus : 64) : 1;
+    struct trace_measure tm = { trace, ro, !o->quiet && isatty(STDERR_FILENO), threads > 1, 0 };
+    struct robust_job rj = { &set, measure_trace, &tm, NULL, threads };
     if (trace) {
         robust_set_init(&set, o->b.m);
         rj.scratch = scratch = alloc_zeroed(1, sizeof *scratch);
     }
-    bool ok = analyse_result(res, plan, fill_run, r, trace ? &rj : NULL, &to, err, sizeof err);
+    bool ok = measure_result(res, plan, fill_run, r, trace ? &rj : NULL, err, sizeof err);
+    if (tm.progress && atomic_load(&tm.passes))
+        fputs("\r\033[K", stderr);
+    ok = show_report(&(struct report){ res, NULL }, &to, ok, err, sizeof err);
     if (!ok)
         say_error("%s", err);
     robust_set_free(&set);

@@ -2,6 +2,7 @@
  * plausible range, measured again, and whether the verdict names the same knobs there. */
 #include "robust.h"
 #include <math.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -211,8 +212,70 @@ static void robust_text(struct result *r)
     }
 }
 
+/* The ends FROM, FROM + STEP, ... of R's values measured by RUN (its scratch: one of the job's
+ * own when NULL), each into its place in R: a thread's share of robust_check's work. */
+struct end_job {
+    struct result *r;
+    const struct robust_set *set;
+    struct robust_run run;
+    unsigned from, step;
+    bool ok;
+    char err[512];
+};
+
+static void *measure_ends(void *arg)
+{
+    struct end_job *j = arg;
+    struct result *own = j->run.scratch ? NULL : alloc_zeroed(1, sizeof *own);
+    if (own)
+        j->run.scratch = own;
+    j->ok = true;
+    for (unsigned i = j->from; i < 2 * j->set->n_values && j->ok; i += j->step) {
+        struct result_robust_end *e = &j->r->robust[i / 2].end[i % 2];
+        if (!e->same)
+            j->ok = measure_end(j->r, &j->run, &j->set->ends[i].m, e, j->err, sizeof j->err);
+    }
+    if (own)
+        result_free(own);
+    free(own);
+    return NULL;
+}
+
+/* The ends measured by THREADS jobs, the first on this thread with SCRATCH; false with the first
+ * job's error that failed. */
+static bool measure_all(struct result *r, const struct robust_set *set, const struct robust_run *run, unsigned threads,
+                        char *err, size_t errlen)
+{
+    struct end_job *jobs = alloc_zeroed(threads, sizeof *jobs);
+    pthread_t *th = alloc_zeroed(threads, sizeof *th);
+    bool *started = alloc_zeroed(threads, sizeof *started);
+    for (unsigned t = 0; t < threads; t++) {
+        jobs[t] = (struct end_job){ .r = r, .set = set, .run = *run, .from = t, .step = threads };
+        if (t)
+            jobs[t].run.scratch = NULL;
+        started[t] = t && pthread_create(&th[t], NULL, measure_ends, &jobs[t]) == 0;
+    }
+    for (unsigned t = 0; t < threads; t++)
+        if (!started[t])
+            measure_ends(&jobs[t]);
+    bool ok = true;
+    for (unsigned t = 0; t < threads; t++) {
+        if (started[t])
+            pthread_join(th[t], NULL);
+        if (ok && !jobs[t].ok) {
+            snprintf(err, errlen, "%s", jobs[t].err);
+            ok = false;
+        }
+    }
+    free(jobs);
+    free(th);
+    free(started);
+    return ok;
+}
+
 bool robust_check(struct result *r, const struct analysis_plan *plan, const struct robust_set *set,
-                  robust_measure_fn measure, void *ctx, struct result *scratch, char *err, size_t errlen)
+                  robust_measure_fn measure, void *ctx, struct result *scratch, unsigned threads, char *err,
+                  size_t errlen)
 {
     struct result_robustness *rb = &r->robustness;
     memset(rb, 0, sizeof *rb);
@@ -220,23 +283,21 @@ bool robust_check(struct result *r, const struct analysis_plan *plan, const stru
     rb->n_values = set->n_values;
     rb->cycles_low = rb->cycles_high = r->cycles;
     r->robust = alloc_grow(r->robust, &r->cap_robust, rb->n_values, 16, sizeof *r->robust);
-    rb->holds = true;
+    for (unsigned i = 0; i < rb->n_values; i++)
+        init_value(r, &set->m->uncertain[i], &r->robust[i]);
     struct analysis_plan *baseline = alloc_resize(NULL, 1, sizeof *baseline);
     *baseline = *plan;
     baseline->n_lanes = baseline->n_common = 1;
     baseline->sensitivity = false;
     const struct robust_run run = { plan, baseline, measure, ctx, scratch };
-    bool ok = true;
+    bool ok = measure_all(r, set, &run, threads ? threads : 1, err, errlen);
+    free(baseline);
+    rb->holds = true;
     for (unsigned i = 0; i < rb->n_values && ok; i++) {
         struct result_robust_value *v = &r->robust[i];
-        init_value(r, &set->m->uncertain[i], v);
         bool moved = false;
         for (int k = 0; k < 2; k++) {
-            struct result_robust_end *e = &v->end[k];
-            if (e->same)
-                continue;
-            if (!(ok = measure_end(r, &run, &set->ends[2 * i + k].m, e, err, errlen)))
-                break;
+            const struct result_robust_end *e = &v->end[k];
             moved |= e->moved;
             v->holds &= e->holds;
             rb->cycles_low = fmin(rb->cycles_low, e->cycles);
@@ -245,7 +306,6 @@ bool robust_check(struct result *r, const struct analysis_plan *plan, const stru
         rb->n_moved += moved;
         rb->holds &= v->holds;
     }
-    free(baseline);
     rb->checked = ok;
     if (ok)
         robust_text(r);

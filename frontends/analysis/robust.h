@@ -43,8 +43,11 @@ typedef bool (*robust_measure_fn)(void *ctx, const struct mdl_machine *m, const 
 /* R's robustness (R finished with PLAN's lanes): each end of each uncertain value measured by
  * MEASURE, first with the baseline alone; where that leaves the cycles as they are, the value does
  * not matter at that end and its lanes are not run; else with all of PLAN's lanes, and its verdict
- * compared with R's. SCRATCH is a result to measure in. False with ERR when a measurement fails. */
+ * compared with R's. SCRATCH is a result to measure in. THREADS measure ends at once (MEASURE must
+ * then be safe to call from several threads); 1: on this thread alone. False with ERR when a
+ * measurement fails. */
 bool robust_check(struct result *r, const struct analysis_plan *plan, const struct robust_set *set,
-                  robust_measure_fn measure, void *ctx, struct result *scratch, char *err, size_t errlen);
+                  robust_measure_fn measure, void *ctx, struct result *scratch, unsigned threads, char *err,
+                  size_t errlen);
 
 #endif

@@ -254,7 +254,7 @@ struct run *run_new(const struct run_opts *o, char *err, size_t errlen)
     r->uc = uopcache_new(o->m);
     /* A sampled run models a few percent of the stream: the reader, which warms the caches and
      * the predictor with all of it, is then the busier thread and steps no lanes itself. */
-    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+    long cpus = o->one_thread ? 1 : sysconf(_SC_NPROCESSORS_ONLN);
     bool sampled = r->plan.exact != UINT64_MAX;
     r->split = cpus > 1 && o->n_lanes >= 8 && !sampled ? split_point(o->n_lanes) : o->n_lanes;
     r->md = rt_model_new(o->m, o->lanes, r->split, o->causality, 1024, err, errlen);

@@ -27,6 +27,7 @@ struct run_opts {
     unsigned causality_sample;      /* causality on one period in this many (1: always) */
     const struct sample_plan *sample;   /* which instructions of the region are modelled; NULL: all */
     struct trace_writer *record;    /* where the stream is recorded, or NULL */
+    bool one_thread;                /* the model steps on the reader's thread (passes side by side) */
     /* Told between buffers of the stream, never per event: at most every RUN_PROGRESS_MS, and
      * at once when the first instructions have been read (the program has started). */
     run_progress_fn *progress;
