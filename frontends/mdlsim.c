@@ -815,8 +815,7 @@ static int analyse_hex_file(struct session *s, const char *path)
     struct hex_lines h = { 0 };
     if (!read_hex_lines(path, &h))
         return 1;
-    /* the cores compared share one set of sessions: one thread */
-    unsigned jobs = s->peers ? 1 : s->o->jobs ? s->o->jobs : default_jobs(h.n);
+    unsigned jobs = s->o->jobs ? s->o->jobs : default_jobs(h.n);
     struct session *ss = alloc_zeroed(jobs, sizeof *ss);
     void **workers = alloc_zeroed(jobs, sizeof *workers);
     int rc = 0;
@@ -837,6 +836,13 @@ static int analyse_hex_file(struct session *s, const char *path)
         }
         if (opened > 0)
             ss[opened].cache = block_cache_new();
+        /* the cores compared: a session of each per thread, on the thread's decoder */
+        if (opened > 0)
+            ss[opened].peers = NULL;
+        if (opened > 0 && rc == 0 && s->peers && !(ss[opened].peers = peers_open(&ss[opened], err, sizeof err))) {
+            say_error("%s", err);
+            rc = 1;
+        }
     }
     /* One result per block: large writes, unless someone watches them come. */
     static char buf[1 << 16];
@@ -847,6 +853,7 @@ static int analyse_hex_file(struct session *s, const char *path)
         rc = 1;
     }
     for (unsigned i = 1; i < opened; i++) {
+        peers_close(ss[i].peers);
         dec_close(ss[i].dec);
         block_cache_free(ss[i].cache);
         free(ss[i].plan);

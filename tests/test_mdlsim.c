@@ -3170,3 +3170,24 @@ Test(compare, refuses_what_one_machine_alone_can_take)
         free(r.out);
     }
 }
+
+Test(compare, a_batch_of_blocks_on_two_cores_is_the_same_on_one_thread_or_two)
+{
+    const char *hex = scratch_path("compare-blocks.hex");
+    char cmd[512];
+    snprintf(cmd, sizeof cmd, "head -24 ../../shared/data/bhive/blocks-dev.txt > %s", hex);
+    cr_assert_eq(system(cmd), 0);
+    char args[512];
+    snprintf(args, sizeof args, "block --machine skylake,alderlake --json --jobs 1 --hex-file %s", hex);
+    struct run one = mdlsim(args);
+    snprintf(args, sizeof args, "block --machine skylake,alderlake --json --jobs 2 --hex-file %s", hex);
+    struct run two = mdlsim(args);
+    cr_expect_eq(one.status, 0);
+    cr_expect_str_eq(two.out, one.out);
+    size_t lines = 0;
+    for (const char *p = one.out; (p = strchr(p, '\n')); p++)
+        lines++;
+    cr_expect_eq(lines, 24, "one comparison per block");
+    free(one.out);
+    free(two.out);
+}
