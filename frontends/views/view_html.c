@@ -1086,6 +1086,10 @@ static void compare_cells(FILE *out, const struct result_comparison *c, const ch
 
 static double cmp_cycles(const struct result *r) { return r->cycles; }
 static double cmp_ipc(const struct result *r) { return r->ipc; }
+static double cmp_interval(const struct result *r)
+{
+    return r->cycles > 0 ? 50 * (r->cycles_high - r->cycles_low) / r->cycles : 0;
+}
 
 static void compare_table(FILE *out, const struct result_comparison *c)
 {
@@ -1100,6 +1104,8 @@ static void compare_table(FILE *out, const struct result_comparison *c)
     }
     fputs("</tr></thead>\n<tbody>\n", out);
     compare_cells(out, c, block ? "cycles / iteration" : "cycles", block ? "%.2f" : "%.0f", cmp_cycles);
+    if (c->core[0]->sampling.sampled)
+        compare_cells(out, c, "95% interval (sampled)", "&#177;%.1f%%", cmp_interval);
     fputs("<tr><th>relative to the fastest</th>", out);
     for (unsigned k = 0; k < c->n; k++)
         fprintf(out, k == c->fastest ? "<td class=\"n\"><b>fastest</b></td>" : "<td class=\"n\">%.3fx</td>",
@@ -1119,6 +1125,8 @@ static void compare_table(FILE *out, const struct result_comparison *c)
 static void compare_topdown(FILE *out, const struct result_comparison *c)
 {
     fputs("<section id=\"topdown\">\n<h2>Top-down: where the issue slots went</h2>\n", out);
+    struct segment legend[5 + RESULT_MAX_LEVELS];
+    unsigned n_legend = 0;
     for (unsigned k = 0; k < c->n; k++) {
         const struct result_topdown *t = &c->core[k]->topdown;
         fputs("<p class=\"sub\">", out);
@@ -1129,9 +1137,17 @@ static void compare_topdown(FILE *out, const struct result_comparison *c)
             continue;
         }
         struct segment seg[5 + RESULT_MAX_LEVELS];
-        bar(out, t, seg);
+        unsigned n = bar(out, t, seg);
+        if (!n_legend)
+            memcpy(legend, seg, (n_legend = n) * sizeof *seg);
     }
-    fputs("</section>\n", out);
+    fputs("<div class=\"legend\">\n", out);
+    for (unsigned i = 0; i < n_legend; i++) {
+        fprintf(out, "<span><i class=\"sw\" style=\"background:%s\"></i>", legend[i].colour);
+        segment_name(out, &legend[i]);
+        fputs("</span>\n", out);
+    }
+    fputs("</div>\n</section>\n", out);
 }
 
 /* The functions whose cycles differ most between the cores. */
