@@ -16,6 +16,9 @@ printf '\n$ mdlsim block --machine skylake tests/kernels/fig1-fma-chain.s\n'
 "$B/mdlsim" block --machine skylake tests/kernels/fig1-fma-chain.s
 printf '$ mdlsim block --machine cortex-a72 --hex 20cc224e   # fmla v0.4s, v1.4s, v2.4s\n'
 "$B/mdlsim" block --machine cortex-a72 --hex 20cc224e
+# A loop that fills the reorder buffer, on the three Intel cores side by side.
+printf '$ mdlsim block --machine skylake,icelake,alderlake tests/kernels/rob-bound.s\n'
+"$B/mdlsim" block --machine skylake,icelake,alderlake tests/kernels/rob-bound.s
 
 # And a whole program under QEMU: every call of kernel_gemm, callees included.
 printf '\n$ mdlsim run --machine skylake --roi kernel_gemm --html %s/demo-gemm.html -- build/programs/gemm.x86 48\n' "$B"
