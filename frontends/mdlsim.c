@@ -543,9 +543,8 @@ static bool measure_block(void *ctx, const struct mdl_machine *m, const struct a
     bool ok = block_run(bm->b, m, plan->lanes, plan->n_lanes, false, bm->s->o->iterations, NULL, &r, err, errlen);
     if (ok) {
         result_reset(res, m);
-        analysis_start(res, plan);
-        block_fill(bm->b, &r, false, res);
-        analysis_finish(res, &r.topdown);
+        const struct block_source bs = { bm->b, &r, false };
+        ok = measure_result(res, plan, fill_block, &bs, NULL, err, errlen);
     }
     free(r.crit);
     free(r.seen);
@@ -1085,12 +1084,7 @@ static int machine_list(const char *list)
             snprintf(msg, sizeof msg, "--machine compares at most %d cores, got more in '%s'", RESULT_MAX_CORES, list);
             return usage_error("%s", msg);
         }
-        if (n && m->isa != seen[0]->isa) {
-            snprintf(msg, sizeof msg, "the cores compared run one ISA: %s is %s, %s is %s", seen[0]->name,
-                     isainfo_get(seen[0]->isa)->name, m->name, isainfo_get(m->isa)->name);
-            return usage_error("%s", msg);
-        }
-        seen[n++] = m;
+        seen[n++] = m;     /* their ISAs are compared with the --mdl cores' (find_cores) */
     }
     return -1;
 }
@@ -1870,6 +1864,32 @@ static bool write_report(const char *path, size_t v, const struct report *rep, c
 /* A run's counts, for analyse_result. */
 static void fill_run(const void *source, struct result *res, struct rt_topdown *td) { run_fill(source, res, td); }
 
+/* The trace at PATH replayed with options RO: the run (NULL with ERR), and how the program ended in
+ * *EXIT_CODE and *KILLED_BY (-1: not; either may be NULL), as the report says it. */
+static struct run *replay_trace(const char *path, const struct run_opts *ro, int *exit_code, int *killed_by, char *err,
+                                size_t errlen)
+{
+    struct trace_reader t;
+    if (!trace_open(&t, path, err, errlen)) {
+        if (t.fd >= 0)
+            trace_close(&t);
+        return NULL;
+    }
+    struct run_source src = { .fd = -1, .free_fd = -1, .trace = &t };
+    struct run *r = run_new(ro, err, errlen);
+    if (r && !run_consume(r, &src, err, errlen)) {
+        run_free(r);
+        r = NULL;
+    }
+    bool killed = t.end == TRACE_KILLED;
+    if (exit_code)
+        *exit_code = killed ? -1 : t.end_value;
+    if (killed_by)
+        *killed_by = killed ? t.end_value : -1;
+    trace_close(&t);
+    return r;
+}
+
 /* A run's stream measured again from its trace TRACE on another machine, for robust_check: the
  * options of the run (RO) but the machine and the lanes, and no causality. */
 struct trace_measure {
@@ -1889,22 +1909,11 @@ static bool measure_trace(void *ctx, const struct mdl_machine *m, const struct a
     struct run_opts ro = *tm->ro;
     ro.m = m, ro.lanes = plan->lanes, ro.n_lanes = plan->n_lanes, ro.causality = false;
     ro.record = NULL, ro.progress = NULL, ro.progress_ctx = NULL, ro.one_thread = tm->one_thread;
-    struct trace_reader t;
-    if (!trace_open(&t, tm->path, err, errlen)) {
-        if (t.fd >= 0)
-            trace_close(&t);
-        return false;
-    }
-    struct run_source src = { .fd = -1, .free_fd = -1, .trace = &t };
-    struct run *r = run_new(&ro, err, errlen);
-    bool ok = r && run_consume(r, &src, err, errlen);
-    trace_close(&t);
+    struct run *r = replay_trace(tm->path, &ro, NULL, NULL, err, errlen);
+    bool ok = r != NULL;
     if (ok) {
-        struct rt_topdown td;
         result_reset(res, m);
-        analysis_start(res, plan);
-        run_fill(r, res, &td);
-        analysis_finish(res, &td);
+        ok = measure_result(res, plan, fill_run, r, NULL, err, errlen);
     }
     run_free(r);
     return ok;
@@ -1938,8 +1947,7 @@ static int finish_report(struct run *r, const struct run_cli *o, const struct an
     const struct report_to to = { o->view, stderr, false, false };
     struct robust_set set = { 0 };
     struct result *scratch = NULL;
-    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-    unsigned threads = cpus > 1 ? (unsigned)(cpus < 64 ? cpus : 64) : 1;
+    unsigned threads = default_jobs(2 * (size_t)o->b.m->n_uncertain);     /* one per end at most */
     struct trace_measure tm = { trace, ro, !o->quiet && isatty(STDERR_FILENO), threads > 1, 0 };
     struct robust_job rj = { &set, measure_trace, &tm, NULL, threads };
     if (trace) {
@@ -2119,20 +2127,12 @@ static bool core_setup(struct core_run *c, const struct run_cli *o, const struct
 static void *replay_core(void *arg)
 {
     struct core_run *c = arg;
-    struct trace_reader t;
-    if (!(c->ok = trace_open(&t, c->trace, c->err, sizeof c->err))) {
-        if (t.fd >= 0)
-            trace_close(&t);
-        return NULL;
-    }
-    struct run_source src = { .fd = -1, .free_fd = -1, .trace = &t };
-    c->ok = (c->run = run_new(&c->ro, c->err, sizeof c->err)) && run_consume(c->run, &src, c->err, sizeof c->err);
-    bool killed = t.end == TRACE_KILLED;
-    if (c->ok) {
-        run_result_head(c->res, c->run, &c->o, c->command, killed ? -1 : t.end_value, killed ? t.end_value : -1);
+    int exit_code, killed_by;
+    c->run = replay_trace(c->trace, &c->ro, &exit_code, &killed_by, c->err, sizeof c->err);
+    if ((c->ok = c->run != NULL)) {
+        run_result_head(c->res, c->run, &c->o, c->command, exit_code, killed_by);
         c->ok = measure_result(c->res, &c->plan, fill_run, c->run, NULL, c->err, sizeof c->err);
     }
-    trace_close(&t);
     return NULL;
 }
 
@@ -2262,12 +2262,13 @@ static int cmd_run(int argc, char **argv)
     if (!roi_defined(&o))
         return 2;           /* a misspelled --roi is a usage error: the program has not started */
     catch_fatal_signals();
-    /* --robustness replays the run's trace: one of its own, in $TMPDIR, when none is recorded */
+    /* --robustness and a comparison of cores replay the run's trace: one of its own, in $TMPDIR,
+     * when none is recorded */
     bool robust = o.b.robustness > 0 && o.b.m->n_uncertain, own_trace = (robust || o.b.n_cores) && !o.record;
     char own[PATH_MAX];
     if (own_trace) {
         const char *dir = getenv("TMPDIR");
-        snprintf(own, sizeof own, "%s/mdlsim-robustness-%ld.trace", dir && *dir ? dir : "/tmp", (long)getpid());
+        snprintf(own, sizeof own, "%s/mdlsim-run-%ld.trace", dir && *dir ? dir : "/tmp", (long)getpid());
         o.record = own;
     }
     struct safefile trace = { 0 };
