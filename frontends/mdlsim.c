@@ -2129,12 +2129,18 @@ static void *replay_core(void *arg)
     struct core_run *c = arg;
     int exit_code, killed_by;
     c->run = replay_trace(c->trace, &c->ro, &exit_code, &killed_by, c->err, sizeof c->err);
+    if (c->ro.pace)
+        pace_done(c->ro.pace, c->ro.pace_core);
     if ((c->ok = c->run != NULL)) {
         run_result_head(c->res, c->run, &c->o, c->command, exit_code, killed_by);
         c->ok = measure_result(c->res, &c->plan, fill_run, c->run, NULL, c->err, sizeof c->err);
     }
     return NULL;
 }
+
+/* How far apart in the trace the cores' models may be when kept in step: two frames, about 200,000
+ * instructions; enough that a core waits seldom, and once per frame at most. */
+enum { PACE_WINDOW = 2 * TRACE_FRAME_MAX / RUN_PACE_UNIT };
 
 /* The trace replayed for cores FROM to N of CS, each on a thread (on this one when none starts).
  * False once each failure is said. */
@@ -2146,14 +2152,23 @@ static bool replay_cores(struct core_run *cs, unsigned from, unsigned n)
      * threads' decoders would otherwise build at once, each over the others' */
     char err[256];
     dec_close(dec_open((enum mdl_isa)cs[from].o.b.m->isa, err, sizeof err));
+    /* each core reads on one thread and models on another: when those outnumber the processors,
+     * the cores go in step, so that the slowest is not left to finish alone */
+    struct pace *pace = 2 * (n - from) > (unsigned)default_jobs(UINT_MAX) ? pace_new(n - from, PACE_WINDOW) : NULL;
+    for (unsigned k = from; k < n; k++) {
+        cs[k].ro.pace = pace;
+        cs[k].ro.pace_core = k - from;
+    }
     for (unsigned k = from; k < n; k++)
-        started[k] = pthread_create(&th[k], NULL, replay_core, &cs[k]) == 0;
+        if (!(started[k] = pthread_create(&th[k], NULL, replay_core, &cs[k]) == 0) && pace)
+            pace_done(pace, k - from);          /* it runs after the others, which must not wait for it */
     for (unsigned k = from; k < n; k++) {
         if (started[k])
             pthread_join(th[k], NULL);
         else
             replay_core(&cs[k]);
     }
+    pace_free(pace);
     bool ok = true;
     for (unsigned k = from; k < n; k++)
         if (!cs[k].ok) {

@@ -62,7 +62,7 @@ struct run_rep {
 
 struct reader {
     struct run_source src;
-    const struct run *run;          /* whose progress is told between buffers */
+    struct run *run;                /* whose progress is told between buffers */
     uint64_t told_ms, told_executed;
     struct trace_writer *copy;
     char why[512];                  /* why a trace file could not be read to its end */
@@ -415,10 +415,21 @@ static void tell_progress(struct reader *rd)
     r->o.progress(r->o.progress_ctx, r->total, r->in_roi);
 }
 
+/* Replays side by side: the model, not the reader, waits for the slowest core's, since it is
+ * the model that takes the time and the reader that follows it (the feed's queue is short). */
+static void on_pace(void *ctx, const struct rt_model *md, unsigned at)
+{
+    (void)md;
+    const struct run *r = ctx;
+    pace_at(r->o.pace, r->o.pace_core, at);
+}
+
 /* A trace file is read frame by frame, each checked before its words are. */
 static bool next_frame(struct reader *rd)
 {
     size_t n;
+    if (rd->run->o.pace)
+        feed_mark(rd->run->feed, on_pace, rd->run, (unsigned)(rd->src.trace->pos / RUN_PACE_UNIT));
     while (trace_next(rd->src.trace, &rd->w, &n, rd->why, sizeof rd->why))
         if (n) {
             rd->n = n;

@@ -8,12 +8,14 @@
 #include <stdio.h>
 #include "mdl_machine.h"
 #include "model.h"
+#include "pace.h"
 #include "sample.h"
 #include "trace.h"
 
 /* How far the stream has come: EXECUTED instructions read, MODELLED of them in the region. */
 typedef void run_progress_fn(void *ctx, uint64_t executed, uint64_t modelled);
 enum { RUN_PROGRESS_MS = 250 };
+enum { RUN_PACE_UNIT = 1024 };
 
 struct run_opts {
     const struct mdl_machine *m;
@@ -28,6 +30,9 @@ struct run_opts {
     const struct sample_plan *sample;   /* which instructions of the region are modelled; NULL: all */
     struct trace_writer *record;    /* where the stream is recorded, or NULL */
     bool one_thread;                /* the model steps on the reader's thread (passes side by side) */
+    struct pace *pace;              /* replays of one trace on several cores kept in step (told
+                                       how far the model is, in RUN_PACE_UNIT words), or NULL */
+    unsigned pace_core;             /* this run's core there */
     /* Told between buffers of the stream, never per event: at most every RUN_PROGRESS_MS, and
      * at once when the first instructions have been read (the program has started). */
     run_progress_fn *progress;
