@@ -39,6 +39,10 @@ struct sinsn {
     bool entry;                     /* the first instruction of a region's function */
     bool called;                    /* the first instruction a call in the region ran */
     bool reads_stack;               /* its stack register, other than through the stack engine */
+    /* what the warming of a skipped execution reads, kept here rather than behind IN: */
+    bool moves_stack;               /* the stack engine moves the stack register (IN->stack) */
+    bool straight;                  /* no branch and no string: the next instruction follows */
+    uint16_t uops;                  /* fused uops, as the uop cache holds them */
 };
 
 /* Copies of instructions that never change or move while the model thread may still read them
@@ -557,6 +561,10 @@ static bool add_insn(struct run *r, struct reader *rd, uint64_t w0, char *err, s
     if (id >= r->n_s)
         r->n_s = id + 1;
     s->reads_stack = !in.stack && rt_insn_reads_stack(&in);
+    s->moves_stack = in.stack != 0;
+    s->straight = in.branch == RT_BR_NONE && !in.rep;
+    unsigned uops = r->o.m->templates[in.tmpl].uops_fused;
+    s->uops = (uint16_t)(uops < UINT16_MAX ? uops : UINT16_MAX);
     s->entry = region_entry(r, pc);
     s->fn = symbols_function_start(r->sym, pc);
     const struct rt_insn *copies[2];
@@ -767,14 +775,21 @@ static void sample_next(struct run *r)
 }
 
 /* The pending execution's accesses through the caches: the level that served each (LEVELS), and
- * the addresses the model takes (ADDR). */
-static void warm_accesses(struct run *r, uint8_t *levels, uint64_t *addr)
+ * the addresses the model takes (ADDR). Most instructions have none: the test is inlined, the loop
+ * not, with its registers saved. */
+__attribute__((noinline)) static void warm_each(struct run *r, uint8_t *levels, uint64_t *addr)
 {
     for (unsigned k = 0; k < r->n_acc; k++) {
         levels[k] = (uint8_t)cache_access(r->caches, r->addr[k], r->size[k], r->store[k]);
         if (k < RT_MAX_MEM)
             addr[k] = r->addr[k];
     }
+}
+
+static inline void warm_accesses(struct run *r, uint8_t *levels, uint64_t *addr)
+{
+    if (r->n_acc)
+        warm_each(r, levels, addr);
 }
 
 /* Them in the region's counts. */
@@ -793,9 +808,9 @@ static void count_accesses(struct run *r, struct sinsn *s, const uint8_t *levels
 
 /* The path that delivered IN: the uop cache follows every execution, as the caches do
  * (RT_PATH_COUNT: no model of it). */
-static enum rt_path warm_path(struct run *r, const struct rt_insn *in)
+static enum rt_path warm_path(struct run *r, const struct sinsn *s)
 {
-    return r->uc ? uopcache_next(r->uc, in->pc, in->len, r->o.m->templates[in->tmpl].uops_fused) : RT_PATH_COUNT;
+    return r->uc ? uopcache_next(r->uc, s->in->pc, s->in->len, s->uops) : RT_PATH_COUNT;
 }
 
 /* Whether S needs the stack engine's sync uop. The stack engine's facts are the decoder's:
@@ -803,7 +818,7 @@ static enum rt_path warm_path(struct run *r, const struct rt_insn *in)
 static bool stack_sync(struct run *r, const struct sinsn *s)
 {
     bool reads = s->reads_stack, sync = reads && r->stack_dirty;
-    r->stack_dirty = s->in->stack != 0 || (r->stack_dirty && !reads);
+    r->stack_dirty = s->moves_stack || (r->stack_dirty && !reads);
     return sync;
 }
 
@@ -820,7 +835,7 @@ static bool plain_span(const struct run *r, uint64_t ticks)
 /* No branch, string or fused pair: an instruction the next of its block follows plainly. */
 static bool plain_insn(const struct sinsn *s)
 {
-    return s->in->branch == RT_BR_NONE && !s->in->rep && !s->pair[0];
+    return s->straight && !s->pair[0];
 }
 
 /* The pending execution, a plain one in a plain span: warmed, counted and held (the counts of the
@@ -831,7 +846,7 @@ static void skip_pending(struct run *r)
     uint8_t levels[RT_MAX_MEM + 6] = { 0 };
     uint64_t addr[RT_MAX_MEM] = { 0 };
     warm_accesses(r, levels, addr);
-    enum rt_path path = warm_path(r, s->in);
+    enum rt_path path = warm_path(r, s);
     bool sync = stack_sync(r, s);
     s->count++;
     r->roi_paths[path]++;
@@ -853,7 +868,7 @@ static void model_pending(struct run *r, uint64_t next_pc, bool known_next)
     uint64_t addr[RT_MAX_MEM] = { 0 };
     warm_accesses(r, levels, addr);
     r->total++;
-    enum rt_path path = warm_path(r, in);
+    enum rt_path path = warm_path(r, s);
     bool sync = stack_sync(r, s);
     bool inside = in_region(r, s);
     if (inside) {
@@ -1243,12 +1258,12 @@ static void scale_slots(const struct rt_topdown *exact, double k, struct rt_topd
         td->memory[i] = exact->memory[i] + (td->memory[i] - exact->memory[i]) * k;
 }
 
-/* One step, in both halves of the lanes. */
-/* A step the sampling skips, kept for the tail; NULL once too many were skipped. */
-static struct held_step *hold(struct run *r, const struct rt_insn *in, uint32_t sidx, const uint64_t *addr,
-                              const uint8_t *levels, bool miss, enum rt_path path)
+/* hold's step kept, or NULL once too many were skipped (then r->lost). */
+__attribute__((noinline)) static struct held_step *hold_keep(struct run *r, const struct rt_insn *in, uint32_t sidx,
+                                                             const uint64_t *addr, const uint8_t *levels, bool miss,
+                                                             enum rt_path path)
 {
-    if (r->lost || (r->n_held == r->cap_held && r->cap_held == RUN_MAX_HELD)) {
+    if (r->n_held == r->cap_held && r->cap_held == RUN_MAX_HELD) {
         r->lost = true;
         return NULL;
     }
@@ -1258,6 +1273,14 @@ static struct held_step *hold(struct run *r, const struct rt_insn *in, uint32_t 
     memcpy(h->addr, addr, sizeof h->addr);
     memcpy(h->levels, levels, sizeof h->levels);
     return h;
+}
+
+/* A step the sampling skips, kept for the tail; NULL once too many were skipped. Once they were,
+ * most of a long skip costs this one test. */
+static struct held_step *hold(struct run *r, const struct rt_insn *in, uint32_t sidx, const uint64_t *addr,
+                              const uint8_t *levels, bool miss, enum rt_path path)
+{
+    return r->lost ? NULL : hold_keep(r, in, sidx, addr, levels, miss, path);
 }
 
 /* One step, in both halves of the lanes (held instead while the sampling skips). */
