@@ -38,6 +38,7 @@
 #include "decode.h"
 #include "isa.h"
 #include "run.h"
+#include "tee.h"
 #include "symbols.h"
 #include "transport.h"
 #include "mdlfile.h"
@@ -188,10 +189,11 @@ static const struct view {
     "  --machine A,B,...  several (of one ISA, at most 8) compared in one command: the same code\n" \
     "                     (block), the same trace (replay: each core on a thread of its own) or\n" \
     "                     the same run (run: live on the first core, its trace replayed on the\n" \
-    "                     others) modelled on each, and one report with a column per core: cycles,\n" \
-    "                     their interval when sampled, speed relative to the fastest, IPC, top-down,\n" \
-    "                     the functions whose cycles differ most, each core's verdict. JSON: each\n" \
-    "                     core's whole result under \"comparison\"; --html: the cores side by side.\n" \
+    "                     others as it is written) modelled on each, and one report with a column\n" \
+    "                     per core: cycles, their interval when sampled, speed relative to the\n" \
+    "                     fastest, IPC, top-down, the functions whose cycles differ most, each\n" \
+    "                     core's verdict. JSON: each core's whole result under \"comparison\";\n" \
+    "                     --html: the cores side by side.\n" \
     "                     Each --mdl FILE given besides adds its core after them (--machine\n" \
     "                     skylake --mdl mine.mdl compares the two); --machine itself once.\n" \
     "                     Not with --set, --callgrind, or --robustness for run and replay\n" \
@@ -2101,6 +2103,8 @@ struct core_run {
     struct run_opts ro;
     struct run *run;
     struct result *res;
+    int follows;                    /* the pipe a live run's trace comes through, or -1 */
+    char path[32];                  /* the trace's name there */
     bool ok;
     char err[1024];
 };
@@ -2111,6 +2115,7 @@ static bool core_setup(struct core_run *c, const struct run_cli *o, const struct
 {
     c->o = *o;
     c->o.b.m = m;
+    c->follows = -1;
     c->trace = trace;
     c->command = command;
     c->res = alloc_zeroed(1, sizeof *c->res);
@@ -2124,6 +2129,19 @@ static bool core_setup(struct core_run *c, const struct run_cli *o, const struct
     return true;
 }
 
+/* What is left of a pipe, read to its end and thrown away. */
+static void drain(int fd)
+{
+    char buf[65536];
+    for (;;) {
+        ssize_t k = read(fd, buf, sizeof buf);
+        if (k < 0 && errno == EINTR)
+            continue;
+        if (k <= 0)
+            return;
+    }
+}
+
 static void *replay_core(void *arg)
 {
     struct core_run *c = arg;
@@ -2131,6 +2149,10 @@ static void *replay_core(void *arg)
     c->run = replay_trace(c->trace, &c->ro, &exit_code, &killed_by, c->err, sizeof c->err);
     if (c->ro.pace)
         pace_done(c->ro.pace, c->ro.pace_core);
+    /* a core that stopped early still takes what the live run writes to it, which would else
+     * wait on the pipe for ever */
+    if (c->follows >= 0)
+        drain(c->follows);
     if ((c->ok = c->run != NULL)) {
         run_result_head(c->res, c->run, &c->o, c->command, exit_code, killed_by);
         c->ok = measure_result(c->res, &c->plan, fill_run, c->run, NULL, c->err, sizeof c->err);
@@ -2142,37 +2164,59 @@ static void *replay_core(void *arg)
  * instructions; enough that a core waits seldom, and once per frame at most. */
 enum { PACE_WINDOW = 2 * TRACE_FRAME_MAX / RUN_PACE_UNIT };
 
-/* The trace replayed for cores FROM to N of CS, each on a thread (on this one when none starts).
- * False once each failure is said. */
-static bool replay_cores(struct core_run *cs, unsigned from, unsigned n)
-{
+/* The threads replaying cores FROM to N of a comparison, and the pace that keeps them in step. */
+struct replays {
+    unsigned from, n;
     pthread_t th[RESULT_MAX_CORES];
-    bool started[RESULT_MAX_CORES] = { false };
+    bool started[RESULT_MAX_CORES];
+    struct pace *pace;
+};
+
+/* The trace replayed for cores FROM to N of CS, each on a thread of its own; false when one
+ * could not start (it is then replayed by replays_join, after the others). */
+static bool replays_start(struct replays *t, struct core_run *cs, unsigned from, unsigned n)
+{
+    *t = (struct replays){ .from = from, .n = n };
     /* a decoder opened before the threads start warms Capstone's lazy tables (isa.h), which the
      * threads' decoders would otherwise build at once, each over the others' */
     char err[256];
     dec_close(dec_open((enum mdl_isa)cs[from].o.b.m->isa, err, sizeof err));
     /* each core reads on one thread and models on another: when those outnumber the processors,
      * the cores go in step, so that the slowest is not left to finish alone */
-    struct pace *pace = 2 * (n - from) > (unsigned)default_jobs(UINT_MAX) ? pace_new(n - from, PACE_WINDOW) : NULL;
+    if (2 * (n - from) > (unsigned)default_jobs(UINT_MAX))
+        t->pace = pace_new(n - from, PACE_WINDOW);
     for (unsigned k = from; k < n; k++) {
-        cs[k].ro.pace = pace;
+        cs[k].ro.pace = t->pace;
         cs[k].ro.pace_core = k - from;
     }
+    bool all = true;
     for (unsigned k = from; k < n; k++)
-        if (!(started[k] = pthread_create(&th[k], NULL, replay_core, &cs[k]) == 0) && pace)
-            pace_done(pace, k - from);          /* it runs after the others, which must not wait for it */
-    for (unsigned k = from; k < n; k++) {
-        if (started[k])
-            pthread_join(th[k], NULL);
-        else
+        if (!(t->started[k] = pthread_create(&t->th[k], NULL, replay_core, &cs[k]) == 0)) {
+            all = false;
+            if (t->pace)
+                pace_done(t->pace, k - from);   /* it runs after the others, which must not wait for it */
+        }
+    return all;
+}
+
+/* Once every replay T started has ended, those that did not start, on this thread. False when
+ * one failed, each failure said if SAY. */
+static bool replays_join(struct replays *t, struct core_run *cs, bool say)
+{
+    unsigned from = t->from, n = t->n;
+    for (unsigned k = from; k < n; k++)
+        if (t->started[k])
+            pthread_join(t->th[k], NULL);
+    for (unsigned k = from; k < n; k++)
+        if (!t->started[k])
             replay_core(&cs[k]);
-    }
-    pace_free(pace);
+    pace_free(t->pace);
+    t->pace = NULL;
     bool ok = true;
     for (unsigned k = from; k < n; k++)
         if (!cs[k].ok) {
-            say_error("%s: %s", cs[k].o.b.m->name, cs[k].err);
+            if (say)
+                say_error("%s: %s", cs[k].o.b.m->name, cs[k].err);
             ok = false;
         }
     return ok;
@@ -2204,6 +2248,15 @@ static void cores_free(struct core_run *cs, unsigned n)
     free(cs);
 }
 
+/* The trace replayed for cores FROM to N of CS, each on a thread. False once each failure is
+ * said. */
+static bool replay_cores(struct core_run *cs, unsigned from, unsigned n)
+{
+    struct replays t;
+    replays_start(&t, cs, from, n);
+    return replays_join(&t, cs, true);
+}
+
 /* replay on every core of O: one thread each. */
 static int compare_replay(const struct run_cli *o)
 {
@@ -2217,13 +2270,77 @@ static int compare_replay(const struct run_cli *o)
     return rc;
 }
 
-/* run on every core of O: the live run R (which this takes) on the first, its trace (O's --record)
- * replayed on the others, one thread each. */
-static int compare_run(struct run *r, const struct run_cli *o, const struct analysis_plan *plan, int exit_code,
-                       int killed_by)
+/* The cores after the first of a run's comparison follow the live run as it goes: its trace is
+ * written to a pipe for each as well as to --record's file, and each replays it on a thread. */
+struct followers {
+    struct core_run *cs;            /* [n]: the first is the live run's */
+    unsigned n;
+    int wfd[RESULT_MAX_CORES];      /* the pipes' ends the trace is written to */
+    FILE *tee;                      /* the trace's stream: RECORD's descriptor and the pipes */
+    struct replays t;
+};
+
+/* F's pipes, the stream over them and RECORD (NULL: none), and the replays started, for O's
+ * cores. False once said why (F is then finished). */
+static bool followers_start(struct followers *f, const struct run_cli *o, FILE *record)
 {
     unsigned n = o->b.n_cores;
-    struct core_run *cs = cores_new(n);
+    *f = (struct followers){ .cs = cores_new(n), .n = n };
+    for (unsigned k = 0; k < n; k++)
+        f->wfd[k] = f->cs[k].follows = -1;
+    int fds[RESULT_MAX_CORES + 1], n_fds = 0;
+    if (record)
+        fds[n_fds++] = fileno(record);
+    bool ok = true;
+    for (unsigned k = 1; k < n && ok; k++) {
+        struct core_run *c = &f->cs[k];
+        int p[2];
+        if (pipe2(p, O_CLOEXEC) != 0) {
+            say_error("cannot make a pipe for core '%s': %s", o->b.cores[k]->name, strerror(errno));
+            ok = false;
+            break;
+        }
+        fcntl(p[1], F_SETPIPE_SZ, 1 << 20);     /* fewer turns between the run and the cores */
+        snprintf(c->path, sizeof c->path, "/proc/self/fd/%d", p[0]);
+        ok = core_setup(c, o, o->b.cores[k], c->path, "run");
+        c->follows = p[0];
+        f->wfd[k] = fds[n_fds++] = p[1];
+    }
+    if (ok && !(f->tee = tee_open(fds, (unsigned)n_fds))) {
+        say_error("cannot write the trace to the other cores: %s", strerror(errno));
+        ok = false;
+    }
+    if (ok && !replays_start(&f->t, f->cs, 1, n)) {
+        say_error("cannot start a thread for each core");
+        ok = false;
+    }
+    return ok;
+}
+
+/* The trace's stream closed, so the cores see its end, and their replays ended (their failures
+ * said if SAY: not when the live run failed, which ended their traces early). False when the
+ * stream's last write failed. */
+static bool followers_finish(struct followers *f, bool say)
+{
+    bool ok = !f->tee || fclose(f->tee) == 0;
+    f->tee = NULL;
+    for (unsigned k = 1; k < f->n; k++)
+        if (f->wfd[k] >= 0)
+            close(f->wfd[k]);
+    if (f->t.n)
+        replays_join(&f->t, f->cs, say);
+    for (unsigned k = 1; k < f->n; k++)
+        if (f->cs[k].follows >= 0)
+            close(f->cs[k].follows);
+    return ok;
+}
+
+/* run on every core of O: the live run R (which this takes) on the first, the others having
+ * followed it (F, finished). */
+static int compare_run(struct run *r, const struct run_cli *o, const struct analysis_plan *plan, int exit_code,
+                       int killed_by, struct followers *f)
+{
+    struct core_run *cs = f->cs;
     cs[0].run = r;
     cs[0].res = alloc_zeroed(1, sizeof *cs[0].res);
     run_result_head(cs[0].res, r, o, "run", exit_code, killed_by);
@@ -2231,11 +2348,10 @@ static int compare_run(struct run *r, const struct run_cli *o, const struct anal
     bool ok = measure_result(cs[0].res, plan, fill_run, r, NULL, err, sizeof err);
     if (!ok)
         say_error("%s", err);
-    for (unsigned k = 1; k < n && ok; k++)
-        ok = core_setup(&cs[k], o, o->b.cores[k], o->record, "run");
-    int rc = ok && replay_cores(cs, 1, n) ? compare_report(cs, n, o) : 1;
-    cores_free(cs, n);
-    return rc;
+    bool followed = true;
+    for (unsigned k = 1; k < f->n; k++)
+        followed &= cs[k].ok;
+    return ok && followed ? compare_report(cs, f->n, o) : 1;
 }
 
 static int cmd_run(int argc, char **argv)
@@ -2277,9 +2393,8 @@ static int cmd_run(int argc, char **argv)
     if (!roi_defined(&o))
         return 2;           /* a misspelled --roi is a usage error: the program has not started */
     catch_fatal_signals();
-    /* --robustness and a comparison of cores replay the run's trace: one of its own, in $TMPDIR,
-     * when none is recorded */
-    bool robust = o.b.robustness > 0 && o.b.m->n_uncertain, own_trace = (robust || o.b.n_cores) && !o.record;
+    /* --robustness replays the run's trace: one of its own, in $TMPDIR, when none is recorded */
+    bool robust = o.b.robustness > 0 && o.b.m->n_uncertain, own_trace = robust && !o.record;
     char own[PATH_MAX];
     if (own_trace) {
         const char *dir = getenv("TMPDIR");
@@ -2288,13 +2403,22 @@ static int cmd_run(int argc, char **argv)
     }
     struct safefile trace = { 0 };
     struct trace_writer tw;
-    if (o.record && (!safefile_open(&trace, o.record, err, sizeof err) ||
-                     !trace_write_start(&tw, trace.fp, (enum mdl_isa)o.b.m->isa, o.program, err, sizeof err))) {
+    /* a comparison's other cores follow the run through pipes, as its trace is written */
+    struct followers f = { 0 };
+    bool follow = o.b.n_cores > 0, writing = o.record || follow;
+    if (o.record && !safefile_open(&trace, o.record, err, sizeof err)) {
         say_error("%s", err);
+        return RUN_FAILED;
+    }
+    if ((follow && !followers_start(&f, &o, o.record ? trace.fp : NULL)) ||
+        (writing && !trace_write_start(&tw, follow ? f.tee : trace.fp, (enum mdl_isa)o.b.m->isa, o.program, err,
+                                       sizeof err) && (say_error("%s", err), true))) {
+        followers_finish(&f, false);
+        cores_free(f.cs, f.n);
         safefile_discard(&trace);
         return RUN_FAILED;
     }
-    ro.record = o.record ? &tw : NULL;
+    ro.record = writing ? &tw : NULL;
     doom_path(0, trace.tmp);
     struct console *con = console_new(!o.quiet && isatty(STDERR_FILENO));
     ro.progress = on_progress;
@@ -2312,10 +2436,14 @@ static int cmd_run(int argc, char **argv)
         ok = never_started(&o, g.status, said, err, sizeof err);
     /* the trace takes its name once whole (a program killed is whole: its end says so); a failed
      * run leaves what the path held. A write that failed (a full disk) stopped the run at once. */
-    if (o.record && ok)
+    if (writing && ok)
         trace_write_end(&tw, g.status);
-    if (o.record && tw.error)
+    if (follow && !followers_finish(&f, ok) && !tw.error)
+        tw.error = errno;           /* the stream's last write */
+    if (writing && tw.error && o.record)
         ok = false, snprintf(err, sizeof err, "cannot write '%s': %s", o.record, strerror(tw.error));
+    else if (writing && tw.error)
+        ok = false, snprintf(err, sizeof err, "cannot write the trace to the other cores: %s", strerror(tw.error));
     if (o.record && ok)
         ok = safefile_close(&trace, err, sizeof err) && safefile_publish(&trace, err, sizeof err);
     doom_path(0, own_trace && ok ? own : NULL);
@@ -2323,12 +2451,14 @@ static int cmd_run(int argc, char **argv)
     if (!ok) {
         say_error("%s", err);
         run_free(r);
+        cores_free(f.cs, f.n);
         return RUN_FAILED;
     }
     bool killed = WIFSIGNALED(g.status);
     int exit_code = killed ? -1 : WEXITSTATUS(g.status), killed_by = killed ? WTERMSIG(g.status) : -1;
-    if (o.b.n_cores) {
-        rc = compare_run(r, &o, &plan, exit_code, killed_by);
+    if (follow) {
+        rc = compare_run(r, &o, &plan, exit_code, killed_by, &f);
+        cores_free(f.cs, f.n);      /* the live run with them */
         r = NULL;
     } else {
         rc = finish_report(r, &o, &plan, &ro, "run", exit_code, killed_by, robust ? o.record : NULL);

@@ -3143,6 +3143,25 @@ Test(compare, a_run_on_two_cores_replays_its_trace_on_the_second)
     json_decref(alone);
 }
 
+Test(compare, a_run_on_two_cores_without_a_recording_is_each_core_s_run_alone)
+{
+    const char *json = scratch_path("compare-follow.json");
+    char args[1024];
+    static const char *const machines[] = { "icelake", "alderlake" };
+    json_t *single[2];
+    for (unsigned k = 0; k < 2; k++) {
+        snprintf(args, sizeof args, "--machine %s --quiet --json %s -- ../build/programs/gemm.x86 24", machines[k], json);
+        single[k] = run_json(args, json, "31.387\n");
+    }
+    /* the second core follows the run through a pipe, as its trace is written: no file */
+    snprintf(args, sizeof args, "--machine icelake,alderlake --quiet --json %s -- ../build/programs/gemm.x86 24", json);
+    json_t *cmp = run_json(args, json, "31.387\n");
+    expect_cores_as_alone(cmp, single, 2);
+    for (unsigned k = 0; k < 2; k++)
+        json_decref(single[k]);
+    json_decref(cmp);
+}
+
 Test(compare, refuses_what_one_machine_alone_can_take)
 {
     struct {
