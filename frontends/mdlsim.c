@@ -2271,7 +2271,11 @@ static int compare_replay(const struct run_cli *o)
 }
 
 /* The cores after the first of a run's comparison follow the live run as it goes: its trace is
- * written to a pipe for each as well as to --record's file, and each replays it on a thread. */
+ * written to a pipe for each as well as to --record's file, and each replays it on a thread. A core
+ * the pace holds back fills its pipe and the run waits on it; the one behind has then been given
+ * all but the stream's buffer, less than the window, so it can always catch up. */
+_Static_assert((uint64_t)PACE_WINDOW * RUN_PACE_UNIT * 8 > TEE_BUFFER + TRACE_FRAME_MAX * 8,
+               "the pace's window holds the stream's buffer and a frame");
 struct followers {
     struct core_run *cs;            /* [n]: the first is the live run's */
     unsigned n;

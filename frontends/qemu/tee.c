@@ -7,8 +7,6 @@
 #include <unistd.h>
 #include "alloc.h"
 
-enum { TEE_BUFFER = 256 * 1024 };
-
 struct tee {
     unsigned n;
     int fd[];

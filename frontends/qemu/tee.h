@@ -4,6 +4,9 @@
 #define TEE_H
 #include <stdio.h>
 
+/* The bytes a stream holds before it writes them out. */
+enum { TEE_BUFFER = 256 * 1024 };
+
 /* A stream whose every write goes whole to each of the N descriptors FDS (which stay the
  * caller's to close, after fclose), in that order; NULL with errno when it cannot be made. A
  * write that fails on any of them fails the stream, with its errno. */
