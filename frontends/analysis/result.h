@@ -211,6 +211,9 @@ struct result {
     /* run, replay: how the program ended: its exit code, or the signal that killed it (then the
      * result covers what ran before); both -1 when unknown (a block) */
     int exit_code, killed_by;
+    /* the rows, functions and lines carry the cycles charged to them (run, replay); a block's
+     * instructions are not charged (its report is its cycles per iteration and their causes) */
+    bool charged;
     /* run, replay: the program the guest replaced itself with by exec (the result covers what ran
      * before; the new program ran outside the analysis), "" when its path is unknown; NULL: none */
     const char *replaced_by;

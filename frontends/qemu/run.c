@@ -1428,6 +1428,7 @@ void run_fill(const struct run *r, struct result *res, struct rt_topdown *td)
     res->executed = r->total;
     res->macro_fused = r->fused;
     res->causality = r->o.causality;
+    res->charged = true;
     double rest = 1;
     if (r->skipped) {
         estimate_lanes(r, res);

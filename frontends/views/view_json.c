@@ -569,7 +569,7 @@ static void json_row(struct jw *out, const struct result *r, const struct result
     }
     jw_char(out, ']');
     jkey_num(out, "critical", row->critical, false);
-    jkey_num(out, "cycles", row->cycles, false);
+    jkey_num(out, "cycles", r->charged ? row->cycles : NAN, false);     /* a block's: null */
     jkey_u64(out, "l1_misses", row->l1_misses, false);
     jkey_u64(out, "ll_misses", row->ll_misses, false);
     jkey_u64(out, "mispredicts", row->mispredicts, false);
