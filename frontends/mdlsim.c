@@ -2172,6 +2172,16 @@ struct replays {
     struct pace *pace;
 };
 
+/* The source lines the cores CS[0..N) share: each instruction's read from DWARF once. They live
+ * until the cores' results are freed (cores_free's caller frees them after). */
+static struct symbols_lines *share_lines(struct core_run *cs, unsigned n)
+{
+    struct symbols_lines *l = symbols_lines_new();
+    for (unsigned k = 0; k < n; k++)
+        cs[k].ro.lines = l;
+    return l;
+}
+
 /* The trace replayed for cores FROM to N of CS, each on a thread of its own; false when one
  * could not start (it is then replayed by replays_join, after the others). */
 static bool replays_start(struct replays *t, struct core_run *cs, unsigned from, unsigned n)
@@ -2248,15 +2258,6 @@ static void cores_free(struct core_run *cs, unsigned n)
     free(cs);
 }
 
-/* The trace replayed for cores FROM to N of CS, each on a thread. False once each failure is
- * said. */
-static bool replay_cores(struct core_run *cs, unsigned from, unsigned n)
-{
-    struct replays t;
-    replays_start(&t, cs, from, n);
-    return replays_join(&t, cs, true);
-}
-
 /* replay on every core of O: one thread each. */
 static int compare_replay(const struct run_cli *o)
 {
@@ -2265,8 +2266,13 @@ static int compare_replay(const struct run_cli *o)
     bool ok = true;
     for (unsigned k = 0; k < n && ok; k++)
         ok = core_setup(&cs[k], o, o->b.cores[k], o->trace, "replay");
-    int rc = !ok ? 2 : replay_cores(cs, 0, n) ? compare_report(cs, n, o) : 1;
+    struct symbols_lines *lines = share_lines(cs, n);
+    struct replays t;
+    if (ok)
+        replays_start(&t, cs, 0, n);
+    int rc = !ok ? 2 : replays_join(&t, cs, true) ? compare_report(cs, n, o) : 1;
     cores_free(cs, n);
+    symbols_lines_free(lines);
     return rc;
 }
 
@@ -2282,6 +2288,7 @@ struct followers {
     int wfd[RESULT_MAX_CORES];      /* the pipes' ends the trace is written to */
     FILE *tee;                      /* the trace's stream: RECORD's descriptor and the pipes */
     struct replays t;
+    struct symbols_lines *lines;    /* the cores' source lines, the live run's included */
 };
 
 /* F's pipes, the stream over them and RECORD (NULL: none), and the replays started, for O's
@@ -2310,6 +2317,7 @@ static bool followers_start(struct followers *f, const struct run_cli *o, FILE *
         c->follows = p[0];
         f->wfd[k] = fds[n_fds++] = p[1];
     }
+    f->lines = share_lines(f->cs, n);
     if (ok && !(f->tee = tee_open(fds, (unsigned)n_fds))) {
         say_error("cannot write the trace to the other cores: %s", strerror(errno));
         ok = false;
@@ -2337,6 +2345,13 @@ static bool followers_finish(struct followers *f, bool say)
         if (f->cs[k].follows >= 0)
             close(f->cs[k].follows);
     return ok;
+}
+
+/* F's cores, the live run's with them, and the lines they shared. */
+static void followers_free(struct followers *f)
+{
+    cores_free(f->cs, f->n);
+    symbols_lines_free(f->lines);
 }
 
 /* run on every core of O: the live run R (which this takes) on the first, the others having
@@ -2418,11 +2433,12 @@ static int cmd_run(int argc, char **argv)
         (writing && !trace_write_start(&tw, follow ? f.tee : trace.fp, (enum mdl_isa)o.b.m->isa, o.program, err,
                                        sizeof err) && (say_error("%s", err), true))) {
         followers_finish(&f, false);
-        cores_free(f.cs, f.n);
+        followers_free(&f);
         safefile_discard(&trace);
         return RUN_FAILED;
     }
     ro.record = writing ? &tw : NULL;
+    ro.lines = f.lines;
     doom_path(0, trace.tmp);
     struct console *con = console_new(!o.quiet && isatty(STDERR_FILENO));
     ro.progress = on_progress;
@@ -2455,14 +2471,14 @@ static int cmd_run(int argc, char **argv)
     if (!ok) {
         say_error("%s", err);
         run_free(r);
-        cores_free(f.cs, f.n);
+        followers_free(&f);
         return RUN_FAILED;
     }
     bool killed = WIFSIGNALED(g.status);
     int exit_code = killed ? -1 : WEXITSTATUS(g.status), killed_by = killed ? WTERMSIG(g.status) : -1;
     if (follow) {
         rc = compare_run(r, &o, &plan, exit_code, killed_by, &f);
-        cores_free(f.cs, f.n);      /* the live run with them */
+        followers_free(&f);         /* the live run with them */
         r = NULL;
     } else {
         rc = finish_report(r, &o, &plan, &ro, "run", exit_code, killed_by, robust ? o.record : NULL);

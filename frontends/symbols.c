@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <gelf.h>
+#include <pthread.h>
 #include <search.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -65,6 +66,22 @@ struct symbols {
      * disjoint, ordered by address (two overlapping ranges compare equal); the modules by file
      * (those whose file existed) and by path (the first module of each path). */
     void *ranges, *by_file, *by_path;
+    struct symbols_lines *lines;    /* shared with other analyses of the program, or NULL */
+};
+
+/* An instruction of an object (by its file) and its source line (FILE NULL: none). */
+struct symbols_line {
+    dev_t dev;
+    ino_t ino;
+    uint64_t address;           /* in the object, without the load bias */
+    char *file;
+    unsigned line;
+};
+
+struct symbols_lines {
+    pthread_mutex_t lock;       /* over TREE */
+    pthread_mutex_t held;       /* symbols_lines_hold's */
+    void *tree;                 /* of struct symbols_line (tsearch) */
 };
 
 static void *grow(void *p, size_t *cap, size_t need, size_t size)
@@ -440,7 +457,7 @@ static const struct symbols_fn *function_at(struct symbols_module *m, uint64_t p
     return NULL;
 }
 
-static void source_line(Dwfl_Module *mod, uint64_t pc, struct symbols_at *out)
+static void dwarf_line(Dwfl_Module *mod, uint64_t pc, struct symbols_at *out)
 {
     Dwfl_Line *line = dwfl_module_getsrc(mod, pc);
     int lineno = 0;
@@ -449,6 +466,104 @@ static void source_line(Dwfl_Module *mod, uint64_t pc, struct symbols_at *out)
         out->file = file;
         out->line = (unsigned)lineno;
     }
+}
+
+static int line_order(const void *a, const void *b)
+{
+    const struct symbols_line *x = a, *y = b;
+    if (x->dev != y->dev)
+        return x->dev < y->dev ? -1 : 1;
+    if (x->ino != y->ino)
+        return x->ino < y->ino ? -1 : 1;
+    return (x->address > y->address) - (x->address < y->address);
+}
+
+struct symbols_lines *symbols_lines_new(void)
+{
+    struct symbols_lines *l = alloc_zeroed(1, sizeof *l);
+    pthread_mutex_init(&l->lock, NULL);
+    pthread_mutex_init(&l->held, NULL);
+    return l;
+}
+
+void symbols_lines_hold(struct symbols_lines *l) { pthread_mutex_lock(&l->held); }
+
+void symbols_lines_release(struct symbols_lines *l) { pthread_mutex_unlock(&l->held); }
+
+static void free_line(void *p)
+{
+    struct symbols_line *e = p;
+    free(e->file);
+    free(e);
+}
+
+void symbols_lines_free(struct symbols_lines *l)
+{
+    if (!l)
+        return;
+    tdestroy(l->tree, free_line);
+    pthread_mutex_destroy(&l->lock);
+    pthread_mutex_destroy(&l->held);
+    free(l);
+}
+
+void symbols_share_lines(struct symbols *s, struct symbols_lines *l) { s->lines = l; }
+
+/* PC's line in M: from the shared lines when another analysis has looked it up, else from DWARF,
+ * then kept there (two threads asking at once both read it; the first to finish keeps its). */
+static void source_line(struct symbols *s, const struct symbols_module *m, uint64_t pc, struct symbols_at *out)
+{
+    struct symbols_lines *l = s->lines;
+    if (!l || !m->has_id) {
+        dwarf_line(m->mod, pc, out);
+        return;
+    }
+    struct symbols_line key = { m->dev, m->ino, pc - m->bias, NULL, 0 }, **found;
+    pthread_mutex_lock(&l->lock);
+    found = tfind(&key, &l->tree, line_order);
+    struct symbols_line *e = found ? *found : NULL;
+    pthread_mutex_unlock(&l->lock);
+    if (!e) {
+        dwarf_line(m->mod, pc, out);
+        e = alloc_zeroed(1, sizeof *e);
+        *e = key;
+        e->file = out->file ? alloc_strdup(out->file) : NULL;
+        e->line = out->line;
+        pthread_mutex_lock(&l->lock);
+        struct symbols_line **at = tsearch(e, &l->tree, line_order);
+        pthread_mutex_unlock(&l->lock);
+        if (!at)
+            abort();            /* no memory: as alloc.c does */
+        if (*at != e)
+            free_line(e);
+        e = *at;
+    }
+    out->file = e->file;
+    out->line = e->file ? e->line : 0;
+}
+
+/* The section of M's own file (not its debug file) that holds PC, loaded: its start at guest
+ * addresses in *START and its size; false when none does. From the section headers alone, since
+ * libdwfl's dwfl_module_address_section reads the module's DWARF first (decompressing a debug
+ * file: most of a short run's report), which a stretch without a symbol does not need. */
+static bool section_at(const struct symbols_module *m, uint64_t pc, uint64_t *start, uint64_t *size)
+{
+    GElf_Addr bias;
+    Elf *elf = dwfl_module_getelf(m->mod, &bias);
+    if (!elf || pc < bias)
+        return false;
+    uint64_t addr = pc - bias;
+    for (Elf_Scn *scn = elf_nextscn(elf, NULL); scn; scn = elf_nextscn(elf, scn)) {
+        GElf_Shdr sh;
+        if (!gelf_getshdr(scn, &sh) || !(sh.sh_flags & SHF_ALLOC) || sh.sh_type == SHT_NOBITS)
+            continue;
+        if (addr >= sh.sh_addr && addr - sh.sh_addr < sh.sh_size) {
+            *start = sh.sh_addr + bias;
+            *size = sh.sh_size;
+            return true;
+        }
+    }
+    return false;
 }
 
 /* The stretch [*LO, *HI) around PC that no symbol of M covers (function_at found none): from the
@@ -460,13 +575,10 @@ static void unnamed_stretch(const struct symbols_module *m, uint64_t pc, uint64_
     size_t i = first_above(m->fns, m->nfns, sizeof *m->fns, pc);
     *lo = i > 0 ? m->fns[i - 1].reach : 0;
     *hi = i < m->nfns ? m->fns[i].lo : UINT64_MAX;
-    Dwarf_Addr in_section = pc, bias;
-    Elf_Scn *scn = dwfl_module_address_section(m->mod, &in_section, &bias);
-    GElf_Shdr sh;
-    if (scn && gelf_getshdr(scn, &sh) && in_section <= pc) {
-        uint64_t start = pc - in_section;
+    uint64_t start, size;
+    if (section_at(m, pc, &start, &size)) {
         *lo = start > *lo ? start : *lo;
-        *hi = sh.sh_size < *hi - start ? start + sh.sh_size : *hi;
+        *hi = size < *hi - start ? start + size : *hi;
     }
     if (m->entry > *lo && m->entry <= pc)
         *lo = m->entry;
@@ -494,7 +606,7 @@ void symbols_lookup(struct symbols *s, uint64_t pc, struct symbols_at *out)
     } else {
         unnamed_stretch(m, pc, &out->fn_lo, &out->fn_hi);
     }
-    source_line(m->mod, pc, out);
+    source_line(s, m, pc, out);
 }
 
 uint64_t symbols_function_start(struct symbols *s, uint64_t pc)

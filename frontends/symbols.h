@@ -10,6 +10,22 @@ struct symbols;
 struct symbols *symbols_new(void);
 void symbols_free(struct symbols *s);
 
+/* Source lines shared by the symbols of several analyses of one program at once (the cores of a
+ * comparison, each on a thread of its own): the line of an instruction one has looked up is not
+ * read from the object's DWARF (decompressed, for most libraries' debug files) by the others.
+ * Thread-safe. Its strings are the lookups' file names: it outlives every symbols using it and
+ * what they answered. */
+struct symbols_lines;
+struct symbols_lines *symbols_lines_new(void);
+void symbols_lines_free(struct symbols_lines *l);
+/* S's source lines from now on come through L. */
+void symbols_share_lines(struct symbols *s, struct symbols_lines *l);
+/* While one analysis holds L, the others sharing it wait to hold it: the first to look up its
+ * instructions reads the objects' DWARF, and the next find the lines of the same instructions in
+ * L without reading it again. */
+void symbols_lines_hold(struct symbols_lines *l);
+void symbols_lines_release(struct symbols_lines *l);
+
 /* The object PATH has the bytes at file offset OFFSET mapped at guest address ADDR (LEN bytes):
  * its load bias follows from its program headers (the PT_LOAD holding OFFSET). Returns the
  * module's index (a second mapping of an object already known returns its index), or -1 with ERR

@@ -4,6 +4,7 @@
 #include <fcntl.h>
 #include <gelf.h>
 #include <inttypes.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -454,4 +455,56 @@ Test(symbols, reads_the_source_lines_of_the_system_libc_from_its_separate_debug_
     cr_expect(strstr(at.file, "iofwrite.c") != NULL, "fwrite is in libio/iofwrite.c, not %s", at.file);
     cr_expect_gt(at.line, 0);
     symbols_free(s);
+}
+
+/* The lines S names for N bytes of kernel_gemm (round its range again and again): "file:line"
+ * each, "-:0" without one, into OUT. On any thread. */
+struct lines_of {
+    struct symbols *s;
+    char (*out)[256];
+    unsigned n;
+};
+
+static void *look_up_lines(void *arg)
+{
+    struct lines_of *l = arg;
+    uint64_t lo = 0, hi = 1;
+    if (!symbols_find(l->s, 0, "kernel_gemm", &lo, &hi))
+        lo = 0, hi = 1;         /* every answer "-:0": the comparison fails */
+    for (unsigned i = 0; i < l->n; i++) {
+        struct symbols_at at;
+        symbols_lookup(l->s, lo + i % (hi - lo), &at);
+        snprintf(l->out[i], sizeof l->out[i], "%s:%u", at.file ? at.file : "-", at.line);
+    }
+    return NULL;
+}
+
+Test(symbols, shares_source_lines_between_two_at_once_each_answering_as_alone)
+{
+    enum { N = 600 };
+    static char alone[N][256], first[N][256], second[N][256];
+    struct symbols *s = symbols_new(), *a = symbols_new(), *b = symbols_new();
+    struct symbols_lines *lines = symbols_lines_new();
+    symbols_share_lines(a, lines);
+    symbols_share_lines(b, lines);
+    map_at(s, PIE, 0x555555554000, false);
+    map_at(a, PIE, 0x555555554000, false);
+    map_at(b, PIE, 0x4000000000, false);        /* another bias: the same object's lines */
+    struct lines_of one = { s, alone, N }, x = { a, first, N }, y = { b, second, N };
+    look_up_lines(&one);
+    pthread_t t;
+    cr_assert_eq(pthread_create(&t, NULL, look_up_lines, &x), 0);
+    look_up_lines(&y);
+    pthread_join(t, NULL);
+    unsigned named = 0;
+    for (unsigned i = 0; i < N; i++) {
+        cr_expect_str_eq(first[i], alone[i], "byte %u", i);
+        cr_expect_str_eq(second[i], alone[i], "byte %u", i);
+        named += alone[i][0] != '-';
+    }
+    cr_expect_gt(named, N / 2, "kernel_gemm has line information");
+    symbols_free(a);
+    symbols_free(b);
+    symbols_free(s);
+    symbols_lines_free(lines);
 }

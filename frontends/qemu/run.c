@@ -250,6 +250,8 @@ struct run *run_new(const struct run_opts *o, char *err, size_t errlen)
     r->ci = cls_build(o->m);
     r->caches = cache_new(o->m);
     r->sym = symbols_new();
+    if (r->sym && o->lines)
+        symbols_share_lines(r->sym, o->lines);
     r->n_levels = r->caches ? cache_levels(r->caches) : 0;
     r->line_shift = r->n_levels ? 0 : 6;
     while (r->n_levels && (1u << r->line_shift) < cache_level(r->caches, 0)->line)
@@ -1438,7 +1440,13 @@ void run_fill(const struct run *r, struct result *res, struct rt_topdown *td)
         for (unsigned l = 0; l < res->n_lanes && l < r->o.n_lanes; l++)
             res->lanes[l].cycles = cycles(r, l);
     }
+    /* the cores of a comparison look their rows up one after the other: the first reads the
+     * objects' DWARF, the others find every line it read */
+    if (r->o.lines)
+        symbols_lines_hold(r->o.lines);
     fill_rows(r, res, rest);
+    if (r->o.lines)
+        symbols_lines_release(r->o.lines);
     res->has_caches = true;
     res->n_caches = cache_levels(r->caches) < RESULT_MAX_LEVELS ? cache_levels(r->caches) : RESULT_MAX_LEVELS;
     for (unsigned k = 0; k < res->n_caches; k++) {

@@ -10,6 +10,7 @@
 #include "model.h"
 #include "pace.h"
 #include "sample.h"
+#include "symbols.h"
 #include "trace.h"
 
 /* How far the stream has come: EXECUTED instructions read, MODELLED of them in the region. */
@@ -33,6 +34,7 @@ struct run_opts {
     struct pace *pace;              /* replays of one trace on several cores kept in step (told
                                        how far the model is, in RUN_PACE_UNIT words), or NULL */
     unsigned pace_core;             /* this run's core there */
+    struct symbols_lines *lines;    /* source lines shared with the other cores, or NULL */
     /* Told between buffers of the stream, never per event: at most every RUN_PROGRESS_MS, and
      * at once when the first instructions have been read (the program has started). */
     run_progress_fn *progress;
