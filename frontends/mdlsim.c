@@ -2429,9 +2429,13 @@ static int cmd_run(int argc, char **argv)
         say_error("%s", err);
         return RUN_FAILED;
     }
-    if ((follow && !followers_start(&f, &o, o.record ? trace.fp : NULL)) ||
-        (writing && !trace_write_start(&tw, follow ? f.tee : trace.fp, (enum mdl_isa)o.b.m->isa, o.program, err,
-                                       sizeof err) && (say_error("%s", err), true))) {
+    bool started = !follow || followers_start(&f, &o, o.record ? trace.fp : NULL);    /* says why not */
+    if (started && writing &&
+        !trace_write_start(&tw, follow ? f.tee : trace.fp, (enum mdl_isa)o.b.m->isa, o.program, err, sizeof err)) {
+        say_error("%s", err);
+        started = false;
+    }
+    if (!started) {
         followers_finish(&f, false);
         followers_free(&f);
         safefile_discard(&trace);

@@ -539,7 +539,7 @@ static void source_line(struct symbols *s, const struct symbols_module *m, uint6
         e = *at;
     }
     out->file = e->file;
-    out->line = e->file ? e->line : 0;
+    out->line = e->line;            /* 0 where FILE is NULL, as dwarf_line leaves it */
 }
 
 /* The section of M's own file (not its debug file) that holds PC, loaded: its start at guest
