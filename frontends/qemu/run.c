@@ -151,7 +151,9 @@ struct run {
     unsigned n_levels;              /* data-side cache levels: a level this deep is memory */
     unsigned line_shift;            /* of the first level's lines (64 bytes without caches) */
     /* the caches and the predictor as the region saw them (they run over the whole run) */
-    uint64_t roi_accesses[RESULT_MAX_LEVELS], roi_hits[RESULT_MAX_LEVELS], roi_branches, roi_mispredicted;
+    uint64_t roi_branches, roi_mispredicted;
+    uint64_t roi_served[RESULT_MAX_LEVELS + 1]; /* accesses by the level that served them (memory and
+                                                   deeper: the last) */
     uint64_t roi_paths[RT_PATH_COUNT + 1];  /* by the path that delivered them ([RT_PATH_COUNT]: none) */
     uint64_t ret[256];
     unsigned depth;
@@ -740,10 +742,7 @@ static void rep_count(struct run *r, struct sinsn *s)
         uint64_t n = r->rep.served[lv];
         s->l1_misses += lv > 0 ? n : 0;
         s->ll_misses += lv >= r->n_levels ? n : 0;
-        for (unsigned j = 0; n && j <= lv && j < r->n_levels && j < RESULT_MAX_LEVELS; j++) {
-            r->roi_accesses[j] += n;
-            r->roi_hits[j] += j == lv ? n : 0;
-        }
+        r->roi_served[lv < RESULT_MAX_LEVELS ? lv : RESULT_MAX_LEVELS] += n;
     }
 }
 
@@ -800,11 +799,7 @@ static void count_accesses(struct run *r, struct sinsn *s, const uint8_t *levels
     for (unsigned k = 0; k < r->n_acc; k++) {
         s->l1_misses += levels[k] > 0;
         s->ll_misses += levels[k] >= r->n_levels;
-        /* an access reaches every level down to the one that served it */
-        for (unsigned j = 0; j <= levels[k] && j < r->n_levels && j < RESULT_MAX_LEVELS; j++) {
-            r->roi_accesses[j]++;
-            r->roi_hits[j] += j == levels[k];
-        }
+        r->roi_served[levels[k] < RESULT_MAX_LEVELS ? levels[k] : RESULT_MAX_LEVELS]++;
     }
 }
 
@@ -1451,8 +1446,12 @@ void run_fill(const struct run *r, struct result *res, struct rt_topdown *td)
     res->n_caches = cache_levels(r->caches) < RESULT_MAX_LEVELS ? cache_levels(r->caches) : RESULT_MAX_LEVELS;
     for (unsigned k = 0; k < res->n_caches; k++) {
         res->caches[k].name = cache_level(r->caches, k)->name;
-        res->caches[k].accesses = r->roi_accesses[k];
-        res->caches[k].hits = r->roi_hits[k];
+        /* an access reaches every level down to the one that served it */
+        uint64_t reached = 0;
+        for (unsigned j = k; j <= RESULT_MAX_LEVELS; j++)
+            reached += r->roi_served[j];
+        res->caches[k].accesses = reached;
+        res->caches[k].hits = r->roi_served[k];
     }
     for (size_t i = 0; i < r->cap_edges; i++)
         if (r->edges[i].count)
