@@ -29,6 +29,7 @@
 #include "suggest.h"
 #include "version.h"
 #include "batch.h"
+#include "cpus.h"
 #include "block.h"
 #include "elfsym.h"
 #include "loops.h"
@@ -172,7 +173,7 @@ static const struct view {
     "  --hex-file FILE    one hex block per line ('-': standard input; '#' starts a comment line);\n" \
     "                     one result per line with --json, in the order of the file\n" \
     "  --jobs N           analyse the blocks of --hex-file on N threads (default: one per\n" \
-    "                     processor online); the output is the same whatever N\n" \
+    "                     processor it may use); the output is the same whatever N\n" \
     "  --iterations N     at most N copies measured (default 200): the run stops once the timing\n" \
     "                     repeats, else the second half is measured; causality may run longer\n" \
     "  --robustness       check the verdict at both ends of every value the machine gives with a\n" \
@@ -800,11 +801,10 @@ static bool read_hex_lines(const char *path, struct hex_lines *h)
     return ok;
 }
 
-/* One thread per processor online, no more than there are blocks. */
+/* One thread per processor mdlsim may use, no more than there are blocks. */
 static unsigned default_jobs(size_t blocks)
 {
-    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-    unsigned jobs = cpus > 1 ? (unsigned)(cpus < 256 ? cpus : 256) : 1;
+    unsigned cpus = cpus_available(), jobs = cpus < 256 ? cpus : 256;
     return blocks && blocks < jobs ? (unsigned)blocks : jobs;
 }
 
@@ -1981,7 +1981,7 @@ static bool run_plan(struct analysis_plan *plan, const struct run_cli *o, struct
     analysis_plan_pairs(plan, NULL, 0, 0);
     *ro = (struct run_opts){ .m = o->b.m, .lanes = plan->lanes, .n_lanes = plan->n_lanes,
                              .causality = o->b.causality, .causality_sample = o->sample,
-                             .sample = o->sampling < 0 ? NULL : &o->sample_plan };
+                             .sample = o->sampling < 0 ? NULL : &o->sample_plan, .cores = o->b.n_cores };
     return true;
 }
 

@@ -16,6 +16,7 @@
 #include <time.h>
 #include <unistd.h>
 #include "capture.h"
+#include "cpus.h"
 #include "files.h"
 #include "scratch.h"
 #include "utf8.h"
@@ -2848,6 +2849,36 @@ Test(mdlsim_run, a_short_run_is_exact_by_default_and_the_text_says_how_it_was_mo
                        "mdlsim: error: --exact and --sample exclude each other");
     expect_usage_error("run --machine skylake --sample-period 10 -- ../build/programs/exact.x86 100",
                        "mdlsim: error: --sample-period needs a whole number from 10000 to 1000000000, got '10'");
+}
+
+/* With a second processor the lanes are shared by two model threads (each model with its own
+ * baseline); on one processor (taskset), one model steps them all on the reader's thread. Sampled
+ * (the marks reach both models) and exact, the reports are the same to the byte. */
+Test(mdlsim_run, a_replay_on_two_model_threads_is_the_same_as_on_one_processor, .timeout = 300)
+{
+    if (cpus_available() < 2)
+        cr_skip_test("one processor: the lanes are never shared between two threads here");
+    struct run r = mdlsim_stderr("run --machine skylake --no-sensitivity --record $MDLSIM_TMP/mdlsim-split.trace "
+                                 "-- ../build/programs/gemm.x86 48");
+    cr_assert_eq(r.status, 0, "%s", r.out);
+    free(r.out);
+    const char *modes[] = { "--sample --sample-period 10000", "--exact" };
+    for (unsigned k = 0; k < 2; k++) {
+        char args[512], path[2][256];
+        for (unsigned one = 0; one < 2; one++) {
+            snprintf(args, sizeof args, "replay --machine skylake %s --json $MDLSIM_TMP/mdlsim-split%u.json "
+                     "$MDLSIM_TMP/mdlsim-split.trace", modes[k], one);
+            r = mdlsim_by(one ? "taskset -c 0 " : "", args, "2>&1 >/dev/null");
+            cr_assert_eq(r.status, 0, "%s: %s", args, r.out);
+            free(r.out);
+            snprintf(path[one], sizeof path[one], "%s", scratch_path(one ? "mdlsim-split1.json" : "mdlsim-split0.json"));
+        }
+        char *two = slurp(path[0]), *one = slurp(path[1]);
+        cr_expect_str_eq(two, one, "%s: two model threads and one processor differ", modes[k]);
+        free(two);
+        free(one);
+    }
+    remove(scratch_path("mdlsim-split.trace"));
 }
 
 Test(mdlsim, follows_a_usage_error_with_the_usage_of_its_command_only)

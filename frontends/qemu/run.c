@@ -3,6 +3,7 @@
  * accesses. Caches and the predictor see the whole run (they warm up outside the region); the
  * model sees the region of interest only. */
 #include "run.h"
+#include "cpus.h"
 #include "alloc.h"
 #include <errno.h>
 #include <stdlib.h>
@@ -113,9 +114,9 @@ struct run {
     struct bp *bp;
     struct uopcache *uc;            /* the path of each execution; NULL: the machine has no uop cache model */
     /* With a second processor, the model runs on a thread of its own beside the reader (the
-     * stream, caches and predictor); when there are many lanes, the reader steps a few of them
-     * itself, in a second model: MD has lanes [0, split) with causality, MD2 the rest, lane l
-     * at AT2[l - split]. */
+     * stream, caches and predictor); when there are many lanes, they are shared with a second
+     * model on a third thread: MD has lanes [0, split) with causality, MD2 a copy of the baseline
+     * and the rest, lane l at AT2[l - split]. */
     struct rt_model *md, *md2;
     struct feed *feed, *feed2;
     unsigned split, at2[RT_MAX_LANES];
@@ -194,12 +195,11 @@ struct run {
     bool replaced;
 };
 
-/* Where the lanes split between the two models: the model thread takes about three quarters
- * (the reader has the stream, caches and predictor besides), a whole number of lane groups so
- * that it pads none. */
+/* Where the lanes split between the two models: about half each (the first has the causality
+ * lane, the second a copy of the baseline), a whole number of lane groups so that neither pads. */
 static unsigned split_point(unsigned n)
 {
-    unsigned g = rt_lane_group(), most = (3 * n / 4 + g - 1) / g * g;
+    unsigned g = rt_lane_group(), most = (n / 2 + g - 1) / g * g;
     return most < n ? most : n;
 }
 
@@ -260,11 +260,13 @@ struct run *run_new(const struct run_opts *o, char *err, size_t errlen)
         r->line_shift++;
     r->bp = bp_new(o->m);
     r->uc = uopcache_new(o->m);
-    /* A sampled run models a few percent of the stream: the reader, which warms the caches and
-     * the predictor with all of it, is then the busier thread and steps no lanes itself. */
-    long cpus = o->one_thread ? 1 : sysconf(_SC_NPROCESSORS_ONLN);
-    bool sampled = r->plan.exact != UINT64_MAX;
-    r->split = cpus > 1 && o->n_lanes >= 8 && !sampled ? split_point(o->n_lanes) : o->n_lanes;
+    /* With processors to spare, the lanes are shared by two model threads beside the reader's
+     * (the reader is the busier thread on a long sampled run, the models on a short or exact one:
+     * three threads let the system balance them). The cores of a comparison take a second model
+     * thread only where every thread has a processor: otherwise it adds a baseline's work. */
+    unsigned cpus = o->one_thread ? 1 : cpus_available();
+    bool spare = o->cores > 1 ? cpus >= 3 * o->cores : cpus > 1;
+    r->split = spare && o->n_lanes >= 8 ? split_point(o->n_lanes) : o->n_lanes;
     r->md = rt_model_new(o->m, o->lanes, r->split, o->causality, 1024, err, errlen);
     unsigned n2 = 0;
     if (r->md && r->split < o->n_lanes) {
@@ -292,7 +294,7 @@ struct run *run_new(const struct run_opts *o, char *err, size_t errlen)
     rt_model_legacy_decode(r->md, o->m->uop_cache_width == 0);
     if (r->md2)
         rt_model_legacy_decode(r->md2, o->m->uop_cache_width == 0);
-    if (!(r->feed = feed_new(r->md, cpus > 1)) || (r->md2 && !(r->feed2 = feed_new(r->md2, false)))) {
+    if (!(r->feed = feed_new(r->md, cpus > 1)) || (r->md2 && !(r->feed2 = feed_new(r->md2, true)))) {
         snprintf(err, errlen, "cannot start the model's thread");
         run_free(r);
         return NULL;

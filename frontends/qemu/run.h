@@ -31,6 +31,7 @@ struct run_opts {
     const struct sample_plan *sample;   /* which instructions of the region are modelled; NULL: all */
     struct trace_writer *record;    /* where the stream is recorded, or NULL */
     bool one_thread;                /* the model steps on the reader's thread (passes side by side) */
+    unsigned cores;                 /* the cores of a comparison, modelled at once (0: this one alone) */
     struct pace *pace;              /* replays of one trace on several cores kept in step (told
                                        how far the model is, in RUN_PACE_UNIT words), or NULL */
     unsigned pace_core;             /* this run's core there */
