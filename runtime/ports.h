@@ -78,38 +78,34 @@ static inline bool ports_cal_busy_(const struct ports_cal *c, int64_t k)
     return c->bits[(k - c->base) / 64] >> ((k - c->base) % 64) & 1;
 }
 
-/* Moves the window on to start at cycle K (never back). */
+/* Moves the window on to start at cycle K (never back): its two words shifted as one. */
+_Static_assert(CAL_WORDS == 2, "the window is shifted as one 128-bit word");
 static inline void ports_cal_advance_(struct ports_cal *c, int64_t k)
 {
     if (k <= c->base)
         return;
-    if (k - c->base >= CAL_CYCLES) {
-        memset(c->bits, 0, sizeof c->bits);
-        c->base = k;
-        return;
-    }
-    unsigned sh = (unsigned)(k - c->base), words = sh / 64, bits = sh % 64;
-    for (unsigned w = 0; w < CAL_WORDS; w++) {
-        uint64_t lo = w + words < CAL_WORDS ? c->bits[w + words] : 0;
-        uint64_t hi = w + words + 1 < CAL_WORDS ? c->bits[w + words + 1] : 0;
-        c->bits[w] = bits ? lo >> bits | hi << (64 - bits) : lo;
-    }
+    uint64_t sh = (uint64_t)(k - c->base);
+    unsigned __int128 w = (unsigned __int128)c->bits[1] << 64 | c->bits[0];
+    w = sh < CAL_CYCLES ? w >> sh : 0;
+    c->bits[0] = (uint64_t)w;
+    c->bits[1] = (uint64_t)(w >> 64);
     c->base = k;
 }
 
-/* The first free cycle from K on, a word at a time; beyond the window, the window moves. */
+/* The first free cycle from K on (not before the window), a word at a time; beyond the window,
+ * the window moves. */
 static inline int64_t ports_cal_free_(struct ports_cal *c, int64_t k)
 {
     for (;;) {
-        int64_t off = k - c->base;
+        uint64_t off = (uint64_t)(k - c->base);
         if (off >= CAL_CYCLES) {
             ports_cal_advance_(c, k - CAL_CYCLES + 1);
-            off = k - c->base;
+            off = CAL_CYCLES - 1;   /* K is the window's last cycle now */
         }
         uint64_t free_bits = ~c->bits[off / 64] >> (off % 64);
         if (free_bits)
             return k + __builtin_ctzll(free_bits);
-        k += 64 - off % 64;
+        k += (int64_t)(64 - off % 64);
     }
 }
 
@@ -143,9 +139,15 @@ static inline __attribute__((always_inline)) double ports_take(const struct port
     int64_t n = len <= 1 ? 1 : (int64_t)__builtin_ceil(len - PORTS_EPS);
     if (k + n > c->base + CAL_CYCLES)
         return t;
-    k = n == 1 ? ports_cal_free_(c, k) : ports_cal_run_(c, k, n);
-    for (int64_t j = k; j < k + n; j++)
-        c->bits[(j - c->base) / 64] |= 1ull << ((j - c->base) % 64);
+    if (n == 1) {
+        k = ports_cal_free_(c, k);
+        uint64_t off = (uint64_t)(k - c->base);      /* in the window: not negative */
+        c->bits[off / 64] |= 1ull << (off % 64);
+    } else {
+        k = ports_cal_run_(c, k, n);
+        for (int64_t j = k; j < k + n; j++)
+            c->bits[(j - c->base) / 64] |= 1ull << ((j - c->base) % 64);
+    }
     double at = (double)k * c->scale;
     return at > t ? at : t;
 }
