@@ -292,8 +292,13 @@ struct run *run_new(const struct run_opts *o, char *err, size_t errlen)
     /* A core with a uop cache but no model of it has hot loops come from the uop cache (the
      * reader's path, where it has one, is set per execution). */
     rt_model_legacy_decode(r->md, o->m->uop_cache_width == 0);
-    if (r->md2)
+    if (r->md2) {
         rt_model_legacy_decode(r->md2, o->m->uop_cache_width == 0);
+        /* its baseline only makes the lanes' shared choices: the report's slots and charges are
+         * the first model's */
+        rt_model_topdown_stop(r->md2);
+        rt_model_charges_stop(r->md2);
+    }
     if (!(r->feed = feed_new(r->md, cpus > 1)) || (r->md2 && !(r->feed2 = feed_new(r->md2, true)))) {
         snprintf(err, errlen, "cannot start the model's thread");
         run_free(r);
