@@ -78,17 +78,18 @@ struct reader {
     uint64_t buf[8192];
 };
 
-/* A step skipped by the sampling, as step() or step_string() would have fed it (STR: the string's
- * place in held_str, NO_STR for a plain step). Kept small: every skipped step is one. */
+/* A step skipped by the sampling, as step() or step_string() would have fed it: its accesses'
+ * addresses (as many as the model reads) follow the previous step's in held_addr, a string's
+ * iterations in held_str. Kept small: every skipped step is one, written once and read only if
+ * the stream ends before the model moves on. */
 struct held_step {
     const struct rt_insn *in;
-    uint64_t addr[RT_MAX_MEM];
+    uint32_t sidx;
     uint8_t levels[RT_MAX_MEM];
-    bool miss;
     uint8_t path;
-    uint32_t sidx, str;
+    uint8_t flags;                  /* HELD_* */
 };
-#define NO_STR UINT32_MAX
+enum { HELD_MISS = 1, HELD_STRING = 2 };
 enum { RUN_MAX_HELD = 1 << 18 };
 
 /* A translation block the stream defined (WIRE_BLOCK): N instruction ids at AT in block_ids. */
@@ -183,6 +184,8 @@ struct run {
     bool holding, lost;
     struct held_step *held;
     size_t n_held, cap_held;
+    uint64_t *held_addr;
+    size_t n_held_addr, cap_held_addr;
     struct rt_string *held_str;
     size_t n_held_str, cap_held_str;
     uint64_t skip_run;              /* the region's instructions skipped since the last modelled one */
@@ -325,6 +328,7 @@ void run_free(struct run *r)
     sample_rec_free(&r->rec);
     sample_rec_free(&r->rec2);
     free(r->held);
+    free(r->held_addr);
     free(r->held_str);
     for (size_t i = 0; i < r->insns.n_blocks; i++)
         free(r->insns.blocks[i]);
@@ -778,7 +782,7 @@ static void sample_next(struct run *r)
     r->skip_run = model ? 0 : r->skip_run + 1;
     r->model_run = model ? r->model_run + 1 : 0;
     if (model && r->holding)
-        r->n_held = r->n_held_str = 0, r->lost = false;     /* what was skipped is past: the model moves on */
+        r->n_held = r->n_held_addr = r->n_held_str = 0, r->lost = false;    /* what was skipped is past */
     r->holding = !model;
 }
 
@@ -1262,6 +1266,12 @@ static void scale_slots(const struct rt_topdown *exact, double k, struct rt_topd
         td->memory[i] = exact->memory[i] + (td->memory[i] - exact->memory[i]) * k;
 }
 
+/* The addresses of IN's accesses the model reads (feed.c's next_event copies as many). */
+static unsigned held_accesses(const struct rt_insn *in)
+{
+    return in->n_mem < RT_MAX_MEM ? in->n_mem : RT_MAX_MEM;
+}
+
 /* hold's step kept, or NULL once too many were skipped (then r->lost). */
 __attribute__((noinline)) static struct held_step *hold_keep(struct run *r, const struct rt_insn *in, uint32_t sidx,
                                                              const uint64_t *addr, const uint8_t *levels, bool miss,
@@ -1273,9 +1283,14 @@ __attribute__((noinline)) static struct held_step *hold_keep(struct run *r, cons
     }
     r->held = alloc_grow(r->held, &r->cap_held, r->n_held + 1, 4096, sizeof *r->held);
     struct held_step *h = &r->held[r->n_held++];
-    *h = (struct held_step){ .in = in, .miss = miss, .path = (uint8_t)path, .sidx = sidx, .str = NO_STR };
-    memcpy(h->addr, addr, sizeof h->addr);
+    *h = (struct held_step){ .in = in, .sidx = sidx, .path = (uint8_t)path, .flags = miss ? HELD_MISS : 0 };
     memcpy(h->levels, levels, sizeof h->levels);
+    unsigned n = held_accesses(in);
+    if (n) {
+        r->held_addr = alloc_grow(r->held_addr, &r->cap_held_addr, r->n_held_addr + n, 4096, sizeof *r->held_addr);
+        memcpy(r->held_addr + r->n_held_addr, addr, n * sizeof *addr);
+        r->n_held_addr += n;
+    }
     return h;
 }
 
@@ -1307,7 +1322,7 @@ static void step_string(struct run *r, const struct rt_insn *in, uint32_t sidx, 
         struct held_step *h = hold(r, in, sidx, addr, levels, false, path);
         if (h) {
             r->held_str = alloc_grow(r->held_str, &r->cap_held_str, r->n_held_str + 1, 64, sizeof *r->held_str);
-            h->str = (uint32_t)r->n_held_str;
+            h->flags |= HELD_STRING;
             r->held_str[r->n_held_str++] = *str;
         }
         return;
@@ -1327,12 +1342,18 @@ static void model_tail(struct run *r)
         return;
     if (r->holding) {
         r->holding = false;
+        size_t a = 0, k = 0;
         for (size_t i = 0; i < r->n_held; i++) {
             const struct held_step *h = &r->held[i];
-            if (h->str != NO_STR)
-                step_string(r, h->in, h->sidx, h->addr, h->levels, (enum rt_path)h->path, &r->held_str[h->str]);
+            uint64_t addr[RT_MAX_MEM] = { 0 };
+            unsigned n = held_accesses(h->in);
+            if (n)
+                memcpy(addr, r->held_addr + a, n * sizeof *addr);
+            a += n;
+            if (h->flags & HELD_STRING)
+                step_string(r, h->in, h->sidx, addr, h->levels, (enum rt_path)h->path, &r->held_str[k++]);
             else
-                step(r, h->in, h->sidx, h->addr, h->levels, h->miss, (enum rt_path)h->path);
+                step(r, h->in, h->sidx, addr, h->levels, h->flags & HELD_MISS, (enum rt_path)h->path);
         }
         r->tail = r->skip_run;
         r->skipped -= r->skip_run;
