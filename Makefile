@@ -26,7 +26,7 @@ RUNTIME_SRC := runtime/model.c runtime/lanes.c runtime/prep.c runtime/kernel.c r
              $(wildcard runtime/policy/*.c) $(wildcard runtime/predictor/*.c)
 FRONT_SRC := frontends/decode.c $(wildcard frontends/isa/*.c) frontends/static/block.c frontends/static/batch.c frontends/static/asm.c frontends/static/elfsym.c \
              frontends/static/loops.c frontends/static/periods.c \
-             frontends/qemu/run.c frontends/qemu/pace.c frontends/qemu/tee.c frontends/qemu/feed.c frontends/qemu/sample.c frontends/qemu/transport.c frontends/qemu/launch.c frontends/host/proc.c frontends/host/cpus.c \
+             frontends/qemu/run.c frontends/qemu/pace.c frontends/qemu/tee.c frontends/qemu/feed.c frontends/qemu/sample.c frontends/qemu/transport.c frontends/qemu/launch.c frontends/host/proc.c frontends/host/cpus.c frontends/host/fdio.c \
              frontends/qemu/trace.c \
              frontends/qemu/console.c \
              frontends/analysis/result.c frontends/analysis/analysis.c frontends/analysis/robust.c \

@@ -2,6 +2,7 @@
  * the line before it goes out, so that neither garbles the other. */
 #include "console.h"
 #include "alloc.h"
+#include "fdio.h"
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -28,20 +29,6 @@ struct console {
     size_t n_held;
 };
 
-static bool write_all(const char *buf, size_t n)
-{
-    while (n > 0) {
-        ssize_t w = write(STDERR_FILENO, buf, n);
-        if (w < 0 && errno == EINTR)
-            continue;
-        if (w <= 0)
-            return false;
-        buf += w;
-        n -= (size_t)w;
-    }
-    return true;
-}
-
 /* With the lock held. */
 static void erase_line(struct console *c)
 {
@@ -51,7 +38,7 @@ static void erase_line(struct console *c)
     size_t n = c->shown + 2 < sizeof blank ? c->shown + 2 : sizeof blank;
     memset(blank, ' ', n);
     blank[0] = blank[n - 1] = '\r';
-    write_all(blank, n);
+    fdio_write_all(STDERR_FILENO, blank, n);
     c->shown = 0;
 }
 
@@ -83,7 +70,7 @@ static bool release(struct console *c)
 {
     c->started = true;
     erase_line(c);
-    bool ok = write_all(c->held, c->n_held);
+    bool ok = fdio_write_all(STDERR_FILENO, c->held, c->n_held);
     c->n_held = 0;
     return ok;
 }
@@ -98,7 +85,7 @@ static bool pass(struct console *c, const char *buf, size_t n)
         memcpy(c->held + c->n_held, buf, n);
         c->n_held += n;
     } else {
-        ok = release(c) && write_all(buf, n);
+        ok = release(c) && fdio_write_all(STDERR_FILENO, buf, n);
     }
     pthread_mutex_unlock(&c->lock);
     return ok;
@@ -235,7 +222,7 @@ void console_progress(struct console *c, uint64_t executed, uint64_t modelled)
         memset(line + n, ' ', c->shown - width);
         n += (int)(c->shown - width);
     }
-    write_all(line, (size_t)n);
+    fdio_write_all(STDERR_FILENO, line, (size_t)n);
     c->shown = width;
     pthread_mutex_unlock(&c->lock);
 }

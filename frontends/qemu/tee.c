@@ -6,31 +6,18 @@
 #include <string.h>
 #include <unistd.h>
 #include "alloc.h"
+#include "fdio.h"
 
 struct tee {
     unsigned n;
     int fd[];
 };
 
-static ssize_t write_all(int fd, const char *buf, size_t size)
-{
-    size_t done = 0;
-    while (done < size) {
-        ssize_t k = write(fd, buf + done, size - done);
-        if (k < 0 && errno == EINTR)
-            continue;
-        if (k < 0)
-            return -1;
-        done += (size_t)k;
-    }
-    return (ssize_t)done;
-}
-
 static ssize_t tee_write(void *cookie, const char *buf, size_t size)
 {
     const struct tee *t = cookie;
     for (unsigned i = 0; i < t->n; i++)
-        if (write_all(t->fd[i], buf, size) < 0)
+        if (!fdio_write_all(t->fd[i], buf, size))
             return -1;
     return (ssize_t)size;
 }

@@ -3,6 +3,7 @@
  * first, the stream's frames follow as recorded, the end frame last, and nothing after it. */
 #include "trace.h"
 #include "alloc.h"
+#include "fdio.h"
 #include "isa.h"
 #include <errno.h>
 #include <fcntl.h>
@@ -106,15 +107,8 @@ static const uint64_t *take(struct trace_reader *t, uint64_t *dst, size_t n)
         t->pos += n;
         return t->map + t->pos - n;
     }
-    size_t want = n * sizeof *dst, got = 0;
-    while (got < want) {
-        ssize_t k = read(t->fd, (char *)dst + got, want - got);
-        if (k < 0 && errno == EINTR)
-            continue;
-        if (k <= 0)
-            return NULL;
-        got += (size_t)k;
-    }
+    if (fdio_read_full(t->fd, dst, n * sizeof *dst) < n * sizeof *dst)
+        return NULL;
     t->pos += n;
     return dst;
 }
