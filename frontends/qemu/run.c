@@ -302,7 +302,10 @@ struct run *run_new(const struct run_opts *o, char *err, size_t errlen)
         rt_model_topdown_stop(r->md2);
         rt_model_charges_stop(r->md2);
     }
-    if (!(r->feed = feed_new(r->md, cpus > 1)) || (r->md2 && !(r->feed2 = feed_new(r->md2, true)))) {
+    /* a second model whose thread cannot start steps on the reader's: slower, the same results */
+    if (r->md2 && !(r->feed2 = feed_new(r->md2, true)))
+        r->feed2 = feed_new(r->md2, false);
+    if (!(r->feed = feed_new(r->md, cpus > 1)) || (r->md2 && !r->feed2)) {
         snprintf(err, errlen, "cannot start the model's thread");
         run_free(r);
         return NULL;
