@@ -4,7 +4,9 @@
 #include "xalloc.h"
 
 /* A way of a set: the window whose uops it holds (its number + 1; 0: empty), when it was last used.
- * A window of several ways has them all in one set, with one stamp. */
+ * A window of several ways has them all in one set; the first of them (the lowest) holds its
+ * stamp, the others UINT64_MAX, so that the least recently used window is found by its first way
+ * and a lookup stops there. */
 struct way {
     uint64_t tag, used;
 };
@@ -71,13 +73,12 @@ static struct way *set_of(const struct uopcache *uc, uint64_t win)
 static bool lookup(struct uopcache *uc, uint64_t win)
 {
     struct way *set = set_of(uc, win);
-    bool hit = false;
     for (unsigned k = 0; k < uc->ways; k++)
         if (set[k].tag == win + 1) {
             set[k].used = uc->clock;
-            hit = true;
+            return true;
         }
-    return hit;
+    return false;
 }
 
 /* The window least recently used in SET goes, all its ways with it (SET holds one at least). */
@@ -126,9 +127,11 @@ static void fill(struct uopcache *uc, uint64_t win, unsigned need)
             break;
         evict(uc, set);
     }
+    uint64_t stamp = uc->clock;
     for (unsigned k = 0; k < uc->ways && need; k++)
         if (set[k].tag == 0) {
-            set[k] = (struct way){ win + 1, uc->clock };
+            set[k] = (struct way){ win + 1, stamp };
+            stamp = UINT64_MAX;
             need--;
         }
 }
