@@ -30,6 +30,7 @@
 #include "version.h"
 #include "batch.h"
 #include "cpus.h"
+#include "fdio.h"
 #include "block.h"
 #include "elfsym.h"
 #include "loops.h"
@@ -2133,13 +2134,8 @@ static bool core_setup(struct core_run *c, const struct run_cli *o, const struct
 static void drain(int fd)
 {
     char buf[65536];
-    for (;;) {
-        ssize_t k = read(fd, buf, sizeof buf);
-        if (k < 0 && errno == EINTR)
-            continue;
-        if (k <= 0)
-            return;
-    }
+    while (fdio_read_full(fd, buf, sizeof buf) == sizeof buf)
+        ;
 }
 
 static void *replay_core(void *arg)

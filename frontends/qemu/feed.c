@@ -120,6 +120,11 @@ static void hand_over(struct feed *f)
     pthread_mutex_unlock(&f->lock);
 }
 
+unsigned feed_accesses(const struct rt_insn *in)
+{
+    return in->n_mem < RT_MAX_MEM ? in->n_mem : RT_MAX_MEM;
+}
+
 /* The next event of the batch being filled, with IN's accesses. */
 static struct event *next_event(struct feed *f, const struct rt_insn *in, uint32_t sidx, const uint64_t *addr,
                                 const uint8_t *levels, bool mispredicted, enum rt_path path)
@@ -132,7 +137,7 @@ static struct event *next_event(struct feed *f, const struct rt_insn *in, uint32
     e->str = 0;
     e->mark = 0;
     e->path = (uint8_t)path;
-    unsigned n = in->n_mem < RT_MAX_MEM ? in->n_mem : RT_MAX_MEM;
+    unsigned n = feed_accesses(in);
     for (unsigned k = 0; k < n; k++) {
         e->addr[k] = addr ? addr[k] : 0;
         e->levels[k] = levels ? levels[k] : 0;

@@ -12,6 +12,8 @@ struct feed;
 /* Steps go to MD; on a thread of their own when THREADED (else at once, on the caller's). NULL
  * when the thread cannot start. */
 struct feed *feed_new(struct rt_model *md, bool threaded);
+/* How many of IN's accesses a step carries (their addresses and levels): as many as the model reads. */
+unsigned feed_accesses(const struct rt_insn *in);
 /* One step (rt_model_step's arguments), delivered by PATH (rt_model_path; RT_PATH_COUNT: the
  * model's path stays as it is). IN must stay valid and unchanged until feed_finish. */
 void feed_step(struct feed *f, const struct rt_insn *in, uint32_t sidx, const uint64_t *addr,

@@ -1269,12 +1269,6 @@ static void scale_slots(const struct rt_topdown *exact, double k, struct rt_topd
         td->memory[i] = exact->memory[i] + (td->memory[i] - exact->memory[i]) * k;
 }
 
-/* The addresses of IN's accesses the model reads (feed.c's next_event copies as many). */
-static unsigned held_accesses(const struct rt_insn *in)
-{
-    return in->n_mem < RT_MAX_MEM ? in->n_mem : RT_MAX_MEM;
-}
-
 /* hold's step kept, or NULL once too many were skipped (then r->lost). */
 __attribute__((noinline)) static struct held_step *hold_keep(struct run *r, const struct rt_insn *in, uint32_t sidx,
                                                              const uint64_t *addr, const uint8_t *levels, bool miss,
@@ -1288,7 +1282,7 @@ __attribute__((noinline)) static struct held_step *hold_keep(struct run *r, cons
     struct held_step *h = &r->held[r->n_held++];
     *h = (struct held_step){ .in = in, .sidx = sidx, .path = (uint8_t)path, .flags = miss ? HELD_MISS : 0 };
     memcpy(h->levels, levels, sizeof h->levels);
-    unsigned n = held_accesses(in);
+    unsigned n = feed_accesses(in);
     if (n) {
         r->held_addr = alloc_grow(r->held_addr, &r->cap_held_addr, r->n_held_addr + n, 4096, sizeof *r->held_addr);
         memcpy(r->held_addr + r->n_held_addr, addr, n * sizeof *addr);
@@ -1349,7 +1343,7 @@ static void model_tail(struct run *r)
         for (size_t i = 0; i < r->n_held; i++) {
             const struct held_step *h = &r->held[i];
             uint64_t addr[RT_MAX_MEM] = { 0 };
-            unsigned n = held_accesses(h->in);
+            unsigned n = feed_accesses(h->in);
             if (n)
                 memcpy(addr, r->held_addr + a, n * sizeof *addr);
             a += n;
