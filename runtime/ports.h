@@ -55,7 +55,8 @@ void ports_choose(struct ports *pc, const struct mdl_template *t, bool stores, s
 /* The cycles of one port in one lane in which a uop starts: bit K of word K / 64 for cycle
  * BASE + K (cycles of the lane's port speed). The port starts one uop a cycle; a uop ready
  * within a cycle another one took waits for the next free one. Cycles before the lane's dispatch
- * time are behind every uop still to come and are dropped, but for the one just before it. */
+ * time are behind every uop still to come: the window drops them, but for the one just before
+ * it, when it must move on to hold a uop. */
 enum { CAL_WORDS = 2, CAL_CYCLES = CAL_WORDS * 64 };
 struct ports_cal {
     int64_t base;
@@ -133,12 +134,18 @@ static inline __attribute__((always_inline)) double ports_take(const struct port
     if (len <= 0 || per == 0)
         return t;
     int64_t k = (int64_t)(t * per + PORTS_EPS);             /* floor: times are not negative */
-    ports_cal_advance_(c, (int64_t)(disp * per + PORTS_EPS) - 1);
-    if (k < c->base)
-        k = c->base;
+    int64_t before = (int64_t)(disp * per + PORTS_EPS) - 1;  /* the cycle before dispatch */
+    k = k > before ? k : before;
+    k = k > c->base ? k : c->base;
     int64_t n = len <= 1 ? 1 : (int64_t)__builtin_ceil(len - PORTS_EPS);
-    if (k + n > c->base + CAL_CYCLES)
-        return t;
+    /* The window moves on to the cycle before dispatch only when the uop would not fit: what it
+     * keeps from before that is older than K and never read again, so the calendar answers as if
+     * it had moved with every uop, without the shift. */
+    if (k + n > c->base + CAL_CYCLES) {
+        ports_cal_advance_(c, before);
+        if (k + n > c->base + CAL_CYCLES)
+            return t;
+    }
     if (n == 1) {
         k = ports_cal_free_(c, k);
         uint64_t off = (uint64_t)(k - c->base);      /* in the window: not negative */
