@@ -277,11 +277,13 @@ static inline_always void pass_groups(struct rt_model *md, const struct step *s,
                 md->rs_wait0 = c;
             d[l] = dmax(d[l], c);
         }
+    /* A lane that joined kept its time; one that started waited, if at all, to a later cycle than
+     * its group's (a lane issues in order: its time is never in a cycle before its group's), so
+     * it still starts one: the test above holds after the wait. */
     for (unsigned l = a; l < b; l++) {
-        double g = cycle_of(d[l], vec);
-        bool join = joins_group(d[l], gc[l], gn[l], fused, w, vec);
+        bool join = starts[l] == 0;
         gn[l] = join ? gn[l] + fused : fused;
-        gc[l] = join ? gc[l] : g;
+        gc[l] = join ? gc[l] : cycle_of(d[l], vec);
     }
 }
 
