@@ -664,6 +664,11 @@ uint64_t rt_model_critical(const struct rt_model *md, uint32_t sidx, uint64_t *s
 
 void rt_model_lane_done(struct rt_model *md, unsigned lane) { lanes_done(md, lane); }
 
+bool rt_model_lane_shared(const struct rt_model *md, unsigned lane)
+{
+    return lane > 0 && lane < md->n_lanes && md->lane_state[lane] == LANE_SHARED;
+}
+
 void rt_model_topdown(const struct rt_model *md, bool with_tail, struct rt_topdown *out) { topdown_read(md, with_tail, out); }
 
 unsigned rt_lane_group(void) { return kernel_group(); }

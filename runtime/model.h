@@ -102,6 +102,8 @@ void rt_model_lane_done(struct rt_model *md, unsigned lane);
  * takes a copy at the first step that reads one). ON by default; off, every lane is stepped
  * from the start (the reference the sharing is tested against). Before the first step. */
 void rt_model_share_baseline(struct rt_model *md, bool on);
+/* Whether LANE shares the baseline's state now: its readings are the baseline's to the bit. */
+bool rt_model_lane_shared(const struct rt_model *md, unsigned lane);
 /* MD steps its lanes with the kernel's copy for vector extension ISA (rt_model_vector_isa) rather
  * than the widest the processor has (the default); false when this processor lacks it. Every copy
  * gives the same times to the bit. */

@@ -269,3 +269,47 @@ Test(lanes, a_lane_done_keeps_its_time_and_leaves_the_others_as_they_were)
         setup_free(&su);
     }
 }
+
+/* Block mode measures a lane that shares the baseline's state by the baseline's series, and one
+ * that parts from it later (a window that fills after many iterations) by the series it had until
+ * then: every lane's cycles equal those of a run in which each lane is stepped from the start. */
+Test(lanes, block_mode_measures_a_lane_that_parts_from_the_baseline_late_as_one_stepped_alone)
+{
+    const struct mdl_machine *const machines[] = { &mdl_machine_skylake, &mdl_machine_icelake,
+                                                   &mdl_machine_alderlake, &mdl_machine_cortex_a72 };
+    const double weights[] = { 1.15 };
+    unsigned late = 0;
+    for (size_t k = 0; k < sizeof machines / sizeof *machines; k++) {
+        const struct mdl_machine *m = machines[k];
+        struct setup su;
+        setup_machine(m, weights, 1, &su);
+        analysis_plan_pairs(&su.plan, NULL, 0, 0);
+        const struct analysis_plan *plan = &su.plan;
+        for (unsigned seed = 1; seed <= 6; seed++) {
+            uint64_t x = seed * 0x9e3779b97f4a7c15ull + k;
+            struct block b = { 0 };
+            random_block(m, su.dec, su.ci, 12, &x, &b);
+            char err[256];
+            struct rt_model *alone = rt_model_new(m, plan->lanes, plan->n_lanes, false, (unsigned)b.n_orig, err,
+                                                  sizeof err);
+            cr_assert(alone, "%s", err);
+            rt_model_share_baseline(alone, false);
+            struct block_result shared = { 0 }, stepped = { 0 };
+            cr_assert(block_run(&b, m, plan->lanes, plan->n_lanes, false, 200, NULL, &shared, err, sizeof err), "%s",
+                      err);
+            cr_assert(block_run(&b, m, plan->lanes, plan->n_lanes, false, 200, &alone, &stepped, err, sizeof err),
+                      "%s", err);
+            for (unsigned l = 0; l < plan->n_lanes; l++) {
+                cr_expect_eq(shared.cycles[l], stepped.cycles[l], "%s, seed %u, lane %u (%s): %.17g, stepped alone %.17g",
+                             m->name, seed, l, rt_knob_name(plan->lanes[l].knob[0]), shared.cycles[l],
+                             stepped.cycles[l]);
+                late += l > 0 && shared.cycles[l] != shared.cycles[0];
+            }
+            free(shared.crit); free(shared.seen); free(stepped.crit); free(stepped.seen);
+            rt_model_free(alone);
+            block_free(&b);
+        }
+        setup_free(&su);
+    }
+    cr_expect(late > 0, "no lane's cycles differ from the baseline's: nothing parted from it");
+}

@@ -387,6 +387,7 @@ struct measure {
     double *half;                   /* [lanes]: at the start of the second half */
     unsigned *period;               /* [lanes] */
     bool *done;                     /* [lanes] */
+    bool *mirror;                   /* [lanes]: shared the baseline's state at the last reading */
 };
 
 /* A lane that never repeats (its ports start uops on a grid of another length than its
@@ -411,13 +412,24 @@ static bool measure_lanes(struct measure *ms, struct rt_model *md, unsigned it, 
 {
     unsigned L = ms->lanes;
     double *now = hist_row(ms->hist, it, 0, L);
-    for (unsigned l = 0; l < L; l++) {
-        double end = rt_model_latest(md, l), issued = rt_model_issued(md, l);
+    /* A lane that shares the baseline's state has its readings to the bit, so its series are the
+     * baseline's: they are kept once, taken over when it parts from the baseline (the baseline's
+     * are read last, as they were before this iteration), and it is measured when and as the
+     * baseline is. */
+    for (unsigned l = L; l-- > 0;) {
         now[l] = rt_model_time(md, l);
         struct progress *g = &ms->cycles[l];
         if (ms->done[l]) {
             continue;
-        } else if (it == 0) {
+        } else if (rt_model_lane_shared(md, l)) {
+            ms->mirror[l] = true;
+            continue;
+        } else if (ms->mirror[l] && it > 0) {
+            *g = ms->cycles[0];
+        }
+        ms->mirror[l] = false;
+        double end = rt_model_latest(md, l), issued = rt_model_issued(md, l);
+        if (it == 0) {
             series_start(&g->ret, now[l]);
             series_start(&g->end, end);
             series_start(&g->issue, issued);
@@ -437,12 +449,19 @@ static bool measure_lanes(struct measure *ms, struct rt_model *md, unsigned it, 
     /* One period once it repeats, else the fitted slope of the second half; never below what
      * the asynchronous resources need per iteration. */
     for (unsigned l = 0; l < L; l++) {
-        if (ms->done[l] || (!(ms->period[l] = lane_period(&ms->cycles[l], ms->issue)) && it + 1 < ms->iterations))
+        if (ms->done[l] || (ms->mirror[l] && !ms->done[0]))
             continue;
-        unsigned k = ms->period[l];
-        double slope = k ? (now[l] - hist_row(ms->hist, it, k, L)[l]) / k : fitted_slope(ms, it, l);
-        double async = rt_model_async_bound(md, l) / (it + 1);
-        cycles[l] = slope > async ? slope : async;
+        if (ms->mirror[l]) {
+            ms->period[l] = ms->period[0];
+            cycles[l] = cycles[0];
+        } else if (!(ms->period[l] = lane_period(&ms->cycles[l], ms->issue)) && it + 1 < ms->iterations) {
+            continue;
+        } else {
+            unsigned k = ms->period[l];
+            double slope = k ? (now[l] - hist_row(ms->hist, it, k, L)[l]) / k : fitted_slope(ms, it, l);
+            double async = rt_model_async_bound(md, l) / (it + 1);
+            cycles[l] = slope > async ? slope : async;
+        }
         ms->done[l] = true;
         ms->open--;
         rt_model_lane_done(md, l);      /* no longer stepped (the baseline steps on for the others) */
@@ -581,7 +600,8 @@ bool block_run(const struct block *b, const struct mdl_machine *m, const struct 
     struct measure ms = { n_lanes, iterations, iterations / 2, n_lanes, m->port_choice != MDL_PORT_CHOICE_NONE,
                           alloc_zeroed(HIST * (size_t)n_lanes, sizeof(double)),
                           alloc_resize(NULL, n_lanes, sizeof(struct progress)), alloc_zeroed(n_lanes, sizeof(double)),
-                          alloc_zeroed(n_lanes, sizeof(unsigned)), alloc_zeroed(n_lanes, sizeof(bool)) };
+                          alloc_zeroed(n_lanes, sizeof(unsigned)), alloc_zeroed(n_lanes, sizeof(bool)),
+                          alloc_zeroed(n_lanes, sizeof(bool)) };
     unsigned it, measured = 0;
     bool followed = false;          /* causality's period has begun */
     struct slots sl;
@@ -616,6 +636,7 @@ bool block_run(const struct block *b, const struct mdl_machine *m, const struct 
     free(ms.half);
     free(ms.period);
     free(ms.done);
+    free(ms.mirror);
     if (model)
         *model = md;
     else
