@@ -1269,34 +1269,33 @@ static void scale_slots(const struct rt_topdown *exact, double k, struct rt_topd
         td->memory[i] = exact->memory[i] + (td->memory[i] - exact->memory[i]) * k;
 }
 
-/* hold's step kept, or NULL once too many were skipped (then r->lost). */
-__attribute__((noinline)) static struct held_step *hold_keep(struct run *r, const struct rt_insn *in, uint32_t sidx,
-                                                             const uint64_t *addr, const uint8_t *levels, bool miss,
-                                                             enum rt_path path)
+/* Room for one more held step and its N addresses; false once too many were skipped. Out of line:
+ * the steps held in between take none of its registers. */
+__attribute__((noinline)) static bool hold_room(struct run *r, unsigned n)
 {
     if (r->n_held == r->cap_held && r->cap_held == RUN_MAX_HELD) {
         r->lost = true;
-        return NULL;
+        return false;
     }
     r->held = alloc_grow(r->held, &r->cap_held, r->n_held + 1, 4096, sizeof *r->held);
-    struct held_step *h = &r->held[r->n_held++];
-    *h = (struct held_step){ .in = in, .sidx = sidx, .path = (uint8_t)path, .flags = miss ? HELD_MISS : 0 };
-    memcpy(h->levels, levels, sizeof h->levels);
-    unsigned n = feed_accesses(in);
-    if (n) {
-        r->held_addr = alloc_grow(r->held_addr, &r->cap_held_addr, r->n_held_addr + n, 4096, sizeof *r->held_addr);
-        memcpy(r->held_addr + r->n_held_addr, addr, n * sizeof *addr);
-        r->n_held_addr += n;
-    }
-    return h;
+    r->held_addr = alloc_grow(r->held_addr, &r->cap_held_addr, r->n_held_addr + n, 4096, sizeof *r->held_addr);
+    return true;
 }
 
 /* A step the sampling skips, kept for the tail; NULL once too many were skipped. Once they were,
  * most of a long skip costs this one test. */
-static struct held_step *hold(struct run *r, const struct rt_insn *in, uint32_t sidx, const uint64_t *addr,
-                              const uint8_t *levels, bool miss, enum rt_path path)
+static inline struct held_step *hold(struct run *r, const struct rt_insn *in, uint32_t sidx, const uint64_t *addr,
+                                     const uint8_t *levels, bool miss, enum rt_path path)
 {
-    return r->lost ? NULL : hold_keep(r, in, sidx, addr, levels, miss, path);
+    unsigned n = feed_accesses(in);
+    if (r->lost || ((r->n_held == r->cap_held || r->n_held_addr + n > r->cap_held_addr) && !hold_room(r, n)))
+        return NULL;
+    struct held_step *h = &r->held[r->n_held++];
+    *h = (struct held_step){ .in = in, .sidx = sidx, .path = (uint8_t)path, .flags = miss ? HELD_MISS : 0 };
+    memcpy(h->levels, levels, sizeof h->levels);
+    for (unsigned k = 0; k < n; k++)
+        r->held_addr[r->n_held_addr++] = addr[k];
+    return h;
 }
 
 /* One step, in both halves of the lanes (held instead while the sampling skips). */
