@@ -395,8 +395,11 @@ static inline_always void kernel_ports(struct rt_model *md, const struct step *s
     for (unsigned u = 0; u < c->n; u++) {
         if (c->when[u] != when)
             continue;
+        struct ports_cal *row = ports_row(md->pl, c->port[u]);
+        double len = c->len[u];
+        int64_t n = ports_cycles(len);
         for (unsigned l = a; l < b; l++)
-            at[l] = md->ports_off[l] ? -INFINITY : ports_take(md->pl, c->port[u], l, from[l], c->len[u], d[l]) - rank;
+            at[l] = md->ports_off[l] ? -INFINITY : ports_take_on(&row[l], from[l], len, n, d[l]) - rank;
         if (tn) {
             unsigned ps = taint_res(tn, md->m->n_resources + 1u + c->port[u]);
             if (at[0] > t[0])

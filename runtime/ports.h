@@ -122,14 +122,25 @@ static inline int64_t ports_cal_run_(struct ports_cal *c, int64_t k, int64_t n)
     }
 }
 
-/* Lane L: the first start at or after T at which port P is free for LEN cycles (before the
- * lane's scale), now taken; 0 cycles take nothing. DISP is the lane's dispatch time: nothing
- * placed later starts before it, and the calendar keeps the cycle before it (ports_issue counts
- * the uops that started there). */
-static inline __attribute__((always_inline)) double ports_take(const struct ports_lanes *pl, unsigned p,
-                                                               unsigned l, double t, double len, double disp)
+/* Port P's calendars, one per lane. */
+static inline struct ports_cal *ports_row(const struct ports_lanes *pl, unsigned p)
 {
-    struct ports_cal *c = &pl->cal[(size_t)p * pl->L + l];
+    return &pl->cal[(size_t)p * pl->L];
+}
+
+/* The whole cycles a uop of LEN cycles holds its port (0 or less: it takes none). */
+static inline int64_t ports_cycles(double len)
+{
+    return len <= 1 ? 1 : (int64_t)__builtin_ceil(len - PORTS_EPS);
+}
+
+/* On calendar C (a lane's of a port), the first start at or after T at which the port is free for
+ * LEN cycles (before the lane's scale; N: ports_cycles(LEN), the same in every lane), now taken;
+ * 0 cycles take nothing. DISP is the lane's dispatch time: nothing placed later starts before it,
+ * and the calendar keeps the cycle before it (ports_issue counts the uops that started there). */
+static inline __attribute__((always_inline)) double ports_take_on(struct ports_cal *c, double t, double len, int64_t n,
+                                                                  double disp)
+{
     double per = c->per;
     if (len <= 0 || per == 0)
         return t;
@@ -137,7 +148,6 @@ static inline __attribute__((always_inline)) double ports_take(const struct port
     int64_t before = (int64_t)(disp * per + PORTS_EPS) - 1;  /* the cycle before dispatch */
     k = k > before ? k : before;
     k = k > c->base ? k : c->base;
-    int64_t n = len <= 1 ? 1 : (int64_t)__builtin_ceil(len - PORTS_EPS);
     /* The window moves on to the cycle before dispatch only when the uop would not fit: what it
      * keeps from before that is older than K and never read again, so the calendar answers as if
      * it had moved with every uop, without the shift. */
@@ -157,6 +167,13 @@ static inline __attribute__((always_inline)) double ports_take(const struct port
     }
     double at = (double)k * c->scale;
     return at > t ? at : t;
+}
+
+/* The same for lane L of port P. */
+static inline double ports_take(const struct ports_lanes *pl, unsigned p, unsigned l, double t, double len,
+                                double disp)
+{
+    return ports_take_on(&ports_row(pl, p)[l], t, len, ports_cycles(len), disp);
 }
 
 #endif
