@@ -312,6 +312,38 @@ Test(view_html, shows_the_hottest_rows_of_a_long_run_and_counts_the_rest)
     release(r);
 }
 
+/* A run counts millions of cycles: the page shows them, the bounds and the issue slots whole,
+ * as the text does (%g would show 7.39667e+06); a block's stay per iteration, fractions kept. */
+Test(view_html, shows_the_cycles_and_slots_of_a_run_as_whole_numbers)
+{
+    struct result *r = sample();
+    r->command = "run";
+    r->scope = RESULT_SCOPE_RUN;
+    r->scope_name = NULL;
+    r->cycles = 7396667.97;
+    r->bound_infinite_resources = 7393121.4;
+    r->bound_no_dependencies = 4181490.6;
+    r->topdown.slots = 29586671.9;
+    char *html = page(r);
+    static const char *const has[] = { "<td class=\"n\">7396668</td>", "<td class=\"n\">7393121</td>",
+                                       "<td class=\"n\">4181491</td>", "29586672 issue slots", NULL };
+    static const char *const lacks[] = { "e+06</td>", "e+07 issue", NULL };
+    expect_strings(html, has, lacks);
+    free(html);
+    r->scope = RESULT_SCOPE_BLOCK;
+    r->cycles = 1.375;
+    r->bound_infinite_resources = 1.25;
+    r->bound_no_dependencies = 0.8125;
+    r->topdown.slots = 5.5;
+    html = page(r);
+    static const char *const block_has[] = { "<td class=\"n\">1.375</td>", "<td class=\"n\">0.8125</td>",
+                                             "5.5 issue slots", NULL };
+    static const char *const none[] = { NULL };
+    expect_strings(html, block_has, none);
+    free(html);
+    release(r);
+}
+
 Test(view_html, reports_a_failed_write)
 {
     struct result *r = sample();

@@ -144,6 +144,13 @@ static const char *resource_name(const struct result *r, unsigned i)
 /* The weight as the percentage a knob is accelerated by (1.15: "+15%"). */
 static void weight_pct(FILE *out, double w) { fprintf(out, "%+.4g%%", (w - 1) * 100); }
 
+/* A count of cycles or issue slots as the page shows it: a run's in whole numbers (a run of
+ * millions of cycles in %g would read 7.39667e+06), a block's per iteration, fractions kept. */
+static void count(FILE *out, const struct result *r, double x)
+{
+    fprintf(out, r->scope == RESULT_SCOPE_BLOCK ? "%.6g" : "%.0f", x);
+}
+
 /* ---- head and title ------------------------------------------------------------------------ */
 
 static void scope_text(FILE *out, const struct result *r)
@@ -344,9 +351,10 @@ static void topdown(FILE *out, const struct result *r)
               "</section>\n", out);
         return;
     }
-    fprintf(out, "<p class=\"sub\">%.6g issue slots (cycles &#215; issue width); front end %.1f%%, "
-            "back end %.1f%% (core %.1f%%, memory %.1f%%).</p>\n", t->slots, t->frontend * 100,
-            t->backend * 100, t->core * 100, t->memory * 100);
+    fputs("<p class=\"sub\">", out);
+    count(out, r, t->slots);
+    fprintf(out, " issue slots (cycles &#215; issue width); front end %.1f%%, back end %.1f%% (core %.1f%%, "
+            "memory %.1f%%).</p>\n", t->frontend * 100, t->backend * 100, t->core * 100, t->memory * 100);
     struct segment s[5 + RESULT_MAX_LEVELS];
     unsigned n = bar(out, t, s);
     fputs("<div class=\"legend\">\n", out);
@@ -516,10 +524,11 @@ static void heatmap(FILE *out, const struct result *r, double top)
 
 /* ---- bounds and interactions ----------------------------------------------------------------- */
 
-static void bound_row(FILE *out, const char *what, const char *why, double cycles, double base)
+static void bound_row(FILE *out, const struct result *r, const char *what, const char *why, double cycles)
 {
-    fprintf(out, "<tr><td>%s <span class=\"dim\">%s</span></td><td class=\"n\">%.6g</td><td class=\"n\">%.2fx</td>"
-            "</tr>\n", what, why, cycles, cycles > 0 ? base / cycles : 0);
+    fprintf(out, "<tr><td>%s <span class=\"dim\">%s</span></td><td class=\"n\">", what, why);
+    count(out, r, cycles);
+    fprintf(out, "</td><td class=\"n\">%.2fx</td></tr>\n", cycles > 0 ? r->cycles / cycles : 0);
 }
 
 static void bounds(FILE *out, const struct result *r)
@@ -531,9 +540,9 @@ static void bounds(FILE *out, const struct result *r)
             "alone, and the resources alone, would let it go.</p>\n<table>\n<thead><tr><th>case</th>"
             "<th class=\"n\">cycles</th><th class=\"n\">speed-up</th></tr></thead>\n<tbody>\n",
             r->bound_infinite_resources, r->bound_no_dependencies);
-    bound_row(out, "baseline", "", r->cycles, r->cycles);
-    bound_row(out, "infinite resources", "(dependency chains only)", r->bound_infinite_resources, r->cycles);
-    bound_row(out, "no dependencies", "(throughput only)", r->bound_no_dependencies, r->cycles);
+    bound_row(out, r, "baseline", "", r->cycles);
+    bound_row(out, r, "infinite resources", "(dependency chains only)", r->bound_infinite_resources);
+    bound_row(out, r, "no dependencies", "(throughput only)", r->bound_no_dependencies);
     fputs("</tbody>\n</table>\n</section>\n", out);
 }
 
