@@ -1756,9 +1756,11 @@ static bool plugin_path(char *out, size_t len)
 
 /* Starts QEMU with the plugin writing to T and its stderr on STDERR_FD (-1: mdlsim's); returns
  * its pid or -1. */
-/* ---- signals: what a SIGINT, SIGTERM or SIGHUP must clean up -------------------------------------
+/* ---- signals: what a SIGINT, SIGTERM, SIGHUP or SIGABRT must clean up -----------------------------
  * The guest's QEMU and the files being written (a trace, a report's temporary file). A signal
- * handler can find them nowhere else than here; the run sets them, the handler only reads them. */
+ * handler can find them nowhere else than here; the run sets them, the handler only reads them.
+ * SIGABRT is how memory running out ends mdlsim (alloc.h), after saying so: the same clean-up,
+ * and no core file. */
 enum { DOOMED_PATHS = 4 };
 static volatile sig_atomic_t doomed_pid;
 static const char *volatile doomed_path[DOOMED_PATHS];
@@ -1780,7 +1782,7 @@ static void doom_path(int slot, const char *path) { doomed_path[slot] = path; }
  * sender asked for that, and QEMU inherits it as the program would. */
 static void catch_fatal_signals(void)
 {
-    static const int fatal[] = { SIGINT, SIGTERM, SIGHUP };
+    static const int fatal[] = { SIGINT, SIGTERM, SIGHUP, SIGABRT };
     struct sigaction sa = { .sa_handler = on_fatal_signal }, old;
     sigemptyset(&sa.sa_mask);
     for (size_t i = 0; i < sizeof fatal / sizeof fatal[0]; i++)

@@ -2189,12 +2189,25 @@ Test(mdlsim_run, refuses_a_trace_whose_instruction_id_is_out_of_sequence)
                  "corrupt event stream (instruction id 4294967280 after 0 instructions; at most 67108864)");
 }
 
-/* A SIGTERM to mdlsim during a run ends QEMU too, removes the partial trace and report, and exits
- * 128 + 15. */
-Test(mdlsim_run, ends_qemu_and_removes_partial_files_on_sigterm, .timeout = 60)
+/* Whether the scratch directory holds a temporary file of NAME (safefile's ".NAME.XXXXXX"). */
+static bool temporary_left(const char *name)
 {
-    remove(scratch_path("mdlsim-sig.trace"));
-    remove(scratch_path("mdlsim-sig.json"));
+    char prefix[128], cmd[512];
+    snprintf(prefix, sizeof prefix, ".%s.", name);
+    snprintf(cmd, sizeof cmd, "ls -a '%s' | grep -q '^%s'", scratch_dir(), prefix);
+    return system(cmd) == 0;
+}
+
+/* SIG to mdlsim during a run ends QEMU too, removes the partial trace and report (their temporary
+ * files included), and exits 128 + SIG. */
+static void expect_signal_leaves_nothing(int sig)
+{
+    /* names of this signal's own: the tests run side by side */
+    char trace[64], report[64];
+    snprintf(trace, sizeof trace, "mdlsim-sig%d.trace", sig);
+    snprintf(report, sizeof report, "mdlsim-sig%d.json", sig);
+    remove(scratch_path(trace));
+    remove(scratch_path(report));
     pid_t pid = fork();
     cr_assert(pid >= 0);
     if (pid == 0) {
@@ -2202,18 +2215,21 @@ Test(mdlsim_run, ends_qemu_and_removes_partial_files_on_sigterm, .timeout = 60)
         int null = open("/dev/null", O_WRONLY);
         dup2(null, STDOUT_FILENO);
         dup2(null, STDERR_FILENO);
-        execl("../build/mdlsim", "mdlsim", "run", "--machine", "skylake", "--quiet", "--record", scratch_path("mdlsim-sig.trace"),
-              "--json", scratch_path("mdlsim-sig.json"), "--", "../build/programs/chase.x86", "8000003", (char *)NULL);
+        execl("../build/mdlsim", "mdlsim", "run", "--machine", "skylake", "--quiet", "--record", scratch_path(trace),
+              "--json", scratch_path(report), "--", "../build/programs/chase.x86", "8000003", (char *)NULL);
         _exit(127);
     }
     /* until the trace has grown: the program runs */
-    struct stat st;
-    for (int i = 0; i < 200 && (stat(scratch_path("mdlsim-sig.trace"), &st) != 0 || st.st_size < (1 << 20)); i++)
+    cr_assert(scratch_dir());
+    bool grown = false;
+    for (int i = 0; i < 200 && !(grown = temporary_left(trace)); i++)
         usleep(50000);
-    cr_assert_eq(kill(pid, SIGTERM), 0);
+    cr_assert(grown, "no temporary trace appeared");
+    usleep(300000);
+    cr_assert_eq(kill(pid, sig), 0);
     int status;
     cr_assert_eq(waitpid(pid, &status, 0), pid);
-    cr_expect(WIFEXITED(status) && WEXITSTATUS(status) == 128 + SIGTERM, "status %d", status);
+    cr_expect(WIFEXITED(status) && WEXITSTATUS(status) == 128 + sig, "signal %d: status %d", sig, status);
     /* (the bracket keeps pgrep from finding the shell that runs it) */
     char pgrep[128];
     snprintf(pgrep, sizeof pgrep, "pgrep -s %d -f 'chase[.]x86 8000003' >/dev/null", (int)pid);
@@ -2221,8 +2237,21 @@ Test(mdlsim_run, ends_qemu_and_removes_partial_files_on_sigterm, .timeout = 60)
     for (int i = 0; i < 20 && (alive = system(pgrep) == 0); i++)
         usleep(100000);
     cr_expect_not(alive, "no QEMU left");
-    cr_expect_neq(access(scratch_path("mdlsim-sig.trace"), F_OK), 0, "no partial trace");
-    cr_expect_neq(access(scratch_path("mdlsim-sig.json"), F_OK), 0, "no report");
+    cr_expect_neq(access(scratch_path(trace), F_OK), 0, "no partial trace");
+    cr_expect_neq(access(scratch_path(report), F_OK), 0, "no report");
+    cr_expect_not(temporary_left(trace), "no temporary trace");
+    cr_expect_not(temporary_left(report), "no temporary report");
+}
+
+Test(mdlsim_run, ends_qemu_and_removes_partial_files_on_sigterm, .timeout = 60)
+{
+    expect_signal_leaves_nothing(SIGTERM);
+}
+
+/* Memory running out ends mdlsim by abort() once it has said so: the same clean-up, no core. */
+Test(mdlsim_run, ends_qemu_and_removes_partial_files_when_it_aborts, .timeout = 60)
+{
+    expect_signal_leaves_nothing(SIGABRT);
 }
 
 /* ---- nothing a run starts outlives it ---------------------------------------------------------- */
