@@ -170,7 +170,7 @@ static void remember(void **root, const struct symbols_module *m, int index, int
     *k = (struct symbols_key){ m->dev, m->ino, m->path, index };
     void **at = tsearch(k, root, order);
     if (!at)
-        abort();                /* tsearch's own node: out of memory */
+        alloc_out_of_memory(1, 3 * sizeof(void *));     /* tsearch's own node */
     if (*at != k)
         free(k);
 }
@@ -260,7 +260,7 @@ static int add_module(struct symbols *s, const char *path, uint64_t addr, uint64
     if (m->mod && dwfl_module_getelf(m->mod, &actual))
         m->bias = actual;
     if (problem && asprintf(&m->error, "'%s': %s", path, problem) < 0)
-        abort();
+        alloc_out_of_memory(strlen(path) + strlen(problem) + 5, 1);
     remember(&s->by_path, m, s->nmods, path_order);
     if (m->has_id)
         remember(&s->by_file, m, s->nmods, file_order);
@@ -279,7 +279,7 @@ static void add_range(struct symbols *s, uint64_t lo, uint64_t hi, int module)
     struct symbols_range *r = alloc_resize(NULL, 1, sizeof *r);
     *r = (struct symbols_range){ lo, hi, module };
     if (!tsearch(r, &s->ranges, range_order))
-        abort();                /* tsearch's own node: out of memory */
+        alloc_out_of_memory(1, 3 * sizeof(void *));     /* tsearch's own node */
 }
 
 /* MODULE now holds [LO, HI): what other ranges had there is cut out of them. Each range cut
@@ -533,7 +533,7 @@ static void source_line(struct symbols *s, const struct symbols_module *m, uint6
         struct symbols_line **at = tsearch(e, &l->tree, line_order);
         pthread_mutex_unlock(&l->lock);
         if (!at)
-            abort();            /* no memory: as alloc.c does */
+            alloc_out_of_memory(1, 3 * sizeof(void *)); /* tsearch's own node */
         if (*at != e)
             free_line(e);
         e = *at;
@@ -711,8 +711,7 @@ static void function_names(struct symbols_module *m, char ***names, size_t *n, s
         if (!symname || !*symname || !names_function(&sym))
             continue;
         *names = grow(*names, cap, *n + 1, sizeof **names);
-        if (!((*names)[(*n)++] = strndup(symname, strcspn(symname, "@"))))
-            abort();
+        (*names)[(*n)++] = alloc_strndup(symname, strcspn(symname, "@"));
     }
 }
 

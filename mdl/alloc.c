@@ -8,7 +8,7 @@
 
 /* The report of a failed allocation of N objects of SIZE bytes; never returns. The program's
  * name is the one it was started under (mdlc, mdlsim, uops2mdl), as its other errors say it. */
-static _Noreturn void out_of_memory(size_t n, size_t size)
+_Noreturn void alloc_out_of_memory(size_t n, size_t size)
 {
     if (size && n > SIZE_MAX / size)
         fprintf(stderr, "%s: error: out of memory (%zu x %zu bytes)\n", program_invocation_short_name, n, size);
@@ -21,7 +21,7 @@ void *alloc_zeroed(size_t n, size_t size)
 {
     void *p = calloc(n ? n : 1, size ? size : 1);
     if (!p)
-        out_of_memory(n, size);
+        alloc_out_of_memory(n, size);
     return p;
 }
 
@@ -31,7 +31,7 @@ void *alloc_resize(void *p, size_t n, size_t size)
     size = size ? size : 1;
     void *q = n > SIZE_MAX / size ? NULL : realloc(p, n * size);
     if (!q)
-        out_of_memory(n, size);
+        alloc_out_of_memory(n, size);
     return q;
 }
 
@@ -50,7 +50,7 @@ char *alloc_strndup(const char *s, size_t n)
 {
     char *p = strndup(s, n);
     if (!p)
-        out_of_memory(strnlen(s, n) + 1, 1);
+        alloc_out_of_memory(strnlen(s, n) + 1, 1);
     return p;
 }
 

@@ -16,6 +16,9 @@
 
 /* N zeroed objects of SIZE bytes (at least one, so that N = 0 is not taken for a failure). */
 void *alloc_zeroed(size_t n, size_t size);
+/* The policy's end, for an allocation made otherwise (aligned, a library's): N objects of SIZE
+ * bytes could not be had. Never returns. */
+_Noreturn void alloc_out_of_memory(size_t n, size_t size);
 /* P (NULL: none yet) resized to N objects of SIZE bytes (at least one); the new ones not zeroed. */
 void *alloc_resize(void *p, size_t n, size_t size);
 /* P (NULL: none yet), an array of *CAP objects of SIZE bytes, with room for NEED of them: when it

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "alloc.h"
 #include "kernel.h"
 #include "lanes.h"
 #include "model_impl.h"
@@ -51,10 +52,8 @@ static void *xcalloc(size_t n, size_t size)
 {
     size_t bytes = ((n ? n : 1) * size + 63) / 64 * 64;
     void *p = aligned_alloc(64, bytes);
-    if (!p) {
-        fputs("mdlsim: fatal: out of memory\n", stderr);
-        abort();
-    }
+    if (!p)
+        alloc_out_of_memory(bytes, 1);
     memset(p, 0, bytes);
     return p;
 }
@@ -512,7 +511,7 @@ void model_grow_static(struct rt_model *md, uint32_t need)
     md->prep = realloc(md->prep, n * sizeof *md->prep);
     md->charge = realloc(md->charge, n * sizeof *md->charge);
     if (!md->crit || !md->seen || !md->prep || !md->charge)
-        abort();
+        alloc_out_of_memory(n, sizeof *md->prep);
     memset(md->charge + md->n_static, 0, (n - md->n_static) * sizeof *md->charge);
     memset(md->crit + md->n_static, 0, (n - md->n_static) * sizeof *md->crit);
     memset(md->seen + md->n_static, 0, (n - md->n_static) * sizeof *md->seen);

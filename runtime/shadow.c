@@ -9,7 +9,7 @@ static void *xrealloc(void *p, size_t n)
 {
     p = realloc(p, n);
     if (!p)
-        abort();
+        alloc_out_of_memory(n, 1);
     return p;
 }
 
@@ -158,7 +158,7 @@ static void grow_stores(struct shadow *sh)
     size_t bytes = ((size_t)sh->st_cap * sh->lanes * sizeof *sh->times + 63) / 64 * 64;
     double *times = aligned_alloc(64, bytes);
     if (!times)
-        abort();
+        alloc_out_of_memory(bytes, 1);
     if (sh->times)
         memcpy(times, sh->times, (size_t)sh->n_st * sh->lanes * sizeof *sh->times);
     free(sh->times);

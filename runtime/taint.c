@@ -1,5 +1,6 @@
 /* Taint sets over the instructions a period follows, with buffers shared until written. */
 #include "taint.h"
+#include "alloc.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,7 +17,7 @@ struct taint *taint_new(const struct taint_sizes *z)
 {
     struct taint *tn = calloc(1, sizeof *tn);
     if (!tn)
-        abort();
+        alloc_out_of_memory(1, sizeof *tn);
     tn->window = z->window ? z->window : 1;
     tn->leaving = -1;
     tn->stride = (tn->window + 63) / 64;
@@ -44,7 +45,7 @@ struct taint *taint_new(const struct taint_sizes *z)
     tn->spare = malloc(n_bufs * sizeof *tn->spare);
     tn->sidx = malloc(tn->window * sizeof *tn->sidx);
     if (!tn->ref || !tn->bits || !tn->rc || !tn->spare || !tn->sidx || !tn->st_seq)
-        abort();
+        alloc_out_of_memory((size_t)n_bufs * tn->stride, sizeof *tn->bits);
     return tn;
 }
 

@@ -2,6 +2,7 @@
  * detector, followed along the executed instructions: which path delivers each one. */
 #include "uopcache.h"
 #include "xalloc.h"
+#include <stdlib.h>
 
 /* A way of a set: the window whose uops it holds (its number + 1; 0: empty), when it was last used.
  * A window of several ways has them all in one set; the first of them (the lowest) holds its
