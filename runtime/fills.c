@@ -3,7 +3,7 @@
 #include "fills.h"
 #include <stdlib.h>
 #include <string.h>
-#include "xalloc.h"
+#include "alloc.h"
 
 /* A lane's weight divides a knob's scale by at most 11 (1000% faster). */
 enum { FILLS_GROWTH = 11 };
@@ -13,13 +13,13 @@ void fills_init(struct fills *f, const struct mdl_machine *m, const unsigned *da
     memset(f, 0, sizeof *f);
     f->L = L;
     f->line_bytes = n_data ? m->caches[data[0]].line : 0;
-    f->done = xalloc((size_t)FILLS_LINES * L, sizeof *f->done);
+    f->done = alloc_zeroed((size_t)FILLS_LINES * L, sizeof *f->done);
     for (unsigned j = 0; j < n_data && j < FILLS_LEVELS; j++) {
         struct fills_ring *r = &f->ring[j];
         r->outstanding = m->caches[data[j]].outstanding;
         r->cap = r->outstanding ? r->outstanding * FILLS_GROWTH + 1 : 0;
-        r->t = r->cap ? xalloc((size_t)r->cap * L, sizeof *r->t) : NULL;
-        r->count = xalloc(L, sizeof *r->count);
+        r->t = r->cap ? alloc_zeroed((size_t)r->cap * L, sizeof *r->t) : NULL;
+        r->count = alloc_zeroed(L, sizeof *r->count);
         r->set0 = f->n_slots;
         f->n_slots += r->cap;
         if (r->cap)

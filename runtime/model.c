@@ -506,12 +506,10 @@ void model_grow_static(struct rt_model *md, uint32_t need)
     uint32_t n = md->n_static ? md->n_static : 64;
     while (n < need)
         n *= 2;
-    md->crit = realloc(md->crit, n * sizeof *md->crit);
-    md->seen = realloc(md->seen, n * sizeof *md->seen);
-    md->prep = realloc(md->prep, n * sizeof *md->prep);
-    md->charge = realloc(md->charge, n * sizeof *md->charge);
-    if (!md->crit || !md->seen || !md->prep || !md->charge)
-        alloc_out_of_memory(n, sizeof *md->prep);
+    md->crit = alloc_resize(md->crit, n, sizeof *md->crit);
+    md->seen = alloc_resize(md->seen, n, sizeof *md->seen);
+    md->prep = alloc_resize(md->prep, n, sizeof *md->prep);
+    md->charge = alloc_resize(md->charge, n, sizeof *md->charge);
     memset(md->charge + md->n_static, 0, (n - md->n_static) * sizeof *md->charge);
     memset(md->crit + md->n_static, 0, (n - md->n_static) * sizeof *md->crit);
     memset(md->seen + md->n_static, 0, (n - md->n_static) * sizeof *md->seen);

@@ -9,7 +9,7 @@
  * instead came to MAPE 1.35% against uiCA on the dev blocks, where groups and counts in time,
  * with the scheduler filling as uiCA's does (station.h), came to 1.22%. */
 #include "ports.h"
-#include "xalloc.h"
+#include "alloc.h"
 #include <stdlib.h>
 
 struct ports {
@@ -37,7 +37,7 @@ struct ports *ports_new(const struct mdl_machine *m, unsigned L)
 {
     if (m->port_choice == MDL_PORT_CHOICE_NONE)
         return NULL;
-    struct ports *pc = xalloc(1, sizeof *pc);
+    struct ports *pc = alloc_zeroed(1, sizeof *pc);
     uint64_t all = 0;
     for (unsigned r = 0; r < m->n_resources; r++)
         all |= m->resources[r].units;
@@ -48,7 +48,7 @@ struct ports *ports_new(const struct mdl_machine *m, unsigned L)
     for (uint64_t u = pc->load_units; u; u &= u - 1)
         pc->load_port[pc->n_load_ports++] = (uint8_t)__builtin_ctzll(u);
     pc->lanes.L = L;
-    pc->lanes.cal = xalloc((size_t)pc->n_ports * L, sizeof *pc->lanes.cal);
+    pc->lanes.cal = alloc_zeroed((size_t)pc->n_ports * L, sizeof *pc->lanes.cal);
     ports_clear(pc);
     return pc;
 }

@@ -1,17 +1,9 @@
 /* Byte-exact shadow memory: an open-addressing hash of 8-byte words to the store that wrote each
  * byte last, and a pool of stores with their lane-contiguous times. */
 #include "shadow.h"
-#include "xalloc.h"
+#include "alloc.h"
 #include <stdlib.h>
 #include <string.h>
-
-static void *xrealloc(void *p, size_t n)
-{
-    p = realloc(p, n);
-    if (!p)
-        alloc_out_of_memory(n, 1);
-    return p;
-}
 
 void shadow_init(struct shadow *sh, unsigned lanes, uint64_t horizon)
 {
@@ -21,8 +13,8 @@ void shadow_init(struct shadow *sh, unsigned lanes, uint64_t horizon)
     sh->cap = 1024;
     sh->last_w = UINT64_MAX;        /* no word: addresses are below 2^64, words below 2^61 */
     sh->free_st = sh->freed = SHADOW_NONE;
-    sh->keys = xalloc(sh->cap, sizeof *sh->keys);
-    sh->index = xalloc(sh->cap, sizeof *sh->index);
+    sh->keys = alloc_zeroed(sh->cap, sizeof *sh->keys);
+    sh->index = alloc_zeroed(sh->cap, sizeof *sh->index);
 }
 
 void shadow_clear(struct shadow *sh)
@@ -105,15 +97,15 @@ static void rehash(struct shadow *sh, uint32_t cap, const bool *keep)
 {
     uint64_t *keys = sh->keys;
     uint32_t *index = sh->index, old_cap = sh->cap, kept = 0;
-    uint32_t *remap = xalloc(sh->n ? sh->n : 1, sizeof *remap);
+    uint32_t *remap = alloc_zeroed(sh->n ? sh->n : 1, sizeof *remap);
     for (uint32_t e = 0; e < sh->n; e++) {
         remap[e] = keep && !keep[e] ? UINT32_MAX : kept;
         if (remap[e] != UINT32_MAX)
             memmove(sh->owner[kept++], sh->owner[e], sizeof *sh->owner);
     }
     sh->cap = cap;
-    sh->keys = xalloc(cap, sizeof *sh->keys);
-    sh->index = xalloc(cap, sizeof *sh->index);
+    sh->keys = alloc_zeroed(cap, sizeof *sh->keys);
+    sh->index = alloc_zeroed(cap, sizeof *sh->index);
     for (uint32_t i = 0; i < old_cap; i++)
         if (keys[i] && remap[index[i]] != UINT32_MAX)
             place(sh, keys[i] - 1, remap[index[i]]);
@@ -134,8 +126,8 @@ static uint32_t insert(struct shadow *sh, uint64_t w)
         rehash(sh, 2 * sh->cap, NULL);
     if (sh->n == sh->words_cap) {
         sh->words_cap = sh->words_cap ? 2 * sh->words_cap : 256;
-        sh->owner = xrealloc(sh->owner, (size_t)sh->words_cap * sizeof *sh->owner);
-        sh->slot = xrealloc(sh->slot, (size_t)sh->words_cap * sizeof *sh->slot);
+        sh->owner = alloc_resize(sh->owner, sh->words_cap, sizeof *sh->owner);
+        sh->slot = alloc_resize(sh->slot, sh->words_cap, sizeof *sh->slot);
     }
     e = sh->n++;
     for (unsigned b = 0; b < 8; b++)
@@ -163,10 +155,10 @@ static void grow_stores(struct shadow *sh)
         memcpy(times, sh->times, (size_t)sh->n_st * sh->lanes * sizeof *sh->times);
     free(sh->times);
     sh->times = times;
-    sh->seq = xrealloc(sh->seq, (size_t)sh->st_cap * sizeof *sh->seq);
-    sh->cls = xrealloc(sh->cls, (size_t)sh->st_cap * sizeof *sh->cls);
-    sh->written = xrealloc(sh->written, (size_t)sh->st_cap * sizeof *sh->written);
-    sh->bytes = xrealloc(sh->bytes, (size_t)sh->st_cap * sizeof *sh->bytes);
+    sh->seq = alloc_resize(sh->seq, sh->st_cap, sizeof *sh->seq);
+    sh->cls = alloc_resize(sh->cls, sh->st_cap, sizeof *sh->cls);
+    sh->written = alloc_resize(sh->written, sh->st_cap, sizeof *sh->written);
+    sh->bytes = alloc_resize(sh->bytes, sh->st_cap, sizeof *sh->bytes);
 }
 
 /* ST is the newest writer of no byte: it joins LIST (the free stores, or those freed now). */
@@ -258,7 +250,7 @@ static void purge(struct shadow *sh, uint64_t oldest)
     for (uint32_t st = 0; st < sh->n_st; st++)
         if (sh->written[st] < oldest)
             release(sh, st, &sh->free_st);
-    bool *keep = xalloc(sh->n ? sh->n : 1, sizeof *keep);
+    bool *keep = alloc_zeroed(sh->n ? sh->n : 1, sizeof *keep);
     for (uint32_t e = 0; e < sh->n; e++)
         for (unsigned b = 0; b < 8; b++) {
             uint32_t st = sh->owner[e][b];

@@ -1,7 +1,7 @@
 /* The scheduler's entries (station.h): the calendars made, cleared, filled and copied; reading
  * them for room is inline in station.h. */
 #include "station.h"
-#include "xalloc.h"
+#include "alloc.h"
 #include <stdlib.h>
 #include <string.h>
 
@@ -11,15 +11,15 @@
 
 struct station *station_new(unsigned size, unsigned width, unsigned L)
 {
-    struct station *sc = xalloc(1, sizeof *sc);
+    struct station *sc = alloc_zeroed(1, sizeof *sc);
     sc->size = size;
     sc->width = width ? width : 1;
     sc->L = L;
     if (size) {
-        sc->count = xalloc((size_t)HORIZON * L, sizeof *sc->count);
-        sc->busy = xalloc((size_t)HORIZON / 64 * L, sizeof *sc->busy);
-        sc->cal = xalloc(L, sizeof *sc->cal);
-        sc->last = xalloc(HORIZON, sizeof *sc->last);
+        sc->count = alloc_zeroed((size_t)HORIZON * L, sizeof *sc->count);
+        sc->busy = alloc_zeroed((size_t)HORIZON / 64 * L, sizeof *sc->busy);
+        sc->cal = alloc_zeroed(L, sizeof *sc->cal);
+        sc->last = alloc_zeroed(HORIZON, sizeof *sc->last);
         for (unsigned k = 0; k < HORIZON; k++)
             sc->last[k][0] = sc->last[k][1] = NONE;
     }

@@ -15,9 +15,7 @@ static uint32_t pow2_at_least(uint32_t n)
 
 struct taint *taint_new(const struct taint_sizes *z)
 {
-    struct taint *tn = calloc(1, sizeof *tn);
-    if (!tn)
-        alloc_out_of_memory(1, sizeof *tn);
+    struct taint *tn = alloc_zeroed(1, sizeof *tn);
     tn->window = z->window ? z->window : 1;
     tn->leaving = -1;
     tn->stride = (tn->window + 63) / 64;
@@ -37,15 +35,13 @@ struct taint *taint_new(const struct taint_sizes *z)
     tn->st0 = tn->slot0 + z->n_slots;
     tn->st_cap = pow2_at_least(tn->window);
     tn->n_sets = tn->st0 + tn->st_cap;
-    tn->st_seq = calloc(tn->st_cap, sizeof *tn->st_seq);
+    tn->st_seq = alloc_zeroed(tn->st_cap, sizeof *tn->st_seq);
     uint32_t n_bufs = tn->n_sets + 1;   /* a set being copied on write shares its buffer: one spare */
-    tn->ref = calloc(tn->n_sets, sizeof *tn->ref);
-    tn->bits = calloc((size_t)n_bufs * tn->stride, sizeof *tn->bits);
-    tn->rc = calloc(n_bufs, sizeof *tn->rc);
-    tn->spare = malloc(n_bufs * sizeof *tn->spare);
-    tn->sidx = malloc(tn->window * sizeof *tn->sidx);
-    if (!tn->ref || !tn->bits || !tn->rc || !tn->spare || !tn->sidx || !tn->st_seq)
-        alloc_out_of_memory((size_t)n_bufs * tn->stride, sizeof *tn->bits);
+    tn->ref = alloc_zeroed(tn->n_sets, sizeof *tn->ref);
+    tn->bits = alloc_zeroed((size_t)n_bufs * tn->stride, sizeof *tn->bits);
+    tn->rc = alloc_zeroed(n_bufs, sizeof *tn->rc);
+    tn->spare = alloc_resize(NULL, n_bufs, sizeof *tn->spare);
+    tn->sidx = alloc_resize(NULL, tn->window, sizeof *tn->sidx);
     return tn;
 }
 

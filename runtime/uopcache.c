@@ -1,7 +1,7 @@
 /* The decoded-uop cache (Intel's DSB, optimization manual "Decoded ICache") and the loop stream
  * detector, followed along the executed instructions: which path delivers each one. */
 #include "uopcache.h"
-#include "xalloc.h"
+#include "alloc.h"
 #include <stdlib.h>
 
 /* A way of a set: the window whose uops it holds (its number + 1; 0: empty), when it was last used.
@@ -39,7 +39,7 @@ struct uopcache *uopcache_new(const struct mdl_machine *m)
     if (!m->uop_cache_window || !m->uop_cache_width || !m->uop_cache_ways || !m->uop_cache_line ||
         !m->uop_cache_window_ways)
         return NULL;
-    struct uopcache *uc = xalloc(1, sizeof *uc);
+    struct uopcache *uc = alloc_zeroed(1, sizeof *uc);
     while ((1u << uc->shift) < m->uop_cache_window)
         uc->shift++;
     uc->ways = m->uop_cache_ways;
@@ -49,7 +49,7 @@ struct uopcache *uopcache_new(const struct mdl_machine *m)
     if (uc->sets == 0)
         uc->sets = 1;
     uc->set_mask = (uc->sets & (uc->sets - 1)) ? 0 : uc->sets - 1;
-    uc->w = xalloc((size_t)uc->sets * uc->ways, sizeof *uc->w);
+    uc->w = alloc_zeroed((size_t)uc->sets * uc->ways, sizeof *uc->w);
     uc->loop_buffer = m->loop_buffer;
     return uc;
 }
