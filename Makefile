@@ -195,11 +195,17 @@ import: $(B)/uops2mdl
 # from the cross compiler's sysroot).
 PROGRAMS := $(notdir $(basename $(wildcard tests/programs/*.c)))
 PROGRAM_HEADERS := $(wildcard tests/programs/*.h)
+# A static x86-64 build of exact, for a golden report whose whole run must not depend on the
+# host's dynamic loader and its cache (/etc/ld.so.cache changes with the packages installed).
 PROGRAM_BINS := $(PROGRAMS:%=$(B)/programs/%.x86) $(PROGRAMS:%=$(B)/programs/%.a64) \
-                $(PROGRAMS:%=$(B)/programs/%.pie) $(PROGRAMS:%=$(B)/programs/%.a64dyn)
+                $(PROGRAMS:%=$(B)/programs/%.pie) $(PROGRAMS:%=$(B)/programs/%.a64dyn) \
+                $(B)/programs/exact.x86static
 $(B)/programs/%.x86: tests/programs/%.c $(PROGRAM_HEADERS) | $(B)/.deps-build
 	@mkdir -p $(dir $@)
 	$(CC) -O2 -no-pie -pthread -o $@ $<
+$(B)/programs/%.x86static: tests/programs/%.c $(PROGRAM_HEADERS) | $(B)/.deps-build
+	@mkdir -p $(dir $@)
+	$(CC) -O2 -static -pthread -o $@ $<
 $(B)/programs/%.a64: tests/programs/%.c $(PROGRAM_HEADERS) | $(B)/.deps-test
 	@mkdir -p $(dir $@)
 	aarch64-linux-gnu-gcc -O2 -static -pthread -o $@ $<
