@@ -158,10 +158,9 @@ unsigned lanes_reading_slot(const struct rt_model *md, unsigned lane)
     return md->lane_state[lane] == LANE_LIVE ? md->slot_of[lane] : 0;
 }
 
-void lanes_done(struct rt_model *md, unsigned lane)
+/* LANE's readings as they stand, kept while it is not stepped. */
+static void lanes_freeze(struct rt_model *md, unsigned lane)
 {
-    if (lane == 0 || lane >= md->n_lanes || md->lane_state[lane] == LANE_DONE)
-        return;     /* the baseline steps on: it makes the choices every lane shares */
     unsigned s = lanes_reading_slot(md, lane), L = md->L;
     double *f = (double *)lanes_frozen(md, lane);
     f[FROZEN_TIME] = md->last_ret[s];
@@ -169,6 +168,18 @@ void lanes_done(struct rt_model *md, unsigned lane)
     f[FROZEN_ISSUED] = md->disp_t[s];
     for (unsigned a = 0; a < md->m->n_async; a++)
         f[FROZEN + a] = md->async_total[(size_t)a * L + s];
+}
+
+void lanes_done(struct rt_model *md, unsigned lane)
+{
+    if (lane == 0 || lane >= md->n_lanes || md->lane_state[lane] == LANE_DONE)
+        return;     /* the baseline steps on: it makes the choices every lane shares */
+    if (md->lane_state[lane] == LANE_RESTING) {
+        md->lane_state[lane] = LANE_DONE;   /* frozen when it began to rest */
+        return;
+    }
+    lanes_freeze(md, lane);
+    unsigned s = lanes_reading_slot(md, lane);
     if (md->lane_state[lane] == LANE_SHARED) {
         unsigned k = 0;
         while (md->shared[k] != lane)
@@ -185,6 +196,43 @@ void lanes_done(struct rt_model *md, unsigned lane)
         lanes_changed(md);
     }
     md->lane_state[lane] = LANE_DONE;
+}
+
+/* Every lane but the baseline and the done ones rests: frozen, in no slot (the slots' states are
+ * dropped, not moved). */
+void lanes_rest(struct rt_model *md)
+{
+    for (unsigned l = 1; l < md->n_lanes; l++)
+        if (md->lane_state[l] == LANE_LIVE || md->lane_state[l] == LANE_SHARED) {
+            lanes_freeze(md, l);
+            md->lane_state[l] = LANE_RESTING;
+        }
+    md->live = 1;
+    md->n_shared = 0;
+    shared_merge(md);
+    lanes_changed(md);
+}
+
+/* The resting lanes take the baseline's state: shared where they may (lanes_set's rule), else in
+ * a slot of their own with a copy of it (share_split's order: the slot's parameters, then the
+ * state). */
+void lanes_join(struct rt_model *md)
+{
+    for (unsigned l = 1; l < md->n_lanes; l++) {
+        if (md->lane_state[l] != LANE_RESTING)
+            continue;
+        if (md->share && !md->diff[l].always) {
+            md->lane_state[l] = LANE_SHARED;
+            md->shared[md->n_shared++] = l;
+            continue;
+        }
+        unsigned slot = md->live++;
+        lanes_place(md, l, slot);
+        model_slot_params(md, &md->cfg[l], slot);
+        lanes_copy(md, 0, slot);
+    }
+    shared_merge(md);
+    lanes_changed(md);
 }
 
 /* ---- lanes sharing the baseline's state ---- */

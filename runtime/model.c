@@ -620,7 +620,7 @@ uint32_t rt_model_causal_window(const struct rt_model *md) { return md->tn ? tai
 /* LANE's reading WHICH (FROZEN_*) of per-slot array A. */
 static double reading(const struct rt_model *md, unsigned lane, const double *a, unsigned which)
 {
-    if (lane < md->n_lanes && md->lane_state[lane] == LANE_DONE)
+    if (lane < md->n_lanes && (md->lane_state[lane] == LANE_DONE || md->lane_state[lane] == LANE_RESTING))
         return lanes_frozen(md, lane)[which];
     return a[lane < md->n_lanes ? lanes_reading_slot(md, lane) : 0];
 }
@@ -660,6 +660,14 @@ uint64_t rt_model_critical(const struct rt_model *md, uint32_t sidx, uint64_t *s
 }
 
 void rt_model_lane_done(struct rt_model *md, unsigned lane) { lanes_done(md, lane); }
+
+void rt_model_lanes_rest(struct rt_model *md, bool rest)
+{
+    if (rest)
+        lanes_rest(md);
+    else
+        lanes_join(md);
+}
 
 bool rt_model_lane_shared(const struct rt_model *md, unsigned lane)
 {

@@ -76,8 +76,9 @@ struct lane_diff {
 };
 
 /* A lane is stepped in a slot of its own (LIVE), shares the baseline's state (SHARED: none of its
- * parameters read so far differs), or is measured and keeps what it had (DONE). */
-enum { LANE_LIVE, LANE_SHARED, LANE_DONE };
+ * parameters read so far differs), is measured and keeps what it had (DONE), or keeps it until it
+ * joins the baseline again (RESTING). */
+enum { LANE_LIVE, LANE_SHARED, LANE_DONE, LANE_RESTING };
 
 struct step;
 struct kin;

@@ -77,6 +77,7 @@ struct how {
     bool every_lane;
     unsigned odd_done_at;
     unsigned reps;              /* repetitions (0: REPS) */
+    unsigned rest_at, join_at;  /* the lanes rest from this repetition on, join from that (0: never) */
     const char *isa;            /* the kernel's copy (rt_model_vectors); NULL: the widest */
 };
 
@@ -103,6 +104,10 @@ static bool run_how(const struct mdl_machine *m, const struct block *b, const st
     for (unsigned rep = 0; rep < (how.reps ? how.reps : REPS); rep++) {
         for (unsigned l = 1; rep == how.odd_done_at && rep && l < n; l += 2)
             rt_model_lane_done(md, l);
+        if (rep && rep == how.rest_at)
+            rt_model_lanes_rest(md, true);
+        if (rep && rep == how.join_at)
+            rt_model_lanes_rest(md, false);
         for (size_t i = 0; i < b->n; i++) {
             uint64_t addr[RT_MAX_MEM];
             uint8_t level[RT_MAX_MEM];
@@ -270,46 +275,96 @@ Test(lanes, a_lane_done_keeps_its_time_and_leaves_the_others_as_they_were)
     }
 }
 
-/* Block mode measures a lane that shares the baseline's state by the baseline's series, and one
- * that parts from it later (a window that fills after many iterations) by the series it had until
- * then: every lane's cycles equal those of a run in which each lane is stepped from the start. */
-Test(lanes, block_mode_measures_a_lane_that_parts_from_the_baseline_late_as_one_stepped_alone)
+/* FN(machine, its plan of one weight (1.15) with its pairs, BLOCK, SEED, CTX) on SEEDS random blocks
+ * of N instructions of each of the four machines. */
+typedef void block_fn(const struct mdl_machine *m, const struct analysis_plan *plan, const struct block *b,
+                      unsigned seed, void *ctx);
+static void each_random_block(unsigned n, unsigned seeds, uint64_t stir, block_fn *fn, void *ctx)
 {
     const struct mdl_machine *const machines[] = { &mdl_machine_skylake, &mdl_machine_icelake,
                                                    &mdl_machine_alderlake, &mdl_machine_cortex_a72 };
     const double weights[] = { 1.15 };
-    unsigned late = 0;
     for (size_t k = 0; k < sizeof machines / sizeof *machines; k++) {
         const struct mdl_machine *m = machines[k];
         struct setup su;
         setup_machine(m, weights, 1, &su);
         analysis_plan_pairs(&su.plan, NULL, 0, 0);
-        const struct analysis_plan *plan = &su.plan;
-        for (unsigned seed = 1; seed <= 6; seed++) {
-            uint64_t x = seed * 0x9e3779b97f4a7c15ull + k;
+        for (unsigned seed = 1; seed <= seeds; seed++) {
+            uint64_t x = seed * stir + k;
             struct block b = { 0 };
-            random_block(m, su.dec, su.ci, 12, &x, &b);
-            char err[256];
-            struct rt_model *alone = rt_model_new(m, plan->lanes, plan->n_lanes, false, (unsigned)b.n_orig, err,
-                                                  sizeof err);
-            cr_assert(alone, "%s", err);
-            rt_model_share_baseline(alone, false);
-            struct block_result shared = { 0 }, stepped = { 0 };
-            cr_assert(block_run(&b, m, plan->lanes, plan->n_lanes, false, 200, NULL, &shared, err, sizeof err), "%s",
-                      err);
-            cr_assert(block_run(&b, m, plan->lanes, plan->n_lanes, false, 200, &alone, &stepped, err, sizeof err),
-                      "%s", err);
-            for (unsigned l = 0; l < plan->n_lanes; l++) {
-                cr_expect_eq(shared.cycles[l], stepped.cycles[l], "%s, seed %u, lane %u (%s): %.17g, stepped alone %.17g",
-                             m->name, seed, l, rt_knob_name(plan->lanes[l].knob[0]), shared.cycles[l],
-                             stepped.cycles[l]);
-                late += l > 0 && shared.cycles[l] != shared.cycles[0];
-            }
-            free(shared.crit); free(shared.seen); free(stepped.crit); free(stepped.seen);
-            rt_model_free(alone);
+            random_block(m, su.dec, su.ci, n, &x, &b);
+            fn(m, &su.plan, &b, seed, ctx);
             block_free(&b);
         }
         setup_free(&su);
     }
+}
+
+/* One block, lanes resting from a third of the repetitions to two thirds (some done before):
+ * counts in *PARTED the even lanes whose time differs from the baseline's at the end. */
+static void expect_rest_and_join(const struct mdl_machine *m, const struct analysis_plan *plan, const struct block *b,
+                                 unsigned seed, void *parted)
+{
+    const unsigned n = plan->n_lanes, rest = REPS / 3, join = 2 * REPS / 3;
+    double plain[RT_MAX_LANES], at_rest[RT_MAX_LANES], resting[RT_MAX_LANES], shared[RT_MAX_LANES],
+        stepped[RT_MAX_LANES];
+    struct how h = { .rest_at = rest, .join_at = join, .odd_done_at = rest / 2 };
+    run_how(m, b, plan->lanes, n, false, (struct how){ .odd_done_at = rest / 2 }, plain, NULL, NULL);
+    run_how(m, b, plan->lanes, n, false, (struct how){ .odd_done_at = rest / 2, .reps = rest }, at_rest, NULL, NULL);
+    run_how(m, b, plan->lanes, n, false, (struct how){ .rest_at = rest, .odd_done_at = rest / 2, .reps = join },
+            resting, NULL, NULL);
+    run_how(m, b, plan->lanes, n, false, h, shared, NULL, NULL);
+    h.every_lane = true;
+    run_how(m, b, plan->lanes, n, false, h, stepped, NULL, NULL);
+    cr_expect_eq(shared[0], plain[0], "%s, seed %u: the baseline %.17g, %.17g without a rest", m->name, seed,
+                 shared[0], plain[0]);
+    for (unsigned l = 1; l < n; l++) {
+        const char *knob = rt_knob_name(plan->lanes[l].knob[0]);
+        cr_expect_eq(resting[l], at_rest[l], "%s, seed %u, lane %u (%s) resting: %.17g, %.17g when it began", m->name,
+                     seed, l, knob, resting[l], at_rest[l]);
+        cr_expect_eq(shared[l], stepped[l], "%s, seed %u, lane %u (%s) joined: %.17g, stepped in a slot %.17g", m->name,
+                     seed, l, knob, shared[l], stepped[l]);
+        *(unsigned *)parted += l % 2 == 0 && shared[l] != shared[0];
+    }
+}
+
+/* Lanes that rest keep their times while the baseline goes on as it would have, and join it again
+ * with its state: shared until they differ, exactly as when each takes a copy of it in a slot of
+ * its own (every lane stepped), with some done before they rest. */
+Test(lanes, lanes_rest_with_their_times_and_join_again_with_the_baselines_state)
+{
+    unsigned parted = 0;
+    each_random_block(10, 3, 0x2545f4914f6cdd1dull, expect_rest_and_join, &parted);
+    cr_expect(parted > 0, "no lane that joined again parted from the baseline");
+}
+
+/* One block in block mode, its lanes sharing the baseline's state and each stepped alone: counts in
+ * *LATE the lanes whose cycles differ from the baseline's. */
+static void expect_parted_late_alike(const struct mdl_machine *m, const struct analysis_plan *plan,
+                                     const struct block *b, unsigned seed, void *late)
+{
+    char err[256];
+    struct rt_model *alone = rt_model_new(m, plan->lanes, plan->n_lanes, false, (unsigned)b->n_orig, err, sizeof err);
+    cr_assert(alone, "%s", err);
+    rt_model_share_baseline(alone, false);
+    struct block_result shared = { 0 }, stepped = { 0 };
+    cr_assert(block_run(b, m, plan->lanes, plan->n_lanes, false, 200, NULL, &shared, err, sizeof err), "%s", err);
+    cr_assert(block_run(b, m, plan->lanes, plan->n_lanes, false, 200, &alone, &stepped, err, sizeof err), "%s", err);
+    for (unsigned l = 0; l < plan->n_lanes; l++) {
+        cr_expect_eq(shared.cycles[l], stepped.cycles[l], "%s, seed %u, lane %u (%s): %.17g, stepped alone %.17g",
+                     m->name, seed, l, rt_knob_name(plan->lanes[l].knob[0]), shared.cycles[l], stepped.cycles[l]);
+        *(unsigned *)late += l > 0 && shared.cycles[l] != shared.cycles[0];
+    }
+    free(shared.crit); free(shared.seen); free(stepped.crit); free(stepped.seen);
+    rt_model_free(alone);
+}
+
+/* Block mode measures a lane that shares the baseline's state by the baseline's series, and one
+ * that parts from it later (a window that fills after many iterations) by the series it had until
+ * then: every lane's cycles equal those of a run in which each lane is stepped from the start. */
+Test(lanes, block_mode_measures_a_lane_that_parts_from_the_baseline_late_as_one_stepped_alone)
+{
+    unsigned late = 0;
+    each_random_block(12, 6, 0x9e3779b97f4a7c15ull, expect_parted_late_alike, &late);
     cr_expect(late > 0, "no lane's cycles differ from the baseline's: nothing parted from it");
 }

@@ -2835,6 +2835,8 @@ static void expect_sampled_holds_exact(const char *program, const char *exact_ou
     cr_assert_str_eq(json_string_value(json_object_get(how, "mode")), "sampled");
     cr_expect_eq(json_integer_value(json_object_get(how, "exact_instructions")), 1000000);
     cr_expect_eq(json_integer_value(json_object_get(how, "period")), 10000);
+    cr_expect_eq(json_integer_value(json_object_get(how, "warmup")), 2000);
+    cr_expect_eq(json_integer_value(json_object_get(how, "lanes_warmup")), 1500, "the lanes rest through the first 500");
     cr_expect_gt(json_integer_value(json_object_get(how, "intervals")), 100, "%s", program);
     cr_expect_eq(json_integer_value(json_object_get(s, "instructions")), json_integer_value(json_object_get(x, "instructions")),
                  "instruction counts stay exact");
@@ -2874,8 +2876,19 @@ Test(mdlsim_run, a_short_run_is_exact_by_default_and_the_text_says_how_it_was_mo
     r = mdlsim_stderr("run --machine skylake --no-sensitivity --sample --sample-period 10000 -- ../build/programs/exact.x86 100");
     cr_assert_eq(r.status, 0, "%s", r.out);
     cr_expect(strstr(r.out, "Modelled:           sampled: 0 instructions in full, then "), "%s", r.out);
+    cr_expect(strstr(r.out, " of 1000 (one per 10000, after 2000 of warm-up): "), "no lanes to rest: %s", r.out);
     cr_expect(strstr(r.out, "Cycles, 95%:        "), "%s", r.out);
     free(r.out);
+    r = mdlsim_stderr("run --machine skylake --sample --sample-period 10000 --html $MDLSIM_TMP/mdlsim-sampled.html "
+                      "-- ../build/programs/exact.x86 100");
+    cr_assert_eq(r.status, 0, "%s", r.out);
+    cr_expect(strstr(r.out, " of 1000 (one per 10000, after 2000 of warm-up, the lanes' last 1500): "), "%s", r.out);
+    free(r.out);
+    char *page = slurp(scratch_path("mdlsim-sampled.html"));
+    cr_expect(strstr(page, "(one in every 10000, each after 2000 of warm-up, the sensitivity lanes' last 1500): "),
+              "the page's note says it too");
+    free(page);
+    remove(scratch_path("mdlsim-sampled.html"));
     expect_usage_error("run --machine skylake --exact --sample -- ../build/programs/exact.x86 100",
                        "mdlsim: error: --exact and --sample exclude each other");
     expect_usage_error("run --machine skylake --sample-period 10 -- ../build/programs/exact.x86 100",

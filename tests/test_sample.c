@@ -6,11 +6,18 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include "analysis.h"
+#include "block.h"
+#include "classify.h"
+#include "decode.h"
+#include "model.h"
 #include "result.h"
 #include "sample.h"
 
+extern const struct mdl_machine mdl_machine_skylake;
+
 /* The flags of the first N instructions under plan P, one letter each: 'm' modelled, '.' skipped;
- * before it 'E' (exact part ended), 'S' (unit starts), 'U' (unit ended). */
+ * before it 'E' (exact part ended), 'S' (unit starts), 'U' (unit ended), 'R' (the lanes rest),
+ * 'J' (they join the baseline). */
 static void trace_clock(const struct sample_plan *p, unsigned n, char *out)
 {
     struct sample_clock c;
@@ -21,6 +28,10 @@ static void trace_clock(const struct sample_plan *p, unsigned n, char *out)
             *out++ = 'E';
         if (f & SAMPLE_UNIT_END)
             *out++ = 'U';
+        if (f & SAMPLE_REST)
+            *out++ = 'R';
+        if (f & SAMPLE_JOIN)
+            *out++ = 'J';
         if (f & SAMPLE_UNIT_START)
             *out++ = 'S';
         *out++ = f & SAMPLE_MODEL ? 'm' : '.';
@@ -36,6 +47,19 @@ Test(sample, the_schedule_models_the_exact_part_then_warms_measures_and_skips_ea
     char got[128];
     trace_clock(&p, 3 + 16, got);
     cr_expect_str_eq(got, "mmmE.mmSmmmU....mmSmmmU.");
+}
+
+/* The lanes rest through the first REST instructions of each warm-up and join before the rest of
+ * it; a rest as long as the warm-up joins them at the unit's start. */
+Test(sample, the_lanes_rest_through_the_first_part_of_each_warm_up)
+{
+    struct sample_plan p = { .exact = 3, .period = 8, .warm = 3, .rest = 2, .unit = 2, .epoch = 0 };
+    char got[128];
+    trace_clock(&p, 3 + 16, got);
+    cr_expect_str_eq(got, "mmmE.RmmJmSmmU...RmmJmSmmU..");
+    p.rest = p.warm;
+    trace_clock(&p, 3 + 8, got);
+    cr_expect_str_eq(got, "mmmE.RmmmJSmmU..");
 }
 
 Test(sample, the_period_doubles_after_each_epoch)
@@ -239,4 +263,99 @@ Test(sample, the_tail_measured_in_full_adds_its_own_cycles_to_the_strata)
     struct sample_estimate e = sample_cycles(&s, &l);
     cr_expect_float_eq(e.cycles, 200 * 400 + 9000, 1e-6);
     cr_expect_float_eq(e.high - e.low, 0, 1e-6, "every unit agrees and the tail is exact");
+}
+
+/* A chain of multiplies on Skylake, read by a sample_rec at the marks: the baseline, and a lane
+ * with every latency 15% shorter (faster on the chain). */
+struct chain {
+    struct dec *dec;
+    struct cls_index *ci;
+    struct block b;
+    struct rt_model *md;
+    struct sample_rec rec;
+};
+
+static void chain_open(struct chain *c)
+{
+    const struct mdl_machine *m = &mdl_machine_skylake;
+    char err[256];
+    c->dec = dec_open((enum mdl_isa)m->isa, err, sizeof err);
+    cr_assert(c->dec, "%s", err);
+    c->ci = cls_build(m);
+    const char hex[] = "480fafc1480fafc1";    /* imul rax, rcx (twice) */
+    uint8_t *bytes;
+    size_t len;
+    cr_assert(block_parse_hex(hex, strlen(hex), &bytes, &len, err, sizeof err), "%s", err);
+    cr_assert(block_decode(&c->b, c->dec, c->ci, m, NULL, bytes, len, BLOCK_PC, err, sizeof err), "%s", err);
+    free(bytes);
+    const struct rt_lane_cfg lanes[] = { { { RT_KNOB_NONE }, { 0 }, 1 }, { { RT_KNOB_LATENCY }, { 0 }, 1.15 } };
+    c->md = rt_model_new(m, lanes, 2, false, (unsigned)c->b.n_orig, err, sizeof err);
+    cr_assert(c->md, "%s", err);
+    sample_rec_init(&c->rec, 2, true);
+}
+
+static void chain_steps(struct chain *c, unsigned n)
+{
+    uint64_t addr[RT_MAX_MEM] = { 0 };
+    uint8_t levels[RT_MAX_MEM] = { 0 };
+    for (unsigned i = 0; i < n; i++)
+        rt_model_step(c->md, &c->b.insns[i % c->b.n], c->b.orig[i % c->b.n], addr, levels, false);
+}
+
+static void chain_close(struct chain *c)
+{
+    sample_rec_free(&c->rec);
+    rt_model_free(c->md);
+    block_free(&c->b);
+    cls_free(c->ci);
+    dec_close(c->dec);
+}
+
+/* The exact part, a unit, the skip, then a warm-up whose first 30 instructions the lanes rest
+ * through; the baseline's time when they began to. */
+static double chain_rested(struct chain *c)
+{
+    chain_open(c);
+    chain_steps(c, 40);
+    sample_rec_mark(&c->rec, c->md, SAMPLE_EXACT_END | SAMPLE_UNIT_START);
+    chain_steps(c, 40);
+    sample_rec_mark(&c->rec, c->md, SAMPLE_UNIT_END);
+    cr_assert(rt_model_time(c->md, 1) < rt_model_time(c->md, 0), "the faster lane is not ahead");
+    double b0 = rt_model_time(c->md, 0);
+    sample_rec_mark(&c->rec, c->md, SAMPLE_REST);
+    chain_steps(c, 30);
+    return b0;
+}
+
+/* A stream that ends in a warm-up, the lanes resting: the tail moved every lane as it moved the
+ * baseline (the lanes stood still, the baseline stood for them). */
+Test(sample, a_tail_that_ends_while_the_lanes_rest_moves_them_as_the_baseline)
+{
+    struct chain c = { 0 };
+    double b0 = chain_rested(&c);
+    sample_rec_mark(&c.rec, c.md, SAMPLE_TAIL_END);
+    double moved = rt_model_time(c.md, 0) - b0;
+    cr_expect(moved > 0);
+    cr_expect_eq(c.rec.lane[0].tail[SAMPLE_TIME], moved);
+    cr_expect_eq(c.rec.lane[1].tail[SAMPLE_TIME], moved, "lane %.17g, baseline %.17g", c.rec.lane[1].tail[SAMPLE_TIME],
+                 moved);
+    chain_close(&c);
+}
+
+/* A stream that ends after the lanes joined: a lane moved the baseline's way while it rested, then
+ * its own from the baseline's state. */
+Test(sample, a_tail_after_the_lanes_joined_moves_them_the_baselines_way_then_their_own)
+{
+    struct chain c = { 0 };
+    double b0 = chain_rested(&c);
+    double b1 = rt_model_time(c.md, 0);
+    sample_rec_mark(&c.rec, c.md, SAMPLE_JOIN);
+    cr_expect_eq(rt_model_time(c.md, 1), b1, "a lane that joins takes the baseline's state");
+    chain_steps(&c, 60);
+    sample_rec_mark(&c.rec, c.md, SAMPLE_TAIL_END);
+    double own = rt_model_time(c.md, 1) - b1;
+    cr_expect(own < rt_model_time(c.md, 0) - b1, "the lane is no faster after it joined");
+    cr_expect_eq(c.rec.lane[1].tail[SAMPLE_TIME], (b1 - b0) + own, "lane %.17g, expected %.17g",
+                 c.rec.lane[1].tail[SAMPLE_TIME], (b1 - b0) + own);
+    chain_close(&c);
 }

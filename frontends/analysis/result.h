@@ -32,6 +32,7 @@ struct result_lane {
 struct result_sampling {
     bool sampled;
     uint64_t exact, period, warm, unit;
+    uint64_t lanes_warm;            /* of the warm-up, the last instructions the sensitivity lanes stepped */
     uint64_t units;                 /* units measured */
     uint64_t modelled;              /* instructions of the scope the model stepped */
     double confidence;

@@ -23,8 +23,8 @@ void feed_step(struct feed *f, const struct rt_insn *in, uint32_t sidx, const ui
 void feed_step_string(struct feed *f, const struct rt_insn *in, uint32_t sidx, const uint64_t *addr,
                       const uint8_t *levels, enum rt_path path, const struct rt_string *str);
 /* FN(CTX, the model, WHAT) called between the steps fed before and after, on the thread that
- * steps the model: where the stream's sampling reads the lanes. */
-typedef void feed_mark_fn(void *ctx, const struct rt_model *md, unsigned what);
+ * steps the model: where the stream's sampling reads the lanes, and rests them. */
+typedef void feed_mark_fn(void *ctx, struct rt_model *md, unsigned what);
 void feed_mark(struct feed *f, feed_mark_fn *fn, void *ctx, unsigned what);
 /* Returns once every step fed has run; the model may then be read. */
 void feed_finish(struct feed *f);

@@ -439,7 +439,7 @@ static void tell_progress(struct reader *rd)
 
 /* Replays side by side: the model, not the reader, waits for the slowest core's, since it is
  * the model that takes the time and the reader that follows it (the feed's queue is short). */
-static void on_pace(void *ctx, const struct rt_model *md, unsigned at)
+static void on_pace(void *ctx, struct rt_model *md, unsigned at)
 {
     (void)md;
     const struct run *r = ctx;
@@ -760,7 +760,7 @@ static void rep_count(struct run *r, struct sinsn *s)
     }
 }
 
-static void on_mark(void *ctx, const struct rt_model *md, unsigned what)
+static void on_mark(void *ctx, struct rt_model *md, unsigned what)
 {
     sample_rec_mark(ctx, md, what);
 }
@@ -1237,6 +1237,7 @@ static void estimate_lanes(const struct run *r, struct result *res)
     }
     res->sampling = (struct result_sampling){ .sampled = true, .exact = r->plan.exact, .period = r->plan.period,
                                               .warm = r->plan.warm, .unit = r->plan.unit, .units = st.n_units,
+                                              .lanes_warm = r->o.n_lanes > 1 ? r->plan.warm - r->plan.rest : r->plan.warm,
                                               .modelled = r->in_roi - r->skipped, .confidence = 0.95 };
 }
 

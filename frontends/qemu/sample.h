@@ -11,11 +11,13 @@
 
 /* The schedule, in instructions of the region. EXACT: modelled in full first (UINT64_MAX: all
  * of them, no sampling). Then periods: WARM modelled unmeasured, UNIT measured, the rest of the
- * period skipped, the warm-up starting less than a unit into the period, as a hash of its number says. After EPOCH periods the period doubles: however long the run, the sample stays
+ * period skipped, the warm-up starting less than a unit into the period, as a hash of its number
+ * says; through the first REST instructions of the warm-up (at most WARM) only the baseline lane
+ * is stepped. After EPOCH periods the period doubles: however long the run, the sample stays
  * between one and a few times EPOCH units (each epoch is a stratum of its own), and the share
  * modelled falls as the run grows. */
 struct sample_plan {
-    uint64_t exact, period, warm, unit, epoch;
+    uint64_t exact, period, warm, rest, unit, epoch;
 };
 /* The default schedule: exact for the first SAMPLE_EXACT_DEFAULT instructions (with FORCE, --sample:
  * none), then the first period SAMPLE_PERIOD_DEFAULT (PERIOD, when not 0). */
@@ -30,8 +32,10 @@ enum {
     SAMPLE_EXACT_END = 2,           /* the exact part ended before it: read the lanes' cycles */
     SAMPLE_UNIT_START = 4,          /* a unit starts with it: read the lanes' cycles */
     SAMPLE_UNIT_END = 8,            /* the unit ended before it: read them again */
-    SAMPLE_TAIL_END = 16            /* (run.c, at the stream's end) the instructions after the last unit,
+    SAMPLE_TAIL_END = 16,           /* (run.c, at the stream's end) the instructions after the last unit,
                                        modelled once the stream ended: read them */
+    SAMPLE_REST = 32,               /* a warm-up starts with it: the lanes but the baseline rest */
+    SAMPLE_JOIN = 64                /* the lanes join the baseline again before it */
 };
 
 struct sample_clock {
@@ -90,11 +94,15 @@ struct sample_rec {
     double *charge;                 /* baseline: rt_model_charges at the exact part's end */
     uint32_t n_charge;
     struct rt_topdown slots;        /* baseline: rt_model_topdown at the exact part's end */
+    /* Since the last unit's end, the lanes rested (from then on a lane's readings are the
+     * baseline's): by how much each lane's readings were behind the baseline's when they began */
+    bool rested, resting;
+    double *behind;                 /* [n_lanes][SAMPLE_READINGS] */
 };
 void sample_rec_init(struct sample_rec *r, unsigned n_lanes, bool baseline);
 void sample_rec_free(struct sample_rec *r);
 /* The mark WHAT (SAMPLE_EXACT_END, SAMPLE_UNIT_START, SAMPLE_UNIT_END, SAMPLE_TAIL_END) read from MD,
  * on its thread. */
-void sample_rec_mark(struct sample_rec *r, const struct rt_model *md, unsigned what);
+void sample_rec_mark(struct sample_rec *r, struct rt_model *md, unsigned what);
 
 #endif

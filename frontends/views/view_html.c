@@ -199,11 +199,14 @@ static void sampling_note(FILE *out, const struct result *r)
     const struct result_sampling *s = &r->sampling;
     if (!s->sampled)
         return;
+    char lanes[96] = "";
+    if (s->lanes_warm < s->warm)
+        snprintf(lanes, sizeof lanes, ", the sensitivity lanes' last %" PRIu64, s->lanes_warm);
     fprintf(out, "<p class=\"note\" data-sampling>Sampled: the first %" PRIu64 " instructions were modelled in full, "
                  "then %" PRIu64 " intervals of %" PRIu64 " instructions (one in every %" PRIu64 ", each after %" PRIu64
-                 " of warm-up): %.2f%% of the scope. Cycles and speed-ups are estimates; cycles lie between %.0f and "
+                 " of warm-up%s): %.2f%% of the scope. Cycles and speed-ups are estimates; cycles lie between %.0f and "
                  "%.0f with 95%% confidence. Instruction and event counts are exact.</p>\n",
-            s->exact, s->units, s->unit, s->period, s->warm,
+            s->exact, s->units, s->unit, s->period, s->warm, lanes,
             r->instructions ? 100.0 * (double)s->modelled / (double)r->instructions : 0, r->cycles_low, r->cycles_high);
 }
 
