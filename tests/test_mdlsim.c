@@ -2867,6 +2867,66 @@ Test(mdlsim_run, a_sampled_replay_holds_the_exact_cycles_and_speed_up_in_its_int
     expect_sampled_holds_exact("chase.x86 65536", "12921\n");
 }
 
+/* Integer member KEY of O, of member OBJ of O when OBJ is not NULL. */
+static json_int_t count_of(json_t *o, const char *obj, const char *key)
+{
+    return json_integer_value(json_object_get(obj ? json_object_get(o, obj) : o, key));
+}
+
+/* What the warming counts while the model skips (every execution, cache level, branch and delivery
+ * path, per instruction and in all) is what an exact run counts: the reader's shortcuts for the
+ * instructions the sampling skips (plain ones, a fused pair's first, a branch) do what its full
+ * path does. Replays of PROGRAM ARGS's stream, sampled from the first instruction and exact. */
+static void expect_sampled_counts_exact(const char *program)
+{
+    char cmd[512];
+    snprintf(cmd, sizeof cmd, "run --machine skylake --exact --no-sensitivity --no-causality --record "
+             "$MDLSIM_TMP/mdlsim-counts.trace -- ../build/programs/%s", program);
+    struct run r = mdlsim_stderr(cmd);
+    cr_assert_eq(r.status, 0, "%s: %s", program, r.out);
+    free(r.out);
+    json_t *x = replay_json("--machine skylake --exact --no-sensitivity --json $MDLSIM_TMP/mdlsim-counts-x.json "
+                            "$MDLSIM_TMP/mdlsim-counts.trace", scratch_path("mdlsim-counts-x.json"));
+    json_t *s = replay_json("--machine skylake --sample --sample-period 10000 --no-sensitivity --json "
+                            "$MDLSIM_TMP/mdlsim-counts-s.json $MDLSIM_TMP/mdlsim-counts.trace",
+                            scratch_path("mdlsim-counts-s.json"));
+    cr_assert_str_eq(json_string_value(json_object_get(json_object_get(s, "sampling"), "mode")), "sampled");
+    const char *totals[][2] = { { NULL, "instructions" }, { NULL, "macro_fused" }, { "branches", "branches" },
+                                { "branches", "mispredicted" }, { "delivery", "uop_cache" },
+                                { "delivery", "loop_buffer" }, { "delivery", "legacy" } };
+    for (size_t k = 0; k < sizeof totals / sizeof *totals; k++)
+        cr_expect_eq(count_of(s, totals[k][0], totals[k][1]), count_of(x, totals[k][0], totals[k][1]), "%s: %s %s",
+                     program, totals[k][0] ? totals[k][0] : "", totals[k][1]);
+    json_t *cx = json_object_get(x, "caches"), *cs = json_object_get(s, "caches");
+    cr_assert_eq(json_array_size(cs), json_array_size(cx));
+    for (size_t l = 0; l < json_array_size(cx); l++)
+        cr_expect_eq(count_of(json_array_get(cs, l), NULL, "hits"), count_of(json_array_get(cx, l), NULL, "hits"),
+                     "%s: cache level %zu", program, l);
+    json_t *tx = json_object_get(x, "table"), *ts = json_object_get(s, "table");
+    cr_assert_eq(json_array_size(ts), json_array_size(tx), "%s", program);
+    const char *per[] = { "executions", "l1_misses", "ll_misses", "mispredicts" };
+    for (size_t i = 0; i < json_array_size(tx); i++)
+        for (size_t k = 0; k < sizeof per / sizeof *per; k++) {
+            json_t *a = json_array_get(ts, i), *b = json_array_get(tx, i);
+            cr_expect_eq(count_of(a, NULL, per[k]), count_of(b, NULL, per[k]), "%s: %s of %s at %#llx", program,
+                         per[k], json_string_value(json_object_get(b, "disasm")),
+                         (unsigned long long)count_of(b, NULL, "pc"));
+        }
+    json_decref(x);
+    json_decref(s);
+    remove(scratch_path("mdlsim-counts.trace"));
+}
+
+/* Fused pairs in loops (gemm), calls and returns (calls), string copies (copy), branches on random
+ * bits (branchy). */
+Test(mdlsim_run, a_sampled_replay_counts_every_event_as_an_exact_one, .timeout = 300)
+{
+    expect_sampled_counts_exact("gemm.x86 40");
+    expect_sampled_counts_exact("calls.x86 20000");
+    expect_sampled_counts_exact("copy.x86 4096 20");
+    expect_sampled_counts_exact("branchy.x86 20000");
+}
+
 Test(mdlsim_run, a_short_run_is_exact_by_default_and_the_text_says_how_it_was_modelled)
 {
     struct run r = mdlsim_stderr("run --machine skylake --no-sensitivity -- ../build/programs/exact.x86 100");

@@ -849,21 +849,50 @@ static bool plain_insn(const struct sinsn *s)
     return s->straight && !s->pair[0];
 }
 
-/* The pending execution, a plain one in a plain span: warmed, counted and held (the counts of the
- * span itself are moved once, by skip_rest). */
+/* The pending execution in a plain span, warmed and counted: its accesses' LEVELS and ADDR, the
+ * path that delivered it, whether it takes the sync uop (the counts of the span itself are moved
+ * once, by skip_rest). */
+static inline void skip_warm(struct run *r, struct sinsn *s, uint8_t *levels, uint64_t *addr, enum rt_path *path,
+                             bool *sync)
+{
+    warm_accesses(r, levels, addr);
+    *path = warm_path(r, s);
+    *sync = stack_sync(r, s);
+    s->count++;
+    r->roi_paths[*path]++;
+    count_accesses(r, s, levels);
+    r->n_acc = 0;
+}
+
+/* The pending execution, a plain one in a plain span: warmed, counted and held. */
 static void skip_pending(struct run *r)
 {
     struct sinsn *s = &r->s[r->pend];
     uint8_t levels[RT_MAX_MEM + 6] = { 0 };
     uint64_t addr[RT_MAX_MEM] = { 0 };
-    warm_accesses(r, levels, addr);
-    enum rt_path path = warm_path(r, s);
-    bool sync = stack_sync(r, s);
-    s->count++;
-    r->roi_paths[path]++;
-    count_accesses(r, s, levels);
+    enum rt_path path;
+    bool sync;
+    skip_warm(r, s, levels, addr, &path, &sync);
     hold(r, sync ? s->in_sync : s->in, (uint32_t)r->pend, addr, levels, false, path);
-    r->n_acc = 0;
+}
+
+/* Whether the pending execution is the first of a fused pair whose second, NEXT, follows it: the
+ * two are one entry (model_pending). */
+static bool fuses_with(const struct run *r, uint32_t next)
+{
+    const struct sinsn *s = &r->s[r->pend];
+    return s->straight && s->pair[0] && r->s[next].in->pc == s->in->pc + s->in->len;
+}
+
+/* The pending execution, the first of a fused pair in a plain span: warmed and counted, its
+ * accesses, path and sync kept for the pair's one entry, which its second holds (model_pending's
+ * way, without its checks). */
+static void skip_fused_first(struct run *r)
+{
+    memset(r->fused_levels, 0, sizeof r->fused_levels);
+    memset(r->fused_addr, 0, sizeof r->fused_addr);
+    skip_warm(r, &r->s[r->pend], r->fused_levels, r->fused_addr, &r->fused_path, &r->fused_sync);
+    r->fused_first = r->pend;
 }
 
 static void model_pending(struct run *r, uint64_t next_pc, bool known_next)
@@ -1021,7 +1050,8 @@ static void attach_accesses(struct run *r, uint32_t i, size_t *a)
 }
 
 /* From instruction I of the K the block ran (the one before it pending), the plain ones skipped
- * without model_pending's checks, the span's counts moved once; the next to do is returned. */
+ * without model_pending's checks, and a fused pair's first after them (the span ends there: the
+ * pair's second waits for its outcome); the span's counts moved once; the next to do is returned. */
 static uint32_t skip_rest(struct run *r, const uint32_t *ids, uint32_t i, uint32_t k, size_t *a)
 {
     uint32_t from = i;
@@ -1029,6 +1059,11 @@ static uint32_t skip_rest(struct run *r, const uint32_t *ids, uint32_t i, uint32
         skip_pending(r);
         r->pend = ids[i];
         attach_accesses(r, i, a);
+    }
+    if (i < k && fuses_with(r, ids[i])) {
+        skip_fused_first(r);
+        r->pend = ids[i];
+        attach_accesses(r, i++, a);
     }
     uint64_t n = i - from;
     r->clock.left -= n;             /* sample_next, with no turn on the way */
