@@ -895,6 +895,52 @@ static void skip_fused_first(struct run *r)
     r->fused_first = r->pend;
 }
 
+/* Whether the pending execution is a branch (not a call: a call is followed into its callee) that
+ * model_pending would only warm, count and hold: the sampling skips it with no turn of its clock,
+ * and no region, call or string is being followed. */
+static bool skips_branch(const struct run *r)
+{
+    const struct rt_insn *in = r->s[r->pend].in;
+    return in->branch != RT_BR_NONE && in->branch != RT_BR_CALL && !in->rep && !r->o.n_roi && r->holding &&
+           r->clock.left > 1 && !(r->clock.flags & SAMPLE_MODEL) && !r->after_call && !r->call_site;
+}
+
+/* The pending branch, which skips_branch allows, followed by the execution at NEXT_PC: predicted,
+ * warmed, counted and held (with a fused pair's first, as one entry), as model_pending does
+ * without its checks. */
+static void skip_branch(struct run *r, uint64_t next_pc)
+{
+    struct sinsn *s = &r->s[r->pend];
+    const struct rt_insn *in = s->in;
+    bool miss = bp_branch(r->bp, in->pc, (enum rt_branch)in->branch, next_pc != in->pc + in->len, next_pc,
+                          in->pc + in->len);
+    uint8_t levels[RT_MAX_MEM + 6] = { 0 };
+    uint64_t addr[RT_MAX_MEM] = { 0 };
+    enum rt_path path;
+    bool sync;
+    skip_warm(r, s, levels, addr, &path, &sync);
+    s->mispredicts += miss;
+    r->roi_branches++;
+    r->roi_mispredicted += miss;
+    r->clock.left--;                /* sample_next, with no turn */
+    r->total++;
+    r->skipped++;
+    r->skip_run++;
+    r->in_roi++;
+    if (r->fused_first >= 0) {
+        const struct sinsn *f = &r->s[r->fused_first];
+        hold(r, f->pair[r->fused_sync], (uint32_t)r->fused_first, r->fused_addr, r->fused_levels, miss,
+             r->fused_path);
+        r->fused_first = -1;
+        r->fused++;
+    } else {
+        hold(r, sync ? s->in_sync : s->in, (uint32_t)r->pend, addr, levels, miss, path);
+    }
+    if (in->branch == RT_BR_RET && r->n_calls)
+        r->n_calls--;
+    r->pend = -1;
+}
+
 static void model_pending(struct run *r, uint64_t next_pc, bool known_next)
 {
     struct sinsn *s = &r->s[r->pend];
@@ -964,7 +1010,9 @@ static bool on_exec(struct run *r, uint64_t id, char *err, size_t errlen)
         rep_fold(r);    /* the next iteration of a rep: one execution goes on */
         return true;
     }
-    if (r->pend >= 0)
+    if (r->pend >= 0 && skips_branch(r))
+        skip_branch(r, r->s[id].in->pc);
+    else if (r->pend >= 0)
         model_pending(r, r->s[id].in->pc, true);
     r->pend = (int64_t)id;
     r->replaced = false;            /* an execve before it failed */
