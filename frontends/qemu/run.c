@@ -179,6 +179,7 @@ struct run {
     struct sample_clock clock;
     struct sample_rec rec, rec2;
     uint64_t skipped;
+    uint64_t units_ended;           /* SAMPLE_UNIT_END marks sent to the models */
     /* the steps skipped since the last modelled one, kept (at most RUN_MAX_HELD) so that those
      * after the last unit can be modelled once the stream ends; LOST: more were skipped */
     bool holding, lost;
@@ -765,9 +766,11 @@ static void on_mark(void *ctx, struct rt_model *md, unsigned what)
     sample_rec_mark(ctx, md, what);
 }
 
-/* The marks WHAT to both models, between the steps they separate. */
+/* The marks WHAT to both models, between the steps they separate; the units they end, counted on
+ * the reader's side (the models' records are theirs until feed_finish). */
 static void mark(struct run *r, unsigned what)
 {
+    r->units_ended += (what & SAMPLE_UNIT_END) != 0;
     feed_mark(r->feed, on_mark, &r->rec, what);
     if (r->feed2)
         feed_mark(r->feed2, on_mark, &r->rec2, what);
@@ -1418,7 +1421,7 @@ static void step_string(struct run *r, const struct rt_insn *in, uint32_t sidx, 
  * following the last unit in the model. */
 static void model_tail(struct run *r)
 {
-    if (!r->rec.n_units || (r->holding && (r->lost || !r->n_held)) || (!r->holding && r->skip_run))
+    if (!r->units_ended || (r->holding && (r->lost || !r->n_held)) || (!r->holding && r->skip_run))
         return;
     if (r->holding) {
         r->holding = false;
