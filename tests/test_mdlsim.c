@@ -2875,22 +2875,25 @@ static json_int_t count_of(json_t *o, const char *obj, const char *key)
 
 /* What the warming counts while the model skips (every execution, cache level, branch and delivery
  * path, per instruction and in all) is what an exact run counts: the reader's shortcuts for the
- * instructions the sampling skips (plain ones, a fused pair's first, a branch) do what its full
- * path does. Replays of PROGRAM ARGS's stream on MACHINE, sampled from the first instruction and
- * exact. */
-static void expect_sampled_counts_exact(const char *machine, const char *program)
+ * instructions the sampling skips (plain ones, a fused pair's first, a branch, inside a region)
+ * do what its full path does. Replays of PROGRAM ARGS's stream on MACHINE (with ROI: of that
+ * function's calls), sampled from the first instruction and exact. */
+static void expect_sampled_counts_exact(const char *machine, const char *program, const char *roi)
 {
+    char with_roi[128] = "";
+    if (roi)
+        snprintf(with_roi, sizeof with_roi, "--roi %s ", roi);
     char cmd[512];
     snprintf(cmd, sizeof cmd, "run --machine %s --exact --no-sensitivity --no-causality --record "
              "$MDLSIM_TMP/mdlsim-counts.trace -- ../build/programs/%s", machine, program);
     struct run r = mdlsim_stderr(cmd);
     cr_assert_eq(r.status, 0, "%s: %s", program, r.out);
     free(r.out);
-    snprintf(cmd, sizeof cmd, "--machine %s --exact --no-sensitivity --json $MDLSIM_TMP/mdlsim-counts-x.json "
-             "$MDLSIM_TMP/mdlsim-counts.trace", machine);
+    snprintf(cmd, sizeof cmd, "--machine %s %s--exact --no-sensitivity --json $MDLSIM_TMP/mdlsim-counts-x.json "
+             "$MDLSIM_TMP/mdlsim-counts.trace", machine, with_roi);
     json_t *x = replay_json(cmd, scratch_path("mdlsim-counts-x.json"));
-    snprintf(cmd, sizeof cmd, "--machine %s --sample --sample-period 10000 --no-sensitivity --json "
-             "$MDLSIM_TMP/mdlsim-counts-s.json $MDLSIM_TMP/mdlsim-counts.trace", machine);
+    snprintf(cmd, sizeof cmd, "--machine %s %s--sample --sample-period 10000 --no-sensitivity --json "
+             "$MDLSIM_TMP/mdlsim-counts-s.json $MDLSIM_TMP/mdlsim-counts.trace", machine, with_roi);
     json_t *s = replay_json(cmd, scratch_path("mdlsim-counts-s.json"));
     cr_assert_str_eq(json_string_value(json_object_get(json_object_get(s, "sampling"), "mode")), "sampled");
     const char *totals[][2] = { { NULL, "instructions" }, { NULL, "macro_fused" }, { "branches", "branches" },
@@ -2920,14 +2923,17 @@ static void expect_sampled_counts_exact(const char *machine, const char *program
 }
 
 /* Fused pairs in loops (gemm), calls and returns (calls), string copies (copy), branches on random
- * bits (branchy); on AArch64, where nothing fuses and no uop cache is modelled. */
+ * bits (branchy); on AArch64, where nothing fuses and no uop cache is modelled; regions, one with
+ * calls inside (calls) and one called once (gemm). */
 Test(mdlsim_run, a_sampled_replay_counts_every_event_as_an_exact_one, .timeout = 300)
 {
-    expect_sampled_counts_exact("skylake", "gemm.x86 40");
-    expect_sampled_counts_exact("skylake", "calls.x86 20000");
-    expect_sampled_counts_exact("icelake", "copy.x86 4096 20");
-    expect_sampled_counts_exact("alderlake", "branchy.x86 20000");
-    expect_sampled_counts_exact("cortex-a72", "calls.a64 20000");
+    expect_sampled_counts_exact("skylake", "gemm.x86 40", NULL);
+    expect_sampled_counts_exact("skylake", "calls.x86 20000", NULL);
+    expect_sampled_counts_exact("icelake", "copy.x86 4096 20", NULL);
+    expect_sampled_counts_exact("alderlake", "branchy.x86 20000", NULL);
+    expect_sampled_counts_exact("cortex-a72", "calls.a64 20000", NULL);
+    expect_sampled_counts_exact("skylake", "calls.x86 20000", "kernel_calls");
+    expect_sampled_counts_exact("alderlake", "gemm.x86 40", "kernel_gemm");
 }
 
 Test(mdlsim_run, a_short_run_is_exact_by_default_and_the_text_says_how_it_was_modelled)

@@ -837,13 +837,20 @@ static bool stack_sync(struct run *r, const struct sinsn *s)
 }
 
 /* Whether the next TICKS instructions of the region, from the pending one, fall where the sampling
- * skips (no turn of its clock on the way) and nothing needs to follow them but the warming: no
- * region to track, no call or fused pair pending. skip_rest then does what model_pending would
- * for those of them that are plain. */
+ * skips (no turn of its clock on the way) and nothing needs to follow them but the warming: inside
+ * the region (if any), no call or fused pair pending. skip_rest then does what model_pending would
+ * for those of them that are plain and no region's edge. */
 static bool plain_span(const struct run *r, uint64_t ticks)
 {
-    return !r->o.n_roi && r->holding && r->clock.left > ticks && !(r->clock.flags & SAMPLE_MODEL) &&
+    return (!r->o.n_roi || r->active) && r->holding && r->clock.left > ticks && !(r->clock.flags & SAMPLE_MODEL) &&
            r->fused_first < 0 && !r->after_call && !r->call_site;
+}
+
+/* Whether S may enter or leave a region (in_region): a region's entry, or where the innermost
+ * call in it returns to. Inside a region, every other instruction stays inside. */
+static inline bool region_edge(const struct run *r, const struct sinsn *s)
+{
+    return r->o.n_roi && (s->entry || (r->active && s->in->pc == r->ret[r->depth - 1]));
 }
 
 /* No branch, string or fused pair: an instruction the next of its block follows plainly. */
@@ -900,12 +907,14 @@ static void skip_fused_first(struct run *r)
 
 /* Whether the pending execution is a branch (not a call: a call is followed into its callee) that
  * model_pending would only warm, count and hold: the sampling skips it with no turn of its clock,
- * and no region, call or string is being followed. */
+ * it is inside the region (if any) and no edge of it, and no call or string is being followed. */
 static bool skips_branch(const struct run *r)
 {
-    const struct rt_insn *in = r->s[r->pend].in;
-    return in->branch != RT_BR_NONE && in->branch != RT_BR_CALL && !in->rep && !r->o.n_roi && r->holding &&
-           r->clock.left > 1 && !(r->clock.flags & SAMPLE_MODEL) && !r->after_call && !r->call_site;
+    const struct sinsn *s = &r->s[r->pend];
+    const struct rt_insn *in = s->in;
+    return in->branch != RT_BR_NONE && in->branch != RT_BR_CALL && !in->rep && (!r->o.n_roi || r->active) &&
+           !region_edge(r, s) && r->holding && r->clock.left > 1 && !(r->clock.flags & SAMPLE_MODEL) &&
+           !r->after_call && !r->call_site;
 }
 
 /* The pending branch, which skips_branch allows, followed by the execution at NEXT_PC: predicted,
@@ -1106,12 +1115,12 @@ static void attach_accesses(struct run *r, uint32_t i, size_t *a)
 static uint32_t skip_rest(struct run *r, const uint32_t *ids, uint32_t i, uint32_t k, size_t *a)
 {
     uint32_t from = i;
-    for (; i < k && plain_insn(&r->s[r->pend]); i++) {
+    for (; i < k && plain_insn(&r->s[r->pend]) && !region_edge(r, &r->s[r->pend]); i++) {
         skip_pending(r);
         r->pend = ids[i];
         attach_accesses(r, i, a);
     }
-    if (i < k && fuses_with(r, ids[i])) {
+    if (i < k && fuses_with(r, ids[i]) && !region_edge(r, &r->s[r->pend])) {
         skip_fused_first(r);
         r->pend = ids[i];
         attach_accesses(r, i++, a);
