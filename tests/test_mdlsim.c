@@ -2917,14 +2917,37 @@ static void expect_sampled_counts_exact(const char *machine, const char *program
                          per[k], json_string_value(json_object_get(b, "disasm")),
                          (unsigned long long)count_of(b, NULL, "pc"));
         }
+    if (roi) {
+        /* the region's instructions as a run without regions counts them: the warming outside a
+         * region is the warming of a whole run, and the region is followed call by call */
+        snprintf(cmd, sizeof cmd, "--machine %s --exact --no-sensitivity --json $MDLSIM_TMP/mdlsim-counts-a.json "
+                 "$MDLSIM_TMP/mdlsim-counts.trace", machine);
+        json_t *all = replay_json(cmd, scratch_path("mdlsim-counts-a.json")), *ta = json_object_get(all, "table");
+        size_t inside = 0;
+        for (size_t i = 0; i < json_array_size(tx); i++) {
+            json_t *b = json_array_get(tx, i), *a = NULL;
+            if (count_of(b, NULL, "executions") == 0)
+                continue;
+            for (size_t j = 0; j < json_array_size(ta) && !a; j++)
+                if (count_of(json_array_get(ta, j), NULL, "pc") == count_of(b, NULL, "pc"))
+                    a = json_array_get(ta, j);
+            cr_assert(a, "%s: %#llx not in the whole run's table", program, (unsigned long long)count_of(b, NULL, "pc"));
+            for (size_t k = 0; k < sizeof per / sizeof *per; k++)
+                cr_expect_eq(count_of(b, NULL, per[k]), count_of(a, NULL, per[k]), "%s, region %s: %s at %#llx",
+                             program, roi, per[k], (unsigned long long)count_of(b, NULL, "pc"));
+            inside++;
+        }
+        cr_expect_gt(inside, 0, "%s: nothing ran in region %s", program, roi);
+        json_decref(all);
+    }
     json_decref(x);
     json_decref(s);
     remove(scratch_path("mdlsim-counts.trace"));
 }
 
 /* Fused pairs in loops (gemm), calls and returns (calls), string copies (copy), branches on random
- * bits (branchy); on AArch64, where nothing fuses and no uop cache is modelled; regions, one with
- * calls inside (calls) and one called once (gemm). */
+ * bits (branchy); on AArch64, where nothing fuses and no uop cache is modelled; regions: one with
+ * calls inside (calls), one called once (gemm), one called from a loop outside it (tiny). */
 Test(mdlsim_run, a_sampled_replay_counts_every_event_as_an_exact_one, .timeout = 300)
 {
     expect_sampled_counts_exact("skylake", "gemm.x86 40", NULL);
@@ -2934,6 +2957,7 @@ Test(mdlsim_run, a_sampled_replay_counts_every_event_as_an_exact_one, .timeout =
     expect_sampled_counts_exact("cortex-a72", "calls.a64 20000", NULL);
     expect_sampled_counts_exact("skylake", "calls.x86 20000", "kernel_calls");
     expect_sampled_counts_exact("alderlake", "gemm.x86 40", "kernel_gemm");
+    expect_sampled_counts_exact("icelake", "calls.x86 20000", "tiny");     /* mostly outside it */
 }
 
 Test(mdlsim_run, a_short_run_is_exact_by_default_and_the_text_says_how_it_was_modelled)

@@ -953,6 +953,38 @@ static void skip_branch(struct run *r, uint64_t next_pc)
     r->pend = -1;
 }
 
+/* Whether the pending execution is outside every region and enters none (not a region's entry),
+ * no string and no fused pair's second: model_pending would only warm it and follow its call or
+ * return. */
+static bool skips_outside(const struct run *r)
+{
+    const struct sinsn *s = &r->s[r->pend];
+    return r->o.n_roi && !r->active && !s->entry && !s->in->rep && r->fused_first < 0;
+}
+
+/* The pending execution, which skips_outside allows, followed by the execution at NEXT_PC: the
+ * predictor, the caches, the uop cache and the stack engine warmed, its call or return followed
+ * (the regions' returns are found by them), as model_pending does without its checks. */
+static void skip_outside(struct run *r, uint64_t next_pc)
+{
+    const struct sinsn *s = &r->s[r->pend];
+    const struct rt_insn *in = s->in;
+    if (in->branch != RT_BR_NONE)
+        bp_branch(r->bp, in->pc, (enum rt_branch)in->branch, next_pc != in->pc + in->len, next_pc, in->pc + in->len);
+    uint8_t levels[RT_MAX_MEM + 6] = { 0 };
+    uint64_t addr[RT_MAX_MEM] = { 0 };
+    warm_accesses(r, levels, addr);
+    r->total++;
+    warm_path(r, s);
+    stack_sync(r, s);
+    if (in->branch == RT_BR_CALL)
+        r->calls[r->n_calls++ % 256] = in->pc + in->len;
+    else if (in->branch == RT_BR_RET && r->n_calls)
+        r->n_calls--;
+    r->n_acc = 0;
+    r->pend = -1;
+}
+
 static void model_pending(struct run *r, uint64_t next_pc, bool known_next)
 {
     struct sinsn *s = &r->s[r->pend];
@@ -1024,6 +1056,8 @@ static bool on_exec(struct run *r, uint64_t id, char *err, size_t errlen)
     }
     if (r->pend >= 0 && skips_branch(r))
         skip_branch(r, r->s[id].in->pc);
+    else if (r->pend >= 0 && skips_outside(r))
+        skip_outside(r, r->s[id].in->pc);
     else if (r->pend >= 0)
         model_pending(r, r->s[id].in->pc, true);
     r->pend = (int64_t)id;
