@@ -147,6 +147,16 @@ static void lanes_copy(struct rt_model *md, unsigned from, unsigned to)
     fills_copy_lane(&md->fills, from, to);
 }
 
+/* LANE is stepped from now on in the next free slot, with its parameters and the baseline's state
+ * as it is. */
+static void lanes_fork(struct rt_model *md, unsigned lane)
+{
+    unsigned slot = md->live++;
+    lanes_place(md, lane, slot);
+    model_slot_params(md, &md->cfg[lane], slot);
+    lanes_copy(md, 0, slot);
+}
+
 const double *lanes_frozen(const struct rt_model *md, unsigned lane)
 {
     return &md->frozen[(size_t)lane * (FROZEN + md->m->n_async)];
@@ -214,8 +224,7 @@ void lanes_rest(struct rt_model *md)
 }
 
 /* The resting lanes take the baseline's state: shared where they may (lanes_set's rule), else in
- * a slot of their own with a copy of it (share_split's order: the slot's parameters, then the
- * state). */
+ * a slot of their own with a copy of it. */
 void lanes_join(struct rt_model *md)
 {
     for (unsigned l = 1; l < md->n_lanes; l++) {
@@ -226,10 +235,7 @@ void lanes_join(struct rt_model *md)
             md->shared[md->n_shared++] = l;
             continue;
         }
-        unsigned slot = md->live++;
-        lanes_place(md, l, slot);
-        model_slot_params(md, &md->cfg[l], slot);
-        lanes_copy(md, 0, slot);
+        lanes_fork(md, l);
     }
     shared_merge(md);
     lanes_changed(md);
@@ -280,10 +286,7 @@ static void share_split(struct rt_model *md, const struct step *s)
             k++;
             continue;
         }
-        unsigned slot = md->live++;
-        lanes_place(md, lane, slot);
-        model_slot_params(md, &md->cfg[lane], slot);
-        lanes_copy(md, 0, slot);
+        lanes_fork(md, lane);
         md->shared[k] = md->shared[--md->n_shared];
     }
     shared_merge(md);

@@ -836,14 +836,31 @@ static bool stack_sync(struct run *r, const struct sinsn *s)
     return sync;
 }
 
+/* Whether the next TICKS instructions, from the pending one, are inside the region (if any) and
+ * fall where the sampling skips, no turn of its clock on the way, with no call being followed. */
+static bool skipping(const struct run *r, uint64_t ticks)
+{
+    return (!r->o.n_roi || r->active) && r->holding && r->clock.left > ticks && !(r->clock.flags & SAMPLE_MODEL) &&
+           !r->after_call && !r->call_site;
+}
+
+/* N instructions of the region skipped, as sample_next counts them when its clock does not turn. */
+static void skip_counted(struct run *r, uint64_t n)
+{
+    r->clock.left -= n;
+    r->total += n;
+    r->skipped += n;
+    r->skip_run += n;
+    r->in_roi += n;
+}
+
 /* Whether the next TICKS instructions of the region, from the pending one, fall where the sampling
  * skips (no turn of its clock on the way) and nothing needs to follow them but the warming: inside
  * the region (if any), no call or fused pair pending. skip_rest then does what model_pending would
  * for those of them that are plain and no region's edge. */
 static bool plain_span(const struct run *r, uint64_t ticks)
 {
-    return (!r->o.n_roi || r->active) && r->holding && r->clock.left > ticks && !(r->clock.flags & SAMPLE_MODEL) &&
-           r->fused_first < 0 && !r->after_call && !r->call_site;
+    return skipping(r, ticks) && r->fused_first < 0;
 }
 
 /* Whether S may enter or leave a region (in_region): a region's entry, or where the innermost
@@ -905,6 +922,32 @@ static void skip_fused_first(struct run *r)
     r->fused_first = r->pend;
 }
 
+/* IN's branch, followed by the execution at NEXT_PC, through the predictor: whether it mispredicted. */
+static bool predict(struct run *r, const struct rt_insn *in, uint64_t next_pc)
+{
+    return bp_branch(r->bp, in->pc, (enum rt_branch)in->branch, next_pc != in->pc + in->len, next_pc,
+                     in->pc + in->len);
+}
+
+/* IN's call or return, in the calls in progress (whose return addresses end regions). */
+static void follow_call(struct run *r, const struct rt_insn *in)
+{
+    if (in->branch == RT_BR_CALL)
+        r->calls[r->n_calls++ % 256] = in->pc + in->len;
+    else if (in->branch == RT_BR_RET && r->n_calls)
+        r->n_calls--;
+}
+
+/* The second of a fused pair, whose outcome was MISS: one entry, the first's accesses, stepped or
+ * held as the sampling says. */
+static void step_fused(struct run *r, bool miss)
+{
+    const struct sinsn *f = &r->s[r->fused_first];
+    step(r, f->pair[r->fused_sync], (uint32_t)r->fused_first, r->fused_addr, r->fused_levels, miss, r->fused_path);
+    r->fused_first = -1;
+    r->fused++;
+}
+
 /* Whether the pending execution is a branch (not a call: a call is followed into its callee) that
  * model_pending would only warm, count and hold: the sampling skips it with no turn of its clock,
  * it is inside the region (if any) and no edge of it, and no call or string is being followed. */
@@ -912,9 +955,7 @@ static bool skips_branch(const struct run *r)
 {
     const struct sinsn *s = &r->s[r->pend];
     const struct rt_insn *in = s->in;
-    return in->branch != RT_BR_NONE && in->branch != RT_BR_CALL && !in->rep && (!r->o.n_roi || r->active) &&
-           !region_edge(r, s) && r->holding && r->clock.left > 1 && !(r->clock.flags & SAMPLE_MODEL) &&
-           !r->after_call && !r->call_site;
+    return in->branch != RT_BR_NONE && in->branch != RT_BR_CALL && !in->rep && !region_edge(r, s) && skipping(r, 1);
 }
 
 /* The pending branch, which skips_branch allows, followed by the execution at NEXT_PC: predicted,
@@ -924,8 +965,7 @@ static void skip_branch(struct run *r, uint64_t next_pc)
 {
     struct sinsn *s = &r->s[r->pend];
     const struct rt_insn *in = s->in;
-    bool miss = bp_branch(r->bp, in->pc, (enum rt_branch)in->branch, next_pc != in->pc + in->len, next_pc,
-                          in->pc + in->len);
+    bool miss = predict(r, in, next_pc);
     uint8_t levels[RT_MAX_MEM + 6] = { 0 };
     uint64_t addr[RT_MAX_MEM] = { 0 };
     enum rt_path path;
@@ -934,22 +974,12 @@ static void skip_branch(struct run *r, uint64_t next_pc)
     s->mispredicts += miss;
     r->roi_branches++;
     r->roi_mispredicted += miss;
-    r->clock.left--;                /* sample_next, with no turn */
-    r->total++;
-    r->skipped++;
-    r->skip_run++;
-    r->in_roi++;
-    if (r->fused_first >= 0) {
-        const struct sinsn *f = &r->s[r->fused_first];
-        hold(r, f->pair[r->fused_sync], (uint32_t)r->fused_first, r->fused_addr, r->fused_levels, miss,
-             r->fused_path);
-        r->fused_first = -1;
-        r->fused++;
-    } else {
+    skip_counted(r, 1);
+    if (r->fused_first >= 0)
+        step_fused(r, miss);
+    else
         hold(r, sync ? s->in_sync : s->in, (uint32_t)r->pend, addr, levels, miss, path);
-    }
-    if (in->branch == RT_BR_RET && r->n_calls)
-        r->n_calls--;
+    follow_call(r, in);
     r->pend = -1;
 }
 
@@ -970,17 +1000,14 @@ static void skip_outside(struct run *r, uint64_t next_pc)
     const struct sinsn *s = &r->s[r->pend];
     const struct rt_insn *in = s->in;
     if (in->branch != RT_BR_NONE)
-        bp_branch(r->bp, in->pc, (enum rt_branch)in->branch, next_pc != in->pc + in->len, next_pc, in->pc + in->len);
+        predict(r, in, next_pc);
     uint8_t levels[RT_MAX_MEM + 6] = { 0 };
     uint64_t addr[RT_MAX_MEM] = { 0 };
     warm_accesses(r, levels, addr);
     r->total++;
     warm_path(r, s);
     stack_sync(r, s);
-    if (in->branch == RT_BR_CALL)
-        r->calls[r->n_calls++ % 256] = in->pc + in->len;
-    else if (in->branch == RT_BR_RET && r->n_calls)
-        r->n_calls--;
+    follow_call(r, in);
     r->n_acc = 0;
     r->pend = -1;
 }
@@ -991,9 +1018,7 @@ static void model_pending(struct run *r, uint64_t next_pc, bool known_next)
     const struct rt_insn *in = s->in;
     if (in->rep)
         rep_fold(r);
-    bool taken = known_next && next_pc != in->pc + in->len;
-    bool miss = in->branch != RT_BR_NONE && known_next &&
-                bp_branch(r->bp, in->pc, (enum rt_branch)in->branch, taken, next_pc, in->pc + in->len);
+    bool miss = in->branch != RT_BR_NONE && known_next && predict(r, in, next_pc);
     uint8_t levels[RT_MAX_MEM + 6] = { 0 };
     uint64_t addr[RT_MAX_MEM] = { 0 };
     warm_accesses(r, levels, addr);
@@ -1016,13 +1041,7 @@ static void model_pending(struct run *r, uint64_t next_pc, bool known_next)
     if (in->rep && inside) {
         step_string(r, sync ? s->in_sync : s->in, (uint32_t)r->pend, r->rep.first, r->rep.deepest, path, &r->rep.str);
     } else if (r->fused_first >= 0) {
-        /* the second of a fused pair: one entry, the first's accesses, this one's outcome (stepped
-         * or held as the sampling said of the first) */
-        struct sinsn *f = &r->s[r->fused_first];
-        step(r, f->pair[r->fused_sync], (uint32_t)r->fused_first, r->fused_addr, r->fused_levels, miss,
-             r->fused_path);
-        r->fused_first = -1;
-        r->fused++;
+        step_fused(r, miss);
     } else if (inside && s->pair[0] && known_next && next_pc == in->pc + in->len) {
         r->fused_first = r->pend;
         r->fused_sync = sync;
@@ -1034,10 +1053,7 @@ static void model_pending(struct run *r, uint64_t next_pc, bool known_next)
     }
     if (inside)
         count_call(r, s);
-    if (in->branch == RT_BR_CALL)
-        r->calls[r->n_calls++ % 256] = in->pc + in->len;
-    else if (in->branch == RT_BR_RET && r->n_calls)
-        r->n_calls--;
+    follow_call(r, in);
     r->pend = -1;
     r->n_acc = 0;
     if (in->rep)
@@ -1159,12 +1175,7 @@ static uint32_t skip_rest(struct run *r, const uint32_t *ids, uint32_t i, uint32
         r->pend = ids[i];
         attach_accesses(r, i++, a);
     }
-    uint64_t n = i - from;
-    r->clock.left -= n;             /* sample_next, with no turn on the way */
-    r->total += n;
-    r->skipped += n;
-    r->skip_run += n;
-    r->in_roi += n;
+    skip_counted(r, i - from);
     return i;
 }
 
