@@ -2,6 +2,7 @@
  * miss, and a next-line or stride prefetcher per level. */
 #include "cache.h"
 #include <stdlib.h>
+#include <string.h>
 #include "policy/policy.h"
 
 enum { CACHE_STREAM_SET_BITS = 4, CACHE_STREAM_WAYS = 4, CACHE_REGION_SHIFT = 12 };
@@ -18,13 +19,20 @@ struct cache_lvl {
     const struct mdl_cache *desc;
     const struct policy_ops *pol;
     uint64_t *tags;             /* [set * ways + way]: line + 1, 0 for an invalid way */
+    /* [set * byte_stride + way]: a byte of each way's line (cache_tag_byte; 0 for an invalid way
+     * and the padding), so that a lookup reads its set's full tags only where a byte matches:
+     * a scan of the tags, with its exit at a different way each time, mispredicted a branch per
+     * lookup and read a set's whole tags (a large last level's do not stay in the host's caches) */
+    uint8_t *bytes;
+    size_t byte_stride;         /* ways rounded up to 8 */
     uint8_t *state;             /* [set * state_stride]: the policy's bytes */
     size_t state_stride;
     uint64_t sets, set_mask;    /* set_mask is 0 when sets is not a power of two */
     unsigned ways, line_shift, region_shift;
     /* Touching a set's most recently used line again changes no policy state (policy.h), so
      * such a hit needs no lookup. MRU[set] is that line + 1 as the latest lookup or fill in
-     * the set left it (0 before any). LAST is the line + 1 of the level's latest access
+     * the set left it (0 before any); only the first level has it, the one such hits reach
+     * (kept for the others, it cost the reader a host cache line per access). LAST is the line + 1 of the level's latest access
      * (0 after a fill into its set): a repeat of it does not train the prefetcher either. */
     uint64_t *mru;
     uint64_t last;
@@ -51,7 +59,7 @@ static uint64_t cache_set(const struct cache_lvl *l, uint64_t line)
     return l->set_mask ? line & l->set_mask : line % l->sets;
 }
 
-static bool cache_level_init(struct cache_lvl *l, const struct mdl_cache *c)
+static bool cache_level_init(struct cache_lvl *l, const struct mdl_cache *c, bool first)
 {
     uint64_t line = c->line ? c->line : 64;
     l->desc = c;
@@ -69,9 +77,11 @@ static bool cache_level_init(struct cache_lvl *l, const struct mdl_cache *c)
     /* Rounded to 8 bytes so that every policy can keep aligned words per set. */
     l->state_stride = (l->pol->state_size(l->ways) + 7) & ~(size_t)7;
     l->tags = calloc(l->sets * l->ways, sizeof *l->tags);
+    l->byte_stride = (l->ways + 7) & ~(size_t)7;
+    l->bytes = calloc(l->sets, l->byte_stride);
     l->state = calloc(l->sets, l->state_stride);
-    l->mru = calloc(l->sets, sizeof *l->mru);
-    if (!l->tags || !l->state || !l->mru)
+    l->mru = first ? calloc(l->sets, sizeof *l->mru) : NULL;
+    if (!l->tags || !l->bytes || !l->state || (first && !l->mru))
         return false;
     for (unsigned i = 0; i < 1 << CACHE_STREAM_SET_BITS; i++)
         for (unsigned w = 0; w < CACHE_STREAM_WAYS; w++)
@@ -92,7 +102,8 @@ struct cache_hier *cache_new(const struct mdl_machine *m)
     for (unsigned i = 0; i < m->n_caches; i++) {
         if (m->caches[i].kind == MDL_CACHE_INSTRUCTION)
             continue;
-        if (!cache_level_init(&h->lv[h->n++], &m->caches[i])) {
+        struct cache_lvl *l = &h->lv[h->n++];
+        if (!cache_level_init(l, &m->caches[i], l == h->lv)) {
             cache_free(h);
             return NULL;
         }
@@ -106,19 +117,40 @@ void cache_free(struct cache_hier *h)
         return;
     for (unsigned i = 0; i < h->n; i++) {
         free(h->lv[i].tags);
+        free(h->lv[i].bytes);
         free(h->lv[i].state);
         free(h->lv[i].mru);
     }
     free(h);
 }
 
-/* The way holding LINE, or -1. */
+/* LINE's byte in the ways' bytes: a hash, since the lines of one set differ in their high bits;
+ * never 0, the byte of an invalid way. */
+static uint8_t cache_tag_byte(uint64_t line)
+{
+    uint8_t b = (uint8_t)(line * UINT64_C(0x9e3779b97f4a7c15) >> 56);
+    return b | (b == 0);
+}
+
+/* The way holding LINE, or -1. Eight ways' bytes at a time: the bytes equal to LINE's are those
+ * of (word ^ key) that are zero, found with the borrow trick; a byte above a zero one may show
+ * too (a padding byte as well), and the full tag settles every candidate. */
 static int cache_find(const struct cache_lvl *l, uint64_t line, uint64_t set)
 {
     const uint64_t *t = l->tags + set * l->ways;
-    for (unsigned w = 0; w < l->ways; w++)
-        if (t[w] == line + 1)
-            return (int)w;
+    const uint8_t *b = l->bytes + set * l->byte_stride;
+    const uint64_t ones = UINT64_C(0x0101010101010101), highs = UINT64_C(0x8080808080808080);
+    uint64_t key = cache_tag_byte(line) * ones;
+    for (unsigned w = 0; w < l->ways; w += 8) {
+        uint64_t word;
+        memcpy(&word, b + w, sizeof word);
+        uint64_t x = word ^ key;
+        for (uint64_t m = (x - ones) & ~x & highs; m; m &= m - 1) {
+            unsigned k = w + (unsigned)__builtin_ctzll(m) / 8;
+            if (k < l->ways && t[k] == line + 1)
+                return (int)k;
+        }
+    }
     return -1;
 }
 
@@ -129,7 +161,8 @@ static bool cache_lookup(struct cache_lvl *l, uint64_t line)
     if (w < 0)
         return false;
     l->pol->touch(l->state + set * l->state_stride, l->ways, (unsigned)w);
-    l->mru[set] = line + 1;
+    if (l->mru)
+        l->mru[set] = line + 1;
     l->last = line + 1;
     return true;
 }
@@ -150,8 +183,10 @@ static void cache_fill_set(struct cache_lvl *l, uint64_t line, uint64_t set)
             w++;
     }
     t[w] = line + 1;
+    l->bytes[set * l->byte_stride + w] = cache_tag_byte(line);
     l->pol->insert(st, l->ways, w);
-    l->mru[set] = line + 1;
+    if (l->mru)
+        l->mru[set] = line + 1;
     if (l->last && cache_set(l, l->last - 1) == set)
         l->last = 0;
 }

@@ -187,6 +187,42 @@ Test(cache, picks_the_same_random_victims_on_every_run)
     cr_assert(l1 > 500 && l1 < 800, "%d L1 hits of 1000", l1);
 }
 
+/* A set of W ways (a few, a dozen, twenty, 64) under LRU finds each line it holds as a list kept
+ * by recency says, over random accesses to one and a half times W random lines: the lookup's
+ * filter on a byte of each line (14 of the 96 lines share one with another) never hides a line
+ * nor finds one it lost, whether W is a multiple of the eight bytes it compares at once or not. */
+Test(cache, finds_every_line_a_set_holds_whatever_its_ways)
+{
+    const unsigned ways[] = { 3, 12, 20, 64 };
+    for (unsigned k = 0; k < sizeof ways / sizeof ways[0]; k++) {
+        unsigned w = ways[k], pool = w + w / 2, n = 0;
+        struct mdl_cache c[2];
+        struct mdl_machine m;
+        struct cache_hier *h = one_set(MDL_POLICY_LRU, w, c, &m);
+        uint64_t held[64], lines[96];               /* HELD: most recent first */
+        uint64_t rng = 12345u + w;
+        for (unsigned i = 0; i < pool; i++) {       /* random, unlike a progression, whose bytes differ */
+            rng = rng * UINT64_C(6364136223846793005) + 1442695040888963407u;
+            lines[i] = rng >> 24;
+        }
+        for (int i = 0; i < 5000; i++) {
+            rng = rng * UINT64_C(6364136223846793005) + 1442695040888963407u;
+            uint64_t line = lines[(rng >> 33) % pool];
+            unsigned at = 0;
+            while (at < n && held[at] != line)
+                at++;
+            bool hit = at < n;
+            cr_assert_eq(load(h, line * 64) == L1, hit, "%u ways, access %d: line %llu %s", w, i,
+                         (unsigned long long)line, hit ? "held" : "not held");
+            if (!hit)
+                at = n < w ? n++ : w - 1;
+            memmove(held + 1, held, at * sizeof *held);
+            held[0] = line;
+        }
+        cache_free(h);
+    }
+}
+
 Test(cache, fills_every_level_above_the_one_that_hit_and_counts_them)
 {
     struct mdl_cache c[2];
