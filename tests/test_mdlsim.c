@@ -2910,7 +2910,7 @@ static json_int_t count_of(json_t *o, const char *obj, const char *key)
  * instructions the sampling skips (plain ones, a fused pair's first, a branch, inside a region)
  * do what its full path does. Replays of PROGRAM ARGS's stream on MACHINE (with ROI: of that
  * function's calls), sampled from the first instruction and exact. */
-static void expect_sampled_counts_exact(const char *machine, const char *program, const char *roi)
+static void expect_sampled_counts_exact(const char *machine, const char *program, const char *roi, unsigned period)
 {
     char with_roi[128] = "";
     if (roi)
@@ -2924,8 +2924,8 @@ static void expect_sampled_counts_exact(const char *machine, const char *program
     snprintf(cmd, sizeof cmd, "--machine %s %s--exact --no-sensitivity --json $MDLSIM_TMP/mdlsim-counts-x.json "
              "$MDLSIM_TMP/mdlsim-counts.trace", machine, with_roi);
     json_t *x = replay_json(cmd, scratch_path("mdlsim-counts-x.json"));
-    snprintf(cmd, sizeof cmd, "--machine %s %s--sample --sample-period 10000 --no-sensitivity --json "
-             "$MDLSIM_TMP/mdlsim-counts-s.json $MDLSIM_TMP/mdlsim-counts.trace", machine, with_roi);
+    snprintf(cmd, sizeof cmd, "--machine %s %s--sample --sample-period %u --no-sensitivity --json "
+             "$MDLSIM_TMP/mdlsim-counts-s.json $MDLSIM_TMP/mdlsim-counts.trace", machine, with_roi, period);
     json_t *s = replay_json(cmd, scratch_path("mdlsim-counts-s.json"));
     cr_assert_str_eq(json_string_value(json_object_get(json_object_get(s, "sampling"), "mode")), "sampled");
     const char *totals[][2] = { { NULL, "instructions" }, { NULL, "macro_fused" }, { "branches", "branches" },
@@ -2982,14 +2982,16 @@ static void expect_sampled_counts_exact(const char *machine, const char *program
  * calls inside (calls), one called once (gemm), one called from a loop outside it (tiny). */
 Test(mdlsim_run, a_sampled_replay_counts_every_event_as_an_exact_one, .timeout = 300)
 {
-    expect_sampled_counts_exact("skylake", "gemm.x86 40", NULL);
-    expect_sampled_counts_exact("skylake", "calls.x86 20000", NULL);
-    expect_sampled_counts_exact("icelake", "copy.x86 4096 20", NULL);
-    expect_sampled_counts_exact("alderlake", "branchy.x86 20000", NULL);
-    expect_sampled_counts_exact("cortex-a72", "calls.a64 20000", NULL);
-    expect_sampled_counts_exact("skylake", "calls.x86 20000", "kernel_calls");
-    expect_sampled_counts_exact("alderlake", "gemm.x86 40", "kernel_gemm");
-    expect_sampled_counts_exact("icelake", "calls.x86 20000", "tiny");     /* mostly outside it */
+    expect_sampled_counts_exact("skylake", "gemm.x86 40", NULL, 10000);
+    expect_sampled_counts_exact("skylake", "calls.x86 20000", NULL, 10000);
+    expect_sampled_counts_exact("icelake", "copy.x86 4096 20", NULL, 10000);
+    expect_sampled_counts_exact("alderlake", "branchy.x86 20000", NULL, 10000);
+    expect_sampled_counts_exact("cortex-a72", "calls.a64 20000", NULL, 10000);
+    expect_sampled_counts_exact("skylake", "calls.x86 20000", "kernel_calls", 10000);
+    expect_sampled_counts_exact("alderlake", "gemm.x86 40", "kernel_gemm", 10000);
+    expect_sampled_counts_exact("icelake", "calls.x86 20000", "tiny", 10000);     /* mostly outside it */
+    /* a skip longer than the steps kept for a tail: the rest skipped without keeping them */
+    expect_sampled_counts_exact("skylake", "gemm.x86 48", NULL, 1000000);
 }
 
 Test(mdlsim_run, a_short_run_is_exact_by_default_and_the_text_says_how_it_was_modelled)
