@@ -2979,7 +2979,8 @@ static void expect_sampled_counts_exact(const char *machine, const char *program
 
 /* Fused pairs in loops (gemm), calls and returns (calls), string copies (copy), branches on random
  * bits (branchy); on AArch64, where nothing fuses and no uop cache is modelled; regions: one with
- * calls inside (calls), one called once (gemm), one called from a loop outside it (tiny). */
+ * calls inside (calls), one called once (gemm), one called from a loop outside it (tiny), one
+ * whose entry and return address are branches (kernel_edge). */
 Test(mdlsim_run, a_sampled_replay_counts_every_event_as_an_exact_one, .timeout = 300)
 {
     expect_sampled_counts_exact("skylake", "gemm.x86 40", NULL, 10000);
@@ -2990,6 +2991,10 @@ Test(mdlsim_run, a_sampled_replay_counts_every_event_as_an_exact_one, .timeout =
     expect_sampled_counts_exact("skylake", "calls.x86 20000", "kernel_calls", 10000);
     expect_sampled_counts_exact("alderlake", "gemm.x86 40", "kernel_gemm", 10000);
     expect_sampled_counts_exact("icelake", "calls.x86 20000", "tiny", 10000);     /* mostly outside it */
+    /* a return address that is a branch: where the region ends, the skip's branch path must not
+     * count it in */
+    expect_sampled_counts_exact("skylake", "edges.x86 20000", "kernel_edge", 10000);
+    expect_sampled_counts_exact("cortex-a72", "edges.a64 20000", "kernel_edge", 10000);
     /* a skip longer than the steps kept for a tail: the rest skipped without keeping them */
     expect_sampled_counts_exact("skylake", "gemm.x86 48", NULL, 1000000);
 }
