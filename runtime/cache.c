@@ -132,6 +132,18 @@ static uint8_t cache_tag_byte(uint64_t line)
     return b | (b == 0);
 }
 
+/* Eight bytes from P as a word whose first byte is the lowest, on any host (one load on x86-64):
+ * cache_find counts its bytes from the low end. */
+static uint64_t cache_load_le(const uint8_t *p)
+{
+    uint64_t w;
+    memcpy(&w, p, sizeof w);
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+    w = __builtin_bswap64(w);
+#endif
+    return w;
+}
+
 /* The way holding LINE, or -1. Eight ways' bytes at a time: the bytes equal to LINE's are those
  * of (word ^ key) that are zero, found with the borrow trick; a byte above a zero one may show
  * too (a padding byte as well), and the full tag settles every candidate. */
@@ -142,9 +154,7 @@ static int cache_find(const struct cache_lvl *l, uint64_t line, uint64_t set)
     const uint64_t ones = UINT64_C(0x0101010101010101), highs = UINT64_C(0x8080808080808080);
     uint64_t key = cache_tag_byte(line) * ones;
     for (unsigned w = 0; w < l->ways; w += 8) {
-        uint64_t word;
-        memcpy(&word, b + w, sizeof word);
-        uint64_t x = word ^ key;
+        uint64_t x = cache_load_le(b + w) ^ key;
         for (uint64_t m = (x - ones) & ~x & highs; m; m &= m - 1) {
             unsigned k = w + (unsigned)__builtin_ctzll(m) / 8;
             if (k < l->ways && t[k] == line + 1)
