@@ -32,8 +32,9 @@ struct cache_lvl {
     /* Touching a set's most recently used line again changes no policy state (policy.h), so
      * such a hit needs no lookup. MRU[set] is that line + 1 as the latest lookup or fill in
      * the set left it (0 before any); only the first level has it, the one such hits reach
-     * (kept for the others, it cost the reader a host cache line per access). LAST is the line + 1 of the level's latest access
-     * (0 after a fill into its set): a repeat of it does not train the prefetcher either. */
+     * (kept for the others, it cost the reader a host cache line per access). LAST is the
+     * line + 1 of the level's latest access (0 after a fill into its set): a repeat of it does
+     * not train the prefetcher either. */
     uint64_t *mru;
     uint64_t last;
     uint64_t accesses, hits;

@@ -91,6 +91,17 @@ static void shared_merge(struct rt_model *md)
         diff_merge(&md->shared_any, &md->diff[md->shared[k]]);
 }
 
+/* Whether lane L shares the baseline's state, as it may unless sharing is off or L reads a
+ * parameter of its own at every step; if so, it does from now on. */
+static bool lanes_try_share(struct rt_model *md, unsigned l)
+{
+    if (!md->share || md->diff[l].always)
+        return false;
+    md->lane_state[l] = LANE_SHARED;
+    md->shared[md->n_shared++] = l;
+    return true;
+}
+
 /* The lanes' parameters: the baseline in slot 0, each lane that reads a parameter of its own at
  * every step in the next slot, the others sharing the baseline's state (each is tried in the next
  * free slot to see where it differs). */
@@ -108,11 +119,8 @@ void lanes_set(struct rt_model *md, const struct rt_lane_cfg *lanes, unsigned n)
         md->win_max[1] = md->lb[s] > md->win_max[1] ? md->lb[s] : md->win_max[1];
         md->win_max[2] = md->sb[s] > md->win_max[2] ? md->sb[s] : md->win_max[2];
         slot_diff(md, s, &md->diff[l]);
-        if (l > 0 && md->share && !md->diff[l].always) {
-            md->lane_state[l] = LANE_SHARED;
-            md->shared[md->n_shared++] = l;
+        if (l > 0 && lanes_try_share(md, l))
             continue;
-        }
         lanes_place(md, l, s);
         md->live++;
     }
@@ -223,20 +231,13 @@ void lanes_rest(struct rt_model *md)
     lanes_changed(md);
 }
 
-/* The resting lanes take the baseline's state: shared where they may (lanes_set's rule), else in
- * a slot of their own with a copy of it. */
+/* The resting lanes take the baseline's state: shared where they may, else in a slot of their own
+ * with a copy of it. */
 void lanes_join(struct rt_model *md)
 {
-    for (unsigned l = 1; l < md->n_lanes; l++) {
-        if (md->lane_state[l] != LANE_RESTING)
-            continue;
-        if (md->share && !md->diff[l].always) {
-            md->lane_state[l] = LANE_SHARED;
-            md->shared[md->n_shared++] = l;
-            continue;
-        }
-        lanes_fork(md, l);
-    }
+    for (unsigned l = 1; l < md->n_lanes; l++)
+        if (md->lane_state[l] == LANE_RESTING && !lanes_try_share(md, l))
+            lanes_fork(md, l);
     shared_merge(md);
     lanes_changed(md);
 }

@@ -102,7 +102,7 @@ struct sample_rec {
 void sample_rec_init(struct sample_rec *r, unsigned n_lanes, bool baseline);
 void sample_rec_free(struct sample_rec *r);
 /* The mark WHAT (SAMPLE_EXACT_END, SAMPLE_UNIT_START, SAMPLE_UNIT_END, SAMPLE_TAIL_END) read from MD,
- * on its thread. */
+ * and SAMPLE_REST, SAMPLE_JOIN done to it, on its thread. */
 void sample_rec_mark(struct sample_rec *r, struct rt_model *md, unsigned what);
 
 #endif
