@@ -144,10 +144,11 @@ static const struct view {
     "                     in each period (20,000 instructions at first, doubling every 500\n" \
     "                     periods), 2,000 are modelled to warm the pipeline (the sensitivity\n" \
     "                     lanes the last 1,500 of them, from the baseline's state) and the next\n" \
-    "                     1,000 are measured; the caches, the branch predictor and the uop\n" \
-    "                     cache see every instruction. Cycles and speed-ups are then estimates\n" \
-    "                     with 95% confidence intervals (cycles_low/high, speedup_low/high in\n" \
-    "                     JSON); instruction and event counts stay exact\n" \
+    "                     1,000 are measured: the baseline's in every period, each lane's in one\n" \
+    "                     period of two, the lanes in turn, after the first 500; the caches, the\n" \
+    "                     branch predictor and the uop cache see every instruction. Cycles and\n" \
+    "                     speed-ups are estimates with 95% confidence intervals (cycles_low/high,\n" \
+    "                     speedup_low/high in JSON); instruction and event counts stay exact\n" \
     "  --sample-period N  the first period, in instructions (10000 to 1000000000; default 20000)\n" \
     "  --robustness       check the verdict at both ends of every value the machine gives with a\n" \
     "                     plausible range (as block's --robustness) by replaying the run's trace:\n" \

@@ -231,12 +231,12 @@ void lanes_rest(struct rt_model *md)
     lanes_changed(md);
 }
 
-/* The resting lanes take the baseline's state: shared where they may, else in a slot of their own
- * with a copy of it. */
-void lanes_join(struct rt_model *md)
+/* The resting lanes in WHICH (NULL: all) take the baseline's state: shared where they may, else in
+ * a slot of their own with a copy of it. */
+void lanes_join(struct rt_model *md, const bool *which)
 {
     for (unsigned l = 1; l < md->n_lanes; l++)
-        if (md->lane_state[l] == LANE_RESTING && !lanes_try_share(md, l))
+        if (md->lane_state[l] == LANE_RESTING && (!which || which[l]) && !lanes_try_share(md, l))
             lanes_fork(md, l);
     shared_merge(md);
     lanes_changed(md);

@@ -15,9 +15,9 @@ void lanes_changed(struct rt_model *md);
 /* LANE keeps its readings and is no longer stepped (rt_model_lane_done). */
 void lanes_done(struct rt_model *md, unsigned lane);
 /* The lanes but the baseline rest (frozen, not stepped), then join again with the baseline's state
- * (rt_model_lanes_rest). */
+ * (rt_model_lanes_rest, rt_model_lanes_join). */
 void lanes_rest(struct rt_model *md);
-void lanes_join(struct rt_model *md);
+void lanes_join(struct rt_model *md, const bool *which);
 /* Before step S: the lanes sharing the baseline's state that S touches take a slot each. */
 void lanes_split(struct rt_model *md, const struct step *s);
 /* A done lane's readings (FROZEN_* and its async totals); the slot of a lane not done. */

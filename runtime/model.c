@@ -661,13 +661,9 @@ uint64_t rt_model_critical(const struct rt_model *md, uint32_t sidx, uint64_t *s
 
 void rt_model_lane_done(struct rt_model *md, unsigned lane) { lanes_done(md, lane); }
 
-void rt_model_lanes_rest(struct rt_model *md, bool rest)
-{
-    if (rest)
-        lanes_rest(md);
-    else
-        lanes_join(md);
-}
+void rt_model_lanes_rest(struct rt_model *md) { lanes_rest(md); }
+
+void rt_model_lanes_join(struct rt_model *md, const bool *which) { lanes_join(md, which); }
 
 bool rt_model_lane_shared(const struct rt_model *md, unsigned lane)
 {

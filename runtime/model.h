@@ -97,12 +97,15 @@ void rt_model_baseline_only(struct rt_model *md);
 /* LANE (not the baseline, which makes the choices every lane shares) has what it needs: it is no
  * longer stepped, and its readings stay as they are. */
 void rt_model_lane_done(struct rt_model *md, unsigned lane);
-/* With REST, the lanes but the baseline (and those done) rest: they are not stepped and their
- * readings stay as they are. Without, they join the baseline again: each takes the baseline's
+/* The lanes but the baseline (and those done) rest: they are not stepped and their readings stay
+ * as they are. Sampling rests them through the first part of a warm-up (their own state is as old
+ * as the last unit they measured, the baseline's is warmed), and through the periods they sit
+ * out. */
+void rt_model_lanes_rest(struct rt_model *md);
+/* The resting lanes L with WHICH[L] (NULL: all) join the baseline again: each takes the baseline's
  * state as it then is (shared while it may be) and is stepped from there, as a lane whose
- * parameters had been the baseline's until then. Sampling rests them through the first part of a
- * warm-up: their own state is as old as the last unit, the baseline's is warmed. */
-void rt_model_lanes_rest(struct rt_model *md, bool rest);
+ * parameters had been the baseline's until then. */
+void rt_model_lanes_join(struct rt_model *md, const bool *which);
 /* Lanes are stepped only once they differ from the baseline: a lane whose parameters differ
  * only in what no step has read so far has the baseline's state, which it shares (exact: it
  * takes a copy at the first step that reads one). ON by default; off, every lane is stepped

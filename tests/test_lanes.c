@@ -78,6 +78,7 @@ struct how {
     unsigned odd_done_at;
     unsigned reps;              /* repetitions (0: REPS) */
     unsigned rest_at, join_at;  /* the lanes rest from this repetition on, join from that (0: never) */
+    unsigned join_every;        /* > 1: only the lanes L with L % JOIN_EVERY == 1 join */
     const char *isa;            /* the kernel's copy (rt_model_vectors); NULL: the widest */
 };
 
@@ -105,9 +106,13 @@ static bool run_how(const struct mdl_machine *m, const struct block *b, const st
         for (unsigned l = 1; rep == how.odd_done_at && rep && l < n; l += 2)
             rt_model_lane_done(md, l);
         if (rep && rep == how.rest_at)
-            rt_model_lanes_rest(md, true);
-        if (rep && rep == how.join_at)
-            rt_model_lanes_rest(md, false);
+            rt_model_lanes_rest(md);
+        if (rep && rep == how.join_at) {
+            bool which[RT_MAX_LANES];
+            for (unsigned l = 0; l < n; l++)
+                which[l] = how.join_every < 2 || l % how.join_every == 1;
+            rt_model_lanes_join(md, which);
+        }
         for (size_t i = 0; i < b->n; i++) {
             uint64_t addr[RT_MAX_MEM];
             uint8_t level[RT_MAX_MEM];
@@ -307,13 +312,16 @@ static void expect_rest_and_join(const struct mdl_machine *m, const struct analy
 {
     const unsigned n = plan->n_lanes, rest = REPS / 3, join = 2 * REPS / 3;
     double plain[RT_MAX_LANES], at_rest[RT_MAX_LANES], resting[RT_MAX_LANES], shared[RT_MAX_LANES],
-        stepped[RT_MAX_LANES];
+        stepped[RT_MAX_LANES], some[RT_MAX_LANES];
     struct how h = { .rest_at = rest, .join_at = join, .odd_done_at = rest / 2 };
     run_how(m, b, plan->lanes, n, false, (struct how){ .odd_done_at = rest / 2 }, plain, NULL, NULL);
     run_how(m, b, plan->lanes, n, false, (struct how){ .odd_done_at = rest / 2, .reps = rest }, at_rest, NULL, NULL);
     run_how(m, b, plan->lanes, n, false, (struct how){ .rest_at = rest, .odd_done_at = rest / 2, .reps = join },
             resting, NULL, NULL);
     run_how(m, b, plan->lanes, n, false, h, shared, NULL, NULL);
+    h.join_every = 3;
+    run_how(m, b, plan->lanes, n, false, h, some, NULL, NULL);
+    h.join_every = 0;
     h.every_lane = true;
     run_how(m, b, plan->lanes, n, false, h, stepped, NULL, NULL);
     cr_expect_eq(shared[0], plain[0], "%s, seed %u: the baseline %.17g, %.17g without a rest", m->name, seed,
@@ -324,13 +332,17 @@ static void expect_rest_and_join(const struct mdl_machine *m, const struct analy
                      seed, l, knob, resting[l], at_rest[l]);
         cr_expect_eq(shared[l], stepped[l], "%s, seed %u, lane %u (%s) joined: %.17g, stepped in a slot %.17g", m->name,
                      seed, l, knob, shared[l], stepped[l]);
+        double alone = l % 3 == 1 ? shared[l] : resting[l];
+        cr_expect_eq(some[l], alone, "%s, seed %u, lane %u (%s) with a third of the lanes joining: %.17g, %.17g",
+                     m->name, seed, l, knob, some[l], alone);
         *(unsigned *)parted += l % 2 == 0 && shared[l] != shared[0];
     }
 }
 
 /* Lanes that rest keep their times while the baseline goes on as it would have, and join it again
  * with its state: shared until they differ, exactly as when each takes a copy of it in a slot of
- * its own (every lane stepped), with some done before they rest. */
+ * its own (every lane stepped), with some done before they rest; when only some of them join, those
+ * end as they would have with all joining, the others as they rested. */
 Test(lanes, lanes_rest_with_their_times_and_join_again_with_the_baselines_state)
 {
     unsigned parted = 0;

@@ -251,6 +251,40 @@ Test(sample, a_balanced_verdict_names_both_pairs_when_their_sampled_intervals_ov
                            "only when both are faster: not separable within the 95% intervals)");
 }
 
+/* A lane measured in one unit of two (the odd ones): its speed-up pairs its units with the
+ * baseline's same ones (the baseline's units vary, the lane is 10% faster in each: exactly 1/0.9,
+ * no spread), its cycles are the baseline's over all units at that speed-up, and the units it did
+ * not measure are never read. */
+Test(sample, a_lane_measured_in_one_unit_of_two_pairs_its_units_with_the_baselines_same_ones)
+{
+    double base[60], lane[60];
+    for (int i = 0; i < 60; i++) {
+        base[i] = 400 + 150 * (i % 3);
+        lane[i] = i % 2 ? 0.9 * base[i] : NAN;
+    }
+    struct sample_stream s = { .plan = { .period = 20000, .warm = 2000, .unit = 1000, .epoch = 40 }, .n_exact = 1000,
+                               .n_rest = 1200000, .n_units = 60 };
+    struct sample_lane b = lane_of(700, base), l = lane_of(630, lane);
+    l.every = 2;
+    l.first = 1;
+    struct sample_estimate sp = sample_speedup(&s, &b, &l), c = sample_lane_cycles(&s, &b, &l),
+                           c0 = sample_cycles(&s, &b);
+    cr_expect_float_eq(sp.cycles, 1 / 0.9, 1e-9);
+    cr_expect_float_eq(sp.low, sp.cycles, 1e-9);
+    cr_expect_float_eq(sp.high, sp.cycles, 1e-9);
+    cr_expect_float_eq(c.cycles, 0.9 * c0.cycles, 1e-6 * c0.cycles, "%.17g against %.17g", c.cycles, c0.cycles);
+    cr_expect(c0.high > c0.low, "the baseline's units vary");
+    cr_expect_float_eq(c.low, c0.low * 0.9, 1e-6 * c0.cycles);
+    cr_expect_float_eq(c.high, c0.high * 0.9, 1e-6 * c0.cycles);
+    /* the second epoch has 20 units, 10 of them the lane's; one of 41 units would have none of the
+     * lane's in the second: it joins the first */
+    s.n_units = 41;
+    s.n_rest = 40 * 20000 + 40000;
+    sp = sample_speedup(&s, &b, &l);
+    cr_expect(isfinite(sp.cycles) && isfinite(sp.low) && isfinite(sp.high), "%g [%g, %g]", sp.cycles, sp.low, sp.high);
+    cr_expect_float_eq(sp.cycles, 1 / 0.9, 1e-9);
+}
+
 Test(sample, the_tail_measured_in_full_adds_its_own_cycles_to_the_strata)
 {
     double u[10];
@@ -275,7 +309,8 @@ struct chain {
     struct sample_rec rec;
 };
 
-static void chain_open(struct chain *c)
+/* EVERY: each lane joins one period in EVERY (sample_plan). */
+static void chain_open(struct chain *c, unsigned every)
 {
     const struct mdl_machine *m = &mdl_machine_skylake;
     char err[256];
@@ -291,7 +326,7 @@ static void chain_open(struct chain *c)
     const struct rt_lane_cfg lanes[] = { { { RT_KNOB_NONE }, { 0 }, 1 }, { { RT_KNOB_LATENCY }, { 0 }, 1.15 } };
     c->md = rt_model_new(m, lanes, 2, false, (unsigned)c->b.n_orig, err, sizeof err);
     cr_assert(c->md, "%s", err);
-    sample_rec_init(&c->rec, 2, true);
+    sample_rec_init(&c->rec, 2, true, NULL, &(struct sample_plan){ .rest = 1, .lanes_every = every });
 }
 
 static void chain_steps(struct chain *c, unsigned n)
@@ -315,7 +350,7 @@ static void chain_close(struct chain *c)
  * through; the baseline's time when they began to. */
 static double chain_rested(struct chain *c)
 {
-    chain_open(c);
+    chain_open(c, 1);
     chain_steps(c, 40);
     sample_rec_mark(&c->rec, c->md, SAMPLE_EXACT_END | SAMPLE_UNIT_START);
     chain_steps(c, 40);
@@ -357,5 +392,40 @@ Test(sample, a_tail_after_the_lanes_joined_moves_them_the_baselines_way_then_the
     cr_expect(own < rt_model_time(c.md, 0) - b1, "the lane is no faster after it joined");
     cr_expect_eq(c.rec.lane[1].tail[SAMPLE_TIME], (b1 - b0) + own, "lane %.17g, expected %.17g",
                  c.rec.lane[1].tail[SAMPLE_TIME], (b1 - b0) + own);
+    chain_close(&c);
+}
+
+/* Lanes take turns: with each lane in one period of two, lane 1 rests through period 0 (its time
+ * stands while the baseline's moves) and joins period 1 with the baseline's state; a stream that
+ * ends while it rests moves it the baseline's way. */
+Test(sample, each_lane_joins_one_period_in_two_and_rests_through_the_other)
+{
+    struct chain c = { 0 };
+    chain_open(&c, 2);
+    chain_steps(&c, 40);
+    sample_rec_mark(&c.rec, c.md, SAMPLE_EXACT_END);
+    sample_rec_mark(&c.rec, c.md, SAMPLE_REST);
+    double l0 = rt_model_time(c.md, 1);
+    sample_rec_mark(&c.rec, c.md, SAMPLE_JOIN | SAMPLE_UNIT_START);
+    chain_steps(&c, 40);
+    cr_expect_eq(rt_model_time(c.md, 1), l0, "lane 1 sits period 0 out");
+    sample_rec_mark(&c.rec, c.md, SAMPLE_UNIT_END);
+    double b1 = rt_model_time(c.md, 0);
+    sample_rec_mark(&c.rec, c.md, SAMPLE_REST);
+    sample_rec_mark(&c.rec, c.md, SAMPLE_JOIN | SAMPLE_UNIT_START);
+    cr_expect_eq(rt_model_time(c.md, 1), b1, "lane 1 joins period 1 with the baseline's state");
+    chain_steps(&c, 40);
+    cr_expect_lt(rt_model_time(c.md, 1), rt_model_time(c.md, 0), "and steps on, faster");
+    sample_rec_mark(&c.rec, c.md, SAMPLE_UNIT_END);
+    cr_expect_eq(c.rec.n_units, 2);
+    cr_expect_eq(c.rec.lane[1].every, 2);
+    cr_expect_eq(c.rec.lane[1].first, 1, "lane 1 measured unit 1");
+    sample_rec_mark(&c.rec, c.md, SAMPLE_REST);
+    sample_rec_mark(&c.rec, c.md, SAMPLE_JOIN);
+    double b2 = rt_model_time(c.md, 0), l2 = rt_model_time(c.md, 1);
+    chain_steps(&c, 30);
+    cr_expect_eq(rt_model_time(c.md, 1), l2, "lane 1 sits period 2 out");
+    sample_rec_mark(&c.rec, c.md, SAMPLE_TAIL_END);
+    cr_expect_eq(c.rec.lane[1].tail[SAMPLE_TIME], rt_model_time(c.md, 0) - b2, "resting, it moved as the baseline");
     chain_close(&c);
 }

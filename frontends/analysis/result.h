@@ -33,6 +33,8 @@ struct result_sampling {
     bool sampled;
     uint64_t exact, period, warm, unit;
     uint64_t lanes_warm;            /* of the warm-up, the last instructions the sensitivity lanes stepped */
+    unsigned lanes_every;           /* after the first LANES_FROM units, each sensitivity lane measured one */
+    uint64_t lanes_from;            /* in LANES_EVERY, the lanes in turn */
     uint64_t units;                 /* units measured */
     uint64_t modelled;              /* instructions of the scope the model stepped */
     double confidence;

@@ -278,9 +278,13 @@ struct run *run_new(const struct run_opts *o, char *err, size_t errlen)
         n2 = share_rest(o->lanes, r->split, o->n_lanes, rest, r->at2);
         r->md2 = rt_model_new(o->m, rest, n2, false, 1024, err, errlen);
     }
-    sample_rec_init(&r->rec, r->split, true);
-    if (n2)
-        sample_rec_init(&r->rec2, n2, false);
+    sample_rec_init(&r->rec, r->split, true, NULL, &r->plan);
+    if (n2) {
+        unsigned report[RT_MAX_LANES] = { 0 };  /* the second model's lanes by the report's numbers */
+        for (unsigned l = r->split; l < o->n_lanes; l++)
+            report[r->at2[l - r->split]] = l;
+        sample_rec_init(&r->rec2, n2, false, report, &r->plan);
+    }
     if (!r->md || (r->split < o->n_lanes && !r->md2) || !r->ci || !r->caches || !r->bp) {
         /* the model's own checks say what they refused; an allocation that failed says nothing */
         if (!r->md && errlen && err[0])
@@ -1380,7 +1384,7 @@ static void estimate_lanes(const struct run *r, struct result *res)
     for (unsigned l = 0; l < res->n_lanes && l < r->o.n_lanes; l++) {
         const struct sample_lane *lane, *base;
         lane_readings(r, l, &lane, &base);
-        struct sample_estimate c = sample_cycles(&st, lane), s = sample_speedup(&st, base, lane);
+        struct sample_estimate c = sample_lane_cycles(&st, base, lane), s = sample_speedup(&st, base, lane);
         struct result_lane *ln = &res->lanes[l];
         ln->cycles = c.cycles;
         ln->cycles_low = c.low;
@@ -1391,6 +1395,10 @@ static void estimate_lanes(const struct run *r, struct result *res)
     res->sampling = (struct result_sampling){ .sampled = true, .exact = r->plan.exact, .period = r->plan.period,
                                               .warm = r->plan.warm, .unit = r->plan.unit, .units = st.n_units,
                                               .lanes_warm = r->o.n_lanes > 1 ? r->plan.warm - r->plan.rest : r->plan.warm,
+                                              .lanes_every = r->o.n_lanes > 1 && r->plan.rest && r->plan.lanes_every > 1 &&
+                                                                     st.n_units > r->plan.epoch
+                                                                 ? r->plan.lanes_every : 1,
+                                              .lanes_from = r->plan.epoch,
                                               .modelled = r->in_roi - r->skipped, .confidence = 0.95 };
 }
 

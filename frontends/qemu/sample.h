@@ -15,9 +15,13 @@
  * says; through the first REST instructions of the warm-up (at most WARM) only the baseline lane
  * is stepped. After EPOCH periods the period doubles: however long the run, the sample stays
  * between one and a few times EPOCH units (each epoch is a stratum of its own), and the share
- * modelled falls as the run grows. */
+ * modelled falls as the run grows. With REST, from the second epoch on (the first with no
+ * EPOCH), each lane but the baseline joins the warm-up and unit of one period in LANES_EVERY (0 or
+ * 1: every period), the lanes taking turns: lane L those of the periods P (counted from 0) where
+ * (P + L) % LANES_EVERY is 0; it rests through the others. */
 struct sample_plan {
     uint64_t exact, period, warm, rest, unit, epoch;
+    unsigned lanes_every;
 };
 /* The default schedule: exact for the first SAMPLE_EXACT_DEFAULT instructions (with FORCE, --sample:
  * none), then the first period SAMPLE_PERIOD_DEFAULT (PERIOD, when not 0). */
@@ -63,7 +67,11 @@ struct sample_lane {
     double exact[SAMPLE_READINGS];  /* at the exact part's end */
     double *unit[SAMPLE_READINGS];  /* [n_units]: how much each unit moved them */
     double tail[SAMPLE_READINGS];   /* how much the tail moved them */
+    /* the units it measured: all before FROM, then those whose number % EVERY is FIRST (EVERY 0
+     * or 1: all; the others' values are not read) */
+    size_t every, first, from;
 };
+
 /* The stream: N_EXACT instructions modelled in full, N_REST after them sampled by PLAN, in which
  * N_UNITS units were measured; the last N_TAIL of the rest, after the last unit, were modelled
  * too (a stratum measured in full: a program's exit, a phase of its own, is never left out). */
@@ -77,9 +85,14 @@ struct sample_estimate {
 /* Lane L's cycles over the stream. */
 struct sample_estimate sample_cycles(const struct sample_stream *s, const struct sample_lane *l);
 /* BASE's cycles over LANE's (the speed-up when LANE's resource is faster), with its interval: the
- * units are paired, so what both lanes share cancels. */
+ * units are paired (the baseline's taken at LANE's), so what both lanes share cancels. */
 struct sample_estimate sample_speedup(const struct sample_stream *s, const struct sample_lane *base,
                                       const struct sample_lane *lane);
+/* LANE's cycles as the report gives them: sample_cycles when it measured every unit; else the
+ * baseline's over all of them at LANE's speed-up (the baseline's full sample is the better
+ * estimate of what both share), the interval's ends from both intervals' ends at once. */
+struct sample_estimate sample_lane_cycles(const struct sample_stream *s, const struct sample_lane *base,
+                                          const struct sample_lane *lane);
 
 /* What a model's lanes read at the marks, kept by the thread that steps the model: the exact
  * part's cycles (and, for the model with the baseline, its charges and slots then), each unit's. */
@@ -94,12 +107,16 @@ struct sample_rec {
     double *charge;                 /* baseline: rt_model_charges at the exact part's end */
     uint32_t n_charge;
     struct rt_topdown slots;        /* baseline: rt_model_topdown at the exact part's end */
-    /* Since the last unit's end, the lanes rested (from then on a lane's readings are the
-     * baseline's): by how much each lane's readings were behind the baseline's when they began */
-    bool rested, resting;
-    double *behind;                 /* [n_lanes][SAMPLE_READINGS] */
+    /* The lanes rested since the last unit's end (from then on a resting lane's readings are the
+     * baseline's); which of them rest now */
+    bool rested, *resting;          /* resting: [n_lanes] */
+    bool *turn;                     /* [n_lanes]: whether the lane joins the period that begins */
+    uint64_t joins;                 /* SAMPLE_JOIN marks so far (the number of the next period) */
 };
-void sample_rec_init(struct sample_rec *r, unsigned n_lanes, bool baseline);
+/* The readings of a model's N_LANES lanes, lane L the report's REPORT[L] (NULL: L), sampled by
+ * PLAN; BASELINE: lane 0 is the report's baseline (sample_rec). */
+void sample_rec_init(struct sample_rec *r, unsigned n_lanes, bool baseline, const unsigned *report,
+                     const struct sample_plan *plan);
 void sample_rec_free(struct sample_rec *r);
 /* The mark WHAT (SAMPLE_EXACT_END, SAMPLE_UNIT_START, SAMPLE_UNIT_END, SAMPLE_TAIL_END) read from MD,
  * and SAMPLE_REST, SAMPLE_JOIN done to it, on its thread. */
