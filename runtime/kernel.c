@@ -252,7 +252,7 @@ static void hook_front(struct taint *tn, double w, double c, const uint64_t *mad
  * of cycle GC that has GN uops. */
 static inline_always bool joins_group(double d, double gc, double gn, double fused, double width, bool vec)
 {
-    return cycle_of(d, vec) == gc && gn + fused <= width;
+    return (cycle_of(d, vec) == gc) & (gn + fused <= width);   /* &: no branch, the pass vectorises */
 }
 
 /* The lanes that start a group, a few, ask for room one by one (lane 0's entries that made it
@@ -523,7 +523,7 @@ static inline_always void kernel_load(struct rt_model *md, const struct step *s,
 static inline_always double woken(double src, double d, double lat, double delay, bool vec)
 {
     double x = src - cycle_of(d, vec);
-    return x > -EPS_CYCLE && x < 2 - EPS_CYCLE ? src + delay * lat : src;
+    return (x > -EPS_CYCLE) & (x < 2 - EPS_CYCLE) ? src + delay * lat : src;  /* &: as joins_group */
 }
 
 /* T waits for the operands (SRC: the load, then the source registers with their bypasses) and
