@@ -406,7 +406,8 @@ void sample_rec_mark(struct sample_rec *r, struct rt_model *md, unsigned what)
     }
     if (what & SAMPLE_REST) {
         rt_model_lanes_rest(md);
-        memset(r->resting + 1, true, (r->n_lanes - 1) * sizeof *r->resting);
+        for (unsigned l = 1; l < r->n_lanes; l++)
+            r->resting[l] = true;
         r->rested = true;
     }
     if (what & SAMPLE_JOIN) {
