@@ -107,14 +107,21 @@ void fills_prep(struct fills *f, const struct rt_insn *in, const uint64_t *addr,
     take_entries(f, served, out);
 }
 
-void fills_copy_lane(struct fills *f, unsigned from, unsigned to)
+/* Row ROW's slots TO[0..N) take its slot FROM's value. */
+static void row_copy(double *row, unsigned from, const unsigned *to, unsigned n)
+{
+    for (unsigned j = 0; j < n; j++)
+        row[to[j]] = row[from];
+}
+
+void fills_copy_lanes(struct fills *f, unsigned from, const unsigned *to, unsigned n)
 {
     for (unsigned e = 0; e < FILLS_LINES; e++)
-        f->done[(size_t)e * f->L + to] = f->done[(size_t)e * f->L + from];
+        row_copy(&f->done[(size_t)e * f->L], from, to, n);
     for (unsigned j = 0; j < f->n_levels; j++) {
         const struct fills_ring *r = &f->ring[j];
         uint64_t rows = r->pos < r->cap ? r->pos : r->cap;
         for (uint64_t i = 0; i < rows; i++)
-            r->t[i * f->L + to] = r->t[i * f->L + from];
+            row_copy(&r->t[i * f->L], from, to, n);
     }
 }

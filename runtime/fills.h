@@ -53,8 +53,8 @@ void fills_free(struct fills *f);
  * level, as in block mode: then nothing is in flight). Moves the rings on. */
 void fills_prep(struct fills *f, const struct rt_insn *in, const uint64_t *addr, const uint8_t *levels,
                 struct fills_step *out);
-/* Slot TO's times become slot FROM's. */
-void fills_copy_lane(struct fills *f, unsigned from, unsigned to);
+/* Slots TO[0..N)'s times become slot FROM's (row by row: one pass for them all). */
+void fills_copy_lanes(struct fills *f, unsigned from, const unsigned *to, unsigned n);
 /* Slot L keeps the description's misses in flight TIMES over (0: no limit). */
 void fills_lane(struct fills *f, unsigned l, double times);
 /* Whether slots L and 0 keep as many misses in flight. */

@@ -31,10 +31,13 @@ void shadow_clear(struct shadow *sh)
     sh->last_w = UINT64_MAX;
 }
 
-void shadow_copy_lane(struct shadow *sh, unsigned from, unsigned to)
+void shadow_copy_lanes(struct shadow *sh, unsigned from, const unsigned *to, unsigned n)
 {
-    for (uint32_t st = 0; st < sh->n_st; st++)
-        sh->times[(size_t)st * sh->lanes + to] = sh->times[(size_t)st * sh->lanes + from];
+    for (uint32_t st = 0; st < sh->n_st; st++) {
+        double *t = &sh->times[(size_t)st * sh->lanes];
+        for (unsigned j = 0; j < n; j++)
+            t[to[j]] = t[from];
+    }
 }
 
 void shadow_free(struct shadow *sh)

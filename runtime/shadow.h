@@ -63,8 +63,8 @@ void shadow_read(struct shadow *sh, uint64_t addr, unsigned size, struct shadow_
  * Its times are for the caller to set (shadow_times). May move every store's times. */
 uint32_t shadow_write(struct shadow *sh, uint64_t addr, unsigned size, uint64_t seq, uint8_t cls);
 
-/* Lane TO's times of every store become lane FROM's. */
-void shadow_copy_lane(struct shadow *sh, unsigned from, unsigned to);
+/* Lanes TO[0..N)'s times of every store become lane FROM's (store by store: one pass for them all). */
+void shadow_copy_lanes(struct shadow *sh, unsigned from, const unsigned *to, unsigned n);
 
 /* Store ST's lane array, writer and class. */
 static inline double *shadow_times(const struct shadow *sh, uint32_t st)
