@@ -1395,9 +1395,8 @@ static void estimate_lanes(const struct run *r, struct result *res)
     res->sampling = (struct result_sampling){ .sampled = true, .exact = r->plan.exact, .period = r->plan.period,
                                               .warm = r->plan.warm, .unit = r->plan.unit, .units = st.n_units,
                                               .lanes_warm = r->o.n_lanes > 1 ? r->plan.warm - r->plan.rest : r->plan.warm,
-                                              .lanes_every = r->o.n_lanes > 1 && r->plan.rest && r->plan.lanes_every > 1 &&
-                                                                     st.n_units > r->plan.epoch
-                                                                 ? r->plan.lanes_every : 1,
+                                              .lanes_every = r->o.n_lanes > 1 && st.n_units > r->plan.epoch
+                                                                 ? sample_lanes_every(&r->plan) : 1,
                                               .lanes_from = r->plan.epoch,
                                               .modelled = r->in_roi - r->skipped, .confidence = 0.95 };
 }

@@ -32,6 +32,11 @@ struct sample_plan sample_plan_default(bool force, uint64_t period)
                                  .unit = 1000, .epoch = 500, .lanes_every = 2 };
 }
 
+unsigned sample_lanes_every(const struct sample_plan *plan)
+{
+    return plan->rest && plan->lanes_every > 1 ? plan->lanes_every : 1;   /* the lanes rest only with REST */
+}
+
 struct sample_plan sample_plan_exact(void)
 {
     return (struct sample_plan){ .exact = UINT64_MAX };
@@ -305,7 +310,7 @@ void sample_rec_init(struct sample_rec *r, unsigned n_lanes, bool baseline, cons
     r->resting = alloc_zeroed(n_lanes, sizeof *r->resting);
     r->turn = alloc_zeroed(n_lanes, sizeof *r->turn);
     /* lane L joins period P when P < FROM or (P + L) % K is 0: P = FIRST, FIRST + K, ... */
-    size_t k = plan->rest && plan->lanes_every > 1 ? plan->lanes_every : 1;
+    size_t k = sample_lanes_every(plan);
     for (unsigned l = 1; l < n_lanes; l++)
         r->lane[l] = (struct sample_lane){ .every = k, .first = (k - (report ? report[l] : l) % k) % k,
                                            .from = plan->epoch };

@@ -28,6 +28,8 @@ struct sample_plan {
 #define SAMPLE_EXACT_DEFAULT 1000000ull
 #define SAMPLE_PERIOD_DEFAULT 20000ull
 struct sample_plan sample_plan_default(bool force, uint64_t period);
+/* In how many periods each lane joins one after the first epoch, under PLAN (1: every one). */
+unsigned sample_lanes_every(const struct sample_plan *plan);
 struct sample_plan sample_plan_exact(void);
 
 /* What the model does with the next instruction of the region, and the marks before it. */
