@@ -558,6 +558,19 @@ void rt_model_step_string(struct rt_model *md, const struct rt_insn *in, uint32_
     model_step(md, &s, in, sidx);
 }
 
+double rt_model_string_time(const struct rt_model *md, const struct rt_insn *in, const struct rt_string *str)
+{
+    struct step s;      /* prep_string writes only what is read here: the rest of a step stays unset */
+    s.in = in;
+    s.serial = 0;
+    prep_string(md, &s, str);
+    double t = s.op_lat;
+    for (unsigned x = 0; x < s.n_cross; x++)
+        if (md->n_data && s.cross[x].k == md->data[0] && s.cross[x].cost > t)
+            t = s.cross[x].cost;
+    return t;
+}
+
 /* The step of S (prepared): its memory, the lanes that must split off, the kernel, and what the
  * step leaves behind (slots, charges, taints, windows). */
 static void model_step(struct rt_model *md, struct step *s, const struct rt_insn *in, uint32_t sidx)

@@ -78,6 +78,12 @@ struct rt_string {
  * iterations did. Its cost follows the machine's `strings` facts (spec.md). */
 void rt_model_step_string(struct rt_model *md, const struct rt_insn *in, uint32_t sidx, const uint64_t *addr,
                           const uint8_t *levels, const struct rt_string *str);
+/* The cycles IN, a repeated string instruction that did STR, holds the baseline up on its own: the
+ * longer of its start-up and bytes' time and of its traffic at the first level's bandwidth, which
+ * every load after it waits for (the deeper levels' hold back only their own users). It reads
+ * only the description, so any thread may ask while another steps MD (the sampling's known part,
+ * sample.h). */
+double rt_model_string_time(const struct rt_model *md, const struct rt_insn *in, const struct rt_string *str);
 
 /* Instructions come through the legacy decoders (predecoder over fetch blocks, decode width,
  * complex decoders) rather than a uop cache: the case of code run once or unrolled beyond the

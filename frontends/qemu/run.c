@@ -192,6 +192,11 @@ struct run {
     uint64_t skip_run;              /* the region's instructions skipped since the last modelled one */
     uint64_t model_run;             /* and modelled since the last skipped one */
     uint64_t tail;                  /* of them, modelled after the stream's end (sample_stream.n_tail) */
+    /* the known part (sample_stream): each measured unit's, each period's, and the current run's
+     * (modelled or skipped, as skip_run and model_run count it); IN_UNIT: between a unit's marks */
+    double *known_unit, *known_period, known_now, known_run;
+    size_t n_known_unit, cap_known_unit, n_known_period, cap_known_period;
+    bool in_unit;
     int exit_code;
     /* the path of the latest execve the guest called, and whether nothing ran after it (then the
      * call succeeded: the program replaced itself) */
@@ -338,6 +343,8 @@ void run_free(struct run *r)
     free(r->held);
     free(r->held_addr);
     free(r->held_str);
+    free(r->known_unit);
+    free(r->known_period);
     for (size_t i = 0; i < r->insns.n_blocks; i++)
         free(r->insns.blocks[i]);
     free(r->insns.blocks);
@@ -780,14 +787,50 @@ static void mark(struct run *r, unsigned what)
         feed_mark(r->feed2, on_mark, &r->rec2, what);
 }
 
+/* A unit's marks: the known part of the one that ended kept, the next one's started. */
+static void know_unit(struct run *r, unsigned marks)
+{
+    if (marks & SAMPLE_UNIT_END) {
+        r->known_unit = alloc_grow(r->known_unit, &r->cap_known_unit, r->n_known_unit + 1, 256, sizeof *r->known_unit);
+        r->known_unit[r->n_known_unit++] = r->known_now;
+        r->in_unit = false;
+    }
+    if (marks & SAMPLE_UNIT_START) {
+        r->known_now = 0;
+        r->in_unit = true;
+    }
+}
+
+/* The known part of the region's string instruction IN that did STR, after its sample_next: in its
+ * period (none in the exact part), its unit and the current run. */
+static void know_string(struct run *r, const struct rt_insn *in, const struct rt_string *str)
+{
+    if (!r->clock.begun)
+        return;
+    double t = rt_model_string_time(r->md, in, str);
+    size_t p = (size_t)r->clock.begun - 1;
+    if (p >= r->n_known_period) {
+        r->known_period = alloc_grow(r->known_period, &r->cap_known_period, p + 1, 256, sizeof *r->known_period);
+        memset(r->known_period + r->n_known_period, 0, (p + 1 - r->n_known_period) * sizeof *r->known_period);
+        r->n_known_period = p + 1;
+    }
+    r->known_period[p] += t;
+    r->known_run += t;
+    r->known_now += r->in_unit ? t : 0;
+}
+
 /* The region's next instruction, as the sampling says: modelled, or held while it skips (step()
  * reads r->holding); the marks before it. */
 static void sample_next(struct run *r)
 {
     unsigned act = sample_tick(&r->clock), marks = act & ~(unsigned)SAMPLE_MODEL;
-    if (marks)
+    if (marks) {
         mark(r, marks);
-    bool model = act & SAMPLE_MODEL;
+        know_unit(r, marks);
+    }
+    bool model = act & SAMPLE_MODEL, modelled = !r->holding;
+    if (model != modelled)
+        r->known_run = 0;   /* a run of the other kind begins (skip_run, model_run) */
     r->skipped += !model;
     r->skip_run = model ? 0 : r->skip_run + 1;
     r->model_run = model ? r->model_run + 1 : 0;
@@ -1045,6 +1088,7 @@ static void model_pending(struct run *r, uint64_t next_pc, bool known_next)
         count_accesses(r, s, levels);
     }
     if (in->rep && inside) {
+        know_string(r, in, &r->rep.str);
         step_string(r, sync ? s->in_sync : s->in, (uint32_t)r->pend, r->rep.first, r->rep.deepest, path, &r->rep.str);
     } else if (r->fused_first >= 0) {
         step_fused(r, miss);
@@ -1365,7 +1409,8 @@ static struct sample_stream stream_of(const struct run *r)
     if (r->md2 && r->rec2.n_units < units)
         units = r->rec2.n_units;
     return (struct sample_stream){ .plan = r->plan, .n_exact = exact, .n_rest = r->in_roi - exact, .n_units = units,
-                                   .n_tail = r->tail };
+                                   .n_tail = r->tail, .known_unit = r->known_unit, .known_period = r->known_period,
+                                   .n_periods = r->n_known_period, .known_tail = r->tail ? r->known_run : 0 };
 }
 
 /* Lane L's readings, and its model's copy of the baseline's (the same stream: units pair up). */

@@ -153,29 +153,59 @@ struct stratum {
 };
 enum { MAX_STRATA = 64 };
 
-static double mean(const double *x, struct pick p, const struct stratum *st)
+/* A reading's units (sample_lane.unit) and what the stream knows of each (sample_stream: the time
+ * only; NULL: nothing). */
+struct units {
+    const double *v, *known;
+};
+
+static struct units units_of(const struct sample_stream *s, const struct sample_lane *l, unsigned reading)
 {
-    double s = 0;
+    return (struct units){ l->unit[reading], reading == SAMPLE_TIME ? s->known_unit : NULL };
+}
+
+/* Unit I's value less what is known of it: what the units sample. */
+static double unknown(struct units u, size_t i)
+{
+    return u.known ? u.v[i] - u.known[i] : u.v[i];
+}
+
+/* What the stream knows of stratum K of the N it has (its periods; the last has those after its
+ * last unit too, but not the tail, which is measured). */
+static double known(const struct sample_stream *s, const struct stratum *st, unsigned k, unsigned n)
+{
+    if (!s->known_period)
+        return 0;
+    size_t hi = k + 1 == n ? s->n_periods : st[k].hi < s->n_periods ? st[k].hi : s->n_periods;
+    double sum = k + 1 == n && s->n_tail ? -s->known_tail : 0;
+    for (size_t p = st[k].lo; p < hi; p++)
+        sum += s->known_period[p];
+    return sum;
+}
+
+static double mean(struct units x, struct pick p, const struct stratum *st)
+{
+    double sum = 0;
     for (size_t u = st->lo; u < st->hi; u++)
-        s += picks(p, u) ? x[u] : 0;
-    return st->n ? s / (double)st->n : 0;
+        sum += picks(p, u) ? unknown(x, u) : 0;
+    return st->n ? sum / (double)st->n : 0;
 }
 
 /* The covariance of a unit's X and Y over a stratum's picked units, from successive differences
  * (Wolter's estimator for a systematic sample): a program's phases (start-up, then a kernel) are
  * trends, not spread, and the units of one period apart see the same phase but at its ends. */
-static double covariance(const double *x, const double *y, struct pick p, const struct stratum *st)
+static double covariance(struct units x, struct units y, struct pick p, const struct stratum *st)
 {
-    double s = 0;
+    double sum = 0;
     size_t last = SIZE_MAX;
     for (size_t u = st->lo; u < st->hi; u++) {
         if (!picks(p, u))
             continue;
         if (last != SIZE_MAX)
-            s += (x[u] - x[last]) * (y[u] - y[last]);
+            sum += (unknown(x, u) - unknown(x, last)) * (unknown(y, u) - unknown(y, last));
         last = u;
     }
-    return st->n > 1 ? s / (2.0 * (double)(st->n - 1)) : 0;
+    return st->n > 1 ? sum / (2.0 * (double)(st->n - 1)) : 0;
 }
 
 /* The rest's epochs as strata, with the units P picks; one with fewer than two of them joins the
@@ -215,15 +245,15 @@ static double rest(const struct sample_stream *s, struct pick pk, const struct s
     unsigned k = strata(s, pk, st);
     double sum = s->n_tail ? l->tail[reading] : 0;
     for (unsigned i = 0; i < k; i++)
-        if (st[i].n)
-            sum += (double)st[i].insns * mean(l->unit[reading], pk, &st[i]) / (double)s->plan.unit;
+        sum += (st[i].n ? (double)st[i].insns * mean(units_of(s, l, reading), pk, &st[i]) / (double)s->plan.unit : 0) +
+               (reading == SAMPLE_TIME ? known(s, st, i, k) : 0);
     return sum;
 }
 
 /* The covariance of the rest's estimates from units X and Y (those PK picks): each stratum's, its
  * units a sample of its population of units (the finite population correction), summed. DF: the
  * degrees of freedom. */
-static double rest_covariance(const struct sample_stream *s, struct pick pk, const double *x, const double *y,
+static double rest_covariance(const struct sample_stream *s, struct pick pk, struct units x, struct units y,
                               double *df)
 {
     struct stratum st[MAX_STRATA];
@@ -252,7 +282,7 @@ static unsigned binding(const struct sample_stream *s, struct pick pk, const str
 static struct sample_estimate cycles_from(const struct sample_stream *s, struct pick pk, const struct sample_lane *l)
 {
     unsigned k = binding(s, pk, l);
-    const double *u = l->unit[k];
+    struct units u = units_of(s, l, k);
     double r = rest(s, pk, l, k), c = l->exact[k] + r, half, df;
     double v = rest_covariance(s, pk, u, u, &df);
     if (df < 1)
@@ -274,7 +304,7 @@ struct sample_estimate sample_speedup(const struct sample_stream *s, const struc
     unsigned k0 = binding(s, pk, base), k1 = binding(s, pk, lane);
     double c0 = base->exact[k0] + rest(s, pk, base, k0), c1 = lane->exact[k1] + rest(s, pk, lane, k1);
     double sp = c1 > 0 ? c0 / c1 : 1, df;
-    const double *u0 = base->unit[k0], *u1 = lane->unit[k1];
+    struct units u0 = units_of(s, base, k0), u1 = units_of(s, lane, k1);
     double v0 = rest_covariance(s, pk, u0, u0, &df), v1 = rest_covariance(s, pk, u1, u1, &df);
     double v01 = rest_covariance(s, pk, u0, u1, &df);
     if (df < 1 || !(c0 > 0) || !(c1 > 0)) {

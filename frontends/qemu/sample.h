@@ -80,6 +80,15 @@ struct sample_lane {
 struct sample_stream {
     struct sample_plan plan;
     uint64_t n_exact, n_rest, n_units, n_tail;
+    /* The known part: what the reader knows of every instruction of the rest, modelled or skipped,
+     * the cycles its repeated string instructions take on their own (rt_model_string_time): summed
+     * over each unit (KNOWN_UNIT[n_units]) and each period begun (KNOWN_PERIOD[N_PERIODS], the tail's
+     * own KNOWN_TAIL included). The units then sample only the cycles it does not know (a difference
+     * estimator, unbiased whatever it knows): a copy of a megabyte, rare and long, no longer moves
+     * the estimate by whether a unit met it. NULL: nothing known. */
+    const double *known_unit, *known_period;
+    size_t n_periods;
+    double known_tail;
 };
 struct sample_estimate {
     double cycles, low, high;       /* the estimate and its 95% interval */

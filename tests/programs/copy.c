@@ -2,7 +2,8 @@
  * rep movsb / rep stosb beyond about 2 KiB on x86-64, ldp/stp loops and dc zva on AArch64), and
  * rep movsb / rep stosb (of zeros) of SIZE bytes written out, REPS times each: kernel_movsb runs
  * 3 + 8 * REPS + 1 instructions and kernel_stosb 4 + 7 * REPS + 1 when a rep execution counts as
- * one. On AArch64 those two call memcpy and memset (a zero fill: dc zva). */
+ * one. On AArch64 those two call memcpy and memset (a zero fill: dc zva). With WORK, only REPS
+ * copies by rep movsb, each after WORK steps of a checksum (kernel_mixed). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -68,12 +69,26 @@ __attribute__((noinline)) void kernel_fill(char *d, long size, int reps)
     }
 }
 
+/* REPS copies of SIZE bytes by kernel_movsb, each after WORK steps of a checksum: long copies,
+ * rare among ordinary instructions, as a program's buffers are. */
+__attribute__((noinline)) long kernel_mixed(char *d, const char *s, long size, int reps, long work)
+{
+    long sum = 0;
+    for (int i = 0; i < reps; i++) {
+        for (long j = 0; j < work; j++)
+            sum += (s[j & 4095] ^ j) * 3;
+        kernel_movsb(d, s, size, 1);
+    }
+    return sum;
+}
+
 int main(int argc, char **argv)
 {
     long size = argc > 1 ? atol(argv[1]) : 16384;
     int reps = argc > 2 ? atoi(argv[2]) : 10;
-    if (size < 0 || size > (1l << 30) || reps < 0) {
-        fprintf(stderr, "usage: copy [SIZE [REPS]]\n");
+    long work = argc > 3 ? atol(argv[3]) : 0;
+    if (size < 0 || size > (1l << 30) || reps < 0 || work < 0) {
+        fprintf(stderr, "usage: copy [SIZE [REPS [WORK]]]\n");
         return 2;
     }
     char *a = aligned_alloc(64, (size_t)size + 64), *b = aligned_alloc(64, (size_t)size + 64);
@@ -81,6 +96,10 @@ int main(int argc, char **argv)
         return 1;
     memset(a, 1, (size_t)size + 64);
     memset(b, 2, (size_t)size + 64);
+    if (work) {
+        printf("%ld\n", kernel_mixed(b, a, size, reps, work));
+        return 0;
+    }
     kernel_copy(b, a, size, reps);
     kernel_fill(a, size, reps);
     kernel_movsb(b, a, size, reps);
