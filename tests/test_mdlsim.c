@@ -2921,9 +2921,25 @@ Test(mdlsim_run, a_sampled_replay_counts_the_long_copies_it_skips_and_its_interv
     cr_expect_str_eq(r.out, "3749250000\n");
     free(r.out);
     json_t *x = load_report(scratch_path("mdlsim-copies-exact.json"));
-    json_t *s = replay_json("--machine icelake --sample-period 10000 --json $MDLSIM_TMP/mdlsim-copies.json "
-                            "$MDLSIM_TMP/mdlsim-copies.trace", scratch_path("mdlsim-copies.json"));
-    cr_assert_str_eq(json_string_value(json_object_get(json_object_get(s, "sampling"), "mode")), "sampled");
+    struct run t = mdlsim_stderr("replay --machine icelake --sample-period 10000 --json $MDLSIM_TMP/mdlsim-copies.json "
+                                 "--html $MDLSIM_TMP/mdlsim-copies.html $MDLSIM_TMP/mdlsim-copies.trace");
+    cr_assert_eq(t.status, 0, "%s", t.out);
+    cr_expect(strstr(t.out, "\nKnown, not sampled: "), "the text says which cycles are known:\n%s", t.out);
+    free(t.out);
+    char *page = slurp(scratch_path("mdlsim-copies.html"));
+    cr_expect(strstr(page, "repeated string instructions ("), "the page's note says it too");
+    free(page);
+    remove(scratch_path("mdlsim-copies.html"));
+    cr_expect_eq(validate("$MDLSIM_TMP/mdlsim-copies.json", false), 0);
+    json_t *s = load_report(scratch_path("mdlsim-copies.json"));
+    json_t *how = json_object_get(s, "sampling");
+    cr_assert_str_eq(json_string_value(json_object_get(how, "mode")), "sampled");
+    /* the copies after the first million instructions (and before the tail), each of 28 cycles'
+     * start-up and 4,096 of bytes at Ice Lake's 64 a cycle, or fewer when it moved fewer */
+    json_int_t n = json_integer_value(json_object_get(how, "known_strings"));
+    cr_expect(n >= 70 && n <= 100, "%lld copies known", (long long)n);
+    cr_expect(num(how, "known_string_cycles") > 3000.0 * n && num(how, "known_string_cycles") <= 4124.0 * n,
+              "%g cycles known", num(how, "known_string_cycles"));
     double c = num(x, "cycles"), low = num(s, "cycles_low"), high = num(s, "cycles_high");
     cr_expect(low <= c && c <= high, "exact cycles %g within the sampled [%g, %g]", c, low, high);
     cr_expect_lt(high - low, 2 * 0.05 * num(s, "cycles"), "an interval within 5%% of the estimate: [%g, %g]", low, high);

@@ -37,6 +37,10 @@ struct result_sampling {
     uint64_t lanes_from;            /* in LANES_EVERY, the lanes in turn */
     uint64_t units;                 /* units measured */
     uint64_t modelled;              /* instructions of the scope the model stepped */
+    /* repeated string instructions of the sampled part whose cycles the estimate counts as the
+     * description times them rather than samples (sample_stream's known part), and those cycles */
+    uint64_t strings;
+    double string_cycles;
     double confidence;
 };
 

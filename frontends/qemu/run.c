@@ -196,6 +196,7 @@ struct run {
      * (modelled or skipped, as skip_run and model_run count it); IN_UNIT: between a unit's marks */
     double *known_unit, *known_period, known_now, known_run;
     size_t n_known_unit, cap_known_unit, n_known_period, cap_known_period;
+    uint64_t known_strings, known_run_strings;     /* of them, string instructions: in all, in the run */
     bool in_unit;
     int exit_code;
     /* the path of the latest execve the guest called, and whether nothing ran after it (then the
@@ -815,6 +816,8 @@ static void know_string(struct run *r, const struct rt_insn *in, const struct rt
         r->n_known_period = p + 1;
     }
     r->known_period[p] += t;
+    r->known_strings++;
+    r->known_run_strings++;
     r->known_run += t;
     r->known_now += r->in_unit ? t : 0;
 }
@@ -830,7 +833,7 @@ static void sample_next(struct run *r)
     }
     bool model = act & SAMPLE_MODEL, modelled = !r->holding;
     if (model != modelled)
-        r->known_run = 0;   /* a run of the other kind begins (skip_run, model_run) */
+        r->known_run = 0, r->known_run_strings = 0;   /* a run of the other kind begins (skip_run, model_run) */
     r->skipped += !model;
     r->skip_run = model ? 0 : r->skip_run + 1;
     r->model_run = model ? r->model_run + 1 : 0;
@@ -1444,6 +1447,10 @@ static void estimate_lanes(const struct run *r, struct result *res)
                                                                  ? sample_lanes_every(&r->plan) : 1,
                                               .lanes_from = r->plan.epoch,
                                               .modelled = r->in_roi - r->skipped, .confidence = 0.95 };
+    res->sampling.strings = r->known_strings - (r->tail ? r->known_run_strings : 0);
+    for (size_t p = 0; p < st.n_periods; p++)
+        res->sampling.string_cycles += st.known_period[p];
+    res->sampling.string_cycles -= st.known_tail;
 }
 
 /* What the model charged after the exact part stands for the whole rest: by this factor. */

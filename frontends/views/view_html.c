@@ -212,6 +212,10 @@ static void sampling_note(FILE *out, const struct result *r)
                  "%.0f with 95%% confidence. Instruction and event counts are exact.</p>\n",
             s->exact, s->units, s->unit, s->period, s->warm, lanes,
             r->instructions ? 100.0 * (double)s->modelled / (double)r->instructions : 0, r->cycles_low, r->cycles_high);
+    if (s->strings)
+        fprintf(out, "<p class=\"note\" data-sampling-strings>The cycles of %" PRIu64 " repeated string instructions "
+                     "(%.0f) are counted as the description times them, not sampled: the intervals sample the rest.</p>\n",
+                s->strings, s->string_cycles);
 }
 
 /* Machine, command and scope, then the numbers a reader checks first. */

@@ -263,6 +263,8 @@ static void json_sampling(struct jw *out, const struct result_sampling *s)
         jkey_u64(out, "interval_length", s->unit, false);
         jkey_u64(out, "intervals", s->units, false);
         jkey_u64(out, "detailed_instructions", s->modelled, false);
+        jkey_u64(out, "known_strings", s->strings, false);
+        jkey_num(out, "known_string_cycles", s->string_cycles, false);
         jkey_num(out, "confidence", s->confidence, false);
     }
     jw_char(out, '}');

@@ -70,6 +70,9 @@ static void sampling(FILE *out, const struct result *r)
             (unsigned long long)s->exact, (unsigned long long)s->units, (unsigned long long)s->unit,
             (unsigned long long)s->period, (unsigned long long)s->warm, lanes,
             r->instructions ? 100.0 * (double)s->modelled / (double)r->instructions : 0);
+    if (s->strings)
+        fprintf(out, "Known, not sampled: %llu string instructions, %.0f cycles as the description times them\n",
+                (unsigned long long)s->strings, s->string_cycles);
 }
 
 /* The report's first line: the block, or the command, MACHINES and the scope. */
