@@ -37,7 +37,7 @@ struct cache_lvl {
      * not train the prefetcher either. */
     uint64_t *mru;
     uint64_t last;
-    uint64_t accesses, hits;
+    uint64_t accesses, hits, fills;
     struct cache_stream streams[1 << CACHE_STREAM_SET_BITS][CACHE_STREAM_WAYS];  /* MRU first */
 };
 
@@ -196,6 +196,7 @@ static void cache_fill_set(struct cache_lvl *l, uint64_t line, uint64_t set)
     t[w] = line + 1;
     l->bytes[set * l->byte_stride + w] = cache_tag_byte(line);
     l->pol->insert(st, l->ways, w);
+    l->fills++;
     if (l->mru)
         l->mru[set] = line + 1;
     if (l->last && cache_set(l, l->last - 1) == set)
@@ -322,6 +323,82 @@ int cache_access(struct cache_hier *h, uint64_t addr, unsigned size, bool store)
             worst = r;
     }
     return (int)worst;
+}
+
+/* Whether training L's stride prefetcher with LINE would continue a stream, and so prefetch. */
+static bool cache_would_prefetch(struct cache_lvl *l, uint64_t line)
+{
+    if (l->desc->prefetch != MDL_PREFETCH_STRIDE)
+        return false;     /* next-line prefetches only on a miss */
+    const struct cache_stream *set = cache_stream_set(l, line);
+    for (unsigned i = 0; i < CACHE_STREAM_WAYS; i++)
+        if (set[i].next == line)
+            return true;
+    return false;
+}
+
+/* Accesses to LINES (N first-level line numbers, in order) that repeat the line accesses just
+ * made, the same lines in the same order, all of which hit the first level, with no fill of it
+ * since. They hit again, and since touching the ways of a sequence again right after it
+ * changes no policy's state (policy.h), only the counts, the fast paths' lines and the stride
+ * training move, as cache_access would move them. Returns how many it took: it stops before a
+ * line whose training would start a prefetch (the ways of those it took touched then), and the
+ * caller makes the rest with cache_access. */
+static unsigned cache_repeat(struct cache_hier *h, const uint64_t *lines, unsigned n)
+{
+    if (!h->n)
+        return 0;
+    struct cache_lvl *l0 = &h->lv[0];
+    unsigned k = 0;
+    for (; k < n; k++) {
+        uint64_t line = lines[k];
+        if (line + 1 != l0->last && cache_would_prefetch(l0, line))
+            break;
+        l0->accesses++;
+        l0->hits++;
+        if (line + 1 != l0->last) {     /* the sets' MRU lines are those the last iteration left */
+            l0->last = line + 1;
+            cache_prefetch_after(l0, line, true);
+        }
+    }
+    /* stopped before a prefetch: the lines taken get the touches they skipped, in their order */
+    for (unsigned j = 0; k < n && j < k; j++)
+        cache_lookup(l0, lines[j]);
+    return k;
+}
+
+unsigned cache_iterate(struct cache_hier *h, struct cache_iter *it, const uint64_t *addr, const unsigned *size,
+                       const bool *store, unsigned n, unsigned *levels)
+{
+    if (!h->n) {
+        for (unsigned k = 0; k < n; k++)
+            levels[k] = (unsigned)cache_access(h, addr[k], size[k], store[k]);
+        return 0;
+    }
+    /* A repeat takes whole accesses of one line each, the last iteration's lines; only the first
+     * level's fills matter, as only its state the repeat skips. */
+    struct cache_lvl *l0 = &h->lv[0];
+    unsigned shift = l0->line_shift, taken = 0;
+    bool one = n <= CACHE_ITER_MAX, same = one && it->hits && it->n == n && it->fills == l0->fills;
+    for (unsigned k = 0; one && k < n; k++) {
+        uint64_t line = addr[k] >> shift;
+        one = (addr[k] + (size[k] ? size[k] - 1 : 0)) >> shift == line;
+        same = same && one && it->lines[k] == line;
+        it->lines[k] = line;
+    }
+    if (same)
+        taken = cache_repeat(h, it->lines, n);
+    uint64_t fills = l0->fills;
+    it->n = one ? n : 0;
+    it->hits = one;
+    for (unsigned k = 0; k < n; k++) {
+        levels[k] = k < taken ? 0 : (unsigned)cache_access(h, addr[k], size[k], store[k]);
+        it->hits &= levels[k] == 0;
+    }
+    /* a fill among the iteration's touches leaves a state the next repeat would change */
+    it->fills = l0->fills;
+    it->hits &= it->fills == fills;
+    return taken;
 }
 
 unsigned cache_levels(const struct cache_hier *h)

@@ -20,6 +20,23 @@ void cache_free(struct cache_hier *h);
  * symmetry: stores allocate like loads and write-backs are not modelled. */
 int cache_access(struct cache_hier *h, uint64_t addr, unsigned size, bool store);
 
+/* The accesses of a loop's iterations, one after the other (a repeated string instruction's): an
+ * iteration whose first-level lines are the last one's, which all hit with no fill of the first
+ * level among or after them, is counted rather than made again (cache.c, cache_repeat): a copy's
+ * two streams, often in one set, touched a way each per byte. Zeroed to start. */
+enum { CACHE_ITER_MAX = 16 };
+struct cache_iter {
+    uint64_t lines[CACHE_ITER_MAX];
+    unsigned n;
+    bool hits;                      /* the last iteration's accesses, one line each, all hit the first level */
+    uint64_t fills;                 /* the first level's fills after it */
+};
+/* One iteration: N accesses of SIZE bytes at ADDR (STORE: stores), the level that served each to
+ * LEVELS, as cache_access gives them one by one. Returns how many of the first repeated the last
+ * iteration's (all N: the iteration is the last one's again, every access a first-level hit). */
+unsigned cache_iterate(struct cache_hier *h, struct cache_iter *it, const uint64_t *addr, const unsigned *size,
+                       const bool *store, unsigned n, unsigned *levels);
+
 unsigned cache_levels(const struct cache_hier *h);
 /* The description of level I, NULL past the last level. */
 const struct mdl_cache *cache_level(const struct cache_hier *h, unsigned i);

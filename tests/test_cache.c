@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "cache.h"
+#include "policy/policy.h"
 
 enum { L1 = 0, L2 = 1 };
 enum { KIB = 1024, MIB = 1024 * 1024 };
@@ -378,4 +379,104 @@ Test(cache, misses_to_memory_on_a_pointer_chase_larger_than_l2)
     cr_assert(served[0] < 2 * LINES * 0.02, "L1 served %u", served[0]);
     free(next);
     cache_free(h);
+}
+
+/* ---- a loop's iterations through cache_iterate: the repeats skipped, the caches as if made ---- */
+
+/* Each policy: touching the ways of a sequence again right after it leaves the state as it was
+ * (policy.h), from random states, for random sequences of distinct ways, at several widths. */
+Test(cache, every_policy_is_unchanged_by_a_sequence_of_touches_repeated_right_after_it)
+{
+    const struct policy_ops *pols[] = { &policy_lru, &policy_plru, &policy_fifo, &policy_random };
+    const unsigned widths[] = { 2, 3, 4, 8, 12, 16 };
+    unsigned seed = 99;
+    for (unsigned p = 0; p < 4; p++)
+        for (unsigned w = 0; w < 6; w++)
+            for (int trial = 0; trial < 200; trial++) {
+                unsigned ways = widths[w];
+                size_t size = pols[p]->state_size(ways);
+                unsigned char *st = calloc(1, size + 1), *once = calloc(1, size + 1);
+                pols[p]->init(st, ways, (uint32_t)trial);
+                for (int i = 0; i < 20; i++) {
+                    unsigned way = (unsigned)rand_r(&seed) % ways;
+                    if (rand_r(&seed) % 3)
+                        pols[p]->touch(st, ways, way);
+                    else
+                        pols[p]->insert(st, ways, way);
+                }
+                unsigned seq[16], n = 1 + (unsigned)rand_r(&seed) % ways;
+                for (unsigned i = 0; i < ways; i++)
+                    seq[i] = i;
+                for (unsigned i = 0; i < n; i++) {  /* the first N of a shuffle: distinct ways */
+                    unsigned j = i + (unsigned)rand_r(&seed) % (ways - i), t = seq[i];
+                    seq[i] = seq[j];
+                    seq[j] = t;
+                }
+                for (unsigned i = 0; i < n; i++)
+                    pols[p]->touch(st, ways, seq[i]);
+                memcpy(once, st, size);
+                for (unsigned i = 0; i < n; i++)
+                    pols[p]->touch(st, ways, seq[i]);
+                cr_assert(!memcmp(once, st, size), "%s, %u ways: a repeated sequence of %u touches moved it",
+                          pols[p]->name, ways, n);
+                free(st);
+                free(once);
+            }
+}
+
+/* Copies of random lengths, element sizes, directions and distances (a multiple of 4 KiB half the
+ * time: source and destination in one set), through two hierarchies alike: one access at a time
+ * by cache_access, and an iteration at a time by cache_iterate. Every access is served alike, and
+ * random loads after each copy too, with the same counts at every level: the repeats it skipped
+ * changed nothing. Most iterations are repeats. */
+static void expect_iterations_as_accesses(unsigned policy, unsigned prefetch, unsigned seed)
+{
+    struct mdl_cache c[2] = { level("L1D", 1, 32 * KIB, 8, policy, prefetch),
+                              level("L2", 2, 256 * KIB, 4, policy, prefetch) };
+    struct mdl_machine m = machine_of(c, 2);
+    struct cache_hier *one = cache_new(&m), *it = cache_new(&m);
+    uint64_t iterations = 0, repeats = 0;
+    for (int copy = 0; copy < 40; copy++) {
+        unsigned size = 1u << (rand_r(&seed) % 4), count = (unsigned)rand_r(&seed) % 3000;
+        uint64_t src = 0x10000000 + (uint64_t)(rand_r(&seed) % 4096) * 64 + (unsigned)rand_r(&seed) % 64;
+        uint64_t dst = rand_r(&seed) % 2 ? src + 0x40000 * (1 + (unsigned)rand_r(&seed) % 4)
+                                         : 0x30000000 + (unsigned)rand_r(&seed) % 0x100000;
+        int step = rand_r(&seed) % 4 ? (int)size : -(int)size;
+        struct cache_iter iter = { 0 };
+        for (unsigned i = 0; i < count; i++) {
+            uint64_t addr[2] = { src + (uint64_t)((int64_t)i * step), dst + (uint64_t)((int64_t)i * step) };
+            unsigned sizes[2] = { size, size }, levels[2];
+            bool store[2] = { false, true };
+            unsigned taken = cache_iterate(it, &iter, addr, sizes, store, 2, levels);
+            iterations++;
+            repeats += taken == 2;
+            for (unsigned k = 0; k < 2; k++)
+                cr_assert_eq(levels[k], (unsigned)cache_access(one, addr[k], size, store[k]),
+                             "copy %d, iteration %u, access %u", copy, i, k);
+        }
+        for (int i = 0; i < 200; i++) {
+            uint64_t a = 0x10000000 + (uint64_t)(rand_r(&seed) % 0x400000);
+            cr_assert_eq(load(it, a), load(one, a), "a load after copy %d", copy);
+        }
+    }
+    for (unsigned lv = 0; lv <= 2; lv++) {
+        uint64_t a1, h1, a2, h2;
+        cache_stats(one, lv, &a1, &h1);
+        cache_stats(it, lv, &a2, &h2);
+        cr_expect(a1 == a2 && h1 == h2, "level %u: %llu/%llu against %llu/%llu", lv, (unsigned long long)a1,
+                  (unsigned long long)h1, (unsigned long long)a2, (unsigned long long)h2);
+    }
+    cr_expect_gt(repeats, iterations / 2, "%llu repeats of %llu iterations", (unsigned long long)repeats,
+                 (unsigned long long)iterations);
+    cache_free(one);
+    cache_free(it);
+}
+
+Test(cache, a_copy_iterated_with_its_repeats_skipped_leaves_the_caches_as_access_by_access)
+{
+    const unsigned policies[] = { MDL_POLICY_LRU, MDL_POLICY_PLRU, MDL_POLICY_FIFO, MDL_POLICY_RANDOM };
+    const unsigned prefetchers[] = { MDL_PREFETCH_NONE, MDL_PREFETCH_NEXT_LINE, MDL_PREFETCH_STRIDE };
+    for (unsigned p = 0; p < 4; p++)
+        for (unsigned f = 0; f < 3; f++)
+            expect_iterations_as_accesses(policies[p], prefetchers[f], 7 + p * 3 + f);
 }

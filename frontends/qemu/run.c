@@ -63,6 +63,7 @@ struct run_rep {
     uint8_t deepest[RT_MAX_MEM];    /* the deepest level each access slot reached */
     uint64_t line[RT_MAX_MEM + 6];  /* the line + 1 each access slot touched last */
     uint64_t served[REP_SERVED];    /* accesses by the level that served them (the last: that or deeper) */
+    struct cache_iter iter;         /* its iterations through the caches */
 };
 
 struct reader {
@@ -743,8 +744,16 @@ static void rep_fold(struct run *r)
         return;
     p->str.iterations++;
     p->str.bytes += r->size[0];
+    unsigned levels[RT_MAX_MEM + 6];
+    if (cache_iterate(r->caches, &p->iter, r->addr, r->size, r->store, r->n_acc, levels) == r->n_acc &&
+        p->str.iterations > 1) {
+        /* the last iteration's lines again, first-level hits: nothing below moves but the count */
+        p->served[0] += r->n_acc;
+        r->n_acc = 0;
+        return;
+    }
     for (unsigned k = 0; k < r->n_acc; k++) {
-        unsigned lv = (unsigned)cache_access(r->caches, r->addr[k], r->size[k], r->store[k]);
+        unsigned lv = levels[k];
         p->served[lv < REP_SERVED ? lv : REP_SERVED - 1]++;
         if (k < RT_MAX_MEM && p->str.iterations == 1)
             p->first[k] = r->addr[k];

@@ -7,7 +7,10 @@
 #include "mdl_machine.h"
 
 /* STATE is the set's bytes (state_size(ways) of them, zeroed by the cache before init). Touching
- * the way a set touched or filled last must change nothing: the cache skips such touches. */
+ * the way a set touched or filled last must change nothing: the cache skips such touches. Nor
+ * may touching the ways of a sequence again, in the same order, right after it: the cache repeats
+ * a string's iterations without their touches (cache_repeat). LRU and tree PLRU keep the order of
+ * the last touches, which the repeat leaves as it was; FIFO and random do not look at touches. */
 struct policy_ops {
     const char *name;
     size_t (*state_size)(unsigned ways);
