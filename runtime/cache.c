@@ -343,7 +343,8 @@ static bool cache_would_prefetch(struct cache_lvl *l, uint64_t line)
  * changes no policy's state (policy.h), only the counts, the fast paths' lines and the stride
  * training move, as cache_access would move them. Returns how many it took: it stops before a
  * line whose training would start a prefetch (the ways of those it took touched then), and the
- * caller makes the rest with cache_access. */
+ * caller makes the rest with cache_access. The training is not skipped too: repeated, it does
+ * not always come back to where it was (a stream of a copy within one region retrained). */
 static unsigned cache_repeat(struct cache_hier *h, const uint64_t *lines, unsigned n)
 {
     if (!h->n)

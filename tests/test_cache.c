@@ -424,8 +424,8 @@ Test(cache, every_policy_is_unchanged_by_a_sequence_of_touches_repeated_right_af
             }
 }
 
-/* Copies of random lengths, element sizes, directions and distances (a multiple of 4 KiB half the
- * time: source and destination in one set), through two hierarchies alike: one access at a time
+/* Copies of random lengths, element sizes, directions and distances (a multiple of 4 KiB: source
+ * and destination in one set; anywhere; or within 1 KiB), through two hierarchies alike: one access at a time
  * by cache_access, and an iteration at a time by cache_iterate. Every access is served alike, and
  * random loads after each copy too, with the same counts at every level: the repeats it skipped
  * changed nothing. Most iterations are repeats. */
@@ -439,8 +439,10 @@ static void expect_iterations_as_accesses(unsigned policy, unsigned prefetch, un
     for (int copy = 0; copy < 40; copy++) {
         unsigned size = 1u << (rand_r(&seed) % 4), count = (unsigned)rand_r(&seed) % 3000;
         uint64_t src = 0x10000000 + (uint64_t)(rand_r(&seed) % 4096) * 64 + (unsigned)rand_r(&seed) % 64;
-        uint64_t dst = rand_r(&seed) % 2 ? src + 0x40000 * (1 + (unsigned)rand_r(&seed) % 4)
-                                         : 0x30000000 + (unsigned)rand_r(&seed) % 0x100000;
+        unsigned how = (unsigned)rand_r(&seed) % 3;    /* one set, another place, or the same 4 KiB */
+        uint64_t dst = how == 0   ? src + 0x40000 * (1 + (unsigned)rand_r(&seed) % 4)
+                       : how == 1 ? 0x30000000 + (unsigned)rand_r(&seed) % 0x100000
+                                  : src + 64 + (unsigned)rand_r(&seed) % 1024;
         int step = rand_r(&seed) % 4 ? (int)size : -(int)size;
         struct cache_iter iter = { 0 };
         for (unsigned i = 0; i < count; i++) {
