@@ -2945,6 +2945,19 @@ Test(mdlsim_run, a_sampled_replay_counts_the_long_copies_it_skips_and_its_interv
     cr_expect_lt(high - low, 2 * 0.05 * num(s, "cycles"), "an interval within 5%% of the estimate: [%g, %g]", low, high);
     json_decref(x);
     json_decref(s);
+    /* the copy function alone, sampled on request: a scope of 1,200 instructions never reaches a
+     * unit, and goes at the rate of the warm-ups the model stepped (it read 0 cycles before) */
+    x = replay_json("--machine icelake --exact --roi kernel_movsb --json $MDLSIM_TMP/mdlsim-copies-x.json "
+                    "$MDLSIM_TMP/mdlsim-copies.trace", scratch_path("mdlsim-copies-x.json"));
+    s = replay_json("--machine icelake --sample --sample-period 10000 --roi kernel_movsb --json "
+                    "$MDLSIM_TMP/mdlsim-copies-s.json $MDLSIM_TMP/mdlsim-copies.trace", scratch_path("mdlsim-copies-s.json"));
+    cr_expect_eq(json_integer_value(json_object_get(json_object_get(s, "sampling"), "intervals")), 0);
+    c = num(x, "cycles");
+    cr_expect(fabs(num(s, "cycles") / c - 1) < 0.05, "%g cycles sampled against %g exact", num(s, "cycles"), c);
+    cr_expect(num(s, "cycles_low") <= c && c <= num(s, "cycles_high"), "exact %g within [%g, %g]", c,
+              num(s, "cycles_low"), num(s, "cycles_high"));
+    json_decref(x);
+    json_decref(s);
     remove(scratch_path("mdlsim-copies.trace"));
 }
 

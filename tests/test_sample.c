@@ -256,6 +256,26 @@ Test(sample, a_lane_measured_in_one_unit_of_two_holds_the_true_speed_up_about_95
     cr_expect_lt(fabs(bias), 0.005, "mean relative error %g", bias);
 }
 
+/* A scope too short for a unit (a function of a dozen instructions called a hundred times, sampled
+ * on request): the rest goes at the rate of the part the model stepped after the exact part (the
+ * tail, then), with no spread known; all of it stepped, the estimate is exact. */
+Test(sample, a_scope_with_no_unit_goes_at_the_rate_of_what_the_model_stepped)
+{
+    double none[1] = { 0 };
+    struct sample_stream s = { .plan = { .period = 10000, .warm = 2000, .unit = 1000, .epoch = 500 }, .n_exact = 0,
+                               .n_rest = 1200, .n_units = 0, .n_tail = 600 };
+    struct sample_lane l = lane_of(0, none);
+    l.tail[SAMPLE_TIME] = 200000;
+    struct sample_estimate e = sample_cycles(&s, &l);
+    cr_expect_float_eq(e.cycles, 400000, 1e-6);
+    cr_expect_float_eq(e.low, 0, 1e-6, "nothing known of the spread: from nothing");
+    cr_expect_float_eq(e.high, 800000, 1e-6, "to twice the estimate");
+    s.n_tail = 1200;
+    e = sample_cycles(&s, &l);
+    cr_expect_float_eq(e.cycles, 200000, 1e-6);
+    cr_expect_float_eq(e.high - e.low, 0, 1e-6, "every instruction modelled");
+}
+
 /* Ten periods of 20,000 instructions whose units all cost 400 cycles but for the copies in them;
  * the reader knew every copy's cycles, those in units (3 and 7) and one skipped (period 5), and
  * one in the tail: the estimate is the total, with no width. Not knowing them, each unit stands

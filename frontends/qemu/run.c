@@ -1456,6 +1456,8 @@ static void estimate_lanes(const struct run *r, struct result *res)
                                                                  ? sample_lanes_every(&r->plan) : 1,
                                               .lanes_from = r->plan.epoch,
                                               .modelled = r->in_roi - r->skipped, .confidence = 0.95 };
+    if (!st.n_units)
+        return;     /* the rest at the rate of what was modelled, strings and all */
     res->sampling.strings = r->known_strings - (r->tail ? r->known_run_strings : 0);
     for (size_t p = 0; p < st.n_periods; p++)
         res->sampling.string_cycles += st.known_period[p];
@@ -1553,12 +1555,16 @@ static void step_string(struct run *r, const struct rt_insn *in, uint32_t sidx, 
 /* The instructions after the last unit are measured in full (the tail: often a phase of its own,
  * the program's exit): those the model saw after the last skipped ones, when the stream ended in
  * a warm-up or a unit; when it ended while the sampling skipped, all of them, the held steps
- * following the last unit in the model. */
+ * following the last unit in the model. With no unit at all, the tail is every instruction after
+ * the exact part that the model stepped, the held ones too where they were kept
+ * (sample_stream). */
 static void model_tail(struct run *r)
 {
-    if (!r->units_ended || (r->holding && (r->lost || !r->n_held)) || (!r->holding && r->skip_run))
+    bool none = !r->units_ended, held = r->holding && !r->lost && r->n_held;
+    if (none ? r->in_roi <= r->plan.exact : (r->holding && !held) || (!r->holding && r->skip_run))
         return;
-    if (r->holding) {
+    uint64_t run = r->model_run;
+    if (held) {
         r->holding = false;
         size_t a = 0, k = 0;
         for (size_t i = 0; i < r->n_held; i++) {
@@ -1573,12 +1579,12 @@ static void model_tail(struct run *r)
             else
                 step(r, h->in, h->sidx, addr, h->levels, h->flags & HELD_MISS, (enum rt_path)h->path);
         }
-        r->tail = r->skip_run;
+        run = r->skip_run;
         r->skipped -= r->skip_run;
-    } else {
-        r->tail = r->model_run;
     }
-    mark(r, SAMPLE_TAIL_END);
+    r->tail = none ? r->in_roi - r->skipped - r->plan.exact : run;
+    if (r->tail)
+        mark(r, SAMPLE_TAIL_END);
 }
 
 static int by_pc(const void *a, const void *b, void *ctx)

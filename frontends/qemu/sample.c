@@ -239,6 +239,8 @@ static unsigned strata(const struct sample_stream *s, struct pick pk, struct str
  * and the tail's; with no unit, at the exact part's. */
 static double rest(const struct sample_stream *s, struct pick pk, const struct sample_lane *l, unsigned reading)
 {
+    if (!s->n_units && s->n_tail)
+        return (double)s->n_rest * l->tail[reading] / (double)s->n_tail;
     if (!s->n_units)
         return s->n_exact ? (double)s->n_rest * l->exact[reading] / (double)s->n_exact : 0;
     struct stratum st[MAX_STRATA];
@@ -285,7 +287,9 @@ static struct sample_estimate cycles_from(const struct sample_stream *s, struct 
     struct units u = units_of(s, l, k);
     double r = rest(s, pk, l, k), c = l->exact[k] + r, half, df;
     double v = rest_covariance(s, pk, u, u, &df);
-    if (df < 1)
+    if (!s->n_units && s->n_tail == s->n_rest)
+        half = 0;                   /* every instruction of the rest was modelled */
+    else if (df < 1)
         half = r;                   /* no spread known: the rest may be nothing or twice its estimate */
     else
         half = t975(df) * sqrt(v);
@@ -381,8 +385,10 @@ static void readings(const struct rt_model *md, unsigned lane, double *out)
  * the sampled part's are told apart. */
 static void read_exact(struct sample_rec *r, const struct rt_model *md)
 {
-    for (unsigned l = 0; l < r->n_lanes; l++)
+    for (unsigned l = 0; l < r->n_lanes; l++) {
         readings(md, l, r->lane[l].exact);
+        memcpy(&r->at_end[l * SAMPLE_READINGS], r->lane[l].exact, sizeof r->lane[l].exact);
+    }
     if (!r->baseline)
         return;
     r->base_time = rt_model_time(md, 0);

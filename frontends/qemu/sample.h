@@ -76,7 +76,10 @@ struct sample_lane {
 
 /* The stream: N_EXACT instructions modelled in full, N_REST after them sampled by PLAN, in which
  * N_UNITS units were measured; the last N_TAIL of the rest, after the last unit, were modelled
- * too (a stratum measured in full: a program's exit, a phase of its own, is never left out). */
+ * too (a stratum measured in full: a program's exit, a phase of its own, is never left out).
+ * With no unit measured (a scope shorter than a period's lead and warm-up), N_TAIL counts every
+ * instruction of the rest the model stepped (warm-ups, the last steps it skipped), and the rest
+ * goes at their rate. */
 struct sample_stream {
     struct sample_plan plan;
     uint64_t n_exact, n_rest, n_units, n_tail;
@@ -111,7 +114,7 @@ struct sample_rec {
     unsigned n_lanes;
     bool baseline;                  /* the model whose lane 0 is the report's baseline */
     double *at_start;               /* [n_lanes][SAMPLE_READINGS]: the readings at the unit's start */
-    double *at_end;                 /* [n_lanes][SAMPLE_READINGS]: at the last unit's end */
+    double *at_end;                 /* [n_lanes][SAMPLE_READINGS]: at the last unit's end (before any: the exact part's) */
     struct sample_lane *lane;       /* [n_lanes] */
     size_t n_units, cap_units;
     double base_time;               /* baseline: lane 0's rt_model_time at the exact part's end */
