@@ -198,6 +198,8 @@ struct run {
     double *known_unit, *known_period, known_now, known_run;
     size_t n_known_unit, cap_known_unit, n_known_period, cap_known_period;
     uint64_t known_strings, known_run_strings;     /* of them, string instructions: in all, in the run */
+    double *known_charge;           /* [static instruction]: the known part of its executions in the rest */
+    size_t n_known_charge, cap_known_charge;
     bool in_unit;
     int exit_code;
     /* the path of the latest execve the guest called, and whether nothing ran after it (then the
@@ -347,6 +349,7 @@ void run_free(struct run *r)
     free(r->held_str);
     free(r->known_unit);
     free(r->known_period);
+    free(r->known_charge);
     for (size_t i = 0; i < r->insns.n_blocks; i++)
         free(r->insns.blocks[i]);
     free(r->insns.blocks);
@@ -811,13 +814,19 @@ static void know_unit(struct run *r, unsigned marks)
     }
 }
 
-/* The known part of the region's string instruction IN that did STR, after its sample_next: in its
- * period (none in the exact part), its unit and the current run. */
-static void know_string(struct run *r, const struct rt_insn *in, const struct rt_string *str)
+/* The known part of the region's string instruction IN (static SIDX) that did STR, after its
+ * sample_next: in its period (none in the exact part), its unit, the current run and its charge. */
+static void know_string(struct run *r, uint32_t sidx, const struct rt_insn *in, const struct rt_string *str)
 {
     if (!r->clock.begun)
         return;
     double t = rt_model_string_time(r->md, in, str);
+    if (sidx >= r->n_known_charge) {
+        r->known_charge = alloc_grow(r->known_charge, &r->cap_known_charge, sidx + 1, 64, sizeof *r->known_charge);
+        memset(r->known_charge + r->n_known_charge, 0, (sidx + 1 - r->n_known_charge) * sizeof *r->known_charge);
+        r->n_known_charge = sidx + 1;
+    }
+    r->known_charge[sidx] += t;
     size_t p = (size_t)r->clock.begun - 1;
     if (p >= r->n_known_period) {
         r->known_period = alloc_grow(r->known_period, &r->cap_known_period, p + 1, 256, sizeof *r->known_period);
@@ -1100,7 +1109,7 @@ static void model_pending(struct run *r, uint64_t next_pc, bool known_next)
         count_accesses(r, s, levels);
     }
     if (in->rep && inside) {
-        know_string(r, in, &r->rep.str);
+        know_string(r, (uint32_t)r->pend, in, &r->rep.str);
         step_string(r, sync ? s->in_sync : s->in, (uint32_t)r->pend, r->rep.first, r->rep.deepest, path, &r->rep.str);
     } else if (r->fused_first >= 0) {
         step_fused(r, miss);
@@ -1471,14 +1480,46 @@ static double rest_factor(const struct run *r, const struct result *res)
     return modelled > 0 ? (res->lanes[0].cycles - r->rec.base_time) / modelled : 0;
 }
 
-/* A sampled run's charge to static instruction SIDX: the exact part's, then the rest's scaled. */
-static double charge_of(const struct run *r, uint32_t sidx, double k)
+/* How a sampled run's charges after the exact part make up its rest: the model's scaled by K, or
+ * with KNOWN, a string instruction's the reader knows of it (sample_stream's known part: its
+ * skipped executions too) and the others' scaled by K to the rest of the estimate. */
+struct rest_charges {
+    double k;
+    bool known;
+};
+
+/* The model's charge to SIDX after the exact part. */
+static double rest_charge(const struct run *r, size_t sidx)
+{
+    return rt_model_charge(r->md, (uint32_t)sidx) - (sidx < r->rec.n_charge ? r->rec.charge[sidx] : 0);
+}
+
+static struct rest_charges rest_charges(const struct run *r, const struct result *res, unsigned n_units)
+{
+    struct rest_charges c = { rest_factor(r, res), false };
+    double known = 0, strings = 0;
+    for (size_t i = 0; n_units && i < r->n_known_charge; i++)
+        if (r->known_charge[i] > 0) {
+            known += r->known_charge[i];
+            strings += rest_charge(r, i);
+        }
+    double modelled = rt_model_time(r->md, 0) - r->rec.base_time - strings;
+    double rest = res->lanes[0].cycles - r->rec.base_time - known;
+    if (known > 0 && modelled > 0 && rest > 0)
+        c = (struct rest_charges){ rest / modelled, true };
+    return c;
+}
+
+/* A sampled run's charge to static instruction SIDX: the exact part's, then the rest's (C). */
+static double charge_of(const struct run *r, uint32_t sidx, struct rest_charges c)
 {
     double all = rt_model_charge(r->md, sidx);
-    if (k == 1)
+    if (c.k == 1 && !c.known)
         return all;
     double exact = sidx < r->rec.n_charge ? r->rec.charge[sidx] : 0;
-    return exact + (all - exact) * k;
+    if (c.known && sidx < r->n_known_charge && r->known_charge[sidx] > 0)
+        return exact + r->known_charge[sidx];
+    return exact + (all - exact) * c.k;
 }
 
 /* A sampled run's slots: the exact part's, then the rest's scaled by K. */
@@ -1636,7 +1677,7 @@ static void locate(const struct run *r, struct result_row *row, bool called, str
 
 /* The static instructions executed in the scope, by address. An address decoded several times
  * (the plugin numbers an instruction of each translation) is one row, its counts summed. */
-static void fill_rows(const struct run *r, struct result *res, double k_rest)
+static void fill_rows(const struct run *r, struct result *res, struct rest_charges k_rest)
 {
     size_t *order = alloc_zeroed(r->n_s + 1, sizeof *order), n = 0;
     for (size_t i = 0; i < r->n_s; i++)
@@ -1678,11 +1719,11 @@ void run_fill(const struct run *r, struct result *res, struct rt_topdown *td)
     res->macro_fused = r->fused;
     res->causality = r->o.causality;
     res->charged = true;
-    double rest = 1;
+    struct rest_charges rest = { 1, false };
     if (r->skipped) {
         estimate_lanes(r, res);
-        rest = rest_factor(r, res);
-        scale_slots(&r->rec.slots, rest, td);
+        rest = rest_charges(r, res, (unsigned)res->sampling.units);
+        scale_slots(&r->rec.slots, rest_factor(r, res), td);
     } else {
         for (unsigned l = 0; l < res->n_lanes && l < r->o.n_lanes; l++)
             res->lanes[l].cycles = cycles(r, l);
