@@ -2957,6 +2957,9 @@ Test(mdlsim_run, a_sampled_replay_counts_the_long_copies_it_skips_and_its_interv
      * charges scaled with everyone's (21.1% against 28.1% exact before) */
     double share_x = function_share(x, "kernel_movsb"), share_s = function_share(s, "kernel_movsb");
     cr_expect(fabs(share_s - share_x) < 0.02, "kernel_movsb: %.3f of the cycles sampled, %.3f exact", share_s, share_x);
+    /* and the slots they held the back end for (25.9% of them against 33.1% before) */
+    double be_x = num(json_object_get(x, "topdown"), "backend_bound"), be_s = num(json_object_get(s, "topdown"), "backend_bound");
+    cr_expect(fabs(be_s - be_x) < 0.02, "back end %.3f sampled, %.3f exact", be_s, be_x);
     double c = num(x, "cycles"), low = num(s, "cycles_low"), high = num(s, "cycles_high");
     cr_expect(low <= c && c <= high, "exact cycles %g within the sampled [%g, %g]", c, low, high);
     cr_expect_lt(high - low, 2 * 0.05 * num(s, "cycles"), "an interval within 5%% of the estimate: [%g, %g]", low, high);

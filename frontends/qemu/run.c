@@ -1486,6 +1486,7 @@ static double rest_factor(const struct run *r, const struct result *res)
 struct rest_charges {
     double k;
     bool known;
+    double strings, model;          /* with KNOWN: the strings' known cycles, and the model's charges to them */
 };
 
 /* The model's charge to SIDX after the exact part. */
@@ -1496,7 +1497,7 @@ static double rest_charge(const struct run *r, size_t sidx)
 
 static struct rest_charges rest_charges(const struct run *r, const struct result *res, unsigned n_units)
 {
-    struct rest_charges c = { rest_factor(r, res), false };
+    struct rest_charges c = { rest_factor(r, res), false, 0, 0 };
     double known = 0, strings = 0;
     for (size_t i = 0; n_units && i < r->n_known_charge; i++)
         if (r->known_charge[i] > 0) {
@@ -1506,7 +1507,7 @@ static struct rest_charges rest_charges(const struct run *r, const struct result
     double modelled = rt_model_time(r->md, 0) - r->rec.base_time - strings;
     double rest = res->lanes[0].cycles - r->rec.base_time - known;
     if (known > 0 && modelled > 0 && rest > 0)
-        c = (struct rest_charges){ rest / modelled, true };
+        c = (struct rest_charges){ rest / modelled, true, known, strings };
     return c;
 }
 
@@ -1532,6 +1533,17 @@ static void scale_slots(const struct rt_topdown *exact, double k, struct rt_topd
     td->core = exact->core + (td->core - exact->core) * k;
     for (unsigned i = 0; i < RT_TD_LEVELS; i++)
         td->memory[i] = exact->memory[i] + (td->memory[i] - exact->memory[i]) * k;
+}
+
+/* The same under C with the known part: the strings held the back end (W slots a cycle) for
+ * their known cycles, where the model's charges to them stood as back-end stalls too; the rest of
+ * the slots are scaled as the other rows. */
+static void scale_slots_known(const struct rt_topdown *exact, struct rest_charges c, double w, struct rt_topdown *td)
+{
+    double core = td->core - exact->core - c.model * w;
+    scale_slots(exact, c.k, td);
+    if (c.known)
+        td->core = exact->core + (core > 0 ? core : 0) * c.k + c.strings * w;
 }
 
 /* Room for one more held step and its N addresses; false once too many were skipped. Out of line:
@@ -1719,11 +1731,14 @@ void run_fill(const struct run *r, struct result *res, struct rt_topdown *td)
     res->macro_fused = r->fused;
     res->causality = r->o.causality;
     res->charged = true;
-    struct rest_charges rest = { 1, false };
+    struct rest_charges rest = { 1, false, 0, 0 };
     if (r->skipped) {
         estimate_lanes(r, res);
         rest = rest_charges(r, res, (unsigned)res->sampling.units);
-        scale_slots(&r->rec.slots, rest_factor(r, res), td);
+        if (rest.known)
+            scale_slots_known(&r->rec.slots, rest, r->o.m->issue_width, td);
+        else
+            scale_slots(&r->rec.slots, rest_factor(r, res), td);
     } else {
         for (unsigned l = 0; l < res->n_lanes && l < r->o.n_lanes; l++)
             res->lanes[l].cycles = cycles(r, l);
