@@ -347,8 +347,6 @@ static bool cache_would_prefetch(struct cache_lvl *l, uint64_t line)
  * not always come back to where it was (a stream of a copy within one region retrained). */
 static unsigned cache_repeat(struct cache_hier *h, const uint64_t *lines, unsigned n)
 {
-    if (!h->n)
-        return 0;
     struct cache_lvl *l0 = &h->lv[0];
     unsigned k = 0;
     for (; k < n; k++) {

@@ -814,6 +814,17 @@ static void know_unit(struct run *r, unsigned marks)
     }
 }
 
+/* Element I of the array *A of *N (capacity *CAP), the array grown with zeros to hold it. */
+static double *known_at(double **a, size_t *n, size_t *cap, size_t i)
+{
+    if (i >= *n) {
+        *a = alloc_grow(*a, cap, i + 1, 64, sizeof **a);
+        memset(*a + *n, 0, (i + 1 - *n) * sizeof **a);
+        *n = i + 1;
+    }
+    return &(*a)[i];
+}
+
 /* The known part of the region's string instruction IN (static SIDX) that did STR, after its
  * sample_next: in its period (none in the exact part), its unit, the current run and its charge. */
 static void know_string(struct run *r, uint32_t sidx, const struct rt_insn *in, const struct rt_string *str)
@@ -821,19 +832,8 @@ static void know_string(struct run *r, uint32_t sidx, const struct rt_insn *in, 
     if (!r->clock.begun)
         return;
     double t = rt_model_string_time(r->md, in, str);
-    if (sidx >= r->n_known_charge) {
-        r->known_charge = alloc_grow(r->known_charge, &r->cap_known_charge, sidx + 1, 64, sizeof *r->known_charge);
-        memset(r->known_charge + r->n_known_charge, 0, (sidx + 1 - r->n_known_charge) * sizeof *r->known_charge);
-        r->n_known_charge = sidx + 1;
-    }
-    r->known_charge[sidx] += t;
-    size_t p = (size_t)r->clock.begun - 1;
-    if (p >= r->n_known_period) {
-        r->known_period = alloc_grow(r->known_period, &r->cap_known_period, p + 1, 256, sizeof *r->known_period);
-        memset(r->known_period + r->n_known_period, 0, (p + 1 - r->n_known_period) * sizeof *r->known_period);
-        r->n_known_period = p + 1;
-    }
-    r->known_period[p] += t;
+    *known_at(&r->known_charge, &r->n_known_charge, &r->cap_known_charge, sidx) += t;
+    *known_at(&r->known_period, &r->n_known_period, &r->cap_known_period, (size_t)r->clock.begun - 1) += t;
     r->known_strings++;
     r->known_run_strings++;
     r->known_run += t;
@@ -1468,9 +1468,7 @@ static void estimate_lanes(const struct run *r, struct result *res)
     if (!st.n_units)
         return;     /* the rest at the rate of what was modelled, strings and all */
     res->sampling.strings = r->known_strings - (r->tail ? r->known_run_strings : 0);
-    for (size_t p = 0; p < st.n_periods; p++)
-        res->sampling.string_cycles += st.known_period[p];
-    res->sampling.string_cycles -= st.known_tail;
+    res->sampling.string_cycles = sample_known(&st);
 }
 
 /* What the model charged after the exact part stands for the whole rest: by this factor. */
@@ -1535,10 +1533,11 @@ static void scale_slots(const struct rt_topdown *exact, double k, struct rt_topd
         td->memory[i] = exact->memory[i] + (td->memory[i] - exact->memory[i]) * k;
 }
 
-/* The same under C with the known part: the strings held the back end (W slots a cycle) for
- * their known cycles, where the model's charges to them stood as back-end stalls too; the rest of
- * the slots are scaled as the other rows. */
-static void scale_slots_known(const struct rt_topdown *exact, struct rest_charges c, double w, struct rt_topdown *td)
+/* A sampled run's slots under C: the exact part's, then the rest's scaled by C.K; with C's known
+ * part, the strings held the back end (W slots a cycle) for their known cycles, where the model's
+ * charges to them stood as back-end stalls too, and the rest of the slots are scaled as the other
+ * rows. */
+static void scale_rest_slots(const struct rt_topdown *exact, struct rest_charges c, double w, struct rt_topdown *td)
 {
     double core = td->core - exact->core - c.model * w;
     scale_slots(exact, c.k, td);
@@ -1735,10 +1734,7 @@ void run_fill(const struct run *r, struct result *res, struct rt_topdown *td)
     if (r->skipped) {
         estimate_lanes(r, res);
         rest = rest_charges(r, res, (unsigned)res->sampling.units);
-        if (rest.known)
-            scale_slots_known(&r->rec.slots, rest, r->o.m->issue_width, td);
-        else
-            scale_slots(&r->rec.slots, rest_factor(r, res), td);
+        scale_rest_slots(&r->rec.slots, rest, r->o.m->issue_width, td);
     } else {
         for (unsigned l = 0; l < res->n_lanes && l < r->o.n_lanes; l++)
             res->lanes[l].cycles = cycles(r, l);

@@ -170,17 +170,26 @@ static double unknown(struct units u, size_t i)
     return u.known ? u.v[i] - u.known[i] : u.v[i];
 }
 
+/* What the stream knows of periods [LO, HI). */
+static double known_periods(const struct sample_stream *s, size_t lo, size_t hi)
+{
+    double sum = 0;
+    for (size_t p = lo; s->known_period && p < hi; p++)
+        sum += s->known_period[p];
+    return sum;
+}
+
 /* What the stream knows of stratum K of the N it has (its periods; the last has those after its
  * last unit too, but not the tail, which is measured). */
 static double known(const struct sample_stream *s, const struct stratum *st, unsigned k, unsigned n)
 {
-    if (!s->known_period)
-        return 0;
     size_t hi = k + 1 == n ? s->n_periods : st[k].hi < s->n_periods ? st[k].hi : s->n_periods;
-    double sum = k + 1 == n && s->n_tail ? -s->known_tail : 0;
-    for (size_t p = st[k].lo; p < hi; p++)
-        sum += s->known_period[p];
-    return sum;
+    return known_periods(s, st[k].lo, hi) - (k + 1 == n && s->n_tail ? s->known_tail : 0);
+}
+
+double sample_known(const struct sample_stream *s)
+{
+    return known_periods(s, 0, s->n_periods) - (s->n_tail ? s->known_tail : 0);
 }
 
 static double mean(struct units x, struct pick p, const struct stratum *st)

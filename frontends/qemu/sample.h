@@ -96,6 +96,8 @@ struct sample_stream {
 struct sample_estimate {
     double cycles, low, high;       /* the estimate and its 95% interval */
 };
+/* The cycles the estimates of S count as known (its known part, the measured tail's left out). */
+double sample_known(const struct sample_stream *s);
 /* Lane L's cycles over the stream. */
 struct sample_estimate sample_cycles(const struct sample_stream *s, const struct sample_lane *l);
 /* BASE's cycles over LANE's (the speed-up when LANE's resource is faster), with its interval: the
