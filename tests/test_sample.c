@@ -212,24 +212,40 @@ static struct sample_stream sample_program(const double *piece, const double *fa
     return s;
 }
 
+/* How often the intervals over the PROGRAMS held the truth, and the estimates' mean relative error. */
+struct tally {
+    unsigned held;
+    double bias;
+};
+
+static void tally_add(struct tally *t, struct sample_estimate e, double truth)
+{
+    t->held += e.low <= truth && truth <= e.high;
+    t->bias += (e.cycles - truth) / truth / PROGRAMS;
+}
+
+/* About 95% held (at least 180 of the 200), and no bias beyond 0.5%. */
+static void expect_tally(struct tally t, const char *what)
+{
+    cr_expect_geq(t.held, 180, "the interval held the %s in %u of %d programs", what, t.held, PROGRAMS);
+    cr_expect_lt(fabs(t.bias), 0.005, "mean relative error %g", t.bias);
+}
+
 /* Sampled as the schedule samples (epochs included), the interval holds the true total of such a
  * program in about 95% of 200, and the estimate is unbiased. */
 Test(sample, intervals_over_random_phased_programs_hold_the_true_total_about_95_percent_of_the_time)
 {
     static double piece[PIECES], unit[PIECES];
-    unsigned seed = 2026, held = 0;
-    double bias = 0;
+    unsigned seed = 2026;
+    struct tally t = { 0 };
     for (int prog = 0; prog < PROGRAMS; prog++) {
         double total[2];
         phased_program(&seed, piece, NULL, total);
         struct sample_stream s = sample_program(piece, NULL, unit, NULL, NULL);
         struct sample_lane l = lane_of(0, unit);
-        struct sample_estimate e = sample_cycles(&s, &l);
-        held += e.low <= total[0] && total[0] <= e.high;
-        bias += (e.cycles - total[0]) / total[0] / PROGRAMS;
+        tally_add(&t, sample_cycles(&s, &l), total[0]);
     }
-    cr_expect_geq(held, 180, "the interval held the total in %u of %d programs", held, PROGRAMS);
-    cr_expect_lt(fabs(bias), 0.005, "mean relative error %g", bias);
+    expect_tally(t, "total");
 }
 
 /* With a faster lane measured in one unit of two after the first epoch, the speed-up's interval
@@ -237,8 +253,8 @@ Test(sample, intervals_over_random_phased_programs_hold_the_true_total_about_95_
 Test(sample, a_lane_measured_in_one_unit_of_two_holds_the_true_speed_up_about_95_percent_of_the_time)
 {
     static double piece[PIECES], fast[PIECES], unit[PIECES], unit_fast[PIECES];
-    unsigned seed = 2027, held = 0;
-    double bias = 0;
+    unsigned seed = 2027;
+    struct tally t = { 0 };
     for (int prog = 0; prog < PROGRAMS; prog++) {
         double total[2];
         phased_program(&seed, piece, fast, total);
@@ -247,13 +263,10 @@ Test(sample, a_lane_measured_in_one_unit_of_two_holds_the_true_speed_up_about_95
         struct sample_lane b = lane_of(0, unit), l = lane_of(0, unit_fast);
         l.every = 2, l.first = 1, l.from = 500;
         struct sample_estimate e = sample_speedup(&s, &b, &l);
-        double truth = total[0] / total[1];
         cr_assert(isfinite(e.cycles) && isfinite(e.low) && isfinite(e.high));
-        held += e.low <= truth && truth <= e.high;
-        bias += (e.cycles - truth) / truth / PROGRAMS;
+        tally_add(&t, e, total[0] / total[1]);
     }
-    cr_expect_geq(held, 180, "the interval held the speed-up in %u of %d programs", held, PROGRAMS);
-    cr_expect_lt(fabs(bias), 0.005, "mean relative error %g", bias);
+    expect_tally(t, "speed-up");
 }
 
 /* A scope too short for a unit (a function of a dozen instructions called a hundred times, sampled
@@ -308,8 +321,9 @@ Test(sample, copies_the_reader_knows_are_counted_once_each_and_the_units_sample_
 Test(sample, knowing_the_copies_cycles_narrows_the_interval_and_it_still_holds_the_true_total)
 {
     static double piece[PIECES], known[PIECES], unit[PIECES], unit_known[PIECES], period_known[PIECES];
-    unsigned seed = 2028, held = 0;
-    double bias = 0, narrower = 0;
+    unsigned seed = 2028;
+    struct tally t = { 0 };
+    double narrower = 0;
     for (int prog = 0; prog < PROGRAMS; prog++) {
         double total[2];
         phased_program(&seed, piece, NULL, total);
@@ -324,12 +338,10 @@ Test(sample, knowing_the_copies_cycles_narrows_the_interval_and_it_still_holds_t
         struct sample_stream s = sample_program(piece, NULL, unit, NULL, &k);
         struct sample_lane l = lane_of(0, unit);
         struct sample_estimate e = sample_cycles(&s, &l), b = sample_cycles(&blind, &l);
-        held += e.low <= total[0] && total[0] <= e.high;
-        bias += (e.cycles - total[0]) / total[0] / PROGRAMS;
+        tally_add(&t, e, total[0]);
         narrower += (b.high - b.low) / (e.high - e.low) / PROGRAMS;
     }
-    cr_expect_geq(held, 180, "the interval held the total in %u of %d programs", held, PROGRAMS);
-    cr_expect_lt(fabs(bias), 0.005, "mean relative error %g", bias);
+    expect_tally(t, "total");
     cr_expect_gt(narrower, 3, "knowing the copies made the interval %.2f times narrower", narrower);
 }
 
