@@ -26,7 +26,7 @@ RUNTIME_SRC := runtime/model.c runtime/lanes.c runtime/prep.c runtime/kernel.c r
              $(wildcard runtime/policy/*.c) $(wildcard runtime/predictor/*.c)
 FRONT_SRC := frontends/decode.c $(wildcard frontends/isa/*.c) frontends/static/block.c frontends/static/batch.c frontends/static/asm.c frontends/static/elfsym.c \
              frontends/static/loops.c frontends/static/periods.c \
-             frontends/qemu/run.c frontends/qemu/pace.c frontends/qemu/tee.c frontends/qemu/feed.c frontends/qemu/sample.c frontends/qemu/transport.c frontends/qemu/launch.c frontends/host/proc.c frontends/host/cpus.c frontends/host/fdio.c \
+             frontends/qemu/run.c frontends/qemu/pace.c frontends/qemu/tee.c frontends/qemu/feed.c frontends/qemu/stage.c frontends/qemu/sample.c frontends/qemu/transport.c frontends/qemu/launch.c frontends/host/proc.c frontends/host/cpus.c frontends/host/fdio.c \
              frontends/qemu/trace.c \
              frontends/qemu/console.c \
              frontends/analysis/result.c frontends/analysis/analysis.c frontends/analysis/robust.c \
@@ -254,10 +254,11 @@ test: $(B)/.deps-test all $(B)/tests/run $(PROGRAM_BINS) $(LIB_BINS) check-gener
 # The tools and the whole suite under AddressSanitizer and UndefinedBehaviorSanitizer, LTO off, in
 # build-san/. The QEMU plugin is the plain build's: QEMU cannot load a sanitized shared object.
 # (-Wno-format-truncation: GCC 12 takes arena_printf's vsnprintf(NULL, 0) for a null format under
-# the sanitizers' instrumentation.)
+# the sanitizers' instrumentation. -DSTAGE_CHECK: the caches' stage checks that each level the
+# reader takes is its access's; the fuzzers' build checks it too.)
 SAN := build-san
 SAN_CFLAGS := -O1 -g -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer \
-              -Wno-format-truncation
+              -Wno-format-truncation -DSTAGE_CHECK
 sanitize: all $(B)/.deps-test
 	$(MAKE) --no-print-directory B=$(SAN) O=$(SAN)/obj CFLAGS="$(SAN_CFLAGS)" $(SAN)/mdlc $(SAN)/mdlsim $(SAN)/mdlprobe \
 	    $(SAN)/wiredump $(SAN)/tests/run $(subst $(B)/,$(SAN)/,$(PROGRAM_BINS) $(LIB_BINS))
@@ -269,7 +270,7 @@ sanitize: all $(B)/.deps-test
 # stop on), run for FUZZ_SECONDS each; CI runs them briefly.
 FUZZ := build-fuzz
 FUZZ_SECONDS ?= 60
-FUZZ_CFLAGS := -O1 -g -fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=undefined
+FUZZ_CFLAGS := -O1 -g -fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=undefined -DSTAGE_CHECK
 PKGS_FUZZ := $(PKGS_BUILD) clang xxd
 $(B)/fuzz_mdl: $(O)/tests/fuzz/fuzz_mdl.o $(MDLC_OBJ) $(MDL_OBJ)
 	$(CC) $(CFLAGS_ALL) -fsanitize=fuzzer -o $@ $^ -lcapstone -ljansson -lm

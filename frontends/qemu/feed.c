@@ -105,6 +105,7 @@ struct feed *feed_new(struct rt_model *md, bool threaded)
         free(f);
         return NULL;
     }
+    pthread_setname_np(f->thread, "mdlsim model");     /* as top -H and perf name it */
     return f;
 }
 

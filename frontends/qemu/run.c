@@ -16,15 +16,13 @@
 #include "classify.h"
 #include "decode.h"
 #include "feed.h"
+#include "stage.h"
 #include "result.h"
 #include "symbols.h"
 #include "uopcache.h"
 #include "wire.h"
 
 enum { RUN_MAX_ENTRIES = 64 };
-/* Static instructions one run may have: far beyond any program's code (a browser has some tens of
- * millions of bytes of it), and a bound on what a forged id can make mdlsim allocate. */
-#define RUN_MAX_STATIC (1u << 26)
 
 /* A static instruction: what the model steps on, in the store (insn_store), and its counts. The
  * decoded instruction is the largest part of a run's memory per static instruction: it is kept
@@ -61,22 +59,16 @@ struct run_rep {
     struct rt_string str;
     uint64_t first[RT_MAX_MEM];     /* the first iteration's addresses */
     uint8_t deepest[RT_MAX_MEM];    /* the deepest level each access slot reached */
-    uint64_t line[RT_MAX_MEM + 6];  /* the line + 1 each access slot touched last */
+    uint64_t line[STAGE_EXEC_ACCESSES];  /* the line + 1 each access slot touched last */
     uint64_t served[REP_SERVED];    /* accesses by the level that served them (the last: that or deeper) */
-    struct cache_iter iter;         /* its iterations through the caches */
 };
 
 struct reader {
-    struct run_source src;
+    struct stage *stage;            /* where the buffers come from, their accesses made */
     struct run *run;                /* whose progress is told between buffers */
     uint64_t told_ms, told_executed;
-    struct trace_writer *copy;
-    char why[512];                  /* why a trace file could not be read to its end */
-    const uint64_t *w;              /* buf, a frame of a trace file, or the shared chunk being read */
+    const uint64_t *w;              /* the buffer being read */
     size_t n, pos;
-    int64_t held;                   /* the shared chunk to give back before the next; -1: none */
-    bool eof, corrupt;
-    uint64_t buf[8192];
 };
 
 /* A step skipped by the sampling, as step() or step_string() would have fed it: its accesses'
@@ -104,15 +96,14 @@ struct run_access {
     uint32_t index, size;
     bool store;
 };
-/* Accesses one block may make: far beyond any real block's (a rep string instruction runs alone),
- * a bound on what a forged stream can make mdlsim keep. */
-enum { RUN_MAX_BLOCK_ACCESSES = 1 << 16 };
 
 struct run {
     struct run_opts o;
     struct dec *dec;
     struct cls_index *ci;
-    struct cache_hier *caches;
+    struct cache_hier *caches;      /* the caches' stage makes the accesses (LV: the levels it found) */
+    struct stage_levels *lv;
+    bool stage_thread;              /* the stage has a thread of its own */
     struct bp *bp;
     struct uopcache *uc;            /* the path of each execution; NULL: the machine has no uop cache model */
     /* With a second processor, the model runs on a thread of its own beside the reader (the
@@ -140,10 +131,10 @@ struct run {
     bool fused_sync;
     enum rt_path fused_path;
     uint64_t fused_addr[RT_MAX_MEM];
-    uint8_t fused_levels[RT_MAX_MEM + 6];
-    uint64_t addr[RT_MAX_MEM + 6];
-    unsigned size[RT_MAX_MEM + 6], n_acc;
-    bool store[RT_MAX_MEM + 6];
+    uint8_t fused_levels[STAGE_EXEC_ACCESSES];
+    uint64_t addr[STAGE_EXEC_ACCESSES];
+    unsigned size[STAGE_EXEC_ACCESSES], n_acc;
+    bool store[STAGE_EXEC_ACCESSES];
     struct run_rep rep;
     /* regions of interest: the entry addresses of their functions, where the guest mapped them;
      * the return addresses of the active calls */
@@ -319,6 +310,7 @@ struct run *run_new(const struct run_opts *o, char *err, size_t errlen)
     /* a second model whose thread cannot start steps on the reader's: slower, the same results */
     if (r->md2 && !(r->feed2 = feed_new(r->md2, true)))
         r->feed2 = feed_new(r->md2, false);
+    r->stage_thread = cpus > 1;
     if (!(r->feed = feed_new(r->md, cpus > 1)) || (r->md2 && !r->feed2)) {
         snprintf(err, errlen, "cannot start the model's thread");
         run_free(r);
@@ -381,58 +373,6 @@ const char *run_replaced_by(const struct run *r) { return r->replaced ? r->exec_
 
 /* ---- reading words ------------------------------------------------------------------------ */
 
-/* Reads up to LEN bytes, stopping early at a whole number of words; 0 at the end. */
-static size_t read_words(int fd, char *b, size_t len)
-{
-    size_t have = 0;
-    while (have < len) {
-        ssize_t got = read(fd, b + have, len - have);
-        if (got < 0 && errno == EINTR)
-            continue;
-        if (got <= 0)
-            break;
-        have += (size_t)got;
-        if (have % 8 == 0)
-            break;
-    }
-    return have;
-}
-
-/* N words of the stream into the recording, if any: false (with why) once a write failed, so
- * that a full disk stops the run at once rather than at its end. */
-static bool record(struct reader *rd, const uint64_t *w, size_t n)
-{
-    if (!rd->copy || !n || trace_write_events(rd->copy, w, n))
-        return true;
-    snprintf(rd->why, sizeof rd->why, "cannot write the trace: %s", strerror(rd->copy->error));
-    return false;
-}
-
-/* The next chunk named on the descriptor, in place, once the previous one is given back (the
- * plugin may be gone by then: MSG_NOSIGNAL, and the error is of no interest). */
-static bool next_chunk(struct reader *rd)
-{
-    const struct run_source *src = &rd->src;
-    if (rd->held >= 0) {
-        uint32_t idx = (uint32_t)rd->held;
-        send(src->free_fd, &idx, sizeof idx, MSG_NOSIGNAL);
-        rd->held = -1;
-    }
-    uint64_t token;
-    if (read_words(src->fd, (char *)&token, sizeof token) != sizeof token)
-        return false;
-    uint32_t idx = (uint32_t)token, n = (uint32_t)(token >> 32);
-    if (idx >= src->chunks || n > WIRE_CHUNK_WORDS) {
-        rd->corrupt = true;
-        return false;
-    }
-    rd->held = idx;
-    rd->w = src->shm + (size_t)idx * WIRE_CHUNK_WORDS;
-    rd->n = n;
-    rd->pos = 0;
-    return record(rd, rd->w, n);
-}
-
 static uint64_t now_ms(void)
 {
     struct timespec t;
@@ -463,43 +403,16 @@ static void on_pace(void *ctx, struct rt_model *md, unsigned at)
     pace_at(r->o.pace, r->o.pace_core, at);
 }
 
-/* A trace file is read frame by frame, each checked before its words are. */
-static bool next_frame(struct reader *rd)
-{
-    size_t n;
-    if (rd->run->o.pace)
-        feed_mark(rd->run->feed, on_pace, rd->run, (unsigned)(rd->src.trace->pos / RUN_PACE_UNIT));
-    while (trace_next(rd->src.trace, &rd->w, &n, rd->why, sizeof rd->why))
-        if (n) {
-            rd->n = n;
-            rd->pos = 0;
-            return true;
-        }
-    return false;
-}
-
-/* The next buffer's worth of words; false at the end of the stream. */
+/* The next buffer's worth of words, from the stage; false at the end of the stream. */
 static bool refill(struct reader *rd)
 {
     tell_progress(rd);
-    if (rd->src.trace)
-        return next_frame(rd);
-    if (rd->eof)
-        return false;
-    if (rd->src.shm) {
-        while (next_chunk(rd))
-            if (rd->n)
-                return true;
-        rd->eof = true;
-        return false;
-    }
-    size_t have = read_words(rd->src.fd, (char *)rd->buf, sizeof rd->buf);
-    bool kept = record(rd, rd->buf, have / 8);
-    rd->eof = have == 0 || have % 8 != 0 || !kept;
-    rd->w = rd->buf;
-    rd->n = kept ? have / 8 : 0;
+    uint64_t at = 0;
+    bool more = stage_next(rd->stage, &rd->w, &rd->n, &at);
+    if (rd->run->o.pace)
+        feed_mark(rd->run->feed, on_pace, rd->run, (unsigned)(at / RUN_PACE_UNIT));
     rd->pos = 0;
-    return rd->n > 0;
+    return more;
 }
 
 /* Inline: it runs for every word of the stream. */
@@ -737,9 +650,9 @@ static void step_string(struct run *r, const struct rt_insn *in, uint32_t sidx, 
 static void model_tail(struct run *r);
 
 /* One iteration of the pending repeated string instruction (its accesses since its last
- * execution) into the merged execution: each access reaches the caches as it would on its own, and
- * each line an access slot moves on to is counted once, at the depth its first access went. An
- * execution without accesses (the check of a count already zero) is no iteration. */
+ * execution) into the merged execution: each access reached the caches as it would on its own (the
+ * stage made it), and each line an access slot moves on to is counted once, at the depth its first
+ * access went. An execution without accesses (the check of a count already zero) is no iteration. */
 static void rep_fold(struct run *r)
 {
     struct run_rep *p = &r->rep;
@@ -747,16 +660,8 @@ static void rep_fold(struct run *r)
         return;
     p->str.iterations++;
     p->str.bytes += r->size[0];
-    unsigned levels[RT_MAX_MEM + 6];
-    if (cache_iterate(r->caches, &p->iter, r->addr, r->size, r->store, r->n_acc, levels) == r->n_acc &&
-        p->str.iterations > 1) {
-        /* the last iteration's lines again, first-level hits: nothing below moves but the count */
-        p->served[0] += r->n_acc;
-        r->n_acc = 0;
-        return;
-    }
     for (unsigned k = 0; k < r->n_acc; k++) {
-        unsigned lv = levels[k];
+        unsigned lv = stage_level(r->lv, r->addr[k]);
         p->served[lv < REP_SERVED ? lv : REP_SERVED - 1]++;
         if (k < RT_MAX_MEM && p->str.iterations == 1)
             p->first[k] = r->addr[k];
@@ -860,13 +765,13 @@ static void sample_next(struct run *r)
     r->holding = !model;
 }
 
-/* The pending execution's accesses through the caches: the level that served each (LEVELS), and
- * the addresses the model takes (ADDR). Most instructions have none: the test is inlined, the loop
- * not, with its registers saved. */
+/* The pending execution's accesses: the level that served each (LEVELS, as the stage made them),
+ * and the addresses the model takes (ADDR). Most instructions have none: the test is inlined, the
+ * loop not, with its registers saved. */
 __attribute__((noinline)) static void warm_each(struct run *r, uint8_t *levels, uint64_t *addr)
 {
     for (unsigned k = 0; k < r->n_acc; k++) {
-        levels[k] = (uint8_t)cache_access(r->caches, r->addr[k], r->size[k], r->store[k]);
+        levels[k] = stage_level(r->lv, r->addr[k]);
         if (k < RT_MAX_MEM)
             addr[k] = r->addr[k];
     }
@@ -964,7 +869,7 @@ static inline void skip_warm(struct run *r, struct sinsn *s, uint8_t *levels, ui
 static inline __attribute__((always_inline)) void skip_pending(struct run *r, bool keep)
 {
     struct sinsn *s = &r->s[r->pend];
-    uint8_t levels[RT_MAX_MEM + 6] = { 0 };
+    uint8_t levels[STAGE_EXEC_ACCESSES] = { 0 };
     uint64_t addr[RT_MAX_MEM] = { 0 };
     enum rt_path path;
     bool sync;
@@ -1036,7 +941,7 @@ static void skip_branch(struct run *r, uint64_t next_pc)
     struct sinsn *s = &r->s[r->pend];
     const struct rt_insn *in = s->in;
     bool miss = predict(r, in, next_pc);
-    uint8_t levels[RT_MAX_MEM + 6] = { 0 };
+    uint8_t levels[STAGE_EXEC_ACCESSES] = { 0 };
     uint64_t addr[RT_MAX_MEM] = { 0 };
     enum rt_path path;
     bool sync;
@@ -1071,7 +976,7 @@ static void skip_outside(struct run *r, uint64_t next_pc)
     const struct rt_insn *in = s->in;
     if (in->branch != RT_BR_NONE)
         predict(r, in, next_pc);
-    uint8_t levels[RT_MAX_MEM + 6] = { 0 };
+    uint8_t levels[STAGE_EXEC_ACCESSES] = { 0 };
     uint64_t addr[RT_MAX_MEM] = { 0 };
     warm_accesses(r, levels, addr);
     r->total++;
@@ -1089,7 +994,7 @@ static void model_pending(struct run *r, uint64_t next_pc, bool known_next)
     if (in->rep)
         rep_fold(r);
     bool miss = in->branch != RT_BR_NONE && known_next && predict(r, in, next_pc);
-    uint8_t levels[RT_MAX_MEM + 6] = { 0 };
+    uint8_t levels[STAGE_EXEC_ACCESSES] = { 0 };
     uint64_t addr[RT_MAX_MEM] = { 0 };
     warm_accesses(r, levels, addr);
     r->total++;
@@ -1155,7 +1060,7 @@ static bool on_exec(struct run *r, uint64_t id, char *err, size_t errlen)
 /* An access of the pending execution. */
 static void add_access(struct run *r, uint64_t addr, unsigned size, bool store)
 {
-    if (r->pend >= 0 && r->n_acc < RT_MAX_MEM + 6) {
+    if (r->pend >= 0 && r->n_acc < STAGE_EXEC_ACCESSES) {
         r->addr[r->n_acc] = addr;
         r->size[r->n_acc] = size;
         r->store[r->n_acc] = store;
@@ -1177,7 +1082,7 @@ static bool on_mem(struct run *r, struct reader *rd, uint64_t w0, char *err, siz
         return true;
     }
     /* in a block: kept until it closes, when its instructions are known to have run */
-    if (r->n_bacc == RUN_MAX_BLOCK_ACCESSES)
+    if (r->n_bacc == STAGE_BLOCK_ACCESSES)
         return true;
     r->acc = alloc_grow(r->acc, &r->cap_bacc, r->n_bacc + 1, 64, sizeof *r->acc);
     r->acc[r->n_bacc++] = (struct run_access){ addr, (uint32_t)(w0 >> 32), size, store };
@@ -1347,14 +1252,19 @@ static bool on_execve(struct run *r, struct reader *rd, uint64_t w0, char *err, 
 bool run_consume(struct run *r, const struct run_source *src, char *err, size_t errlen)
 {
     struct reader *rd = alloc_zeroed(1, sizeof *rd);
-    rd->src = *src;
     rd->run = r;
-    rd->held = -1;
-    rd->copy = r->o.record;
+    if (!(rd->stage = stage_new(src, r->caches, r->o.record, r->stage_thread)) &&
+        !(rd->stage = stage_new(src, r->caches, r->o.record, false))) {
+        snprintf(err, errlen, "cannot start the caches' thread");
+        free(rd);
+        return false;
+    }
+    r->lv = stage_levels(rd->stage);
+    const char *why = stage_why(rd->stage);
     uint64_t w = 0;
     bool ok = next_word(rd, &w) && (w == WIRE_MAGIC || w == WIRE_MAGIC_V1);
-    if (!ok && rd->why[0])
-        snprintf(err, errlen, "%s", rd->why);
+    if (!ok && why[0])
+        snprintf(err, errlen, "%s", why);
     else if (!ok && w >> 16 == WIRE_MAGIC >> 16)
         snprintf(err, errlen, "the events are of wire version %u; this mdlsim reads versions 1 to %u (the plugin "
                  "and mdlsim come from different builds: run make)", (unsigned)(w & 0xffff), (unsigned)(WIRE_MAGIC & 0xffff));
@@ -1389,23 +1299,31 @@ bool run_consume(struct run *r, const struct run_source *src, char *err, size_t 
             ok = false;
         }
     }
-    if (ok && rd->corrupt) {
+    if (ok && stage_corrupt(rd->stage)) {
         snprintf(err, errlen, "corrupt event stream (a chunk token out of range)");
         ok = false;
     }
-    if (ok && rd->why[0]) {
-        snprintf(err, errlen, "%s", rd->why);
+    if (ok && why[0]) {
+        snprintf(err, errlen, "%s", why);
         ok = false;
     }
     if (ok && r->open >= 0)
         ok = close_block(r, block_length(r), err, errlen);
     if (ok && r->pend >= 0)
         model_pending(r, 0, false);
+    if (ok && (r->lv->missing || r->lv->pos != r->lv->n)) {
+        snprintf(err, errlen, "internal error: the caches' stage made %llu accesses, the reader took %llu",
+                 (unsigned long long)r->lv->given,
+                 (unsigned long long)(r->lv->given - (r->lv->n - r->lv->pos) + r->lv->missing));
+        ok = false;
+    }
     if (ok)
         model_tail(r);
     feed_finish(r->feed);
     if (r->feed2)
         feed_finish(r->feed2);
+    stage_free(rd->stage);
+    r->lv = NULL;
     free(rd);
     return ok;
 }

@@ -43,6 +43,9 @@ struct run_opts {
 };
 
 enum { RUN_MAX_ROI = 16 };
+/* Static instructions (and blocks) one run may have: far beyond any program's code (a browser has
+ * some tens of millions of bytes of it), and a bound on what a forged id can make mdlsim allocate. */
+#define RUN_MAX_STATIC (1u << 26)
 struct run;
 
 struct run *run_new(const struct run_opts *o, char *err, size_t errlen);

@@ -1,0 +1,253 @@
+/* The caches' stage against the reader: random streams of blocks, cuts, string iterations and
+ * stray accesses give the same report through a trace file or a pipe cut at odd places, with the
+ * stage on its own thread or on the reader's. Built with STAGE_CHECK (make sanitize), every level
+ * is also checked to be its access's. */
+#include <criterion/criterion.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+#include "analysis.h"
+#include "result.h"
+#include "run.h"
+#include "trace.h"
+#include "view_json.h"
+#include "wire.h"
+
+extern const struct mdl_machine mdl_machine_skylake;
+
+struct stream {
+    uint64_t *w;
+    size_t n, cap;
+    uint64_t rng;
+};
+
+static void put(struct stream *s, uint64_t w)
+{
+    if (s->n == s->cap) {
+        s->cap = s->cap ? 2 * s->cap : 4096;
+        s->w = realloc(s->w, s->cap * sizeof *s->w);
+        cr_assert(s->w);
+    }
+    s->w[s->n++] = w;
+}
+
+static unsigned pick(struct stream *s, unsigned n)
+{
+    s->rng = s->rng * 6364136223846793005ull + 1442695040888963407ull;
+    return (unsigned)((s->rng >> 33) % n);
+}
+
+/* The instructions: loads, adds, nops and a rep movsb, each at its own address. */
+static const struct { uint8_t bytes[4]; unsigned len; } CODE[] = {
+    { { 0x48, 0x8b, 0x03 }, 3 },        /* mov rax, [rbx] */
+    { { 0x48, 0x01, 0xd8 }, 3 },        /* add rax, rbx */
+    { { 0x90 }, 1 },                    /* nop */
+    { { 0x48, 0x89, 0x01 }, 3 },        /* mov [rcx], rax */
+    { { 0xf3, 0xa4 }, 2 },              /* rep movsb */
+};
+enum { N_CODE = sizeof CODE / sizeof CODE[0], REP = N_CODE - 1, N_INSN = 24, N_BLOCKS = 8 };
+
+static void insn(struct stream *s, uint32_t id, uint64_t pc, unsigned kind)
+{
+    uint64_t bytes = 0;
+    memcpy(&bytes, CODE[kind].bytes, CODE[kind].len);
+    put(s, WIRE_INSN | (uint64_t)CODE[kind].len << 8 | (uint64_t)id << 32);
+    put(s, pc);
+    put(s, bytes);
+}
+
+static void mem(struct stream *s, uint32_t index, uint64_t addr, bool store)
+{
+    put(s, WIRE_MEM | 8ull << 8 | (uint64_t)store << 16 | (uint64_t)index << 32);
+    put(s, addr);
+}
+
+/* An address of a few kilobytes' worth of lines, or far: hits, misses, sets shared. */
+static uint64_t addr_of(struct stream *s)
+{
+    uint64_t base = pick(s, 4) ? 0x10000 : 0x800000 + (uint64_t)pick(s, 64) * 4096;
+    return base + (uint64_t)pick(s, 512) * 8;
+}
+
+/* One run of block B of N instructions: accesses mostly in order, some out of it, some beyond
+ * eight for one instruction; cut early now and then, with accesses after the cut. */
+static void run_block(struct stream *s, uint32_t b, unsigned n)
+{
+    put(s, WIRE_RUN | (uint64_t)b << 32);
+    for (unsigned i = 0; i < n; i++) {
+        unsigned k = pick(s, 4) ? pick(s, 3) : pick(s, 12);
+        for (unsigned j = 0; j < k; j++)
+            mem(s, pick(s, 10) ? i : pick(s, n + 1), addr_of(s), pick(s, 3) == 0);
+    }
+    if (n > 1 && pick(s, 10) == 0) {
+        put(s, WIRE_CUT | (uint64_t)pick(s, n) << 8);
+        for (unsigned j = pick(s, 3); j; j--)
+            mem(s, 0, addr_of(s), false);
+    }
+}
+
+/* A string copy: block B, the rep movsb alone, iterated with a load and a store a byte on. */
+static void copy(struct stream *s, uint32_t b)
+{
+    uint64_t from = 0x20000 + (uint64_t)pick(s, 4096), to = from + (pick(s, 2) ? 4096 : 100);
+    for (unsigned i = pick(s, 300); i; i--, from++, to++) {
+        put(s, WIRE_RUN | (uint64_t)b << 32);
+        mem(s, 0, from, false);
+        mem(s, 0, to, true);
+    }
+}
+
+static void random_stream(struct stream *s, uint64_t seed)
+{
+    *s = (struct stream){ .rng = seed };
+    put(s, WIRE_MAGIC);
+    uint64_t pc = 0x401000;
+    unsigned kind[N_INSN];
+    for (uint32_t id = 0; id < N_INSN; id++) {
+        kind[id] = id == N_INSN - 1 ? REP : pick(s, REP);
+        insn(s, id, pc, kind[id]);
+        pc += CODE[kind[id]].len;
+    }
+    /* blocks of consecutive instructions; the last, the rep movsb alone */
+    unsigned len[N_BLOCKS];
+    for (uint32_t b = 0; b < N_BLOCKS; b++) {
+        uint32_t first = b == N_BLOCKS - 1 ? N_INSN - 1 : pick(s, N_INSN - 6);
+        len[b] = b == N_BLOCKS - 1 ? 1 : 1 + pick(s, 5);
+        put(s, WIRE_BLOCK | (uint64_t)len[b] << 8 | (uint64_t)b << 32);
+        for (unsigned i = 0; i < len[b]; i += 2)
+            put(s, (first + i) | (i + 1 < len[b] ? (uint64_t)(first + i + 1) << 32 : 0));
+    }
+    for (unsigned e = 0; e < 3000; e++) {
+        unsigned what = pick(s, 20);
+        if (what == 0)
+            copy(s, N_BLOCKS - 1);
+        else if (what == 1) {       /* one execution on its own, with its accesses after it */
+            put(s, WIRE_EXEC | (uint64_t)pick(s, N_INSN - 1) << 32);
+            for (unsigned j = pick(s, 10); j; j--)
+                mem(s, 0, addr_of(s), false);
+        } else {
+            uint32_t b = pick(s, N_BLOCKS - 1);
+            run_block(s, b, len[b]);
+        }
+    }
+}
+
+/* ---- the stream read three ways ----------------------------------------------------------------- */
+
+enum way { TRACE_THREADED, TRACE_ONE_THREAD, PIPE_THREADED };
+
+struct writer {
+    int fd;
+    const struct stream *s;
+};
+
+/* The stream's bytes into the pipe in pieces of odd sizes: records cut anywhere. */
+static void *write_pieces(void *arg)
+{
+    struct writer *wr = arg;
+    const uint8_t *b = (const uint8_t *)wr->s->w;
+    size_t left = wr->s->n * 8, at = 0;
+    uint64_t rng = 7;
+    while (left) {
+        rng = rng * 6364136223846793005ull + 1442695040888963407ull;
+        size_t k = 1 + (rng >> 33) % 3001;
+        k = k < left ? k : left;
+        ssize_t got = write(wr->fd, b + at, k);
+        if (got <= 0)
+            break;
+        at += (size_t)got;
+        left -= (size_t)got;
+    }
+    close(wr->fd);
+    return NULL;
+}
+
+static int trace_file(const struct stream *s, char *path, size_t len)
+{
+    int fd = memfd_create("trace", MFD_CLOEXEC);
+    cr_assert(fd >= 0);
+    FILE *fp = fdopen(dup(fd), "wb");
+    struct trace_writer w;
+    char err[256];
+    cr_assert(fp && trace_write_start(&w, fp, MDL_ISA_X86_64, "/dev/null", err, sizeof err));
+    /* frames of a few thousand words, as a recording writes them */
+    for (size_t at = 0; at < s->n; at += 5000)
+        cr_assert(trace_write_events(&w, s->w + at, s->n - at < 5000 ? s->n - at : 5000));
+    cr_assert(trace_write_end(&w, 0) && fclose(fp) == 0);
+    snprintf(path, len, "/proc/self/fd/%d", fd);
+    return fd;
+}
+
+/* The JSON report of S read WAY (an error: "error: " and its message). */
+static char *report(const struct stream *s, enum way way)
+{
+    static struct analysis_plan plan;
+    double weight = 1.15;
+    char err[1024], path[64];
+    cr_assert(analysis_plan_init(&plan, &mdl_machine_skylake, &weight, 1, false, err, sizeof err));
+    struct run_opts ro = { .m = &mdl_machine_skylake, .lanes = plan.lanes, .n_lanes = plan.n_lanes,
+                           .causality = true, .causality_sample = 1, .one_thread = way == TRACE_ONE_THREAD };
+    struct run *r = run_new(&ro, err, sizeof err);
+    cr_assert(r, "%s", err);
+    struct trace_reader t;
+    int fd = -1, p[2];
+    pthread_t writer;
+    struct writer wr;
+    struct run_source src = { .fd = -1, .free_fd = -1 };
+    if (way == PIPE_THREADED) {
+        cr_assert(pipe(p) == 0);
+        wr = (struct writer){ p[1], s };
+        cr_assert(pthread_create(&writer, NULL, write_pieces, &wr) == 0);
+        src.fd = p[0];
+    } else {
+        fd = trace_file(s, path, sizeof path);
+        cr_assert(trace_open(&t, path, err, sizeof err), "%s", err);
+        src.trace = &t;
+    }
+    char *out = NULL;
+    size_t len = 0;
+    if (run_consume(r, &src, err, sizeof err)) {
+        static struct result res;
+        struct rt_topdown td;
+        result_reset(&res, &mdl_machine_skylake);
+        res.command = "replay";
+        analysis_start(&res, &plan);
+        run_fill(r, &res, &td);
+        analysis_finish(&res, &td);
+        FILE *mem_fp = open_memstream(&out, &len);
+        view_json(mem_fp, &res);
+        fclose(mem_fp);
+        result_free(&res);
+    } else {
+        cr_assert(asprintf(&out, "error: %s", err) > 0);
+    }
+    run_free(r);
+    if (way == PIPE_THREADED) {
+        pthread_join(writer, NULL);
+        close(p[0]);
+    } else {
+        trace_close(&t);
+        close(fd);
+    }
+    return out;
+}
+
+Test(stage, a_random_stream_gives_one_report_through_a_trace_or_a_pipe_on_one_thread_or_two, .timeout = 120)
+{
+    for (uint64_t seed = 1; seed <= 6; seed++) {
+        struct stream s;
+        random_stream(&s, seed);
+        char *a = report(&s, TRACE_THREADED), *b = report(&s, TRACE_ONE_THREAD), *c = report(&s, PIPE_THREADED);
+        cr_assert(strncmp(a, "error", 5) != 0, "seed %llu: %s", (unsigned long long)seed, a);
+        cr_assert(strstr(a, "\"caches\""), "seed %llu: no caches in the report", (unsigned long long)seed);
+        cr_assert_str_eq(a, b, "seed %llu: one thread differs", (unsigned long long)seed);
+        cr_assert_str_eq(a, c, "seed %llu: the pipe differs", (unsigned long long)seed);
+        free(a);
+        free(b);
+        free(c);
+        free(s.w);
+    }
+}
