@@ -86,66 +86,81 @@ struct stage {
 
 /* ---- the accesses, as the reader keeps them ----------------------------------------------------- */
 
-static void put_level(struct slot *sl, unsigned level, uint64_t addr)
+/* Room for one more level in SL: out of line, as it is seldom needed. */
+__attribute__((noinline)) static void level_room(struct slot *sl)
 {
 #ifdef STAGE_CHECK
     sl->addr = alloc_grow(sl->addr, &sl->cap_addr, sl->n_lv + 1, 4096, sizeof *sl->addr);
+#endif
+    sl->lv = alloc_grow(sl->lv, &sl->cap_lv, sl->n_lv + 1, 4096, 1);
+}
+
+static inline void put_level(struct slot *sl, unsigned level, uint64_t addr)
+{
+    if (sl->n_lv == sl->cap_lv)
+        level_room(sl);
+#ifdef STAGE_CHECK
     sl->addr[sl->n_lv] = addr;
 #else
     (void)addr;
 #endif
-    sl->lv = alloc_grow(sl->lv, &sl->cap_lv, sl->n_lv + 1, 4096, 1);
     sl->lv[sl->n_lv++] = (uint8_t)(level < 255 ? level : 255);
 }
 
-/* One execution's accesses. The executions of one instruction back to back (a string
- * instruction's iterations) go through cache_iterate, which counts a repeat of the last one's lines
- * rather than making it again; the others are made one by one. */
-static void make_execution(struct stage *s, uint64_t key, const uint64_t *addr, const unsigned *size,
-                           const bool *store, unsigned n, struct slot *sl)
+/* The N accesses from X on, one execution's that repeats the one before it (a string
+ * instruction's next iteration): through cache_iterate, which counts a repeat of the last one's
+ * lines rather than making it again. */
+__attribute__((noinline)) static void iterate(struct stage *s, const struct stage_access *x, unsigned n,
+                                             struct slot *sl)
 {
     struct parse *p = &s->p;
-    unsigned lv[STAGE_EXEC_ACCESSES];
-    if (key == p->last_key) {
-        if (!p->iterating)
-            p->iter.n = 0, p->iter.hits = false;
-        cache_iterate(s->caches, &p->iter, addr, size, store, n, lv);
-    } else {
-        for (unsigned k = 0; k < n; k++)
-            lv[k] = (unsigned)cache_access(s->caches, addr[k], size[k], store[k]);
-    }
-    p->iterating = key == p->last_key;
-    p->last_key = key;
+    uint64_t addr[STAGE_EXEC_ACCESSES] = { 0 };
+    unsigned size[STAGE_EXEC_ACCESSES] = { 0 }, lv[STAGE_EXEC_ACCESSES];
+    bool store[STAGE_EXEC_ACCESSES] = { 0 };
+    for (unsigned k = 0; k < n; k++)
+        addr[k] = x[k].addr, size[k] = x[k].size, store[k] = x[k].store;
+    if (!p->iterating)
+        p->iter.n = 0, p->iter.hits = false;
+    cache_iterate(s->caches, &p->iter, addr, size, store, n, lv);
+    p->iterating = true;
     for (unsigned k = 0; k < n; k++)
         put_level(sl, lv[k], addr[k]);
 }
 
 /* The open block closed after its first K instructions: its accesses, as close_block attaches
  * them (each to the first instruction, from its own on, that all before it reached: the running
- * maximum of their indices; none from one at K or after on), STAGE_EXEC_ACCESSES to an execution. */
+ * maximum of their indices; none from one at K or after on), STAGE_EXEC_ACCESSES to an execution.
+ * An execution of the instruction whose accesses were the last made goes through iterate; the
+ * others' are made as they come. */
 static void close_block(struct stage *s, uint32_t k, struct slot *sl)
 {
     struct parse *p = &s->p;
-    uint64_t addr[STAGE_EXEC_ACCESSES];
-    unsigned size[STAGE_EXEC_ACCESSES], n = 0;
-    bool store[STAGE_EXEC_ACCESSES], have = false;
+    const struct stage_access *from = NULL;
+    unsigned n = 0;
+    bool have = false, repeat = false;
     uint32_t at = 0;
     for (size_t a = 0; a < p->n_acc && p->acc[a].index < k; a++) {
         const struct stage_access *x = &p->acc[a];
         if (!have || x->index > at) {
-            if (have)
-                make_execution(s, (uint64_t)p->open_id << 32 | at, addr, size, store, n, sl);
+            if (repeat)
+                iterate(s, from, n, sl);
             have = true;
             at = x->index;
             n = 0;
+            from = x;
+            uint64_t key = (uint64_t)p->open_id << 32 | at;
+            repeat = key == p->last_key;
+            p->iterating &= repeat;
+            p->last_key = key;
         }
-        if (n < STAGE_EXEC_ACCESSES) {
-            addr[n] = x->addr, size[n] = x->size, store[n] = x->store;
-            n++;
-        }
+        if (n == STAGE_EXEC_ACCESSES)
+            continue;
+        n++;
+        if (!repeat)
+            put_level(sl, (unsigned)cache_access(s->caches, x->addr, x->size, x->store), x->addr);
     }
-    if (have)
-        make_execution(s, (uint64_t)p->open_id << 32 | at, addr, size, store, n, sl);
+    if (repeat)
+        iterate(s, from, n, sl);
     if (k) {    /* its last instruction waits, with the accesses it kept */
         p->pend = true;
         p->pend_acc = have && at == k - 1 ? n : 0;
