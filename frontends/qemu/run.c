@@ -102,6 +102,7 @@ struct run {
     struct dec *dec;
     struct cls_index *ci;
     struct cache_hier *caches;      /* the caches' stage makes the accesses (LV: the levels it found) */
+    struct stage *stage;
     struct stage_levels *lv;
     bool stage_thread;              /* the stage has a thread of its own */
     struct bp *bp;
@@ -745,6 +746,15 @@ static void know_string(struct run *r, uint32_t sidx, const struct rt_insn *in, 
     r->known_now += r->in_unit ? t : 0;
 }
 
+/* Whether a skip that begins goes on to its period's end, by what the caches' stage has read ahead
+ * (the whole run a region: the sampling counts every execution): then what it skips is past before
+ * the stream ends, and nothing of it need be held for the tail (hold). Held anyway, it would cost a
+ * long sampled run a twentieth of its processor time, writing what is thrown away. */
+static bool skips_through(const struct run *r)
+{
+    return !r->o.n_roi && stage_ahead(r->stage) > r->clock.left + r->plan.unit;
+}
+
 /* The region's next instruction, as the sampling says: modelled, or held while it skips (step()
  * reads r->holding); the marks before it. */
 static void sample_next(struct run *r)
@@ -762,6 +772,8 @@ static void sample_next(struct run *r)
     r->model_run = model ? r->model_run + 1 : 0;
     if (model && r->holding)
         r->n_held = r->n_held_addr = r->n_held_str = 0, r->lost = false;    /* what was skipped is past */
+    if (!model && !r->holding)
+        r->lost = skips_through(r);
     r->holding = !model;
 }
 
@@ -1259,6 +1271,7 @@ bool run_consume(struct run *r, const struct run_source *src, char *err, size_t 
         free(rd);
         return false;
     }
+    r->stage = rd->stage;
     r->lv = stage_levels(rd->stage);
     const char *why = stage_why(rd->stage);
     uint64_t w = 0;
@@ -1323,6 +1336,7 @@ bool run_consume(struct run *r, const struct run_source *src, char *err, size_t 
     if (r->feed2)
         feed_finish(r->feed2);
     stage_free(rd->stage);
+    r->stage = NULL;
     r->lv = NULL;
     free(rd);
     return ok;

@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <poll.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -32,6 +33,7 @@ struct slot {
 #endif
     int64_t chunk;                  /* the shared chunk to give back once read; -1: none */
     uint64_t trace_pos;
+    uint64_t lower;                 /* struct parse's LOWER once the stage parsed it */
     bool end;                       /* no words: the stream ended (the last block's levels, if any) */
 };
 
@@ -57,6 +59,10 @@ struct parse {
     size_t n_acc, cap_acc;
     bool pend;                      /* an execution waits for its successor, with PEND_ACC accesses */
     unsigned pend_acc;
+    /* At most the executions the reader counts in the stream so far: each block run's but its
+     * first, which may go on a string instruction's iterations as one (a cut block's, those it ran),
+     * no execution of its own. */
+    uint64_t lower;
     uint64_t last_key;              /* the execution (block, index) whose accesses were the last made */
     bool iterating;                 /* ITER holds that execution's (it repeated the one before) */
     struct cache_iter iter;
@@ -74,6 +80,7 @@ struct stage {
     struct slot slot[SLOTS];
     uint64_t made, freed;           /* slots filled; slots the reader gave back (it reads slot FREED) */
     bool stop;
+    _Atomic uint64_t lower_made;    /* the last slot filled's LOWER */
     /* the stage's */
     struct parse p;
     bool eof;
@@ -218,7 +225,9 @@ static bool on_record(struct stage *s, uint64_t w0, struct slot *sl)
     if (kind == WIRE_CUT) {
         if (!p->open || w0 >> 8 >= p->open_len)
             return false;
-        close_block(s, (uint32_t)(w0 >> 8), sl);
+        uint32_t k = (uint32_t)(w0 >> 8);
+        p->lower -= (p->open_len - 1) - (k ? k - 1 : 0);
+        close_block(s, k, sl);
         return true;
     }
     if (p->open)
@@ -230,6 +239,7 @@ static bool on_record(struct stage *s, uint64_t w0, struct slot *sl)
         p->open = true;
         p->open_id = (uint32_t)(w0 >> 32);
         p->open_len = p->block_len[p->open_id];
+        p->lower += p->open_len - 1;
         return true;
     case WIRE_EXEC:
         p->pend = true;
@@ -393,6 +403,7 @@ static void fill(struct stage *s, struct slot *sl)
         parse(s, sl->w, sl->n, sl);
     else if (s->p.open && !s->p.lost)
         close_block(s, s->p.open_len, sl);
+    sl->lower = s->p.lost ? 0 : s->p.lower;
 }
 
 static void *stage_thread(void *arg)
@@ -411,6 +422,7 @@ static void *stage_thread(void *arg)
         end = sl->end;
         pthread_mutex_lock(&s->lock);
         s->made++;
+        atomic_store_explicit(&s->lower_made, sl->lower, memory_order_relaxed);
         pthread_cond_broadcast(&s->changed);
         pthread_mutex_unlock(&s->lock);
     }
@@ -513,6 +525,19 @@ bool stage_next(struct stage *s, const uint64_t **w, size_t *n, uint64_t *trace_
 }
 
 struct stage_levels *stage_levels(struct stage *s) { return &s->levels; }
+
+uint64_t stage_counted(const struct stage *s)
+{
+    return s->holding ? s->slot[s->freed % SLOTS].lower : 0;
+}
+
+uint64_t stage_ahead(const struct stage *s)
+{
+    if (!s->threaded || !s->holding || s->ended)
+        return 0;
+    uint64_t made = atomic_load_explicit(&s->lower_made, memory_order_relaxed), here = stage_counted(s);
+    return made > here ? made - here : 0;
+}
 
 uint8_t stage_level_missing(struct stage_levels *l)
 {

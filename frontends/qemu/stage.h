@@ -38,6 +38,13 @@ struct stage *stage_new(const struct run_source *src, struct cache_hier *caches,
  * starts (0 for a live stream). False at the end of the stream (then stage_why says why, if it ended
  * early). */
 bool stage_next(struct stage *s, const uint64_t **w, size_t *n, uint64_t *trace_pos);
+/* At most the executions the reader counts in the stream up to the end of the buffer it reads:
+ * each block run's but its first instruction's, which may go on a string instruction's iterations
+ * as one, and no execution of its own (WIRE_EXEC); a stream the reader refuses, none. */
+uint64_t stage_counted(const struct stage *s);
+/* How many executions the reader will certainly count after the buffer it reads: the stage read
+ * them ahead (0 on one thread). */
+uint64_t stage_ahead(const struct stage *s);
 /* The reader's levels: stage_level takes the next. */
 struct stage_levels *stage_levels(struct stage *s);
 uint8_t stage_level_missing(struct stage_levels *l);
