@@ -75,6 +75,9 @@ struct tage {
     int provider, alt;
     uint32_t idx[TAGE_TABLES], base_idx;
     uint16_t tag[TAGE_TABLES];
+    /* the pc and history IDX and TAG were found for (FOUND: they were) */
+    bool found;
+    uint64_t found_pc, found_recent;
 };
 
 /* Lengths MIN * r^i with r^(TAGE_TABLES-1) = MAX / MIN; r found by bisection (no libm). */
@@ -180,22 +183,32 @@ static inline uint32_t tage_fold(const struct tage *g, const struct tage_geom *k
 }
 
 /* Inlined twice: with the preset geometry as K, and with the instance's own; the loops are
- * unrolled so that the preset's lengths and widths become immediates. */
+ * unrolled so that the preset's lengths and widths become immediates. Where every history fits
+ * in recent, a branch looked up again with the same history (a loop's, once its history is all
+ * taken) has the indices and tags it had: only the tables are read again. */
 static inline void tage_lookup_in(struct tage *g, const struct tage_geom *k, uint64_t pc)
 {
-    uint64_t h = predictor_hash(pc);
-    uint32_t mask = k->fold[0][TAGE_FOLD_INDEX].mask;
-    unsigned hits = 0;
-    g->base_idx = (uint32_t)h & mask;
+    bool short_only = k->len[TAGE_TABLES - 1] <= TAGE_RECENT;
+    if (!(short_only && g->found && g->found_pc == pc && g->found_recent == g->recent)) {
+        uint64_t h = predictor_hash(pc);
+        uint32_t mask = k->fold[0][TAGE_FOLD_INDEX].mask;
+        g->base_idx = (uint32_t)h & mask;
 #pragma GCC unroll 8
-    for (int i = 0; i < TAGE_TABLES; i++) {
-        uint32_t fidx = tage_fold(g, k, i, TAGE_FOLD_INDEX);
-        g->idx[i] = (uint32_t)(h ^ (h >> (k->idx_bits - i)) ^ fidx) & mask;
-        uint32_t tag = (uint32_t)(h >> 3) ^ tage_fold(g, k, i, TAGE_FOLD_TAG)
-                     ^ tage_fold(g, k, i, TAGE_FOLD_TAG_SHORT) << 1;
-        g->tag[i] = (uint16_t)((tag & k->fold[i][TAGE_FOLD_TAG].mask) + 1);
-        hits |= (unsigned)(g->t[i][g->idx[i]].tag == g->tag[i]) << i;
+        for (int i = 0; i < TAGE_TABLES; i++) {
+            uint32_t fidx = tage_fold(g, k, i, TAGE_FOLD_INDEX);
+            g->idx[i] = (uint32_t)(h ^ (h >> (k->idx_bits - i)) ^ fidx) & mask;
+            uint32_t tag = (uint32_t)(h >> 3) ^ tage_fold(g, k, i, TAGE_FOLD_TAG)
+                         ^ tage_fold(g, k, i, TAGE_FOLD_TAG_SHORT) << 1;
+            g->tag[i] = (uint16_t)((tag & k->fold[i][TAGE_FOLD_TAG].mask) + 1);
+        }
+        g->found = short_only;
+        g->found_pc = pc;
+        g->found_recent = g->recent;
     }
+    unsigned hits = 0;
+#pragma GCC unroll 8
+    for (int i = 0; i < TAGE_TABLES; i++)
+        hits |= (unsigned)(g->t[i][g->idx[i]].tag == g->tag[i]) << i;
     g->provider = tage_longest(hits);
     g->alt = g->provider < 0 ? -1 : tage_longest(hits & ~(1u << g->provider));
 }
