@@ -37,13 +37,6 @@ struct slot {
     bool end;                       /* no words: the stream ended (the last block's levels, if any) */
 };
 
-/* An access of the open block, as the reader keeps it (struct run_access). */
-struct stage_access {
-    uint64_t addr;
-    uint32_t index, size;
-    bool store;
-};
-
 /* Where the stage is in the stream, and what the reader will do with the accesses it reads. */
 struct parse {
     bool header;                    /* the stream's first word (its magic) passed */
@@ -55,7 +48,12 @@ struct parse {
     size_t n_blocks, cap_blocks;
     bool open;                      /* a block runs, OPEN_ID of OPEN_LEN instructions */
     uint32_t open_id, open_len;
-    struct stage_access *acc;       /* its accesses so far */
+    /* its accesses so far, as the reader keeps them (struct run_access), a column each: a string
+     * iteration's go to cache_iterate as they are */
+    uint64_t *addr;
+    unsigned *size;
+    bool *store;
+    uint32_t *index;
     size_t n_acc, cap_acc;
     bool pend;                      /* an execution waits for its successor, with PEND_ACC accesses */
     unsigned pend_acc;
@@ -114,24 +112,19 @@ static inline void put_level(struct slot *sl, unsigned level, uint64_t addr)
     sl->lv[sl->n_lv++] = (uint8_t)(level < 255 ? level : 255);
 }
 
-/* The N accesses from X on, one execution's that repeats the one before it (a string
- * instruction's next iteration): through cache_iterate, which counts a repeat of the last one's
- * lines rather than making it again. */
-__attribute__((noinline)) static void iterate(struct stage *s, const struct stage_access *x, unsigned n,
-                                             struct slot *sl)
+/* The N accesses from the open block's A on, one execution's that repeats the one before it (a
+ * string instruction's next iteration): through cache_iterate, which counts a repeat of the last
+ * one's lines rather than making it again. */
+static void iterate(struct stage *s, size_t a, unsigned n, struct slot *sl)
 {
     struct parse *p = &s->p;
-    uint64_t addr[STAGE_EXEC_ACCESSES] = { 0 };
-    unsigned size[STAGE_EXEC_ACCESSES] = { 0 }, lv[STAGE_EXEC_ACCESSES];
-    bool store[STAGE_EXEC_ACCESSES] = { 0 };
-    for (unsigned k = 0; k < n; k++)
-        addr[k] = x[k].addr, size[k] = x[k].size, store[k] = x[k].store;
+    unsigned lv[STAGE_EXEC_ACCESSES];
     if (!p->iterating)
         p->iter.n = 0, p->iter.hits = false;
-    cache_iterate(s->caches, &p->iter, addr, size, store, n, lv);
+    cache_iterate(s->caches, &p->iter, p->addr + a, p->size + a, p->store + a, n, lv);
     p->iterating = true;
     for (unsigned k = 0; k < n; k++)
-        put_level(sl, lv[k], addr[k]);
+        put_level(sl, lv[k], p->addr[a + k]);
 }
 
 /* The open block closed after its first K instructions: its accesses, as close_block attaches
@@ -142,19 +135,18 @@ __attribute__((noinline)) static void iterate(struct stage *s, const struct stag
 static void close_block(struct stage *s, uint32_t k, struct slot *sl)
 {
     struct parse *p = &s->p;
-    const struct stage_access *from = NULL;
+    size_t from = 0;
     unsigned n = 0;
     bool have = false, repeat = false;
     uint32_t at = 0;
-    for (size_t a = 0; a < p->n_acc && p->acc[a].index < k; a++) {
-        const struct stage_access *x = &p->acc[a];
-        if (!have || x->index > at) {
+    for (size_t a = 0; a < p->n_acc && p->index[a] < k; a++) {
+        if (!have || p->index[a] > at) {
             if (repeat)
                 iterate(s, from, n, sl);
             have = true;
-            at = x->index;
+            at = p->index[a];
             n = 0;
-            from = x;
+            from = a;
             uint64_t key = (uint64_t)p->open_id << 32 | at;
             repeat = key == p->last_key;
             p->iterating &= repeat;
@@ -164,7 +156,7 @@ static void close_block(struct stage *s, uint32_t k, struct slot *sl)
             continue;
         n++;
         if (!repeat)
-            put_level(sl, (unsigned)cache_access(s->caches, x->addr, x->size, x->store), x->addr);
+            put_level(sl, (unsigned)cache_access(s->caches, p->addr[a], p->size[a], p->store[a]), p->addr[a]);
     }
     if (repeat)
         iterate(s, from, n, sl);
@@ -174,6 +166,18 @@ static void close_block(struct stage *s, uint32_t k, struct slot *sl)
     }
     p->n_acc = 0;
     p->open = false;
+}
+
+/* Room for one more access of the open block: out of line, as it is seldom needed. */
+__attribute__((noinline)) static void access_room(struct parse *p)
+{
+    size_t cap = p->cap_acc;
+    p->addr = alloc_grow(p->addr, &cap, p->n_acc + 1, 64, sizeof *p->addr);
+    cap = p->cap_acc;
+    p->size = alloc_grow(p->size, &cap, p->n_acc + 1, 64, sizeof *p->size);
+    cap = p->cap_acc;
+    p->store = alloc_grow(p->store, &cap, p->n_acc + 1, 64, sizeof *p->store);
+    p->index = alloc_grow(p->index, &p->cap_acc, p->n_acc + 1, 64, sizeof *p->index);
 }
 
 /* An access (MEM record W0, its address ADDR): kept in the open block, or made for the execution
@@ -186,8 +190,12 @@ static void on_mem(struct stage *s, uint64_t w0, uint64_t addr, struct slot *sl)
     if (p->open) {
         if (p->n_acc == STAGE_BLOCK_ACCESSES)
             return;
-        p->acc = alloc_grow(p->acc, &p->cap_acc, p->n_acc + 1, 64, sizeof *p->acc);
-        p->acc[p->n_acc++] = (struct stage_access){ addr, (uint32_t)(w0 >> 32), size, store };
+        if (p->n_acc == p->cap_acc)
+            access_room(p);
+        p->addr[p->n_acc] = addr;
+        p->size[p->n_acc] = size;
+        p->store[p->n_acc] = store;
+        p->index[p->n_acc++] = (uint32_t)(w0 >> 32);
         return;
     }
     if (!p->pend || p->pend_acc == STAGE_EXEC_ACCESSES)
@@ -587,7 +595,10 @@ void stage_free(struct stage *s)
 #endif
     }
     free(s->p.block_len);
-    free(s->p.acc);
+    free(s->p.addr);
+    free(s->p.size);
+    free(s->p.store);
+    free(s->p.index);
     free(s->levels.lv);
 #ifdef STAGE_CHECK
     free(s->levels.addr);
