@@ -1,16 +1,13 @@
 /* The consumer of the plugin's stream. Each execution is modelled once the next one is known:
  * the next pc says whether a branch was taken, and the memory records in between are its
- * accesses. Caches and the predictor see the whole run (they warm up outside the region); the
- * model sees the region of interest only. */
+ * accesses (made through the caches ahead of it by the stage, stage.c). Caches and the predictor
+ * see the whole run (they warm up outside the region); the model sees the region of interest only. */
 #include "run.h"
 #include "cpus.h"
 #include "alloc.h"
-#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/socket.h>
 #include <time.h>
-#include <unistd.h>
 #include "bp.h"
 #include "cache.h"
 #include "classify.h"

@@ -57,9 +57,9 @@ struct parse {
     size_t n_acc, cap_acc;
     bool pend;                      /* an execution waits for its successor, with PEND_ACC accesses */
     unsigned pend_acc;
-    /* At most the executions the reader counts in the stream so far: each block run's but its
-     * first, which may go on a string instruction's iterations as one (a cut block's, those it ran),
-     * no execution of its own. */
+    /* At most the executions the reader counts in the stream so far: each block run's
+     * instructions but the first, which may go on a string instruction's iterations as one (of a
+     * cut block, those it ran); none for a lone execution (WIRE_EXEC). */
     uint64_t lower;
     uint64_t last_key;              /* the execution (block, index) whose accesses were the last made */
     bool iterating;                 /* ITER holds that execution's (it repeated the one before) */
