@@ -180,30 +180,39 @@ __attribute__((noinline)) static void access_room(struct parse *p)
     p->index = alloc_grow(p->index, &p->cap_acc, p->n_acc + 1, 64, sizeof *p->index);
 }
 
-/* An access (MEM record W0, its address ADDR): kept in the open block, or made for the execution
- * that waits, as on_mem and add_access keep it. */
-static void on_mem(struct stage *s, uint64_t w0, uint64_t addr, struct slot *sl)
+/* An access outside a block, made for the execution that waits (add_access's rule). */
+__attribute__((noinline)) static void mem_alone(struct stage *s, uint64_t addr, unsigned size, bool store,
+                                               struct slot *sl)
 {
     struct parse *p = &s->p;
-    unsigned size = (unsigned)(w0 >> 8 & 0xff);
-    bool store = (w0 >> 16) & 1;
-    if (p->open) {
-        if (p->n_acc == STAGE_BLOCK_ACCESSES)
-            return;
-        if (p->n_acc == p->cap_acc)
-            access_room(p);
-        p->addr[p->n_acc] = addr;
-        p->size[p->n_acc] = size;
-        p->store[p->n_acc] = store;
-        p->index[p->n_acc++] = (uint32_t)(w0 >> 32);
-        return;
-    }
     if (!p->pend || p->pend_acc == STAGE_EXEC_ACCESSES)
         return;
     p->pend_acc++;
     p->last_key = NO_KEY;
     p->iterating = false;
     put_level(sl, (unsigned)cache_access(s->caches, addr, size, store), addr);
+}
+
+/* An access (MEM record W0, its address ADDR): kept in the open block (on_mem's rule), or made for
+ * the execution that waits. Inline in the parse: most records are these. */
+static inline __attribute__((always_inline)) void on_mem(struct stage *s, uint64_t w0, uint64_t addr,
+                                                          struct slot *sl)
+{
+    struct parse *p = &s->p;
+    unsigned size = (unsigned)(w0 >> 8 & 0xff);
+    bool store = (w0 >> 16) & 1;
+    if (!p->open) {
+        mem_alone(s, addr, size, store, sl);
+        return;
+    }
+    if (p->n_acc == STAGE_BLOCK_ACCESSES)
+        return;
+    if (p->n_acc == p->cap_acc)
+        access_room(p);
+    p->addr[p->n_acc] = addr;
+    p->size[p->n_acc] = size;
+    p->store[p->n_acc] = store;
+    p->index[p->n_acc++] = (uint32_t)(w0 >> 32);
 }
 
 /* A block's definition: its length kept (the reader refuses any other id than the next). */
