@@ -2999,7 +2999,8 @@ static void expect_sampled_counts_exact(const char *machine, const char *program
         snprintf(with_roi, sizeof with_roi, "--roi %s ", roi);
     char cmd[512];
     snprintf(cmd, sizeof cmd, "run --machine %s --exact --no-sensitivity --no-causality --record "
-             "$MDLSIM_TMP/mdlsim-counts.trace -- ../build/programs/%s", machine, program);
+             "$MDLSIM_TMP/mdlsim-counts.trace -- %s%s", machine, program[0] == '$' ? "" : "../build/programs/",
+             program);
     struct run r = mdlsim_stderr(cmd);
     cr_assert_eq(r.status, 0, "%s: %s", program, r.out);
     free(r.out);
@@ -3031,6 +3032,22 @@ static void expect_sampled_counts_exact(const char *machine, const char *program
                          per[k], json_string_value(json_object_get(b, "disasm")),
                          (unsigned long long)count_of(b, NULL, "pc"));
         }
+    /* each function's calls, and what its callees ran: the call graph is counted, not sampled */
+    json_t *fx = json_object_get(x, "functions"), *fs = json_object_get(s, "functions");
+    cr_assert_eq(json_array_size(fs), json_array_size(fx), "%s: functions", program);
+    for (size_t i = 0; i < json_array_size(fx); i++) {
+        json_t *b = json_array_get(fx, i), *a = NULL;
+        for (size_t j = 0; j < json_array_size(fs) && !a; j++)
+            if (count_of(json_array_get(fs, j), NULL, "pc") == count_of(b, NULL, "pc"))
+                a = json_array_get(fs, j);
+        cr_assert(a, "%s: function at %#llx not in the sampled report", program, (unsigned long long)count_of(b, NULL, "pc"));
+        cr_expect_eq(count_of(a, NULL, "calls"), count_of(b, NULL, "calls"), "%s: calls of the function at %#llx",
+                     program, (unsigned long long)count_of(b, NULL, "pc"));
+        cr_expect_eq(json_number_value(json_object_get(a, "inclusive_instructions")),
+                     json_number_value(json_object_get(b, "inclusive_instructions")),
+                     "%s: what the function at %#llx and its callees ran", program,
+                     (unsigned long long)count_of(b, NULL, "pc"));
+    }
     if (roi) {
         /* the region's instructions as a run without regions counts them: the warming outside a
          * region is the warming of a whole run, and the region is followed call by call */
@@ -3079,6 +3096,11 @@ Test(mdlsim_run, a_sampled_replay_counts_every_event_as_an_exact_one, .timeout =
     expect_sampled_counts_exact("cortex-a72", "edges.a64 20000", "kernel_edge", 10000);
     /* a skip longer than the steps kept for a tail: the rest skipped without keeping them */
     expect_sampled_counts_exact("skylake", "gemm.x86 48", NULL, 1000000);
+    /* stripped: a call waits for its unnamed callee to call or return, through skips */
+    struct run r = capture("strip -o \"$MDLSIM_TMP/calls-stripped\" ../build/programs/calls.x86 2>&1");
+    cr_assert_eq(r.status, 0, "strip: %s", r.out);
+    free(r.out);
+    expect_sampled_counts_exact("skylake", "$MDLSIM_TMP/calls-stripped 20000", NULL, 10000);
 }
 
 Test(mdlsim_run, a_short_run_is_exact_by_default_and_the_text_says_how_it_was_modelled)

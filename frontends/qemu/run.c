@@ -820,11 +820,21 @@ static bool stack_sync(struct run *r, const struct sinsn *s)
 }
 
 /* Whether the next TICKS instructions, from the pending one, are inside the region (if any) and
- * fall where the sampling skips, no turn of its clock on the way, with no call being followed. */
+ * fall where the sampling skips, no turn of its clock on the way, and the last was no call (its
+ * callee's first instruction is counted by count_call). */
 static bool skipping(const struct run *r, uint64_t ticks)
 {
     return (!r->o.n_roi || r->active) && r->holding && r->clock.left > ticks && !(r->clock.flags & SAMPLE_MODEL) &&
-           !r->after_call && !r->call_site;
+           !r->after_call;
+}
+
+/* Whether count_call would leave the calls as they are for S, no call itself, after an
+ * instruction that was no call: no call waits for its callee, or S neither starts a named function
+ * nor returns from the unnamed code a call reached. A stripped program's calls wait until their
+ * callee calls or returns: its instructions until then are skipped as any others. */
+static bool calls_untouched(const struct run *r, const struct sinsn *s)
+{
+    return !r->call_site || (!s->fn && !(r->unnamed_callee && s->in->branch == RT_BR_RET));
 }
 
 /* N instructions of the region skipped, as sample_next counts them when its clock does not turn. */
@@ -939,7 +949,8 @@ static bool skips_branch(const struct run *r)
 {
     const struct sinsn *s = &r->s[r->pend];
     const struct rt_insn *in = s->in;
-    return in->branch != RT_BR_NONE && in->branch != RT_BR_CALL && !in->rep && !region_edge(r, s) && skipping(r, 1);
+    return in->branch != RT_BR_NONE && in->branch != RT_BR_CALL && !in->rep && !region_edge(r, s) && skipping(r, 1) &&
+           calls_untouched(r, s);
 }
 
 /* The pending branch, which skips_branch allows, followed by the execution at NEXT_PC: predicted,
@@ -1149,7 +1160,8 @@ static void attach_accesses(struct run *r, uint32_t i, size_t *a)
 static inline __attribute__((always_inline)) uint32_t skip_plain(struct run *r, const uint32_t *ids, uint32_t i,
                                                                  uint32_t k, size_t *a, bool keep)
 {
-    for (; i < k && plain_insn(&r->s[r->pend]) && !region_edge(r, &r->s[r->pend]); i++) {
+    for (; i < k && plain_insn(&r->s[r->pend]) && !region_edge(r, &r->s[r->pend]) && calls_untouched(r, &r->s[r->pend]);
+         i++) {
         skip_pending(r, keep);
         r->pend = ids[i];
         attach_accesses(r, i, a);
@@ -1166,7 +1178,7 @@ static uint32_t skip_rest(struct run *r, const uint32_t *ids, uint32_t i, uint32
     /* Once the held steps are lost (hold), a loop without them: hold's test of it, in the loop,
      * cost the reader 5% (its registers). */
     i = r->lost ? skip_plain(r, ids, i, k, a, false) : skip_plain(r, ids, i, k, a, true);
-    if (i < k && fuses_with(r, ids[i]) && !region_edge(r, &r->s[r->pend])) {
+    if (i < k && fuses_with(r, ids[i]) && !region_edge(r, &r->s[r->pend]) && calls_untouched(r, &r->s[r->pend])) {
         skip_fused_first(r);
         r->pend = ids[i];
         attach_accesses(r, i++, a);
