@@ -506,8 +506,7 @@ static void take_levels(struct stage_levels *l, const struct slot *sl)
     if (!sl->n_lv)
         return;
 #ifdef STAGE_CHECK
-    size_t cap = l->cap;
-    l->addr = alloc_grow(l->addr, &cap, l->n + sl->n_lv, 4096, sizeof *l->addr);
+    l->addr = alloc_grow(l->addr, &l->cap_addr, l->n + sl->n_lv, 4096, sizeof *l->addr);
     memcpy(l->addr + l->n, sl->addr, sl->n_lv * sizeof *l->addr);
 #endif
     l->lv = alloc_grow(l->lv, &l->cap, l->n + sl->n_lv, 4096, 1);

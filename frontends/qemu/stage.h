@@ -26,6 +26,7 @@ struct stage_levels {
     uint64_t missing;               /* taken when there was none: the stage and the reader disagree */
 #ifdef STAGE_CHECK
     uint64_t *addr;
+    size_t cap_addr;
 #endif
 };
 
