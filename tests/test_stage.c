@@ -187,18 +187,17 @@ static int trace_file(const struct stream *s, char *path, size_t len)
     return fd;
 }
 
-/* The JSON report of S read WAY, sampled (from its first instruction, a period of 10,000) or
- * exact (an error: "error: " and its message). */
-static char *report(const struct stream *s, enum way way, bool sampled)
+/* The JSON report of S read WAY, sampled by SP or exact (NULL), with the sensitivity LANES or the
+ * baseline alone (an error: "error: " and its message). */
+static char *report(const struct stream *s, enum way way, const struct sample_plan *sp, bool lanes)
 {
     static struct analysis_plan plan;
     double weight = 1.15;
     char err[1024], path[64];
-    cr_assert(analysis_plan_init(&plan, &mdl_machine_skylake, &weight, 1, false, err, sizeof err));
-    struct sample_plan sp = sample_plan_default(true, 10000);
+    cr_assert(analysis_plan_init(&plan, &mdl_machine_skylake, &weight, 1, lanes, err, sizeof err));
     struct run_opts ro = { .m = &mdl_machine_skylake, .lanes = plan.lanes, .n_lanes = plan.n_lanes,
                            .causality = true, .causality_sample = 1, .one_thread = way == TRACE_ONE_THREAD,
-                           .sample = sampled ? &sp : NULL };
+                           .sample = sp };
     struct run *r = run_new(&ro, err, sizeof err);
     cr_assert(r, "%s", err);
     struct trace_reader t;
@@ -244,18 +243,23 @@ static char *report(const struct stream *s, enum way way, bool sampled)
     return out;
 }
 
-/* Three ways of reading S, their reports equal. */
-static void expect_one_report(const struct stream *s, uint64_t seed, bool sampled)
+/* Three ways of reading S (report's SP and LANES), their reports equal; the first returned (NULL:
+ * freed) when KEEP. */
+static char *expect_one_report(const struct stream *s, uint64_t seed, const struct sample_plan *sp, bool lanes,
+                               bool keep)
 {
-    char *a = report(s, TRACE_THREADED, sampled), *b = report(s, TRACE_ONE_THREAD, sampled),
-         *c = report(s, PIPE_THREADED, sampled);
+    char *a = report(s, TRACE_THREADED, sp, lanes), *b = report(s, TRACE_ONE_THREAD, sp, lanes),
+         *c = report(s, PIPE_THREADED, sp, lanes);
     cr_assert(strncmp(a, "error", 5) != 0, "seed %llu: %s", (unsigned long long)seed, a);
     cr_assert(strstr(a, "\"caches\""), "seed %llu: no caches in the report", (unsigned long long)seed);
     cr_assert_str_eq(a, b, "seed %llu: one thread differs", (unsigned long long)seed);
     cr_assert_str_eq(a, c, "seed %llu: the pipe differs", (unsigned long long)seed);
-    free(a);
     free(b);
     free(c);
+    if (keep)
+        return a;
+    free(a);
+    return NULL;
 }
 
 Test(stage, a_random_stream_gives_one_report_through_a_trace_or_a_pipe_on_one_thread_or_two, .timeout = 120)
@@ -263,7 +267,7 @@ Test(stage, a_random_stream_gives_one_report_through_a_trace_or_a_pipe_on_one_th
     for (uint64_t seed = 1; seed <= 6; seed++) {
         struct stream s;
         random_stream(&s, seed, 3000);
-        expect_one_report(&s, seed, false);
+        expect_one_report(&s, seed, NULL, false, false);
         free(s.w);
     }
 }
@@ -278,7 +282,28 @@ Test(stage, a_sampled_stream_ending_anywhere_in_a_period_gives_the_tail_one_thre
         struct stream s;
         random_stream(&s, seed, 20000 + 1500 * (unsigned)seed);
         copy(&s, N_BLOCKS - 1, 3000 + 1000 * (unsigned)seed);
-        expect_one_report(&s, seed, true);
+        struct sample_plan sp = sample_plan_default(true, 10000);
+        expect_one_report(&s, seed, &sp, false, false);
+        free(s.w);
+    }
+}
+
+/* With every lane, two model threads share them; from the second epoch of a sampled run (each
+ * period steps half of the lanes), the first model takes the second's, which join it from its
+ * baseline and measure their next units there (run.c's mark): the report is the one a single
+ * model gives on one thread. Epochs of four short periods, which the streams run past. */
+Test(stage, a_stream_sampled_past_its_first_epoch_gives_one_report_with_its_lanes_handed_over, .timeout = 120)
+{
+    for (uint64_t seed = 1; seed <= 4; seed++) {
+        struct stream s;
+        random_stream(&s, seed, 80000);
+        struct sample_plan sp = sample_plan_default(true, 10000);
+        sp.epoch = 4;
+        char *a = expect_one_report(&s, seed, &sp, true, true);
+        const char *at = strstr(a, "\"intervals\":");
+        cr_assert(at && strtoul(at + 12, NULL, 10) > sp.epoch + 2, "seed %llu: too few intervals to hand over: %s",
+                  (unsigned long long)seed, at ? at : a);
+        free(a);
         free(s.w);
     }
 }

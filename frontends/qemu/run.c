@@ -107,10 +107,12 @@ struct run {
     /* With a second processor, the model runs on a thread of its own beside the reader (the
      * stream, caches and predictor); when there are many lanes, they are shared with a second
      * model on a third thread: MD has lanes [0, split) with causality, MD2 a copy of the baseline
-     * and the rest, lane l at AT2[l - split]. */
+     * and the rest, lane l at AT2[l - split]. With HANDOFF, MD has every lane, those from SPLIT on
+     * parked until the second epoch of a sampled run; there (HANDED) MD2 stops and they join MD. */
     struct rt_model *md, *md2;
     struct feed *feed, *feed2;
     unsigned split, at2[RT_MAX_LANES];
+    bool handoff, handed;
     struct insn_store insns;
     struct sinsn *s;
     size_t n_s, cap_s;
@@ -221,6 +223,18 @@ static unsigned share_rest(const struct rt_lane_cfg *lanes, unsigned split, unsi
     return k;
 }
 
+/* The first model's lanes from the split on rest from the start and take no turn until the
+ * handoff (the second model measures them until then); the others join at once, as they were. */
+static void park_rest(struct run *r)
+{
+    bool join[RT_MAX_LANES] = { false };
+    for (unsigned l = 0; l < r->split; l++)
+        join[l] = true;
+    rt_model_lanes_rest(r->md);
+    rt_model_lanes_join(r->md, join);
+    sample_rec_park(&r->rec, r->split);
+}
+
 /* ERR: the caches of M could not be allocated, naming the largest (a size near the bound). */
 static void caches_refused(const struct mdl_machine *m, char *err, size_t errlen)
 {
@@ -269,14 +283,17 @@ struct run *run_new(const struct run_opts *o, char *err, size_t errlen)
     unsigned cpus = o->one_thread ? 1 : cpus_available();
     bool spare = o->cores > 1 ? cpus >= 3 * o->cores : cpus > 1;
     r->split = spare && o->n_lanes >= 8 ? split_point(o->n_lanes) : o->n_lanes;
-    r->md = rt_model_new(o->m, o->lanes, r->split, o->causality, 1024, err, errlen);
+    r->handoff = r->split < o->n_lanes && r->plan.epoch && sample_lanes_every(&r->plan) > 1;
+    r->md = rt_model_new(o->m, o->lanes, r->handoff ? o->n_lanes : r->split, o->causality, 1024, err, errlen);
     unsigned n2 = 0;
     if (r->md && r->split < o->n_lanes) {
         struct rt_lane_cfg rest[RT_MAX_LANES];
         n2 = share_rest(o->lanes, r->split, o->n_lanes, rest, r->at2);
         r->md2 = rt_model_new(o->m, rest, n2, false, 1024, err, errlen);
     }
-    sample_rec_init(&r->rec, r->split, true, NULL, &r->plan);
+    sample_rec_init(&r->rec, r->handoff ? o->n_lanes : r->split, true, NULL, &r->plan);
+    if (r->md && r->handoff)
+        park_rest(r);
     if (n2) {
         unsigned report[RT_MAX_LANES] = { 0 };  /* the second model's lanes by the report's numbers */
         for (unsigned l = r->split; l < o->n_lanes; l++)
@@ -693,13 +710,27 @@ static void on_mark(void *ctx, struct rt_model *md, unsigned what)
     sample_rec_mark(ctx, md, what);
 }
 
+/* The second model's feed while it models (NULL: none, or it handed its lanes over). */
+static struct feed *second(const struct run *r)
+{
+    return r->handed ? NULL : r->feed2;
+}
+
 /* The marks WHAT to both models, between the steps they separate; the units they end, counted on
- * the reader's side (the models' records are theirs until feed_finish). */
+ * the reader's side (the models' records are theirs until feed_finish). From the second epoch on,
+ * each period steps half of the lanes (sample_lanes_every), few enough for one model: at the join
+ * of that epoch's first period the second model stops, and its lanes join the first's, from the
+ * same baseline (its copy stepped the same instructions alike). That copy had cost a long run a
+ * twelfth of its processor time (gemm 320, every lane: 11.0 -> 10.1 s). */
 static void mark(struct run *r, unsigned what)
 {
     r->units_ended += (what & SAMPLE_UNIT_END) != 0;
+    if ((what & SAMPLE_JOIN) && r->handoff && !r->handed && r->clock.begun > r->plan.epoch) {
+        what |= SAMPLE_RELEASE;
+        r->handed = true;
+    }
     feed_mark(r->feed, on_mark, &r->rec, what);
-    if (r->feed2)
+    if (second(r))
         feed_mark(r->feed2, on_mark, &r->rec2, what);
 }
 
@@ -1344,6 +1375,8 @@ bool run_consume(struct run *r, const struct run_source *src, char *err, size_t 
     feed_finish(r->feed);
     if (r->feed2)
         feed_finish(r->feed2);
+    for (unsigned l = r->split; r->handed && l < r->o.n_lanes; l++)
+        sample_rec_graft(&r->rec, l, &r->rec2, r->at2[l - r->split]);
     stage_free(rd->stage);
     r->stage = NULL;
     r->lv = NULL;
@@ -1368,7 +1401,7 @@ static struct sample_stream stream_of(const struct run *r)
 {
     uint64_t exact = r->in_roi < r->plan.exact ? r->in_roi : r->plan.exact;
     size_t units = r->rec.n_units;
-    if (r->md2 && r->rec2.n_units < units)
+    if (r->md2 && !r->handed && r->rec2.n_units < units)
         units = r->rec2.n_units;
     return (struct sample_stream){ .plan = r->plan, .n_exact = exact, .n_rest = r->in_roi - exact, .n_units = units,
                                    .n_tail = r->tail, .known_unit = r->known_unit, .known_period = r->known_period,
@@ -1379,8 +1412,9 @@ static struct sample_stream stream_of(const struct run *r)
 static void lane_readings(const struct run *r, unsigned l, const struct sample_lane **lane,
                           const struct sample_lane **base)
 {
-    const struct sample_rec *rec = l < r->split ? &r->rec : &r->rec2;
-    *lane = &rec->lane[l < r->split ? l : r->at2[l - r->split]];
+    bool first = l < r->split || r->handed;     /* the handed lanes' readings were grafted */
+    const struct sample_rec *rec = first ? &r->rec : &r->rec2;
+    *lane = &rec->lane[first ? l : r->at2[l - r->split]];
     *base = &rec->lane[0];
 }
 
@@ -1524,7 +1558,7 @@ static void step(struct run *r, const struct rt_insn *in, uint32_t sidx, const u
         return;
     }
     feed_step(r->feed, in, sidx, addr, levels, miss, path);
-    if (r->feed2)
+    if (second(r))
         feed_step(r->feed2, in, sidx, addr, levels, miss, path);
 }
 
@@ -1541,7 +1575,7 @@ static void step_string(struct run *r, const struct rt_insn *in, uint32_t sidx, 
         return;
     }
     feed_step_string(r->feed, in, sidx, addr, levels, path, str);
-    if (r->feed2)
+    if (second(r))
         feed_step_string(r->feed2, in, sidx, addr, levels, path, str);
 }
 

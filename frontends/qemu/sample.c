@@ -346,7 +346,7 @@ struct sample_estimate sample_lane_cycles(const struct sample_stream *s, const s
 void sample_rec_init(struct sample_rec *r, unsigned n_lanes, bool baseline, const unsigned *report,
                      const struct sample_plan *plan)
 {
-    *r = (struct sample_rec){ .n_lanes = n_lanes, .baseline = baseline };
+    *r = (struct sample_rec){ .n_lanes = n_lanes, .baseline = baseline, .parked = n_lanes };
     r->at_start = alloc_zeroed((size_t)n_lanes * SAMPLE_READINGS, sizeof *r->at_start);
     r->at_end = alloc_zeroed((size_t)n_lanes * SAMPLE_READINGS, sizeof *r->at_end);
     r->lane = alloc_zeroed(n_lanes, sizeof *r->lane);
@@ -371,6 +371,21 @@ void sample_rec_free(struct sample_rec *r)
     free(r->turn);
     free(r->charge);
     memset(r, 0, sizeof *r);
+}
+
+void sample_rec_park(struct sample_rec *r, unsigned from)
+{
+    r->parked = from;
+    for (unsigned l = from; l < r->n_lanes; l++)
+        r->resting[l] = true;
+}
+
+void sample_rec_graft(struct sample_rec *r, unsigned l, const struct sample_rec *from, unsigned k)
+{
+    size_t n = from->n_units < r->n_units ? from->n_units : r->n_units;
+    memcpy(r->lane[l].exact, from->lane[k].exact, sizeof r->lane[l].exact);
+    for (unsigned j = 0; j < SAMPLE_READINGS && n; j++)
+        memcpy(r->lane[l].unit[j], from->lane[k].unit[j], n * sizeof *r->lane[l].unit[j]);
 }
 
 /* Room for one more unit in every lane. */
@@ -442,7 +457,7 @@ static const bool *turns(struct sample_rec *r)
 {
     uint64_t p = r->joins++;
     for (unsigned l = 0; l < r->n_lanes; l++)
-        r->turn[l] = picks(pick_of(&r->lane[l]), p);     /* the baseline's pick: every period */
+        r->turn[l] = l < r->parked && picks(pick_of(&r->lane[l]), p);  /* the baseline's pick: every period */
     return r->turn;
 }
 
@@ -460,6 +475,8 @@ void sample_rec_mark(struct sample_rec *r, struct rt_model *md, unsigned what)
             r->resting[l] = true;
         r->rested = true;
     }
+    if (what & SAMPLE_RELEASE)
+        r->parked = r->n_lanes;
     if (what & SAMPLE_JOIN) {
         const bool *join = turns(r);
         rt_model_lanes_join(md, join);

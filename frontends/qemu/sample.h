@@ -41,7 +41,8 @@ enum {
     SAMPLE_TAIL_END = 16,           /* (run.c, at the stream's end) the instructions after the last unit,
                                        modelled once the stream ended: read them */
     SAMPLE_REST = 32,               /* a warm-up starts with it: the lanes but the baseline rest */
-    SAMPLE_JOIN = 64                /* the lanes join the baseline again before it */
+    SAMPLE_JOIN = 64,               /* the lanes join the baseline again before it */
+    SAMPLE_RELEASE = 128            /* (run.c, with a SAMPLE_JOIN) the parked lanes join from now on */
 };
 
 struct sample_clock {
@@ -128,12 +129,19 @@ struct sample_rec {
     bool rested, *resting;          /* resting: [n_lanes] */
     bool *turn;                     /* [n_lanes]: whether the lane joins the period that begins */
     uint64_t joins;                 /* SAMPLE_JOIN marks so far (the number of the next period) */
+    unsigned parked;                /* the lanes from this one on take no turn before SAMPLE_RELEASE */
 };
 /* The readings of a model's N_LANES lanes, lane L the report's REPORT[L] (NULL: L), sampled by
  * PLAN; BASELINE: lane 0 is the report's baseline (sample_rec). */
 void sample_rec_init(struct sample_rec *r, unsigned n_lanes, bool baseline, const unsigned *report,
                      const struct sample_plan *plan);
 void sample_rec_free(struct sample_rec *r);
+/* Lanes FROM on of R's model rest from the start (the model rested them) and join no period before
+ * the mark SAMPLE_RELEASE: another model measures them until then. */
+void sample_rec_park(struct sample_rec *r, unsigned from);
+/* R's lane L takes what FROM's lane K measured before FROM's model stopped (its exact part, its
+ * units; R's model went on from there, R has every unit FROM has). */
+void sample_rec_graft(struct sample_rec *r, unsigned l, const struct sample_rec *from, unsigned k);
 /* The mark WHAT (SAMPLE_EXACT_END, SAMPLE_UNIT_START, SAMPLE_UNIT_END, SAMPLE_TAIL_END) read from MD,
  * and SAMPLE_REST, SAMPLE_JOIN done to it, on its thread. */
 void sample_rec_mark(struct sample_rec *r, struct rt_model *md, unsigned what);
