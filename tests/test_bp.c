@@ -178,6 +178,40 @@ Test(bp, makes_the_same_tage_predictions_as_recorded)
                  (unsigned long)tage_miss_digest(1024, 300));
 }
 
+/* A digest of every miss of TAGE on loops: nested counted loops of random trip counts (some of
+ * hundreds of iterations, whose history fills with one outcome), a branch in the inner body now
+ * and then, and stretches of random branches between the nests. Recorded before the repeats of
+ * a loop's branch that change nothing were made cheaper, which must not change a prediction. */
+static uint64_t tage_loop_digest(void)
+{
+    struct mdl_machine m = machine_with(MDL_PREDICTOR_TAGE, MDL_INDIRECT_BTB);
+    struct bp *bp = new_bp(&m);
+    uint32_t x = 521288629u;
+    uint64_t digest = 14695981039346656037u, n = 0;
+    for (unsigned nest = 0; nest < 300; nest++) {
+        uint32_t r = xorshift(&x);
+        unsigned outer = 1 + r % 7, inner = 1 + (r >> 8) % 700, body = (r >> 20) % 4;
+        uint64_t at = 0x500000 + ((r >> 24) % 8) * 0x40;
+        for (unsigned o = 0; o < outer; o++) {
+            for (unsigned i = 0; i < inner; i++) {
+                if (body && i % (body + 1) == 0)
+                    digest = (digest ^ (cond(bp, at + 8, (xorshift(&x) >> 31) != 0) + 2 * n++)) * 1099511628211u;
+                digest = (digest ^ (cond(bp, at + 16, i + 1 < inner) + 2 * n++)) * 1099511628211u;
+            }
+            digest = (digest ^ (cond(bp, at + 32, o + 1 < outer) + 2 * n++)) * 1099511628211u;
+        }
+        for (unsigned k = (r >> 4) % 50; k; k--)
+            digest = (digest ^ (cond(bp, 0x600000 + k * 4, xorshift(&x) & 1) + 2 * n++)) * 1099511628211u;
+    }
+    bp_free(bp);
+    return digest;
+}
+
+Test(bp, makes_the_same_tage_predictions_on_loops_as_recorded)
+{
+    cr_assert_eq(tage_loop_digest(), UINT64_C(0xe6f039791ffaab4d), "%#lx", (unsigned long)tage_loop_digest());
+}
+
 /* Nested calls four deep from two call sites; every return goes where the RAS says. */
 Test(bp, predicts_returns_with_the_ras)
 {
