@@ -845,8 +845,8 @@ static inline __attribute__((always_inline)) enum rt_path warm_path(struct run *
  * nothing moves it on an ISA without one. */
 static bool stack_sync(struct run *r, const struct sinsn *s)
 {
-    bool reads = s->reads_stack, sync = reads && r->stack_dirty;
-    r->stack_dirty = s->moves_stack || (r->stack_dirty && !reads);
+    bool reads = s->reads_stack, sync = reads & r->stack_dirty;
+    r->stack_dirty = s->moves_stack | (r->stack_dirty & !reads);     /* no branches: it runs for every execution */
     return sync;
 }
 
