@@ -300,9 +300,9 @@ Test(stage, a_stream_sampled_past_its_first_epoch_gives_one_report_with_its_lane
         struct sample_plan sp = sample_plan_default(true, 10000);
         sp.epoch = 4;
         char *a = expect_one_report(&s, seed, &sp, true, true);
-        const char *at = strstr(a, "\"intervals\":");
-        cr_assert(at && strtoul(at + 12, NULL, 10) > sp.epoch + 2, "seed %llu: too few intervals to hand over: %s",
-                  (unsigned long long)seed, at ? at : a);
+        const char *key = "\"intervals\":", *at = strstr(a, key);
+        cr_assert(at && strtoul(at + strlen(key), NULL, 10) > sp.epoch + 2,
+                  "seed %llu: too few intervals to hand over: %s", (unsigned long long)seed, at ? at : a);
         free(a);
         free(s.w);
     }

@@ -284,14 +284,15 @@ struct run *run_new(const struct run_opts *o, char *err, size_t errlen)
     bool spare = o->cores > 1 ? cpus >= 3 * o->cores : cpus > 1;
     r->split = spare && o->n_lanes >= 8 ? split_point(o->n_lanes) : o->n_lanes;
     r->handoff = r->split < o->n_lanes && r->plan.epoch && sample_lanes_every(&r->plan) > 1;
-    r->md = rt_model_new(o->m, o->lanes, r->handoff ? o->n_lanes : r->split, o->causality, 1024, err, errlen);
+    unsigned n1 = r->handoff ? o->n_lanes : r->split;  /* the first model's lanes, parked ones included */
+    r->md = rt_model_new(o->m, o->lanes, n1, o->causality, 1024, err, errlen);
     unsigned n2 = 0;
     if (r->md && r->split < o->n_lanes) {
         struct rt_lane_cfg rest[RT_MAX_LANES];
         n2 = share_rest(o->lanes, r->split, o->n_lanes, rest, r->at2);
         r->md2 = rt_model_new(o->m, rest, n2, false, 1024, err, errlen);
     }
-    sample_rec_init(&r->rec, r->handoff ? o->n_lanes : r->split, true, NULL, &r->plan);
+    sample_rec_init(&r->rec, n1, true, NULL, &r->plan);
     if (r->md && r->handoff)
         park_rest(r);
     if (n2) {
