@@ -2871,8 +2871,10 @@ static void expect_sampled_holds_exact(const char *program, const char *exact_ou
     cr_expect_eq(json_integer_value(json_object_get(how, "lanes_warmup")), 1500, "the lanes rest through the first 500");
     json_int_t units = json_integer_value(json_object_get(how, "intervals"));
     cr_expect_gt(units, 100, "%s", program);
-    cr_expect_eq(json_integer_value(json_object_get(how, "lanes_every")), units > 500 ? 2 : 1,
-                 "%s: each lane in one period of two after the first 500", program);
+    cr_expect_eq(json_integer_value(json_object_get(how, "lanes_every")), units > 500 ? 4 : 1,
+                 "%s: each lane in one period of four after the first 500", program);
+    cr_expect_eq(json_integer_value(json_object_get(how, "lane_intervals")),
+                 units > 500 ? 500 + (units - 500) / 4 : units, "%s: the intervals of the lane measured least", program);
     cr_expect_eq(json_integer_value(json_object_get(s, "instructions")), json_integer_value(json_object_get(x, "instructions")),
                  "instruction counts stay exact");
     double c = num(x, "cycles"), low = num(s, "cycles_low"), high = num(s, "cycles_high");

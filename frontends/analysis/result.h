@@ -35,6 +35,7 @@ struct result_sampling {
     uint64_t lanes_warm;            /* of the warm-up, the last instructions the sensitivity lanes stepped */
     unsigned lanes_every;           /* after the first LANES_FROM units, each sensitivity lane measured one */
     uint64_t lanes_from;            /* in LANES_EVERY, the lanes in turn */
+    uint64_t lane_units;            /* the fewest units a sensitivity lane measured */
     uint64_t units;                 /* units measured */
     uint64_t modelled;              /* instructions of the scope the model stepped */
     /* repeated string instructions of the sampled part whose cycles the estimate counts as the

@@ -719,7 +719,7 @@ static struct feed *second(const struct run *r)
 
 /* The marks WHAT to both models, between the steps they separate; the units they end, counted on
  * the reader's side (the models' records are theirs until feed_finish). From the second epoch on,
- * each period steps half of the lanes (sample_lanes_every), few enough for one model: at the join
+ * each period steps a quarter of the lanes (sample_lanes_every), few enough for one model: at the join
  * of that epoch's first period the second model stops, and its lanes join the first's, from the
  * same baseline (its copy stepped the same instructions alike). That copy had cost a long run a
  * twelfth of its processor time (gemm 320, every lane: 11.0 -> 10.1 s). */
@@ -1423,6 +1423,7 @@ static void lane_readings(const struct run *r, unsigned l, const struct sample_l
 static void estimate_lanes(const struct run *r, struct result *res)
 {
     struct sample_stream st = stream_of(r);
+    uint64_t fewest = st.n_units;
     for (unsigned l = 0; l < res->n_lanes && l < r->o.n_lanes; l++) {
         const struct sample_lane *lane, *base;
         lane_readings(r, l, &lane, &base);
@@ -1433,13 +1434,15 @@ static void estimate_lanes(const struct run *r, struct result *res)
         ln->cycles_high = c.high;
         ln->speedup_low = s.low;
         ln->speedup_high = s.high;
+        size_t n = sample_lane_units(&st, lane);
+        fewest = n < fewest ? n : fewest;
     }
     res->sampling = (struct result_sampling){ .sampled = true, .exact = r->plan.exact, .period = r->plan.period,
                                               .warm = r->plan.warm, .unit = r->plan.unit, .units = st.n_units,
                                               .lanes_warm = r->o.n_lanes > 1 ? r->plan.warm - r->plan.rest : r->plan.warm,
                                               .lanes_every = r->o.n_lanes > 1 && st.n_units > r->plan.epoch
                                                                  ? sample_lanes_every(&r->plan) : 1,
-                                              .lanes_from = r->plan.epoch,
+                                              .lanes_from = r->plan.epoch, .lane_units = fewest,
                                               .modelled = r->in_roi - r->skipped, .confidence = 0.95 };
     if (!st.n_units)
         return;     /* the rest at the rate of what was modelled, strings and all */

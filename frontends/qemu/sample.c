@@ -19,17 +19,23 @@ enum { PHASE_START, PHASE_EXACT, PHASE_LEAD, PHASE_REST, PHASE_WARM, PHASE_UNIT,
  * does not make. 1,000 saved twice as much, but its lanes start too close to the unit: gemm 64's
  * latency speed-up came out 0.001 to 0.003 high at four periods, outside its interval at three
  * (within 0.001 of the exact one at 500 or none). After the first epoch, each lane joins one
- * period in two (the lanes in turn, so that each period steps half of them): the baseline, whose
- * cycles are the report's, is measured in every unit, a lane's speed-up pairs its units with the
- * baseline's same ones. Its interval widens 1.3 to 2 times (at most +-0.0034 on the test
- * programs), a long replay takes 5-12% less time.
+ * period in four (the lanes in turn, so that each period steps a quarter of them): the baseline,
+ * whose cycles are the report's, is measured in every unit, a lane's speed-up pairs its units
+ * with the baseline's same ones, whose differences vary far less than either: a lane needs fewer
+ * units than the cycles for an interval as narrow. Against one in two, the top speed-up's
+ * interval widens 1 to 2 times (at most +-0.0068 on the test programs, chase's, from +-0.0034;
+ * gemm 320's +-0.0063 from +-0.0043) and a long run takes 4-5% less time (gemm 320 live, every
+ * lane: 6.0-6.2 s -> 5.7-5.9 s). The share stays one in four as the period doubles, as the
+ * baseline's stays one unit per period: doubling it with the period as well gave the last epochs,
+ * which hold most of the instructions, the fewest units, and gemm 320's speed-ups missed the exact
+ * ones by up to 0.0046 (0.0018 at one in four).
  * From the first unit on, every interval widened up to 2 times and two short programs' speed-ups
  * missed the exact ones in 10 of 48 lanes, against none: a short run keeps every lane. */
 struct sample_plan sample_plan_default(bool force, uint64_t period)
 {
     return (struct sample_plan){ .exact = force ? 0 : SAMPLE_EXACT_DEFAULT,
                                  .period = period ? period : SAMPLE_PERIOD_DEFAULT, .warm = 2000, .rest = 500,
-                                 .unit = 1000, .epoch = 500, .lanes_every = 2 };
+                                 .unit = 1000, .epoch = 500, .lanes_every = 4 };
 }
 
 unsigned sample_lanes_every(const struct sample_plan *plan)
@@ -303,6 +309,11 @@ static struct sample_estimate cycles_from(const struct sample_stream *s, struct 
     else
         half = t975(df) * sqrt(v);
     return (struct sample_estimate){ c, c - half > l->exact[k] ? c - half : l->exact[k], c + half };
+}
+
+size_t sample_lane_units(const struct sample_stream *s, const struct sample_lane *l)
+{
+    return picked(pick_of(l), 0, s->n_units);
 }
 
 struct sample_estimate sample_cycles(const struct sample_stream *s, const struct sample_lane *l)

@@ -99,6 +99,8 @@ struct sample_estimate {
 };
 /* The cycles the estimates of S count as known (its known part, the measured tail's left out). */
 double sample_known(const struct sample_stream *s);
+/* The units of S lane L measured. */
+size_t sample_lane_units(const struct sample_stream *s, const struct sample_lane *l);
 /* Lane L's cycles over the stream. */
 struct sample_estimate sample_cycles(const struct sample_stream *s, const struct sample_lane *l);
 /* BASE's cycles over LANE's (the speed-up when LANE's resource is faster), with its interval: the

@@ -199,13 +199,14 @@ static void sampling_note(FILE *out, const struct result *r)
     const struct result_sampling *s = &r->sampling;
     if (!s->sampled)
         return;
-    char lanes[160] = "";
+    char lanes[200] = "";
     if (s->lanes_warm < s->warm)
         snprintf(lanes, sizeof lanes, ", the sensitivity lanes' last %" PRIu64, s->lanes_warm);
     if (s->lanes_every > 1)
         snprintf(lanes + strlen(lanes), sizeof lanes - strlen(lanes),
-                 "; after the first %" PRIu64 " intervals, each sensitivity lane measured in one of %u, the lanes in turn",
-                 s->lanes_from, s->lanes_every);
+                 "; after the first %" PRIu64 " intervals, each sensitivity lane measured in one of %u, the lanes in turn "
+                 "(each in %" PRIu64 " or more)",
+                 s->lanes_from, s->lanes_every, s->lane_units);
     fprintf(out, "<p class=\"note\" data-sampling>Sampled: the first %" PRIu64 " instructions were modelled in full, "
                  "then %" PRIu64 " intervals of %" PRIu64 " instructions (one in every %" PRIu64 ", each after %" PRIu64
                  " of warm-up%s): %.2f%% of the scope. Cycles and speed-ups are estimates; cycles lie between %.0f and "

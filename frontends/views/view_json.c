@@ -260,6 +260,7 @@ static void json_sampling(struct jw *out, const struct result_sampling *s)
         jkey_u64(out, "lanes_warmup", s->lanes_warm, false);
         jkey_u64(out, "lanes_every", s->lanes_every, false);
         jkey_u64(out, "lanes_every_after", s->lanes_from, false);
+        jkey_u64(out, "lane_intervals", s->lane_units, false);
         jkey_u64(out, "interval_length", s->unit, false);
         jkey_u64(out, "intervals", s->units, false);
         jkey_u64(out, "detailed_instructions", s->modelled, false);

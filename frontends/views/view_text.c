@@ -59,11 +59,12 @@ static void sampling(FILE *out, const struct result *r)
     fprintf(out, "Cycles, 95%%:        %.0f to %.0f (%+.1f%%, %+.1f%%)\n", r->cycles_low, r->cycles_high,
             r->cycles > 0 ? 100 * (r->cycles_low / r->cycles - 1) : 0,
             r->cycles > 0 ? 100 * (r->cycles_high / r->cycles - 1) : 0);
-    char lanes[96] = "";
+    char lanes[160] = "";
     if (s->lanes_warm < s->warm)
         snprintf(lanes, sizeof lanes, ", the lanes' last %llu", (unsigned long long)s->lanes_warm);
     if (s->lanes_every > 1)
-        snprintf(lanes + strlen(lanes), sizeof lanes - strlen(lanes), ", each in one interval of %u after the first %llu",
+        snprintf(lanes + strlen(lanes), sizeof lanes - strlen(lanes),
+                 ", each in %llu or more, one of %u after the first %llu", (unsigned long long)s->lane_units,
                  s->lanes_every, (unsigned long long)s->lanes_from);
     fprintf(out, "Modelled:           sampled: %llu instructions in full, then %llu intervals of %llu "
                  "(one per %llu, after %llu of warm-up%s): %.2f%% of the scope\n",
