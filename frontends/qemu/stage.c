@@ -15,9 +15,9 @@
 #include <unistd.h>
 #include "wire.h"
 
-/* Buffers in flight: the reader's and those read ahead. As many as the plugin's chunks, so that
- * the stage holds every chunk the plugin filled. */
-enum { SLOTS = 8, PIPE_WORDS = 8192 };
+/* Buffers in flight: the reader's and those read ahead. As many as the plugin's chunks
+ * (transport.c), so that the stage holds every chunk the plugin filled. */
+enum { SLOTS = 32, PIPE_WORDS = 8192 };
 #define NO_KEY UINT64_MAX
 
 struct slot {
