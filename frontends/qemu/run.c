@@ -197,6 +197,10 @@ struct run {
      * call succeeded: the program replaced itself) */
     char exec_path[WIRE_PATH_MAX];
     bool replaced;
+    /* the report's rows once the stream ended: the static instructions executed in the scope, by
+     * address (ORDER), and what is at each (AT, one per instruction of ORDER, read once per address) */
+    size_t *order, n_order;
+    struct symbols_at *at;
 };
 
 /* Where the lanes split between the two models: about half each (the first has the causality
@@ -358,6 +362,8 @@ void run_free(struct run *r)
     free(r->known_unit);
     free(r->known_period);
     free(r->known_charge);
+    free(r->order);
+    free(r->at);
     for (size_t i = 0; i < r->insns.n_blocks; i++)
         free(r->insns.blocks[i]);
     free(r->insns.blocks);
@@ -664,6 +670,7 @@ static struct held_step *hold(struct run *r, const struct rt_insn *in, uint32_t 
 static void step_string(struct run *r, const struct rt_insn *in, uint32_t sidx, const uint64_t *addr,
                         const uint8_t *levels, enum rt_path path, const struct rt_string *str);
 static void model_tail(struct run *r);
+static void look_up_rows(struct run *r);
 
 /* One iteration of the pending repeated string instruction (its accesses since its last
  * execution) into the merged execution: each access reached the caches as it would on its own (the
@@ -1373,6 +1380,7 @@ bool run_consume(struct run *r, const struct run_source *src, char *err, size_t 
     }
     if (ok)
         model_tail(r);
+    look_up_rows(r);
     feed_finish(r->feed);
     if (r->feed2)
         feed_finish(r->feed2);
@@ -1648,32 +1656,56 @@ static uint64_t unnamed_entry(struct unnamed *u, const struct symbols_at *at, ui
     return u->entry;
 }
 
-/* The row's module, function and source line, once per static instruction, in address order (U:
- * the stretch of code without a symbol the rows before it were in). */
-static void locate(const struct run *r, struct result_row *row, bool called, struct unnamed *u)
+/* The row's module, function and source line from AT, what is at its pc, once per static
+ * instruction, in address order (U: the stretch of code without a symbol the rows before it were in). */
+static void locate(struct result_row *row, const struct symbols_at *at, bool called, struct unnamed *u)
 {
-    struct symbols_at at;
-    symbols_lookup(r->sym, row->pc, &at);
-    if (at.module < 0)
+    if (at->module < 0)
         return;
-    row->module = at.module_name;
-    row->function = at.function;
-    row->fn_offset = at.function ? at.offset : row->pc - unnamed_entry(u, &at, row->pc, called);
-    row->in_object = at.in_object;
-    row->address = at.address;
-    row->file = at.file;
-    row->line = at.line;
+    row->module = at->module_name;
+    row->function = at->function;
+    row->fn_offset = at->function ? at->offset : row->pc - unnamed_entry(u, at, row->pc, called);
+    row->in_object = at->in_object;
+    row->address = at->address;
+    row->file = at->file;
+    row->line = at->line;
 }
 
-/* The static instructions executed in the scope, by address. An address decoded several times
- * (the plugin numbers an instruction of each translation) is one row, its counts summed. */
-static void fill_rows(const struct run *r, struct result *res, struct rest_charges k_rest)
+/* The static instructions executed in the scope, by address, and what is at each (symbols and
+ * source lines): done when the stream ends, before the reader waits for the models to finish
+ * theirs, since reading an object's DWARF (inflating a C library's compressed debug sections) is
+ * the dearest part of the report and the model's drain leaves the reader idle (gemm 320: 55 ms). The
+ * cores of a comparison look their rows up one after the other: the first reads the objects'
+ * DWARF, the others find every line it read. */
+static void look_up_rows(struct run *r)
 {
     size_t *order = alloc_zeroed(r->n_s + 1, sizeof *order), n = 0;
     for (size_t i = 0; i < r->n_s; i++)
         if (r->s[i].count && r->s[i].in)
             order[n++] = i;
     qsort_r(order, n, sizeof *order, by_pc, r->s);
+    struct symbols_at *at = alloc_zeroed(n + 1, sizeof *at);
+    if (r->o.lines)
+        symbols_lines_hold(r->o.lines);
+    for (size_t k = 0; k < n; k++)
+        if (k && r->s[order[k]].in->pc == r->s[order[k - 1]].in->pc)
+            at[k] = at[k - 1];
+        else
+            symbols_lookup(r->sym, r->s[order[k]].in->pc, &at[k]);
+    if (r->o.lines)
+        symbols_lines_release(r->o.lines);
+    free(r->order);
+    free(r->at);
+    r->order = order;
+    r->n_order = n;
+    r->at = at;
+}
+
+/* The rows look_up_rows found. An address decoded several times (the plugin numbers an
+ * instruction of each translation) is one row, its counts summed. */
+static void fill_rows(const struct run *r, struct result *res, struct rest_charges k_rest)
+{
+    const size_t *order = r->order, n = r->n_order;
     struct result_row *row = NULL;
     struct unnamed u = { .module = -1 };
     for (size_t k = 0; k < n; k++) {
@@ -1685,7 +1717,7 @@ static void fill_rows(const struct run *r, struct result *res, struct rest_charg
             bool called = false;
             for (size_t j = k; j < n && r->s[order[j]].in->pc == s->in->pc; j++)
                 called |= r->s[order[j]].called;
-            locate(r, row, called, &u);
+            locate(row, &r->at[k], called, &u);
         }
         uint64_t seen, crit = rt_model_critical(r->md, (uint32_t)order[k], &seen);
         row->executions += s->count;
@@ -1696,7 +1728,6 @@ static void fill_rows(const struct run *r, struct result *res, struct rest_charg
         row->ll_misses += s->ll_misses;
         row->mispredicts += s->mispredicts;
     }
-    free(order);
 }
 
 void run_fill(const struct run *r, struct result *res, struct rt_topdown *td)
@@ -1718,13 +1749,7 @@ void run_fill(const struct run *r, struct result *res, struct rt_topdown *td)
         for (unsigned l = 0; l < res->n_lanes && l < r->o.n_lanes; l++)
             res->lanes[l].cycles = cycles(r, l);
     }
-    /* the cores of a comparison look their rows up one after the other: the first reads the
-     * objects' DWARF, the others find every line it read */
-    if (r->o.lines)
-        symbols_lines_hold(r->o.lines);
     fill_rows(r, res, rest);
-    if (r->o.lines)
-        symbols_lines_release(r->o.lines);
     res->has_caches = true;
     res->n_caches = cache_levels(r->caches) < RESULT_MAX_LEVELS ? cache_levels(r->caches) : RESULT_MAX_LEVELS;
     for (unsigned k = 0; k < res->n_caches; k++) {
