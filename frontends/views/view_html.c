@@ -204,8 +204,8 @@ static void sampling_note(FILE *out, const struct result *r)
         snprintf(lanes, sizeof lanes, ", the sensitivity lanes' last %" PRIu64, s->lanes_warm);
     if (s->lanes_every > 1)
         snprintf(lanes + strlen(lanes), sizeof lanes - strlen(lanes),
-                 "; after the first %" PRIu64 " intervals, each sensitivity lane measured in one of %u, the lanes in turn "
-                 "(each in %" PRIu64 " or more)",
+                 "; after the first %" PRIu64 " intervals, each sensitivity lane measured in one of %u, the lanes in turn, "
+                 "each in %" PRIu64 " or more",
                  s->lanes_from, s->lanes_every, s->lane_units);
     fprintf(out, "<p class=\"note\" data-sampling>Sampled: the first %" PRIu64 " instructions were modelled in full, "
                  "then %" PRIu64 " intervals of %" PRIu64 " instructions (one in every %" PRIu64 ", each after %" PRIu64
