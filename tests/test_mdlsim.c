@@ -884,16 +884,25 @@ static void round_trip_by_printf(char *buf, double x)
     }
 }
 
-/* JSON numbers take a path of their own for the common case (short decimals); it must write what
- * printf does, and every number must read back as the double it was. */
+/* JSON numbers take paths of their own (short decimals; 15 to 17 digits in 128-bit integers); they
+ * must write what printf does, and every number must read back as the double it was. Among the
+ * inputs: any double from 2^-15 to 2^50 (its bits at random), integers and sixteenths (ties at the
+ * 16th and 17th digits, which printf rounds to even), and the doubles next to short decimals (the
+ * ends of a rounding interval). */
 Test(report, writes_numbers_in_the_fewest_digits_that_read_back_exactly)
 {
     char mine[32], libc[32];
     unsigned seed = 1, differ = 0;
-    for (unsigned i = 0; i < 300000; i++) {
+    uint64_t bits = 88172645463325252ull;
+    for (unsigned i = 0; i < 600000; i++) {
         seed = seed * 1103515245u + 12345u;
+        bits ^= bits << 13, bits ^= bits >> 7, bits ^= bits << 17;
         double u = (seed >> 8) / 16777216.0, x;
-        switch (i % 7) {
+        uint64_t b = (bits & ((1ull << 52) - 1)) | (uint64_t)(1008 + (bits >> 52) % 66) << 52;
+        switch (i % 10) {
+        case 7: memcpy(&x, &b, sizeof x); break;
+        case 8: x = (double)(bits % 1000000000000000ull) + (double)(bits >> 60) / 16; break;
+        case 9: x = nextafter((double)(bits % 10000000000000000ull) / pow(10, (double)(bits >> 59)), (bits >> 58 & 1) ? 0 : 1e300); break;
         case 0: x = u; break;
         case 1: x = exp(u * 30 - 15); break;
         case 2: x = (seed >> 11) % 2000000 / 8.0; break;

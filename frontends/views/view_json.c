@@ -102,7 +102,7 @@ static void round_trip(char *buf, double x)
     snprintf(buf, 32, "%.17g", x);
 }
 
-/* The decimal of N / 10^K (N < 2^53, K <= 15) without its trailing zeros, into BUF. */
+/* The decimal of N / 10^K (N < 10^17, K <= 21) without its trailing zeros, into BUF. */
 static void fixed(char *buf, bool negative, uint64_t n, int k)
 {
     char digits[24], *p = buf;
@@ -127,6 +127,93 @@ static void fixed(char *buf, bool negative, uint64_t n, int k)
     *p = 0;
 }
 
+/* ---- 15 to 17 digits, exactly, without printf ------------------------------------------------
+ * For 1e-4 <= |X| < 1e15 a double is M * 2^-S exactly (M < 2^53, 3 <= S <= 66), and X * 10^K for
+ * K <= 20 is M * 10^K / 2^S, whose numerator fits in 128 bits: its integer part and remainder give
+ * the decimal of X rounded to any number of digits up to 17, as printf rounds it (to nearest, a
+ * tie to even), and comparing the decimal with the ends of X's rounding interval, in the same
+ * integers, says whether strtod reads it back as X. Half the time of a JSON report went to the
+ * printf and strtod calls these replace (a number took up to three of each). */
+typedef unsigned __int128 u128;
+
+static const uint64_t pow10_u64[] = { 1ull, 10ull, 100ull, 1000ull, 10000ull, 100000ull, 1000000ull, 10000000ull,
+                                      100000000ull, 1000000000ull, 10000000000ull, 100000000000ull,
+                                      1000000000000ull, 10000000000000ull, 100000000000000ull,
+                                      1000000000000000ull, 10000000000000000ull, 100000000000000000ull,
+                                      1000000000000000000ull, 10000000000000000000ull };
+
+static u128 pow10_u128(int k)
+{
+    return k < 20 ? pow10_u64[k] : (u128)pow10_u64[19] * pow10_u64[k - 19];
+}
+
+/* A = M * 2^-S, A positive and normal, as its bits say. */
+static void split(double a, uint64_t *m, int *s)
+{
+    uint64_t bits;
+    memcpy(&bits, &a, sizeof bits);
+    *m = (bits & ((1ull << 52) - 1)) | 1ull << 52;
+    *s = 1075 - (int)(bits >> 52 & 0x7ff);
+}
+
+/* M * 2^-S (A, 1e-4 <= A < 1e15) rounded to DIGITS significant digits (15 to 17) as N / 10^K, N of
+ * DIGITS digits; false when the rounding carries into another digit (printf may then write an
+ * exponent). */
+static bool round_digits(double a, uint64_t m, int s, int digits, uint64_t *n, int *k)
+{
+    /* the decimal exponent, -4 to 14: log10's, which may be one off (log10(1e15 - 0.125) is 15),
+     * made exact by the digits it gives */
+    int e = (int)floor(log10(a));
+    e = e < -4 ? -4 : e > 14 ? 14 : e;
+    for (int tries = 0; tries < 3; tries++) {
+        *k = digits - 1 - e;
+        u128 num = (u128)m * pow10_u128(*k), q = num >> s;
+        if (q < pow10_u64[digits - 1] && e > -4) {
+            e--;
+        } else if (q >= pow10_u64[digits] && e < 14) {
+            e++;
+        } else if (q >= pow10_u64[digits - 1] && q < pow10_u64[digits]) {
+            u128 rem = num - (q << s), half = (u128)1 << (s - 1);
+            *n = (uint64_t)q + (rem > half || (rem == half && (q & 1)));
+            return *n < pow10_u64[digits];
+        } else {
+            return false;
+        }
+    }
+    return false;
+}
+
+/* Whether strtod reads N / 10^K back as M * 2^-S (M normal): the decimal lies within half a gap of
+ * it on each side (the gap below is half as wide at a power of two), an end itself when M is even
+ * (strtod rounds a tie to even). */
+static bool reads_back(uint64_t m, int s, uint64_t n, int k)
+{
+    u128 d = (u128)n << (s + 2), p = pow10_u128(k);
+    u128 high = ((u128)(4 * m + 2)) * p, low = ((u128)(m == 1ull << 52 ? 4 * m - 1 : 4 * m - 2)) * p;
+    return (m & 1) ? d < high && d > low : d <= high && d >= low;
+}
+
+/* X as round_trip writes it, when 1e-4 <= |X| < 1e15 and no rounding carries into another digit;
+ * false otherwise. */
+static bool round_trip_exact(char *buf, double x)
+{
+    double a = x < 0 ? -x : x;
+    if (!(a >= 1e-4 && a < 1e15))
+        return false;
+    uint64_t m, n;
+    int s, k;
+    split(a, &m, &s);
+    for (int digits = 15; digits <= 17; digits++) {
+        if (!round_digits(a, m, s, digits, &n, &k))
+            return false;
+        if (digits == 17 || reads_back(m, s, n, k)) {
+            fixed(buf, x < 0, n, k);
+            return true;
+        }
+    }
+    return false;
+}
+
 /* The common case without printf (a tenth of the time): a short decimal N / 10^K that reads back
  * as X. N / 10^K is then the nearest double to that decimal (both exact, the division rounded
  * once), and "%.15g" writes it as it is when it has at most 15 digits and 1e-4 <= |X| < 1e15 (no
@@ -148,7 +235,8 @@ void view_json_number(char *buf, double x)
             }
         }
     }
-    round_trip(buf, x);
+    if (!round_trip_exact(buf, x))
+        round_trip(buf, x);
 }
 
 /* Most numbers of a report are small integers (indices, counts, whole cycles): they skip
