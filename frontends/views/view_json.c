@@ -193,13 +193,10 @@ static bool reads_back(uint64_t m, int s, uint64_t n, int k)
     return (m & 1) ? d < high && d > low : d <= high && d >= low;
 }
 
-/* X as round_trip writes it, when 1e-4 <= |X| < 1e15 and no rounding carries into another digit;
- * false otherwise. */
-static bool round_trip_exact(char *buf, double x)
+/* X (A = |X|, 1e-4 <= A < 1e15) as round_trip writes it; false when a rounding carries into
+ * another digit. */
+static bool round_trip_exact(char *buf, double x, double a)
 {
-    double a = x < 0 ? -x : x;
-    if (!(a >= 1e-4 && a < 1e15))
-        return false;
     uint64_t m, n;
     int s, k;
     split(a, &m, &s);
@@ -215,28 +212,34 @@ static bool round_trip_exact(char *buf, double x)
 }
 
 /* The common case without printf (a tenth of the time): a short decimal N / 10^K that reads back
- * as X. N / 10^K is then the nearest double to that decimal (both exact, the division rounded
- * once), and "%.15g" writes it as it is when it has at most 15 digits and 1e-4 <= |X| < 1e15 (no
- * exponent): X lies within half an ulp of it, far below the fifteenth digit. Every other number
- * goes to printf. */
-void view_json_number(char *buf, double x)
+ * as X (A = |X|, 1e-4 <= A < 1e15). N / 10^K is then the nearest double to that decimal (both
+ * exact, the division rounded once), and "%.15g" writes it as it is when it has at most 15 digits
+ * (no exponent in that range): X lies within half an ulp of it, far below the fifteenth digit.
+ * False when X is no such decimal. The powers are doubles: the loop multiplies by them. */
+static bool short_decimal(char *buf, double x, double a)
 {
     static const double pow10[] = { 1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13,
                                     1e14, 1e15 };
-    double a = x < 0 ? -x : x;
-    if (a >= 1e-4 && a < 1e15) {
-        for (int k = 0; k <= 15; k++) {
-            double y = a * pow10[k];
-            if (y >= 1e15)                  /* 16 digits or more */
-                break;
-            if (y == floor(y) && y / pow10[k] == a) {
-                fixed(buf, x < 0, (uint64_t)y, k);
-                return;
-            }
+    for (int k = 0; k <= 15; k++) {
+        double y = a * pow10[k];
+        if (y >= 1e15)                      /* 16 digits or more */
+            return false;
+        if (y == floor(y) && y / pow10[k] == a) {
+            fixed(buf, x < 0, (uint64_t)y, k);
+            return true;
         }
     }
-    if (!round_trip_exact(buf, x))
-        round_trip(buf, x);
+    return false;
+}
+
+/* From 1e-4 to 1e15 a short decimal, else 15 to 17 digits in integers; other numbers, and the
+ * rare rounding that carries into another digit, go to printf. */
+void view_json_number(char *buf, double x)
+{
+    double a = x < 0 ? -x : x;
+    if (a >= 1e-4 && a < 1e15 && (short_decimal(buf, x, a) || round_trip_exact(buf, x, a)))
+        return;
+    round_trip(buf, x);
 }
 
 /* Most numbers of a report are small integers (indices, counts, whole cycles): they skip
