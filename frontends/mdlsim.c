@@ -145,7 +145,7 @@ static const struct view {
     "                     periods), 2,000 are modelled to warm the pipeline (the sensitivity\n" \
     "                     lanes the last 1,500 of them, from the baseline's state) and the next\n" \
     "                     1,000 are measured: the baseline's in every period, each lane's in one\n" \
-    "                     period of two, the lanes in turn, after the first 500; the caches, the\n" \
+    "                     period of four, the lanes in turn, after the first 500; the caches, the\n" \
     "                     branch predictor and the uop cache see every instruction. Cycles and\n" \
     "                     speed-ups are estimates with 95% confidence intervals (cycles_low/high,\n" \
     "                     speedup_low/high in JSON); instruction and event counts stay exact.\n" \
