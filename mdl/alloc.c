@@ -25,6 +25,18 @@ void *alloc_zeroed(size_t n, size_t size)
     return p;
 }
 
+void *alloc_vectors(size_t n, size_t size)
+{
+    n = n ? n : 1;
+    size = size ? size : 1;
+    size_t bytes = n > (SIZE_MAX - 63) / size ? 0 : (n * size + 63) / 64 * 64;
+    void *p = bytes ? aligned_alloc(64, bytes) : NULL;
+    if (!p)
+        alloc_out_of_memory(n, size);
+    memset(p, 0, bytes);
+    return p;
+}
+
 void *alloc_resize(void *p, size_t n, size_t size)
 {
     n = n ? n : 1;

@@ -16,6 +16,10 @@
 
 /* N zeroed objects of SIZE bytes (at least one, so that N = 0 is not taken for a failure). */
 void *alloc_zeroed(size_t n, size_t size);
+/* The same on a 64-byte boundary, padded to whole 64 bytes: the rows of a vector pass, which
+ * loads whole vectors from the first and whose loop peels nothing when they are aligned. Freed
+ * by free(). */
+void *alloc_vectors(size_t n, size_t size);
 /* The policy's end, for an allocation made otherwise (aligned, a library's): N objects of SIZE
  * bytes could not be had. Never returns. */
 _Noreturn void alloc_out_of_memory(size_t n, size_t size);

@@ -384,22 +384,36 @@ static inline_always void kernel_resources(struct rt_model *md, const struct ste
  * for what that uop waited for (a port that only held its users would cut every chain it delays
  * from its past). */
 static inline_always void kernel_ports(struct rt_model *md, const struct step *s, struct taint *tn, unsigned set,
-                                       unsigned a, unsigned b, const double *d, double *t, enum ports_when when)
+                                       unsigned a, unsigned b, const double *d, double *t, enum ports_when when,
+                                       bool wide)
 {
     if (!s->placed)
         return;
     const struct ports_choice *c = &md->choice;
     _Alignas(64) double from[RT_MAX_LANES], at[RT_MAX_LANES];
+    _Alignas(64) uint64_t left[RT_MAX_LANES];
     pass_copy(from, t, a, b);
+    const struct ports_lanes *pl = md->pl;
     unsigned rank = 0;
     for (unsigned u = 0; u < c->n; u++) {
         if (c->when[u] != when)
             continue;
-        struct ports_cal *row = ports_row(md->pl, c->port[u]);
+        size_t row = (size_t)c->port[u] * pl->L;
         double len = c->len[u];
         int64_t n = ports_cycles(len);
-        for (unsigned l = a; l < b; l++)
-            at[l] = md->ports_off[l] ? -INFINITY : ports_take_on(&row[l], from[l], len, n, d[l]) - rank;
+        if (wide && n == 1 && len > 0) {
+            /* the lanes a vector at a time where the window has the cycle, the others after; in
+             * whole passes (the rows and ports_off are padded to them) */
+            ports_take_lanes_(pl->base + row, pl->bits[0] + row, pl->bits[1] + row, pl->scale + row, pl->per + row,
+                              from, d, md->ports_off, rank, at, left, a, b, a / PORTS_PASS * PORTS_PASS,
+                              (b + PORTS_PASS - 1) / PORTS_PASS * PORTS_PASS);
+            for (unsigned l = a; l < b; l++)
+                if (left[l])
+                    at[l] = ports_take_on(pl, row + l, from[l], len, n, d[l]) - rank;
+        } else {
+            for (unsigned l = a; l < b; l++)
+                at[l] = md->ports_off[l] ? -INFINITY : ports_take_on(pl, row + l, from[l], len, n, d[l]) - rank;
+        }
         if (tn) {
             unsigned ps = taint_res(tn, md->m->n_resources + 1u + c->port[u]);
             if (at[0] > t[0])
@@ -474,7 +488,7 @@ static inline_always void kernel_fills(struct rt_model *md, const struct step *s
  * store-to-load forwarding, whose data carries the set of what computed it), then take their
  * load-to-use latency, or the arrival of the line they wait for. */
 static inline_always void kernel_load(struct rt_model *md, const struct step *s, const struct kin *in,
-                                      struct taint *tn, unsigned a, unsigned b, const double *d, double *t)
+                                      struct taint *tn, unsigned a, unsigned b, const double *d, double *t, bool wide)
 {
     _Alignas(64) double ld[RT_MAX_LANES], done[RT_MAX_LANES];
     if (tn)
@@ -501,7 +515,7 @@ static inline_always void kernel_load(struct rt_model *md, const struct step *s,
      * the operation after it (else a load's latency would hide its port's throughput). */
     if (!s->in->eliminated)
         kernel_resources(md, s, tn, TN_LOAD, a, b, d, ld);
-    kernel_ports(md, s, tn, TN_LOAD, a, b, d, ld, PORTS_AT_LOAD);
+    kernel_ports(md, s, tn, TN_LOAD, a, b, d, ld, PORTS_AT_LOAD, wide);
     if (a == 0)
         md->load0 = ld[0];
     pass_copy(md->rs_t, ld, a, b);
@@ -589,9 +603,10 @@ static void hook_retire(const struct rt_model *md, const struct step *s, struct 
 }
 
 /* One step of lanes [a, b) (TN: lane 0's taints, then A is 0; VEC: compiled for a vector
- * extension); each lane's retirement time to RETIRE. */
+ * extension; WIDE: one whose vectors hold the ports' pass, AVX-512's: its 64-bit conversions
+ * and leading zeros); each lane's retirement time to RETIRE. */
 static inline_always void step_kernel(struct rt_model *md, const struct step *s, const struct kin *in, unsigned a,
-                                      unsigned b, struct taint *tn, double *retire, bool vec)
+                                      unsigned b, struct taint *tn, double *retire, bool vec, bool wide)
 {
     _Alignas(64) double d[RT_MAX_LANES], t[RT_MAX_LANES];
     kernel_dispatch(md, s, in, a, b, tn, d, t, vec);
@@ -600,17 +615,17 @@ static inline_always void step_kernel(struct rt_model *md, const struct step *s,
     if (tn)
         taint_copy(tn, TN_INSN, TN_DISPATCH);
     if (s->loads)
-        kernel_load(md, s, in, tn, a, b, d, t);
+        kernel_load(md, s, in, tn, a, b, d, t, wide);
     else if (s->stores)
         kernel_cache(md, s, tn, TN_INSN, a, b, d, t);
     if (s->stores) {
         kernel_regs(md, tn, TN_INSN, s->in->addr, s->in->n_addr, a, b, t);
-        kernel_ports(md, s, tn, TN_INSN, a, b, d, t, PORTS_AT_ADDRESS);
+        kernel_ports(md, s, tn, TN_INSN, a, b, d, t, PORTS_AT_ADDRESS, wide);
     }
     kernel_operands(md, s, tn, a, b, d, t, vec);
     if (!s->in->eliminated && !s->loads)
         kernel_resources(md, s, tn, TN_INSN, a, b, d, t);
-    kernel_ports(md, s, tn, TN_INSN, a, b, d, t, PORTS_AT_OPERATION);
+    kernel_ports(md, s, tn, TN_INSN, a, b, d, t, PORTS_AT_OPERATION, wide);
     if (!s->loads)
         pass_copy(md->rs_t, t, a, b);
     /* A scheduler entry holds what set its uop's start (not the uop: an instruction that waits
@@ -644,22 +659,22 @@ static inline_always void step_kernel(struct rt_model *md, const struct step *s,
 #define STEP_ARGS struct rt_model *md, const struct step *s, const struct kin *in, unsigned a, unsigned b, \
                   struct taint *tn, double *retire
 #if VECTOR_CLONES
-static __attribute__((target("avx512f,popcnt"))) void step_avx512(STEP_ARGS)
+static __attribute__((target("avx512f,avx512cd,avx512dq,popcnt"))) void step_avx512(STEP_ARGS)
 {
-    step_kernel(md, s, in, a, b, tn, retire, true);
+    step_kernel(md, s, in, a, b, tn, retire, true, true);
 }
 static __attribute__((target("avx2,popcnt"))) void step_avx2(STEP_ARGS)
 {
-    step_kernel(md, s, in, a, b, tn, retire, true);
+    step_kernel(md, s, in, a, b, tn, retire, true, false);
 }
 #endif
-static void step_default(STEP_ARGS) { step_kernel(md, s, in, a, b, tn, retire, false); }
+static void step_default(STEP_ARGS) { step_kernel(md, s, in, a, b, tn, retire, false, false); }
 
 /* Lane 0 alone, with its taints or without: the kernel over one lane, in the baseline ISA. */
 static void step_baseline(struct rt_model *md, const struct step *s, const struct kin *in, struct taint *tn,
                           double *retire)
 {
-    step_kernel(md, s, in, 0, 1, tn, retire, false);
+    step_kernel(md, s, in, 0, 1, tn, retire, false, false);
 }
 
 static const struct {
@@ -678,7 +693,8 @@ static bool isa_supported(const char *name)
 {
 #if VECTOR_CLONES
     if (!strcmp(name, "avx512f"))
-        return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("popcnt");
+        return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512cd") &&
+               __builtin_cpu_supports("avx512dq") && __builtin_cpu_supports("popcnt");
     if (!strcmp(name, "avx2"))
         return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("popcnt");
 #endif

@@ -61,7 +61,7 @@ static void slot_diff(const struct rt_model *md, unsigned l, struct lane_diff *d
         }
     const struct ports_lanes *pl = md->pl;
     for (unsigned p = 0; pl && p < ports_count(md->pc); p++)
-        if (pl->cal[(size_t)p * L + l].scale != pl->cal[(size_t)p * L].scale)
+        if (pl->scale[(size_t)p * pl->L + l] != pl->scale[(size_t)p * pl->L])
             d->ports |= 1ull << p;
 }
 

@@ -46,18 +46,6 @@ enum rt_knob_kind rt_knob_kind(enum rt_knob k)
     return (unsigned)k < RT_KNOB_COUNT ? kinds[k] : RT_KNOB_KIND_BASE;
 }
 
-/* Zeroed, on a cache line: a vector load of lanes from the start of a row then never spans two
- * lines (the rows of lane arrays are whole vectors long, see padded). */
-static void *xcalloc(size_t n, size_t size)
-{
-    size_t bytes = ((n ? n : 1) * size + 63) / 64 * 64;
-    void *p = aligned_alloc(64, bytes);
-    if (!p)
-        alloc_out_of_memory(bytes, 1);
-    memset(p, 0, bytes);
-    return p;
-}
-
 static uint32_t pow2_above(uint32_t x)
 {
     uint32_t c = 64;
@@ -140,9 +128,9 @@ static void ring_reset(struct ring *r, const uint32_t *size, unsigned n)
 static void ring_init(struct ring *r, uint32_t largest, const uint32_t *size, unsigned n, unsigned L)
 {
     r->cap = ring_cap(largest);
-    r->t = xcalloc((size_t)r->cap * L, sizeof *r->t);
-    r->skip = xcalloc(L, sizeof *r->skip);
-    r->odd = xcalloc(L, sizeof *r->odd);
+    r->t = alloc_vectors((size_t)r->cap * L, sizeof *r->t);
+    r->skip = alloc_vectors(L, sizeof *r->skip);
+    r->odd = alloc_vectors(L, sizeof *r->odd);
     ring_reset(r, size, n);
 }
 
@@ -264,47 +252,47 @@ struct rt_model *rt_model_new(const struct mdl_machine *m, const struct rt_lane_
 {
     if (!lanes_valid(m, lanes, n, causality, err, errlen))
         return NULL;
-    struct rt_model *md = xcalloc(1, sizeof *md);
+    struct rt_model *md = alloc_vectors(1, sizeof *md);
     unsigned lanes_in = n;
     n = padded(n);      /* a lone lane is not padded: it takes the scalar path */
     md->m = m;
     md->L = n;
     kernel_widest(md);
     md->share = true;
-    md->cfg = xcalloc(n, sizeof *md->cfg);
-    md->lane_state = xcalloc(n, sizeof *md->lane_state);
-    md->slot_of = xcalloc(n, sizeof *md->slot_of);
-    md->lane_of = xcalloc(n, sizeof *md->lane_of);
-    md->diff = xcalloc(n, sizeof *md->diff);
-    md->shared = xcalloc(n, sizeof *md->shared);
-    md->frozen = xcalloc((size_t)n * (FROZEN + m->n_async), sizeof *md->frozen);
-    md->res_scale = xcalloc((size_t)m->n_resources * n, sizeof(double));
-    md->cache_scale = xcalloc((size_t)m->n_caches * n, sizeof(double));
+    md->cfg = alloc_vectors(n, sizeof *md->cfg);
+    md->lane_state = alloc_vectors(n, sizeof *md->lane_state);
+    md->slot_of = alloc_vectors(n, sizeof *md->slot_of);
+    md->lane_of = alloc_vectors(n, sizeof *md->lane_of);
+    md->diff = alloc_vectors(n, sizeof *md->diff);
+    md->shared = alloc_vectors(n, sizeof *md->shared);
+    md->frozen = alloc_vectors((size_t)n * (FROZEN + m->n_async), sizeof *md->frozen);
+    md->res_scale = alloc_vectors((size_t)m->n_resources * n, sizeof(double));
+    md->cache_scale = alloc_vectors((size_t)m->n_caches * n, sizeof(double));
     double **per_lane[N_LANE_ARRAYS];
     model_lane_arrays(md, per_lane);
     for (unsigned i = 0; i < N_LANE_ARRAYS; i++)
-        *per_lane[i] = xcalloc(n, sizeof(double));
-    md->rob = xcalloc(n, sizeof(uint32_t));
-    md->lb = xcalloc(n, sizeof(uint32_t));
-    md->sb = xcalloc(n, sizeof(uint32_t));
+        *per_lane[i] = alloc_vectors(n, sizeof(double));
+    md->rob = alloc_vectors(n, sizeof(uint32_t));
+    md->lb = alloc_vectors(n, sizeof(uint32_t));
+    md->sb = alloc_vectors(n, sizeof(uint32_t));
     md->rs = station_new(m->scheduler, m->issue_width, n);
     md->pc = ports_new(m, n);
     md->pl = md->pc ? ports_lanes(md->pc) : NULL;
-    md->no_ports = xcalloc(n, sizeof *md->no_ports);
-    md->ports_off = xcalloc(n, sizeof *md->ports_off);
+    md->no_ports = alloc_vectors(n, sizeof *md->no_ports);
+    md->ports_off = alloc_vectors((n + PORTS_PASS - 1) / PORTS_PASS * PORTS_PASS, sizeof *md->ports_off);
     for (unsigned k = 0; k < m->n_caches && md->n_data < 8; k++)
         if (m->caches[k].kind != MDL_CACHE_INSTRUCTION)
             md->data[md->n_data++] = k;
     fills_init(&md->fills, m, md->data, md->n_data, n);
     lanes_set(md, lanes, lanes_in);
-    md->never = xcalloc(n, sizeof(double));
+    md->never = alloc_vectors(n, sizeof(double));
     for (unsigned l = 0; l < n; l++)
         md->never[l] = -INFINITY;
     bypass_table(md);
-    md->res_t = xcalloc((size_t)m->n_resources * n, sizeof(double));
-    md->cache_t = xcalloc((size_t)m->n_caches * n, sizeof(double));
-    md->reg_t = xcalloc((size_t)RT_REG_COUNT * n, sizeof(double));
-    md->async_total = xcalloc((size_t)m->n_async * n, sizeof(double));
+    md->res_t = alloc_vectors((size_t)m->n_resources * n, sizeof(double));
+    md->cache_t = alloc_vectors((size_t)m->n_caches * n, sizeof(double));
+    md->reg_t = alloc_vectors((size_t)RT_REG_COUNT * n, sizeof(double));
+    md->async_total = alloc_vectors((size_t)m->n_async * n, sizeof(double));
     ring_init(&md->rob_ring, md->win_max[0], md->rob, md->live, n);
     ring_init(&md->lb_ring, md->win_max[1], md->lb, md->live, n);
     ring_init(&md->sb_ring, md->win_max[2], md->sb, md->live, n);
@@ -315,10 +303,10 @@ struct rt_model *rt_model_new(const struct mdl_machine *m, const struct rt_lane_
      * by the largest weight (1000%: 11 times) with a margin. */
     shadow_init(&md->mem, n, 16ull * (m->rob ? m->rob : 224));
     md->n_static = n_static;
-    md->crit = xcalloc(n_static, sizeof(uint64_t));
-    md->charge = xcalloc(n_static, sizeof(double));
-    md->seen = xcalloc(n_static, sizeof(uint64_t));
-    md->prep = xcalloc(n_static, sizeof(struct prep));
+    md->crit = alloc_vectors(n_static, sizeof(uint64_t));
+    md->charge = alloc_vectors(n_static, sizeof(double));
+    md->seen = alloc_vectors(n_static, sizeof(uint64_t));
+    md->prep = alloc_vectors(n_static, sizeof(struct prep));
     if (causality)
         md->tn = taint_new(&(struct taint_sizes){
             .window = 2 * md->rob[0], .n_res = m->n_resources + 1u + ports_count(md->pc), .n_caches = m->n_caches,

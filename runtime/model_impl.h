@@ -151,7 +151,8 @@ struct rt_model {
      * abstract resources (the baseline's choice of ports fits the baseline's timing, not a lane
      * whose every latency is zero: it put both FMAs of a chain on one port there). */
     unsigned *no_ports, n_no_ports;
-    bool *ports_off;                /* [L]: whether the lane is one of them */
+    uint64_t *ports_off;            /* [L]: whether the lane is one of them, 0 or 1 (a word: the
+                                       port pass, which vectorises on words, reads it) */
     struct ports_choice choice;     /* the current instruction's uops */
     /* causality, baseline lane only, in periods (taint.h) */
     struct taint *tn;

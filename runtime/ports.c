@@ -16,6 +16,7 @@ struct ports {
     const struct mdl_machine *m;
     unsigned n_ports;
     uint64_t load_units;            /* the load class's units: a uop inside them is a load's */
+    unsigned L;                     /* the model's lanes (the rows of its lane arrays) */
     struct ports_lanes lanes;
     uint16_t snap[64];              /* each port's waiting uops as the current issue group started */
     int64_t group_cycle;            /* the cycle the current issue group issues in */
@@ -47,8 +48,14 @@ struct ports *ports_new(const struct mdl_machine *m, unsigned L)
     pc->load_units = load->cls == MDL_CLASS_LOAD ? template_units(m, load) : 0;   /* else generic's */
     for (uint64_t u = pc->load_units; u; u &= u - 1)
         pc->load_port[pc->n_load_ports++] = (uint8_t)__builtin_ctzll(u);
-    pc->lanes.L = L;
-    pc->lanes.cal = alloc_zeroed((size_t)pc->n_ports * L, sizeof *pc->lanes.cal);
+    pc->L = L;
+    pc->lanes.L = L > 1 ? (L + PORTS_PASS - 1) / PORTS_PASS * PORTS_PASS : 1;  /* one lane: no pass */
+    size_t n = (size_t)pc->n_ports * pc->lanes.L;
+    pc->lanes.base = alloc_vectors(n, sizeof *pc->lanes.base);
+    for (unsigned w = 0; w < CAL_WORDS; w++)
+        pc->lanes.bits[w] = alloc_vectors(n, sizeof *pc->lanes.bits[w]);
+    pc->lanes.scale = alloc_vectors(n, sizeof *pc->lanes.scale);
+    pc->lanes.per = alloc_vectors(n, sizeof *pc->lanes.per);
     ports_clear(pc);
     return pc;
 }
@@ -57,16 +64,20 @@ void ports_free(struct ports *pc)
 {
     if (!pc)
         return;
-    free(pc->lanes.cal);
+    free(pc->lanes.base);
+    for (unsigned w = 0; w < CAL_WORDS; w++)
+        free(pc->lanes.bits[w]);
+    free(pc->lanes.scale);
+    free(pc->lanes.per);
     free(pc);
 }
 
 void ports_clear(struct ports *pc)
 {
-    for (size_t i = 0; i < (size_t)pc->n_ports * pc->lanes.L; i++) {     /* the speeds stay */
-        pc->lanes.cal[i].base = 0;
-        memset(pc->lanes.cal[i].bits, 0, sizeof pc->lanes.cal[i].bits);
-    }
+    size_t n = (size_t)pc->n_ports * pc->lanes.L;      /* the speeds stay */
+    memset(pc->lanes.base, 0, n * sizeof *pc->lanes.base);
+    for (unsigned w = 0; w < CAL_WORDS; w++)
+        memset(pc->lanes.bits[w], 0, n * sizeof *pc->lanes.bits[w]);
     memset(pc->snap, 0, sizeof pc->snap);
     pc->group = pc->next_load = 0;
     pc->group_cycle = -1;
@@ -79,14 +90,14 @@ const struct ports_lanes *ports_lanes(const struct ports *pc) { return &pc->lane
 void ports_lane_scale(struct ports *pc, const double *res_scale, unsigned l)
 {
     const struct mdl_machine *m = pc->m;
-    unsigned L = pc->lanes.L;
+    unsigned L = pc->L, row = pc->lanes.L;
     for (unsigned p = 0; p < pc->n_ports; p++) {
         double s = 1;
         for (unsigned r = 0; r < m->n_resources; r++)
             if (!m->resources[r].is_group && (m->resources[r].units >> p & 1) && res_scale[(size_t)r * L + l] < s)
                 s = res_scale[(size_t)r * L + l];
-        pc->lanes.cal[(size_t)p * L + l].scale = s;
-        pc->lanes.cal[(size_t)p * L + l].per = s > 0 ? 1 / s : 0;
+        pc->lanes.scale[(size_t)p * row + l] = s;
+        pc->lanes.per[(size_t)p * row + l] = s > 0 ? 1 / s : 0;
     }
 }
 
@@ -94,10 +105,10 @@ void ports_copy_lane(struct ports *pc, unsigned from, unsigned to)
 {
     unsigned L = pc->lanes.L;
     for (unsigned p = 0; p < pc->n_ports; p++) {
-        struct ports_cal *c = &pc->lanes.cal[(size_t)p * L + to];
-        const struct ports_cal *f = &pc->lanes.cal[(size_t)p * L + from];
-        c->base = f->base;
-        memcpy(c->bits, f->bits, sizeof c->bits);
+        size_t c = (size_t)p * L + to, f = (size_t)p * L + from;
+        pc->lanes.base[c] = pc->lanes.base[f];
+        for (unsigned w = 0; w < CAL_WORDS; w++)
+            pc->lanes.bits[w][c] = pc->lanes.bits[w][f];
     }
 }
 
@@ -170,14 +181,14 @@ static inline unsigned bits_set(uint64_t x)
  * the cycle before the latest issue, ports_take). */
 static unsigned waiting(const struct ports *pc, unsigned p, int64_t k)
 {
-    const struct ports_cal *c = &pc->lanes.cal[(size_t)p * pc->lanes.L];
-    int64_t off = k - c->base;
+    size_t c = (size_t)p * pc->lanes.L;
+    int64_t off = k - pc->lanes.base[c];
     unsigned n = 0;
     if (off < 0)
         off = 0;
     for (unsigned w = 0; w < CAL_WORDS; w++, off -= 64)
         if (off < 64)
-            n += bits_set(off > 0 ? c->bits[w] >> off : c->bits[w]);
+            n += bits_set(off > 0 ? pc->lanes.bits[w][c] >> off : pc->lanes.bits[w][c]);
     return n;
 }
 
