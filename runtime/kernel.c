@@ -537,7 +537,7 @@ static inline_always void kernel_load(struct rt_model *md, const struct step *s,
 static inline_always double woken(double src, double d, double lat, double delay, bool vec)
 {
     double x = src - cycle_of(d, vec);
-    return (x > -EPS_CYCLE) & (x < 2 - EPS_CYCLE) ? src + delay * lat : src;  /* &: as joins_group */
+    return ((x > -EPS_CYCLE) & (x < 2 - EPS_CYCLE)) ? src + delay * lat : src;  /* &: as joins_group */
 }
 
 /* T waits for the operands (SRC: the load, then the source registers with their bypasses) and
