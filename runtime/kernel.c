@@ -268,8 +268,15 @@ static inline_always void pass_groups(struct rt_model *md, const struct step *s,
     *n_made = 0;
     if (a == 0)
         md->rs_wait0 = -INFINITY;
-    for (unsigned l = a; l < b; l++)
-        if (starts[l] != 0) {
+    /* the lanes that start a group where the scheduler may be full, 64 at a time in a mask: which
+     * they are changes from step to step, and a branch per lane would guess wrong */
+    for (unsigned at = a; at < b; at += 64) {
+        unsigned end = b - at < 64 ? b : at + 64;
+        uint64_t ask = 0;
+        for (unsigned l = at; l < end; l++)
+            ask |= (uint64_t)((starts[l] != 0) & station_may_be_full(md->rs, l)) << (l - at);
+        for (; ask; ask &= ask - 1) {
+            unsigned l = at + (unsigned)__builtin_ctzll(ask);
             uint64_t other[STATION_MADE_MAX];
             unsigned n_other;
             double c = station_room(md->rs, l, d[l], l == 0 ? made : other, l == 0 ? n_made : &n_other);
@@ -277,6 +284,7 @@ static inline_always void pass_groups(struct rt_model *md, const struct step *s,
                 md->rs_wait0 = c;
             d[l] = dmax(d[l], c);
         }
+    }
     /* A lane that joined kept its time; one that started waited, if at all, to a later cycle than
      * its group's (a lane issues in order: its time is never in a cycle before its group's), so
      * it still starts one: the test above holds after the wait. */

@@ -4,6 +4,7 @@
 #ifndef RT_STATION_H
 #define RT_STATION_H
 #include <math.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -90,6 +91,12 @@ static inline void station_move_to_(struct station *sc, unsigned l, int64_t k)
         c->base = k;
 }
 
+/* Whether lane L may have no room for a group: else station_room answers minus infinity at once. */
+static inline bool station_may_be_full(const struct station *sc, unsigned l)
+{
+    return sc->size && sc->cal[l].held > (sc->size > sc->width ? sc->size - sc->width : 0);
+}
+
 /* When lane L has room for a group issuing at D or later: minus infinity when it has room at D
  * (or the scheduler has no limit), else the time the entry that made it freed. The entries that
  * freed to make room after D go to MADE (at most MADE_MAX, the last ones), their count to
@@ -99,7 +106,7 @@ static inline double station_room(struct station *sc, unsigned l, double d, uint
 {
     *n_made = 0;
     unsigned limit = sc->size > sc->width ? sc->size - sc->width : 0;
-    if (!sc->size || sc->cal[l].held <= limit)      /* room, even if none of them has freed */
+    if (!station_may_be_full(sc, l))                /* room, even if none of them has freed */
         return -INFINITY;
     station_move_to_(sc, l, (int64_t)(d + 1e-9) + 1);   /* freed by D: those of D's cycle and before (D >= 0) */
     struct station_cal *c = &sc->cal[l];
