@@ -91,10 +91,16 @@ static inline void station_move_to_(struct station *sc, unsigned l, int64_t k)
         c->base = k;
 }
 
+/* The entries a lane may hold and still have room for a whole group. */
+static inline unsigned station_limit_(const struct station *sc)
+{
+    return sc->size > sc->width ? sc->size - sc->width : 0;
+}
+
 /* Whether lane L may have no room for a group: else station_room answers minus infinity at once. */
 static inline bool station_may_be_full(const struct station *sc, unsigned l)
 {
-    return sc->size && sc->cal[l].held > (sc->size > sc->width ? sc->size - sc->width : 0);
+    return sc->size && sc->cal[l].held > station_limit_(sc);
 }
 
 /* When lane L has room for a group issuing at D or later: minus infinity when it has room at D
@@ -105,7 +111,7 @@ enum { STATION_MADE_MAX = 8 };
 static inline double station_room(struct station *sc, unsigned l, double d, uint64_t *made, unsigned *n_made)
 {
     *n_made = 0;
-    unsigned limit = sc->size > sc->width ? sc->size - sc->width : 0;
+    unsigned limit = station_limit_(sc);
     if (!station_may_be_full(sc, l))                /* room, even if none of them has freed */
         return -INFINITY;
     station_move_to_(sc, l, (int64_t)(d + 1e-9) + 1);   /* freed by D: those of D's cycle and before (D >= 0) */
