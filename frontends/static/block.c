@@ -378,6 +378,25 @@ static unsigned lane_period(const struct progress *g, bool issue)
     return 0;
 }
 
+/* A lane that never repeats (its ports start uops on a grid of another length than its
+ * latencies, say): the least-squares slope of its retire times over the whole second half, from
+ * sums kept as the iterations come. A cycle more or less at either end barely moves it (the slope
+ * between the two ends would move by that cycle over the span), and a lane whose time swings
+ * slowly, over tens of iterations, is measured over as many of them as the run has. */
+struct fit {
+    double n, sx, sy, sxx, sxy;
+};
+
+static void fit_add(struct fit *f, double x, double y)
+{
+    f->n += 1, f->sx += x, f->sy += y, f->sxx += x * x, f->sxy += x * y;
+}
+
+static double fit_slope(const struct fit *f)
+{
+    return (f->n * f->sxy - f->sx * f->sy) / (f->n * f->sxx - f->sx * f->sx);
+}
+
 /* Each lane is measured once its time repeats (or at the last iteration), on its own, so that a
  * lane's result does not depend on which others run. */
 struct measure {
@@ -389,24 +408,8 @@ struct measure {
     unsigned *period;               /* [lanes] */
     bool *done;                     /* [lanes] */
     bool *mirror;                   /* [lanes]: shared the baseline's state at the last reading */
+    struct fit *fit;                /* [lanes]: the retire times over the second half */
 };
-
-/* A lane that never repeats (its ports start uops on a grid of another length than its
- * latencies, say): the least-squares slope of its retire times over the iterations of the
- * second half still held, which a cycle more or less at either end barely moves (the slope
- * between the two ends would move by that cycle over the span). */
-static double fitted_slope(const struct measure *ms, unsigned it, unsigned l)
-{
-    unsigned n = it + 1 - ms->warm < HIST ? it + 1 - ms->warm : HIST;
-    if (n < 2)
-        return (hist_row(ms->hist, it, 0, ms->lanes)[l] - ms->half[l]) / (it + 1 - ms->warm);
-    double sx = 0, sy = 0, sxx = 0, sxy = 0;
-    for (unsigned j = 0; j < n; j++) {
-        double x = j, y = hist_row(ms->hist, it, j, ms->lanes)[l];
-        sx += x, sy += y, sxx += x * x, sxy += x * y;
-    }
-    return -(n * sxy - sx * sy) / (n * sxx - sx * sx);   /* x counts back in time */
-}
 
 /* Takes the times after iteration IT; whether every lane is now measured. */
 static bool measure_lanes(struct measure *ms, struct rt_model *md, unsigned it, double *cycles)
@@ -447,6 +450,9 @@ static bool measure_lanes(struct measure *ms, struct rt_model *md, unsigned it, 
     }
     if (it + 1 == ms->warm)
         memcpy(ms->half, now, L * sizeof *ms->half);
+    for (unsigned l = 0; it + 1 >= ms->warm && l < L; l++)
+        if (!ms->done[l])
+            fit_add(&ms->fit[l], it + 1 - ms->warm, now[l] - ms->half[l]);
     /* One period once it repeats, else the fitted slope of the second half; never below what
      * the asynchronous resources need per iteration. */
     for (unsigned l = 0; l < L; l++) {
@@ -459,7 +465,7 @@ static bool measure_lanes(struct measure *ms, struct rt_model *md, unsigned it, 
             continue;
         } else {
             unsigned k = ms->period[l];
-            double slope = k ? (now[l] - hist_row(ms->hist, it, k, L)[l]) / k : fitted_slope(ms, it, l);
+            double slope = k ? (now[l] - hist_row(ms->hist, it, k, L)[l]) / k : fit_slope(&ms->fit[l]);
             double async = rt_model_async_bound(md, l) / (it + 1);
             cycles[l] = slope > async ? slope : async;
         }
@@ -602,7 +608,7 @@ bool block_run(const struct block *b, const struct mdl_machine *m, const struct 
                           alloc_zeroed(HIST * (size_t)n_lanes, sizeof(double)),
                           alloc_resize(NULL, n_lanes, sizeof(struct progress)), alloc_zeroed(n_lanes, sizeof(double)),
                           alloc_zeroed(n_lanes, sizeof(unsigned)), alloc_zeroed(n_lanes, sizeof(bool)),
-                          alloc_zeroed(n_lanes, sizeof(bool)) };
+                          alloc_zeroed(n_lanes, sizeof(bool)), alloc_zeroed(n_lanes, sizeof(struct fit)) };
     unsigned it, measured = 0;
     bool followed = false;          /* causality's period has begun */
     struct slots sl;
@@ -638,6 +644,7 @@ bool block_run(const struct block *b, const struct mdl_machine *m, const struct 
     free(ms.period);
     free(ms.done);
     free(ms.mirror);
+    free(ms.fit);
     if (model)
         *model = md;
     else
