@@ -68,8 +68,8 @@ Test(periods, a_copy_the_build_does_not_make_is_refused)
 }
 
 /* Skylake's cycles per iteration for BHive's block HEX (baseline only), ITERATIONS at most; the
- * iterations run go to *RAN. */
-static double block_cycles(const char *hex, unsigned iterations, unsigned *ran)
+ * iterations run go to *RAN, the period the timing repeats in to *PERIOD (0: none). */
+static double block_cycles(const char *hex, unsigned iterations, unsigned *ran, unsigned *period)
 {
     const struct mdl_machine *m = &mdl_machine_skylake;
     char err[256];
@@ -86,6 +86,7 @@ static double block_cycles(const char *hex, unsigned iterations, unsigned *ran)
     cr_assert(block_run(&b, m, &base, 1, false, iterations, NULL, &r, err, sizeof err), "%s", err);
     double cycles = r.cycles[0];
     *ran = r.iterations;
+    *period = r.period;
     free(r.crit);
     free(r.seen);
     free(bytes);
@@ -104,10 +105,22 @@ Test(periods, a_lane_that_never_repeats_is_measured_alike_however_long_it_runs)
     static const unsigned runs[] = { 300, 400, 1000, 3000 };
     double c[4];
     for (unsigned k = 0; k < 4; k++) {
-        unsigned ran;
-        c[k] = block_cycles("4c63c041f680a0e34f0046", runs[k], &ran);
+        unsigned ran, period;
+        c[k] = block_cycles("4c63c041f680a0e34f0046", runs[k], &ran, &period);
         cr_assert_eq(ran, runs[k], "the block repeated after %u iterations: the test needs one that does not", ran);
+        cr_assert_eq(period, 0, "no period, the report says, where the timing never repeats");
     }
     for (unsigned k = 0; k < 4; k++)
         cr_expect_leq(fabs(c[k] / c[3] - 1), 0.01, "%u iterations: %.4f cycles, %u: %.4f", runs[k], c[k], runs[3], c[3]);
+}
+
+/* A block whose fetch blocks line up again every 16 copies (BHive's first: four register moves,
+ * bound by the front end) says so: its period is 16, found long before the last iteration. */
+Test(periods, a_block_whose_timing_repeats_reports_its_period)
+{
+    unsigned ran, period;
+    double c = block_cycles("4989c54889da4c89e689ef", 200, &ran, &period);
+    cr_expect_eq(period, 16, "period %u", period);
+    cr_expect_lt(ran, 200, "%u iterations", ran);
+    cr_expect(fabs(c - 1.375) < 1e-9, "%.17g cycles", c);
 }

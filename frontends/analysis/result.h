@@ -214,6 +214,9 @@ struct result {
     enum result_scope scope;
     const char *scope_name;         /* the block's label, the region's symbol; NULL for a whole run */
     unsigned iterations;            /* block: iterations simulated; run: 1 */
+    /* block: the baseline's timing repeats every PERIOD iterations (0: never, and its cycles are
+     * the slope of the second half); the lanes but the baseline measured that way */
+    unsigned period, lanes_fitted;
     uint64_t instructions;          /* block: per iteration; run: in the scope */
     uint64_t executed;              /* run: in the whole run; block: = instructions */
     /* run, replay: how the program ended: its exit code, or the signal that killed it (then the

@@ -634,6 +634,10 @@ bool block_run(const struct block *b, const struct mdl_machine *m, const struct 
         rt_model_topdown_stop(md);
     }
     r->iterations = measured;
+    r->period = ms.period[0];
+    r->fitted = 0;
+    for (unsigned l = 1; l < n_lanes; l++)
+        r->fitted += ms.period[l] == 0;
     r->crit = alloc_zeroed(b->n_orig, sizeof *r->crit);
     r->seen = alloc_zeroed(b->n_orig, sizeof *r->seen);
     for (size_t i = 0; i < b->n_orig; i++)
@@ -656,6 +660,8 @@ void block_fill(const struct block *b, const struct block_result *br, bool causa
 {
     r->scope = RESULT_SCOPE_BLOCK;
     r->iterations = br->iterations;
+    r->period = br->period;
+    r->lanes_fitted = br->fitted;
     r->instructions = r->executed = b->n_orig;
     r->macro_fused = b->n_orig - b->n;
     r->causality = causality;

@@ -37,7 +37,9 @@ void block_free(struct block *b);
 
 struct block_result {
     double cycles[RT_MAX_LANES];    /* per iteration, steady state */
-    unsigned iterations;            /* simulated: fewer once the state repeats, more for causality */
+    unsigned iterations;            /* simulated until every lane was measured (causality may run on) */
+    unsigned period;                /* the baseline's timing repeats every PERIOD iterations; 0: never */
+    unsigned fitted;                /* lanes but the baseline whose timing never repeated */
     uint64_t *crit, *seen;          /* per block instruction (as written), baseline lane */
     struct rt_topdown topdown;      /* the baseline's issue slots over the iterations its cycles come from */
 };

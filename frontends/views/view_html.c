@@ -239,6 +239,10 @@ static void title(FILE *out, const struct result *r)
     if (block) {
         snprintf(v, sizeof v, "%u", r->iterations);
         stat_box(out, v, "iterations simulated");
+        if (r->period)
+            snprintf(v, sizeof v, "%u", r->period);
+        stat_box(out, r->period ? v : "no period",
+                 r->period ? "iterations the timing repeats in" : "cycles: the slope of the second half");
     } else if (r->executed != r->instructions) {
         snprintf(v, sizeof v, "%" PRIu64, r->executed);
         stat_box(out, v, "instructions in the run");

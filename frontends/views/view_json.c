@@ -404,6 +404,10 @@ static void json_head(struct jw *out, const struct result *r)
     if (r->scope != RESULT_SCOPE_BLOCK)
         jkey_str(out, "roi", r->scope_name, false);
     jkey_u64(out, "iterations", r->iterations, false);
+    if (r->scope == RESULT_SCOPE_BLOCK) {
+        jkey_u64(out, "period", r->period, false);
+        jkey_u64(out, "lanes_fitted", r->lanes_fitted, false);
+    }
     jkey_u64(out, "instructions", r->instructions, false);
     jkey_u64(out, "executed", r->executed, false);
     if (r->killed_by > 0 || r->exit_code >= 0)

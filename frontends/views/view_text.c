@@ -76,6 +76,23 @@ static void sampling(FILE *out, const struct result *r)
                 (unsigned long long)s->strings, s->string_cycles);
 }
 
+/* A block's iterations, and whether its timing repeated (else its cycles are the slope of the
+ * second half, and may move with --iterations), the lanes' as well. */
+static void block_iterations(FILE *out, const struct result *r)
+{
+    fprintf(out, "Iterations:         %u simulated (the timing ", r->iterations);
+    if (r->period == 1)
+        fputs("repeats every iteration", out);
+    else if (r->period)
+        fprintf(out, "repeats every %u iterations", r->period);
+    else
+        fputs("never repeats: the slope of the second half", out);
+    unsigned lanes = r->n_lanes ? r->n_lanes - 1 : 0;
+    if (r->lanes_fitted)
+        fprintf(out, r->period ? "; %u of %u lanes never do" : "; nor do %u of %u lanes", r->lanes_fitted, lanes);
+    fputs(")\n", out);
+}
+
 /* The report's first line: the block, or the command, MACHINES and the scope. */
 static void heading(FILE *out, const struct result *r, const char *machines)
 {
@@ -100,8 +117,7 @@ static void summary(FILE *out, const struct result *r)
     }
     fputc('\n', out);
     if (block) {
-        fprintf(out, "Iterations:         %u simulated (the state repeats or the critical-path window is full)\n",
-                r->iterations);
+        block_iterations(out, r);
         fprintf(out, "Instructions:       %llu per iteration\n", (unsigned long long)r->instructions);
         fprintf(out, "Cycles/iteration:   %.2f\n", r->cycles);
     } else {
