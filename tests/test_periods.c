@@ -97,7 +97,7 @@ static double block_cycles(const char *hex, unsigned iterations, unsigned *ran, 
 }
 
 /* A block whose time never repeats but swings over tens of iterations (BHive's, line 508 of
- * causality/blocks.txt: a sign extension, a byte test of memory and a compare): measured by the
+ * causality/blocks.txt: a sign extension and a byte test of memory through it): measured by the
  * whole second half, it comes out within a percent of itself however long it runs (by the last
  * sixty iterations alone it moved by 2.7% between 300 and 1000). */
 Test(periods, a_lane_that_never_repeats_is_measured_alike_however_long_it_runs)
@@ -111,7 +111,8 @@ Test(periods, a_lane_that_never_repeats_is_measured_alike_however_long_it_runs)
         cr_assert_eq(period, 0, "no period, the report says, where the timing never repeats");
     }
     for (unsigned k = 0; k < 4; k++)
-        cr_expect_leq(fabs(c[k] / c[3] - 1), 0.01, "%u iterations: %.4f cycles, %u: %.4f", runs[k], c[k], runs[3], c[3]);
+        cr_expect_leq(fabs(c[k] / c[3] - 1), 0.01, "%u iterations: %.4f cycles, %u: %.4f", runs[k], c[k], runs[3],
+                      c[3]);
 }
 
 /* A block whose fetch blocks line up again every 16 copies (BHive's first: four register moves,
