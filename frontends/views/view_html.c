@@ -1136,6 +1136,17 @@ static void compare_table(FILE *out, const struct result_comparison *c)
         fprintf(out, k == c->fastest ? "<td class=\"n\"><b>fastest</b></td>" : "<td class=\"n\">%.3fx</td>",
                 c->relative[k]);
     fputs("</tr>\n", out);
+    if (block) {
+        fputs("<tr><th>the timing repeats</th>", out);
+        for (unsigned k = 0; k < c->n; k++) {
+            unsigned p = c->core[k]->period;
+            if (p)
+                fprintf(out, "<td class=\"n\">every %u</td>", p);
+            else
+                fputs("<td class=\"n\">never</td>", out);
+        }
+        fputs("</tr>\n", out);
+    }
     compare_cells(out, c, "IPC", "%.2f", cmp_ipc);
     fputs("<tr><th>verdict</th>", out);
     for (unsigned k = 0; k < c->n; k++) {

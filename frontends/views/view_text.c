@@ -564,6 +564,29 @@ static void compare_relative(FILE *out, const struct result_comparison *c)
     fputc('\n', out);
 }
 
+/* A block's cell: every how many iterations a core's timing repeats, or never (its cycles are then
+ * the slope of the second half). */
+static void period_cell(char *cell, size_t size, unsigned period)
+{
+    if (period == 1)
+        snprintf(cell, size, "every iteration");
+    else if (period)
+        snprintf(cell, size, "every %u", period);
+    else
+        snprintf(cell, size, "never");
+}
+
+static void compare_period(FILE *out, const struct result_comparison *c)
+{
+    fprintf(out, "%-20s", "Timing repeats");
+    for (unsigned k = 0; k < c->n; k++) {
+        char cell[64];
+        period_cell(cell, sizeof cell, c->core[k]->period);
+        fprintf(out, " %*s", COMPARE_COL, cell);
+    }
+    fputc('\n', out);
+}
+
 static void compare_topdown(FILE *out, const struct result_comparison *c)
 {
     for (unsigned k = 0; k < c->n; k++)
@@ -614,6 +637,8 @@ bool view_text_comparison(FILE *out, const struct result_comparison *c)
     if (c->core[0]->sampling.sampled)
         compare_row(out, c, "  95% interval", "+-%.1f%%", half_interval_of);
     compare_relative(out, c);
+    if (block)
+        compare_period(out, c);
     compare_row(out, c, "IPC", "%.2f", ipc_of);
     compare_topdown(out, c);
     compare_functions(out, c);
