@@ -51,15 +51,17 @@ void station_copy_lane(struct station *sc, unsigned from, unsigned to);
 /* ---- what follows is per lane and group: inline, so that it compiles into the model's vector
  * clones (code of the baseline ISA called from there pays for the switch of vector states) ---- */
 
-/* Lane L's entries freeing at cycle K are gone. */
-static inline void station_forget_(struct station *sc, unsigned l, int64_t k)
+/* Lane L's entries freeing at cycle K are gone: how many they were (the caller takes them off
+ * the lane's count, kept in a register through a walk: the count and the calendar are words of
+ * one type, and a store to either would reload the other). */
+static inline uint32_t station_forget_(struct station *sc, unsigned l, int64_t k)
 {
-    uint32_t *n = &sc->count[(size_t)l * STATION_HORIZON + STATION_SLOT(k)];
-    sc->cal[l].held -= *n;
+    uint32_t *n = &sc->count[(size_t)l * STATION_HORIZON + STATION_SLOT(k)], was = *n;
     *n = 0;
     sc->busy[(size_t)l * (STATION_HORIZON / 64) + STATION_SLOT(k) / 64] &= ~(1ull << (STATION_SLOT(k) % 64));
     if (l == 0)
         sc->last[STATION_SLOT(k)][0] = sc->last[STATION_SLOT(k)][1] = STATION_NONE;
+    return was;
 }
 
 /* The first cycle from FROM on, before TO, at which lane L has entries freeing; TO if none. A
@@ -85,8 +87,10 @@ static inline void station_move_to_(struct station *sc, unsigned l, int64_t k)
     /* every entry held frees within a horizon of the base: one pass over its cycles meets them
      * all, however far K is */
     int64_t end = k - c->base > STATION_HORIZON ? c->base + STATION_HORIZON : k;
-    for (int64_t j = c->base; c->held && (j = station_next_held_(sc, l, j, end)) < end; j++)
-        station_forget_(sc, l, j);
+    uint32_t held = c->held;
+    for (int64_t j = c->base; held && (j = station_next_held_(sc, l, j, end)) < end; j++)
+        held -= station_forget_(sc, l, j);
+    c->held = held;
     if (c->base < k)
         c->base = k;
 }
@@ -116,13 +120,13 @@ static inline double station_room(struct station *sc, unsigned l, double d, uint
         return -INFINITY;
     station_move_to_(sc, l, (int64_t)(d + 1e-9) + 1);   /* freed by D: those of D's cycle and before (D >= 0) */
     struct station_cal *c = &sc->cal[l];
-    if (c->held <= limit)
-        return -INFINITY;
+    uint32_t held = c->held;
+    int64_t base = c->base;
     double room = -INFINITY;
-    while (c->held > limit) {       /* the entries held all free within a horizon of the base */
-        int64_t k = station_next_held_(sc, l, c->base, c->base + STATION_HORIZON);
-        if (k == c->base + STATION_HORIZON) {   /* cannot be: no entry is held beyond the horizon */
-            c->held = 0;
+    while (held > limit) {          /* the entries held all free within a horizon of the base */
+        int64_t k = station_next_held_(sc, l, base, base + STATION_HORIZON);
+        if (k == base + STATION_HORIZON) {      /* cannot be: no entry is held beyond the horizon */
+            held = 0;
             break;
         }
         const uint64_t *last = sc->last[STATION_SLOT(k)];
@@ -130,9 +134,11 @@ static inline double station_room(struct station *sc, unsigned l, double d, uint
         for (unsigned j = 0; l == 0 && j < 2; j++)
             if (last[j] != STATION_NONE)
                 made[(*n_made)++ % STATION_MADE_MAX] = last[j];
-        station_forget_(sc, l, k);
-        c->base = k + 1;
+        held -= station_forget_(sc, l, k);
+        base = k + 1;
     }
+    c->held = held;
+    c->base = base;
     if (*n_made > STATION_MADE_MAX)
         *n_made = STATION_MADE_MAX;
     return room;
