@@ -2859,20 +2859,24 @@ static void top_speedup(json_t *o, double *s, double *low, double *high)
  * hundred units or more. */
 static void expect_sampled_holds_exact_on(const char *machine, const char *program, const char *exact_out)
 {
-    char cmd[512];
+    /* files of the machine's own: the tests that call this run side by side in one scratch directory */
+    char cmd[512], exact[64], trace[64], sampled[64];
+    snprintf(exact, sizeof exact, "mdlsim-exact-all-%s.json", machine);
+    snprintf(trace, sizeof trace, "mdlsim-sampled-%s.trace", machine);
+    snprintf(sampled, sizeof sampled, "mdlsim-sampled-%s.json", machine);
     /* in an empty environment, as the goldens: the stream depends on it (the C library reads it) */
-    snprintf(cmd, sizeof cmd, "run --machine %s --exact --json $MDLSIM_TMP/mdlsim-exact-all.json --record "
-             "$MDLSIM_TMP/mdlsim-sampled.trace -- ../build/programs/%s", machine, program);
+    snprintf(cmd, sizeof cmd, "run --machine %s --exact --json $MDLSIM_TMP/%s --record $MDLSIM_TMP/%s -- "
+             "../build/programs/%s", machine, exact, trace, program);
     struct run r = mdlsim_by("env -i PATH=/usr/bin:/bin ", cmd, "2>/dev/null");
     cr_assert_eq(r.status, 0, "%s", program);
     cr_expect_str_eq(r.out, exact_out, "%s", program);
     free(r.out);
-    json_t *x = load_report(scratch_path("mdlsim-exact-all.json"));
+    json_t *x = load_report(scratch_path(exact));
     cr_expect_str_eq(json_string_value(json_object_get(json_object_get(x, "sampling"), "mode")), "exact");
     cr_expect_null(json_object_get(x, "cycles_low"), "an exact run has no interval");
-    snprintf(cmd, sizeof cmd, "--machine %s --sample-period 10000 --json $MDLSIM_TMP/mdlsim-sampled.json "
-             "$MDLSIM_TMP/mdlsim-sampled.trace", machine);
-    json_t *s = replay_json(cmd, scratch_path("mdlsim-sampled.json"));
+    snprintf(cmd, sizeof cmd, "--machine %s --sample-period 10000 --json $MDLSIM_TMP/%s $MDLSIM_TMP/%s", machine,
+             sampled, trace);
+    json_t *s = replay_json(cmd, scratch_path(sampled));
     json_t *how = json_object_get(s, "sampling");
     cr_assert_str_eq(json_string_value(json_object_get(how, "mode")), "sampled");
     cr_expect_eq(json_integer_value(json_object_get(how, "exact_instructions")), 1000000);
@@ -2899,7 +2903,7 @@ static void expect_sampled_holds_exact_on(const char *machine, const char *progr
               s_high);
     json_decref(x);
     json_decref(s);
-    remove(scratch_path("mdlsim-sampled.trace"));
+    remove(scratch_path(trace));
 }
 
 static void expect_sampled_holds_exact(const char *program, const char *exact_out)
