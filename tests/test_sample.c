@@ -40,14 +40,14 @@ static void trace_clock(const struct sample_plan *p, unsigned n, char *out)
     *out = 0;
 }
 
-/* Each period: a lead skipped (shorter than a unit, its length a hash of the period's number: here
- * 1 then 2), the warm-up, the unit, the rest skipped. */
+/* Each period: a lead skipped (at most what the warm-up and unit leave of the period, its length a
+ * hash of the period's number: here 3 then 1), the warm-up, the unit, the rest skipped. */
 Test(sample, the_schedule_models_the_exact_part_then_warms_measures_and_skips_each_period)
 {
     struct sample_plan p = { .exact = 3, .period = 8, .warm = 2, .unit = 3, .epoch = 0 };
     char got[128];
     trace_clock(&p, 3 + 16, got);
-    cr_expect_str_eq(got, "mmmE.mmSmmmU....mmSmmmU.");
+    cr_expect_str_eq(got, "mmmE...mmSmmmU.mmSmmmU..");
 }
 
 /* The lanes rest through the first REST instructions of each warm-up and join before the rest of
@@ -57,10 +57,10 @@ Test(sample, the_lanes_rest_through_the_first_part_of_each_warm_up)
     struct sample_plan p = { .exact = 3, .period = 8, .warm = 3, .rest = 2, .unit = 2, .epoch = 0 };
     char got[128];
     trace_clock(&p, 3 + 16, got);
-    cr_expect_str_eq(got, "mmmE.RmmJmSmmU...RmmJmSmmU..");
+    cr_expect_str_eq(got, "mmmE...RmmJmSmmU.RmmJmSmmU..");
     p.rest = p.warm;
-    trace_clock(&p, 3 + 8, got);
-    cr_expect_str_eq(got, "mmmE.RmmmJSmmU..");
+    trace_clock(&p, 3 + 10, got);
+    cr_expect_str_eq(got, "mmmE...RmmmJSmmU.Rm");
 }
 
 Test(sample, the_period_doubles_after_each_epoch)
@@ -68,27 +68,34 @@ Test(sample, the_period_doubles_after_each_epoch)
     struct sample_plan p = { .exact = 0, .period = 4, .warm = 1, .unit = 1, .epoch = 2 };
     char got[128];
     trace_clock(&p, 4 + 4 + 8 + 8, got);
-    cr_expect_str_eq(got, "EmSmU..mSmU..mSmU......mSmU......");     /* a unit of one: no lead */
+    cr_expect_str_eq(got, "E.mSmU...mSmU....mSmU....mSmU....");     /* leads 1, 2, then 4, 2 */
 }
 
 /* A loop whose length divides the period is not seen from one place: the units start at each of
  * its places about equally often (at one place, the model's readings there, not the loop's
- * average, would end up in the estimate), and no further than a unit from where they would. */
+ * average, would end up in the estimate); and each unit is a draw from anywhere its period leaves
+ * room for, so that what recurs in step with the period is met too: the starts fill the room
+ * evenly. */
 Test(sample, units_start_at_every_place_of_a_loop_whose_length_divides_the_period)
 {
     struct sample_plan p = { .exact = 0, .period = 200, .warm = 20, .unit = 10, .epoch = 0 };
     struct sample_clock c;
     sample_clock_start(&c, &p);
-    unsigned at[5] = { 0 }, units = 0;
+    unsigned at[5] = { 0 }, quarter[4] = { 0 }, units = 0;
     for (unsigned t = 0; t < 200 * 4000; t++)
         if (sample_tick(&c) & SAMPLE_UNIT_START) {
-            cr_assert(t % 200 >= 20 && t % 200 < 20 + 10, "a unit starts %u into its period", t % 200);
+            unsigned in = t % 200;
+            cr_assert(in >= 20 && in <= 200 - 10, "a unit starts %u into its period", in);
             at[t % 5]++, units++;
+            quarter[(in - 20) * 4 / 171]++;
         }
     cr_assert_eq(units, 4000);
     for (unsigned k = 0; k < 5; k++)
         cr_expect(at[k] > units / 5 * 3 / 4 && at[k] < units / 5 * 5 / 4, "%u units of %u start at place %u", at[k],
                   units, k);
+    for (unsigned k = 0; k < 4; k++)
+        cr_expect(quarter[k] > units / 4 * 3 / 4 && quarter[k] < units / 4 * 5 / 4,
+                  "%u units of %u start in quarter %u of the room", quarter[k], units, k);
 }
 
 Test(sample, an_exact_plan_models_everything_and_marks_nothing)

@@ -66,15 +66,17 @@ static uint64_t phase_length(const struct sample_clock *c, unsigned phase)
     }
 }
 
-/* How far into period N its warm-up starts: less than one unit (and than the room the warm-up and
- * unit leave), as a hash of N says (splitmix64's finaliser). A unit at the same place of every
- * period would start and end at the same places of a loop whose length divides the period, and
- * the model's readings there are not the loop's average (a branch's penalty falls on the
- * instruction after it): the estimate would keep that error, however many units. Moved by up to a
- * unit, the units start at every place of such a loop as often (any loop of up to a unit's length
- * that divides it), and stay evenly spread over the run, as the variance estimate assumes: placed
- * anywhere in their periods, they made worse estimates of a short run (branchy 100000 at a period
- * of 10,000: -1.8% against -0.4% and +0.0%). */
+/* How far into period N its warm-up starts: anywhere the warm-up and unit leave room for, as a hash
+ * of N says (splitmix64's finaliser), so that each unit is a random draw from its period (stratified
+ * sampling, one unit a stratum). A unit at the same place of every period would start and end at the
+ * same places of a loop whose length divides the period (a branch's penalty falls on the instruction
+ * after it); moved by at most a unit, as they were, the units still missed whatever recurs in step
+ * with the period: the checksum loop between copies (copy.x86 262144 100 5000 on Ice Lake, a copy
+ * every 4.5 periods of 10,000) had its copies and loop exits always between units, +1.07% against
+ * +0.08% now. Over 23 replays against --exact, 16 held the exact cycles in their intervals (mean
+ * error 1.04%), now 20 (0.55%), Skylake's random branches (bx, branchy, T_br) among them; the short
+ * run that such placement once made worse (branchy 100000 at a period of 10,000) reads as it did
+ * (-1.39% against -1.40% on Skylake, -0.86% against -0.83% on Ice Lake). */
 static uint64_t lead_of(uint64_t n, uint64_t range)
 {
     uint64_t z = n + 0x9e3779b97f4a7c15ull;
@@ -93,7 +95,7 @@ static void begin_period(struct sample_clock *c)
     }
     c->periods++;
     uint64_t room = c->plan.period - c->plan.warm - c->plan.unit;
-    c->lead = lead_of(c->begun++, room < c->plan.unit ? room + 1 : c->plan.unit);
+    c->lead = lead_of(c->begun++, room + 1);
 }
 
 /* After the exact part, periods of lead (skipped), warm-up, unit and skip; a phase of no length
