@@ -139,8 +139,10 @@ static const struct view {
     "                     instructions modelled, MIPS and the time, on stderr)\n" \
     "  --exact            model every instruction of the scope (the default for a scope of at most\n" \
     "                     1,000,000 instructions)\n" \
-    "  --sample           sample from the first instruction. By default, the first 1,000,000\n" \
-    "                     instructions of the scope are modelled in full and the rest is sampled:\n" \
+    "  --sample           sample from the first instruction to the last. By default, the first\n" \
+    "                     1,000,000 instructions of the scope are modelled in full, and of a\n" \
+    "                     whole run the last 100,000 or more too (a program's end: its exit,\n" \
+    "                     frees, flushes and output), and the rest between is sampled:\n" \
     "                     in each period (20,000 instructions at first, doubling every 500\n" \
     "                     periods), 2,000 are modelled to warm the pipeline (the sensitivity\n" \
     "                     lanes the last 1,500 of them, from the baseline's state) and the next\n" \

@@ -18,12 +18,15 @@ extern const struct mdl_machine mdl_machine_skylake;
 
 /* The flags of the first N instructions under plan P, one letter each: 'm' modelled, '.' skipped;
  * before it 'E' (exact part ended), 'S' (unit starts), 'U' (unit ended), 'R' (the lanes rest),
- * 'J' (they join the baseline). */
-static void trace_clock(const struct sample_plan *p, unsigned n, char *out)
+ * 'J' (they join the baseline), 'N' (the end phase begins); the clock told the end is near before
+ * instruction END (none when END is N or more). */
+static void trace_clock_ending(const struct sample_plan *p, unsigned n, unsigned end, char *out)
 {
     struct sample_clock c;
     sample_clock_start(&c, p);
     for (unsigned i = 0; i < n; i++) {
+        if (i == end)
+            sample_clock_end(&c);
         unsigned f = sample_tick(&c);
         if (f & SAMPLE_EXACT_END)
             *out++ = 'E';
@@ -35,9 +38,16 @@ static void trace_clock(const struct sample_plan *p, unsigned n, char *out)
             *out++ = 'J';
         if (f & SAMPLE_UNIT_START)
             *out++ = 'S';
+        if (f & SAMPLE_END)
+            *out++ = 'N';
         *out++ = f & SAMPLE_MODEL ? 'm' : '.';
     }
     *out = 0;
+}
+
+static void trace_clock(const struct sample_plan *p, unsigned n, char *out)
+{
+    trace_clock_ending(p, n, n, out);
 }
 
 /* Each period: a lead skipped (at most what the warm-up and unit leave of the period, its length a
@@ -96,6 +106,25 @@ Test(sample, units_start_at_every_place_of_a_loop_whose_length_divides_the_perio
     for (unsigned k = 0; k < 4; k++)
         cr_expect(quarter[k] > units / 4 * 3 / 4 && quarter[k] < units / 4 * 5 / 4,
                   "%u units of %u start in quarter %u of the room", quarter[k], units, k);
+}
+
+/* Told that the stream's end is near, the clock models every instruction from then on: after the
+ * unit in progress (a warm-up goes on to its unit), at once in a skip or a lead, and after the
+ * exact part. 'N' marks where the end phase begins. */
+Test(sample, near_the_end_the_clock_models_everything_after_the_unit_in_progress)
+{
+    struct sample_plan p = { .exact = 3, .period = 8, .warm = 2, .unit = 3, .epoch = 0 };
+    char got[128];
+    trace_clock_ending(&p, 3 + 16, 8, got);     /* in the first unit */
+    cr_expect_str_eq(got, "mmmE...mmSmmmUNmmmmmmmm");
+    trace_clock_ending(&p, 3 + 16, 4, got);     /* in the first lead */
+    cr_expect_str_eq(got, "mmmE.Nmmmmmmmmmmmmmmm");
+    trace_clock_ending(&p, 3 + 16, 7, got);     /* in the warm-up */
+    cr_expect_str_eq(got, "mmmE...mmSmmmUNmmmmmmmm");
+    trace_clock_ending(&p, 3 + 16, 11, got);    /* as the second period's lead begins */
+    cr_expect_str_eq(got, "mmmE...mmSmmmUNmmmmmmmm");
+    trace_clock_ending(&p, 3 + 16, 1, got);     /* in the exact part */
+    cr_expect_str_eq(got, "mmmENmmmmmmmmmmmmmmmm");
 }
 
 Test(sample, an_exact_plan_models_everything_and_marks_nothing)

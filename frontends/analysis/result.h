@@ -37,6 +37,7 @@ struct result_sampling {
     uint64_t lanes_from;            /* in LANES_EVERY, the lanes in turn */
     uint64_t lane_units;            /* the fewest units a sensitivity lane measured */
     uint64_t units;                 /* units measured */
+    uint64_t tail;                  /* the instructions after the last unit, modelled in full (the run's end) */
     uint64_t modelled;              /* instructions of the scope the model stepped */
     /* repeated string instructions of the sampled part whose cycles the estimate counts as the
      * description times them rather than samples (sample_stream's known part), and those cycles */

@@ -22,10 +22,15 @@
 struct sample_plan {
     uint64_t exact, period, warm, rest, unit, epoch;
     unsigned lanes_every;
+    /* Of a whole run, the stream's last LAST instructions or more (0: none) are modelled in full too
+     * (run.c tells the clock when it sees them coming: sample_clock_end). */
+    uint64_t last;
 };
-/* The default schedule: exact for the first SAMPLE_EXACT_DEFAULT instructions (with FORCE, --sample:
- * none), then the first period SAMPLE_PERIOD_DEFAULT (PERIOD, when not 0). */
+/* The default schedule: exact for the first SAMPLE_EXACT_DEFAULT instructions and the last
+ * SAMPLE_LAST_DEFAULT (with FORCE, --sample: neither), then the first period SAMPLE_PERIOD_DEFAULT
+ * (PERIOD, when not 0). */
 #define SAMPLE_EXACT_DEFAULT 1000000ull
+#define SAMPLE_LAST_DEFAULT 100000ull
 #define SAMPLE_PERIOD_DEFAULT 20000ull
 struct sample_plan sample_plan_default(bool force, uint64_t period);
 /* In how many periods each lane joins one after the first epoch, under PLAN (1: every one). */
@@ -42,7 +47,8 @@ enum {
                                        modelled once the stream ended: read them */
     SAMPLE_REST = 32,               /* a warm-up starts with it: the lanes but the baseline rest */
     SAMPLE_JOIN = 64,               /* the lanes join the baseline again before it */
-    SAMPLE_RELEASE = 128            /* (run.c, with a SAMPLE_JOIN) the parked lanes join from now on */
+    SAMPLE_RELEASE = 128,           /* (run.c, with a SAMPLE_JOIN) the parked lanes join from now on */
+    SAMPLE_END = 256                /* every instruction is modelled from it on: the resting lanes join */
 };
 
 struct sample_clock {
@@ -52,8 +58,12 @@ struct sample_clock {
     uint64_t lead;                  /* of the current period: skipped before its warm-up */
     uint64_t left;                  /* instructions before the phase changes */
     unsigned phase, flags;          /* flags: SAMPLE_MODEL while the phase models */
+    bool ending;                    /* sample_clock_end: no skip from now on */
 };
 void sample_clock_start(struct sample_clock *c, const struct sample_plan *p);
+/* The stream's end is near: every instruction from here on is modelled, once the exact part or the
+ * unit in progress ended (a warm-up goes on to its unit); a skip ends at once. */
+void sample_clock_end(struct sample_clock *c);
 /* The phase that begins when the one before has run out: its flags (sample_tick's). */
 unsigned sample_turn(struct sample_clock *c);
 /* The next instruction of the region: its SAMPLE_* flags. A countdown on the way. */
@@ -126,6 +136,12 @@ struct sample_rec {
     double *charge;                 /* baseline: rt_model_charges at the exact part's end */
     uint32_t n_charge;
     struct rt_topdown slots;        /* baseline: rt_model_topdown at the exact part's end */
+    /* baseline, from SAMPLE_END on (TAIL): the same at the tail's start, which is measured, not
+     * scaled with the rest */
+    bool tail;
+    double tail_time, *tail_charge;
+    uint32_t n_tail_charge;
+    struct rt_topdown tail_slots;
     /* The lanes rested since the last unit's end (from then on a resting lane's readings are the
      * baseline's); which of them rest now */
     bool rested, *resting;          /* resting: [n_lanes] */

@@ -515,6 +515,15 @@ static void take_levels(struct stage_levels *l, const struct slot *sl)
     l->given += sl->n_lv;
 }
 
+/* On one thread: the next slot filled, unless the stream ended in the last one. */
+static void fill_next(struct stage *s)
+{
+    if (s->made && s->slot[(s->made - 1) % SLOTS].end)
+        return;
+    fill(s, &s->slot[s->made % SLOTS]);
+    s->made++;
+}
+
 bool stage_next(struct stage *s, const uint64_t **w, size_t *n, uint64_t *trace_pos)
 {
     if (s->ended)
@@ -522,8 +531,8 @@ bool stage_next(struct stage *s, const uint64_t **w, size_t *n, uint64_t *trace_
     if (s->holding)
         release(s);
     if (!s->threaded) {
-        fill(s, &s->slot[s->made % SLOTS]);
-        s->made++;
+        if (s->made == s->freed)    /* stage_ends_within may have read ahead */
+            fill_next(s);
     } else {
         pthread_mutex_lock(&s->lock);
         while (s->made == s->freed)
@@ -553,6 +562,33 @@ uint64_t stage_ahead(const struct stage *s)
         return 0;
     uint64_t made = atomic_load_explicit(&s->lower_made, memory_order_relaxed), here = stage_counted(s);
     return made > here ? made - here : 0;
+}
+
+/* Whether the slots made so far tell that the stream ends within K after the reader's (*KNOWN: they
+ * tell either way, or no slot is free to read further). Under the lock when threaded. */
+static bool ends_within(const struct stage *s, uint64_t k, bool *known)
+{
+    const struct slot *last = &s->slot[(s->made - 1) % SLOTS];
+    uint64_t here = s->slot[s->freed % SLOTS].lower;
+    *known = last->end || last->lower >= here + k || s->made - s->freed == SLOTS;
+    return last->end && last->lower < here + k;
+}
+
+bool stage_ends_within(struct stage *s, uint64_t k)
+{
+    bool known = false, within;
+    if (!s->holding)
+        return false;
+    if (!s->threaded) {
+        while (!(within = ends_within(s, k, &known), known))
+            fill_next(s);
+        return within;
+    }
+    pthread_mutex_lock(&s->lock);
+    while (!(within = ends_within(s, k, &known), known) && !s->stop)
+        pthread_cond_wait(&s->changed, &s->lock);
+    pthread_mutex_unlock(&s->lock);
+    return within;
 }
 
 uint8_t stage_level_missing(struct stage_levels *l)

@@ -354,6 +354,7 @@ static void json_sampling(struct jw *out, const struct result_sampling *s)
         jkey_u64(out, "lane_intervals", s->lane_units, false);
         jkey_u64(out, "interval_length", s->unit, false);
         jkey_u64(out, "intervals", s->units, false);
+        jkey_u64(out, "tail_instructions", s->tail, false);
         jkey_u64(out, "detailed_instructions", s->modelled, false);
         jkey_u64(out, "known_strings", s->strings, false);
         jkey_num(out, "known_string_cycles", s->string_cycles, false);
