@@ -47,8 +47,9 @@ uint64_t stage_counted(const struct stage *s);
  * them ahead (0 on one thread). */
 uint64_t stage_ahead(const struct stage *s);
 /* Whether the stream ends within K executions (counted as stage_counted does) after the buffer the
- * reader holds. The stage reads ahead until it can tell, or until its buffers are full (then: no).
- * Deterministic: the answer depends on the stream alone, not on how far the stage had read. */
+ * reader holds. The stage reads ahead until it can tell, or until its buffers are full (then: no):
+ * the answer depends on the stream and its buffers' bounds (the plugin's chunks, the trace's frames,
+ * both the stream's own), not on how far the stage had read, nor on the processors. */
 bool stage_ends_within(struct stage *s, uint64_t k);
 /* The reader's levels: stage_level takes the next. */
 struct stage_levels *stage_levels(struct stage *s);
