@@ -3186,6 +3186,13 @@ Test(mdlsim_run, a_short_run_is_exact_by_default_and_the_text_says_how_it_was_mo
     cr_assert_eq(r.status, 0, "%s", r.out);
     cr_expect(strstr(r.out, "Modelled:           every instruction (exact)\n"), "%s", r.out);
     free(r.out);
+    /* 1.3M instructions: the 300,000 after the first million would get five units, and their spread
+     * would say nothing of what they missed (the end of its initialisation): exact too */
+    r = mdlsim_stderr("run --machine skylake --no-sensitivity -- ../build/programs/reduction.x86 70000");
+    cr_assert_eq(r.status, 0, "%s", r.out);
+    cr_expect(strstr(r.out, "Instructions:       130"), "%s", r.out);
+    cr_expect(strstr(r.out, "Modelled:           every instruction (exact)\n"), "%s", r.out);
+    free(r.out);
     r = mdlsim_stderr("run --machine skylake --no-sensitivity --sample --sample-period 10000 -- ../build/programs/exact.x86 100");
     cr_assert_eq(r.status, 0, "%s", r.out);
     cr_expect(strstr(r.out, "Modelled:           sampled: 0 instructions in full, then "), "%s", r.out);

@@ -36,7 +36,7 @@ struct sample_plan sample_plan_default(bool force, uint64_t period)
     return (struct sample_plan){ .exact = force ? 0 : SAMPLE_EXACT_DEFAULT,
                                  .period = period ? period : SAMPLE_PERIOD_DEFAULT, .warm = 2000, .rest = 500,
                                  .unit = 1000, .epoch = 500, .lanes_every = 4,
-                                 .last = force ? 0 : SAMPLE_LAST_DEFAULT };
+                                 .last = force ? 0 : SAMPLE_LAST_DEFAULT, .short_rest = force ? 0 : SAMPLE_SHORT_DEFAULT };
 }
 
 unsigned sample_lanes_every(const struct sample_plan *plan)
@@ -129,6 +129,11 @@ unsigned sample_turn(struct sample_clock *c)
     c->left = len;
     c->flags = c->phase == PHASE_SKIP || c->phase == PHASE_LEAD ? 0 : SAMPLE_MODEL;
     return c->flags | marks;
+}
+
+bool sample_clock_exact(const struct sample_clock *c)
+{
+    return c->phase == PHASE_START || c->phase == PHASE_EXACT;
 }
 
 void sample_clock_end(struct sample_clock *c)

@@ -23,14 +23,16 @@ struct sample_plan {
     uint64_t exact, period, warm, rest, unit, epoch;
     unsigned lanes_every;
     /* Of a whole run, the stream's last LAST instructions or more (0: none) are modelled in full too
-     * (run.c tells the clock when it sees them coming: sample_clock_end). */
-    uint64_t last;
+     * (run.c tells the clock when it sees them coming: sample_clock_end), and every one when the
+     * stream ends within SHORT more after them as the exact part runs: too few units to sample. */
+    uint64_t last, short_rest;
 };
 /* The default schedule: exact for the first SAMPLE_EXACT_DEFAULT instructions and the last
  * SAMPLE_LAST_DEFAULT (with FORCE, --sample: neither), then the first period SAMPLE_PERIOD_DEFAULT
  * (PERIOD, when not 0). */
 #define SAMPLE_EXACT_DEFAULT 1000000ull
 #define SAMPLE_LAST_DEFAULT 100000ull
+#define SAMPLE_SHORT_DEFAULT 500000ull
 #define SAMPLE_PERIOD_DEFAULT 20000ull
 struct sample_plan sample_plan_default(bool force, uint64_t period);
 /* In how many periods each lane joins one after the first epoch, under PLAN (1: every one). */
@@ -64,6 +66,8 @@ void sample_clock_start(struct sample_clock *c, const struct sample_plan *p);
 /* The stream's end is near: every instruction from here on is modelled, once the exact part or the
  * unit in progress ended (a warm-up goes on to its unit); a skip ends at once. */
 void sample_clock_end(struct sample_clock *c);
+/* Whether the exact part (or nothing yet) is running. */
+bool sample_clock_exact(const struct sample_clock *c);
 /* The phase that begins when the one before has run out: its flags (sample_tick's). */
 unsigned sample_turn(struct sample_clock *c);
 /* The next instruction of the region: its SAMPLE_* flags. A countdown on the way. */
