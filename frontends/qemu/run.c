@@ -191,10 +191,10 @@ struct run {
     uint64_t known_strings, known_run_strings;     /* of them, string instructions: in all, in the run */
     double *known_charge;           /* [static instruction]: the known part of its executions in the rest */
     size_t n_known_charge, cap_known_charge;
-    /* KNOWN_CHARGE when the tail started (SAMPLE_END; TAIL_KNOWN): the known part of the rest before it */
+    /* KNOWN_CHARGE when the tail started (SAMPLE_END, as REC.tail says): the known part of the rest
+     * before it */
     double *known_mid;
     size_t n_known_mid;
-    bool tail_known;
     bool in_unit;
     int exit_code;
     /* the path of the latest execve the guest called, and whether nothing ran after it (then the
@@ -773,7 +773,6 @@ static void keep_known(struct run *r)
     if (r->n_known_charge)
         memcpy(r->known_mid, r->known_charge, r->n_known_charge * sizeof *r->known_mid);
     r->n_known_mid = r->n_known_charge;
-    r->tail_known = true;
 }
 
 /* A unit's marks: the known part of the one that ended kept, the next one's started. */
@@ -833,12 +832,12 @@ static void sample_next(struct run *r)
     if (marks) {
         mark(r, marks);
         know_unit(r, marks);
-        if (marks & SAMPLE_END)
-            keep_known(r);
+    }
+    if (marks & SAMPLE_END) {       /* the tail starts */
+        keep_known(r);
+        r->model_run = 0, r->known_run = 0, r->known_run_strings = 0;
     }
     bool model = act & SAMPLE_MODEL, modelled = !r->holding;
-    if ((marks & SAMPLE_UNIT_END) && r->clock.ending)
-        r->model_run = 0, r->known_run = 0, r->known_run_strings = 0;  /* the tail starts after the unit */
     if (model != modelled)
         r->known_run = 0, r->known_run_strings = 0;   /* a run of the other kind begins (skip_run, model_run) */
     r->skipped += !model;
@@ -1520,8 +1519,8 @@ static double charge_before_tail(const struct run *r, uint32_t sidx)
 /* The known part of SIDX's executions in the rest before the tail. */
 static double known_before_tail(const struct run *r, size_t sidx)
 {
-    const double *k = r->tail_known ? r->known_mid : r->known_charge;
-    size_t n = r->tail_known ? r->n_known_mid : r->n_known_charge;
+    const double *k = r->rec.tail ? r->known_mid : r->known_charge;
+    size_t n = r->rec.tail ? r->n_known_mid : r->n_known_charge;
     return sidx < n ? k[sidx] : 0;
 }
 
@@ -1578,16 +1577,24 @@ static double charge_of(const struct run *r, uint32_t sidx, struct rest_charges 
     return exact + (before - exact) * c.k + (all - before);
 }
 
+/* TD's slots, each row moved by K times what A has more than B. */
+static void add_slots(struct rt_topdown *td, const struct rt_topdown *a, const struct rt_topdown *b, double k)
+{
+    td->retiring += (a->retiring - b->retiring) * k;
+    td->bad_speculation += (a->bad_speculation - b->bad_speculation) * k;
+    td->frontend_latency += (a->frontend_latency - b->frontend_latency) * k;
+    td->frontend_bandwidth += (a->frontend_bandwidth - b->frontend_bandwidth) * k;
+    td->core += (a->core - b->core) * k;
+    for (unsigned i = 0; i < RT_TD_LEVELS; i++)
+        td->memory[i] += (a->memory[i] - b->memory[i]) * k;
+}
+
 /* A sampled run's slots: the exact part's, then the rest's scaled by K. */
 static void scale_slots(const struct rt_topdown *exact, double k, struct rt_topdown *td)
 {
-    td->retiring = exact->retiring + (td->retiring - exact->retiring) * k;
-    td->bad_speculation = exact->bad_speculation + (td->bad_speculation - exact->bad_speculation) * k;
-    td->frontend_latency = exact->frontend_latency + (td->frontend_latency - exact->frontend_latency) * k;
-    td->frontend_bandwidth = exact->frontend_bandwidth + (td->frontend_bandwidth - exact->frontend_bandwidth) * k;
-    td->core = exact->core + (td->core - exact->core) * k;
-    for (unsigned i = 0; i < RT_TD_LEVELS; i++)
-        td->memory[i] = exact->memory[i] + (td->memory[i] - exact->memory[i]) * k;
+    const struct rt_topdown all = *td;
+    *td = *exact;
+    add_slots(td, &all, exact, k);
 }
 
 /* A sampled run's slots under C: the exact part's, then the rest's scaled by C.K; with C's known
@@ -1705,13 +1712,7 @@ static void scale_sampled_slots(const struct run *r, struct rest_charges c, stru
     const struct rt_topdown all = *td, *before = r->rec.tail ? &r->rec.tail_slots : &all;
     *td = *before;
     scale_rest_slots(&r->rec.slots, c, r->o.m->issue_width, td);
-    td->retiring += all.retiring - before->retiring;
-    td->bad_speculation += all.bad_speculation - before->bad_speculation;
-    td->frontend_latency += all.frontend_latency - before->frontend_latency;
-    td->frontend_bandwidth += all.frontend_bandwidth - before->frontend_bandwidth;
-    td->core += all.core - before->core;
-    for (unsigned i = 0; i < RT_TD_LEVELS; i++)
-        td->memory[i] += all.memory[i] - before->memory[i];
+    add_slots(td, &all, before, 1);
 }
 
 static int by_pc(const void *a, const void *b, void *ctx)

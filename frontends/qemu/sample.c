@@ -499,6 +499,14 @@ static const bool *turns(struct sample_rec *r)
     return r->turn;
 }
 
+/* The resting lanes in WHICH take the baseline's state. */
+static void join(struct sample_rec *r, struct rt_model *md, const bool *which)
+{
+    rt_model_lanes_join(md, which);
+    for (unsigned l = 1; l < r->n_lanes; l++)
+        r->resting[l] = r->resting[l] && !which[l];
+}
+
 /* The tail starts (SAMPLE_END): the baseline's cycles, charges and slots then. The report scales
  * what was modelled before to the sampled rest and adds the tail's as measured: scaled with the
  * rest, a chase of 4,000 steps ending a run of 35M instructions read ten times its cycles. */
@@ -529,12 +537,10 @@ static void join_for_end(struct sample_rec *r, struct rt_model *md)
     }
     if (!any)
         return;
-    rt_model_lanes_join(md, r->turn);
+    join(r, md, r->turn);
     for (unsigned l = 1; l < r->n_lanes; l++)
-        if (r->turn[l]) {
-            r->resting[l] = false;
+        if (r->turn[l])
             memcpy(&r->at_end[l * SAMPLE_READINGS], &r->at_end[0], SAMPLE_READINGS * sizeof *r->at_end);
-        }
 }
 
 void sample_rec_mark(struct sample_rec *r, struct rt_model *md, unsigned what)
@@ -553,12 +559,8 @@ void sample_rec_mark(struct sample_rec *r, struct rt_model *md, unsigned what)
     }
     if (what & SAMPLE_RELEASE)
         r->parked = r->n_lanes;
-    if (what & SAMPLE_JOIN) {
-        const bool *join = turns(r);
-        rt_model_lanes_join(md, join);
-        for (unsigned l = 1; l < r->n_lanes; l++)
-            r->resting[l] = r->resting[l] && !join[l];
-    }
+    if (what & SAMPLE_JOIN)
+        join(r, md, turns(r));
     if (what & SAMPLE_END) {
         read_tail_start(r, md);
         join_for_end(r, md);
