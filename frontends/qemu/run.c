@@ -1496,26 +1496,6 @@ static void estimate_lanes(const struct run *r, struct result *res)
     res->sampling.string_cycles = sample_known(&st);
 }
 
-/* The baseline's time when the tail started (SAMPLE_END; with none, now): what was modelled before
- * it stands for the rest but the tail, which is measured. */
-static double time_before_tail(const struct run *r)
-{
-    return r->rec.tail ? r->rec.tail_time : rt_model_time(r->md, 0);
-}
-
-static double tail_cycles(const struct run *r)
-{
-    return rt_model_time(r->md, 0) - time_before_tail(r);
-}
-
-/* The model's charge to SIDX when the tail started. */
-static double charge_before_tail(const struct run *r, uint32_t sidx)
-{
-    if (!r->rec.tail)
-        return rt_model_charge(r->md, sidx);
-    return sidx < r->rec.n_tail_charge ? r->rec.tail_charge[sidx] : 0;
-}
-
 /* The known part of SIDX's executions in the rest before the tail. */
 static double known_before_tail(const struct run *r, size_t sidx)
 {
@@ -1524,57 +1504,97 @@ static double known_before_tail(const struct run *r, size_t sidx)
     return sidx < n ? k[sidx] : 0;
 }
 
-/* What the model charged between the exact part and the tail stands for the whole rest but the
- * tail: by this factor. */
-static double rest_factor(const struct run *r, const struct result *res)
-{
-    double modelled = time_before_tail(r) - r->rec.base_time;
-    return modelled > 0 ? (res->lanes[0].cycles - r->rec.base_time - tail_cycles(r)) / modelled : 0;
-}
-
-/* How a sampled run's charges between the exact part and the tail make up its rest (the tail's
- * are its own): the model's scaled by K, or with KNOWN, a string instruction's the reader knows of
- * it (sample_stream's known part: its skipped executions too) and the others' scaled by K to the
- * rest of the estimate. */
-struct rest_charges {
+/* How a sampled run's charges and slots between the exact part and the tail make up its rest (the
+ * tail's are its own): each stratum's (the epochs, modelled at rates that halve from one to the
+ * next) scaled by its own factor to its share of the estimate. One factor for all had read a
+ * reduction after its initialisation (reduction.x86 3000000: 39M instructions of set-up, sampled
+ * twice as densely in the first epoch as in the second, then 12M of the reduction) with the
+ * reduction at 63% of its cycles and the set-up at 143%, retiring at 72% of the slots for 56%.
+ * With KNOWN, a string instruction's are what the reader knows of it (sample_stream's known
+ * part: its skipped executions too), and the others' are scaled to the rest of the estimate. N 0:
+ * nothing is scaled (an exact run). */
+struct rest_stratum {
+    const struct sample_snap *lo, *hi;      /* the baseline at its ends */
     double k;
+    double strings;                         /* with KNOWN: the model's charges to the strings in it */
+};
+struct rest_charges {
+    unsigned n;
+    struct rest_stratum st[SAMPLE_MAX_STRATA];
+    const struct sample_snap *before;       /* at the tail's start (with none, the run's end) */
     bool known;
-    double strings, model;          /* with KNOWN: the strings' known cycles, and the model's charges to them */
+    double strings;                         /* with KNOWN: the strings' known cycles */
 };
 
-/* The model's charge to SIDX after the exact part, before the tail. */
-static double rest_charge(const struct run *r, size_t sidx)
+/* The rest's strata (sample_strata) between the snapshots at their ends, into C; what the units
+ * estimate of each, into EST. One, from the exact part to the tail, when the units give none, or
+ * a negative estimate, or end a stratum where no snapshot was taken. */
+static void rest_strata(const struct run *r, struct rest_charges *c, double *est)
 {
-    return charge_before_tail(r, (uint32_t)sidx) - (sidx < r->rec.n_charge ? r->rec.charge[sidx] : 0);
+    struct sample_stream st = stream_of(r);
+    size_t hi[SAMPLE_MAX_STRATA];
+    unsigned n = sample_strata(&st, &r->rec.lane[0], hi, est);
+    const struct sample_snap *lo = &r->rec.at_exact;
+    bool whole = n > 0;
+    for (unsigned k = 0; whole && k < n; k++) {
+        size_t e = r->rec.epoch ? hi[k] / r->rec.epoch : 0;
+        bool last = k + 1 == n;
+        whole = est[k] >= 0 && (last || (e > 0 && e <= r->rec.n_epochs && hi[k] % r->rec.epoch == 0));
+        c->st[k] = (struct rest_stratum){ lo, last ? c->before : whole ? &r->rec.at_epoch[e - 1] : lo, 0, 0 };
+        lo = c->st[k].hi;
+    }
+    c->n = whole ? n : 1;
+    if (!whole) {
+        c->st[0] = (struct rest_stratum){ &r->rec.at_exact, c->before, 0, 0 };
+        est[0] = 1;
+    }
 }
 
-static struct rest_charges rest_charges(const struct run *r, const struct result *res, unsigned n_units)
+/* The factors C's strata are scaled by, the run's estimate RES and its end NOW known. */
+static void rest_charges(const struct run *r, const struct result *res, const struct sample_snap *now,
+                         struct rest_charges *c)
 {
-    struct rest_charges c = { rest_factor(r, res), false, 0, 0 };
-    double known = 0, strings = 0;
-    for (size_t i = 0; n_units && i < r->n_known_charge; i++)
+    double est[SAMPLE_MAX_STRATA], known = 0, strings = 0, sum = 0;
+    *c = (struct rest_charges){ .before = r->rec.tail ? &r->rec.at_tail : now };
+    rest_strata(r, c, est);
+    for (size_t i = 0; res->sampling.units && i < r->n_known_charge; i++)
         if (known_before_tail(r, i) > 0) {
             known += known_before_tail(r, i);
-            strings += rest_charge(r, i);
+            for (unsigned k = 0; k < c->n; k++)
+                c->st[k].strings += sample_snap_charge(c->st[k].hi, i) - sample_snap_charge(c->st[k].lo, i);
         }
-    double modelled = time_before_tail(r) - r->rec.base_time - strings;
-    double rest = res->lanes[0].cycles - r->rec.base_time - known - tail_cycles(r);
-    if (known > 0 && modelled > 0 && rest > 0)
-        c = (struct rest_charges){ rest / modelled, true, known, strings };
-    return c;
+    for (unsigned k = 0; k < c->n; k++) {
+        strings += c->st[k].strings;
+        sum += est[k];
+    }
+    const double exact = r->rec.at_exact.time, tail = now->time - c->before->time;
+    double modelled = c->before->time - exact - strings, rest = res->lanes[0].cycles - exact - known - tail;
+    c->known = known > 0 && modelled > 0 && rest > 0;
+    c->strings = c->known ? known : 0;
+    if (!c->known)
+        rest = res->lanes[0].cycles - exact - tail;
+    for (unsigned k = 0; k < c->n; k++) {
+        struct rest_stratum *s = &c->st[k];
+        s->strings = c->known ? s->strings : 0;
+        double m = s->hi->time - s->lo->time - s->strings, share = sum > 0 ? est[k] / sum : 0;
+        s->k = m > 0 ? rest * share / m : 0;
+    }
 }
 
 /* A sampled run's charge to static instruction SIDX: the exact part's, the rest's before the tail
  * (C), the tail's. */
-static double charge_of(const struct run *r, uint32_t sidx, struct rest_charges c)
+static double charge_of(const struct run *r, uint32_t sidx, const struct rest_charges *c)
 {
     double all = rt_model_charge(r->md, sidx);
-    if (c.k == 1 && !c.known)
+    if (!c->n)
         return all;
-    double exact = sidx < r->rec.n_charge ? r->rec.charge[sidx] : 0, before = charge_before_tail(r, sidx);
-    if (c.known && known_before_tail(r, sidx) > 0)
+    double exact = sample_snap_charge(&r->rec.at_exact, sidx), before = sample_snap_charge(c->before, sidx);
+    if (c->known && known_before_tail(r, sidx) > 0)
         return exact + known_before_tail(r, sidx) + (all - before);
-    return exact + (before - exact) * c.k + (all - before);
+    double sum = exact;
+    for (unsigned k = 0; k < c->n; k++)
+        sum += (sample_snap_charge(c->st[k].hi, sidx) - sample_snap_charge(c->st[k].lo, sidx)) * c->st[k].k;
+    return sum + (all - before);
 }
 
 /* TD's slots, each row moved by K times what A has more than B. */
@@ -1589,24 +1609,24 @@ static void add_slots(struct rt_topdown *td, const struct rt_topdown *a, const s
         td->memory[i] += (a->memory[i] - b->memory[i]) * k;
 }
 
-/* A sampled run's slots: the exact part's, then the rest's scaled by K. */
-static void scale_slots(const struct rt_topdown *exact, double k, struct rt_topdown *td)
+/* TD, the slots of a sampled run (the drain's included): the exact part's, each stratum's scaled
+ * by its factor (C), the tail's as they were. With C's known part, the strings held the back end
+ * (W slots a cycle) for their known cycles, where the model's charges to them stood as back-end
+ * stalls too, and the rest of the slots are scaled as the other rows. */
+static void scale_sampled_slots(const struct run *r, const struct rest_charges *c, struct rt_topdown *td)
 {
-    const struct rt_topdown all = *td;
+    const double w = r->o.m->issue_width;
+    const struct rt_topdown all = *td, *exact = &r->rec.at_exact.slots;
+    double core = exact->core;
     *td = *exact;
-    add_slots(td, &all, exact, k);
-}
-
-/* A sampled run's slots under C: the exact part's, then the rest's scaled by C.K; with C's known
- * part, the strings held the back end (W slots a cycle) for their known cycles, where the model's
- * charges to them stood as back-end stalls too, and the rest of the slots are scaled as the other
- * rows. */
-static void scale_rest_slots(const struct rt_topdown *exact, struct rest_charges c, double w, struct rt_topdown *td)
-{
-    double core = td->core - exact->core - c.model * w;
-    scale_slots(exact, c.k, td);
-    if (c.known)
-        td->core = exact->core + (core > 0 ? core : 0) * c.k + c.strings * w;
+    for (unsigned k = 0; k < c->n; k++) {
+        const struct rest_stratum *s = &c->st[k];
+        double d = s->hi->slots.core - s->lo->slots.core - s->strings * w;
+        add_slots(td, &s->hi->slots, &s->lo->slots, s->k);
+        core += (c->known && d < 0 ? 0 : d) * s->k;
+    }
+    td->core = core + c->strings * w;
+    add_slots(td, &all, &c->before->slots, 1);
 }
 
 /* Room for one more held step and its N addresses; false once too many were skipped. Out of line:
@@ -1705,16 +1725,6 @@ static void model_tail(struct run *r)
         mark(r, SAMPLE_TAIL_END);
 }
 
-/* TD, the slots of a sampled run: the exact part's, the rest's before the tail scaled (C), the
- * tail's as they were. */
-static void scale_sampled_slots(const struct run *r, struct rest_charges c, struct rt_topdown *td)
-{
-    const struct rt_topdown all = *td, *before = r->rec.tail ? &r->rec.tail_slots : &all;
-    *td = *before;
-    scale_rest_slots(&r->rec.slots, c, r->o.m->issue_width, td);
-    add_slots(td, &all, before, 1);
-}
-
 static int by_pc(const void *a, const void *b, void *ctx)
 {
     const struct sinsn *s = ctx;
@@ -1792,7 +1802,7 @@ static void look_up_rows(struct run *r)
 
 /* The rows look_up_rows found. An address decoded several times (the plugin numbers an
  * instruction of each translation) is one row, its counts summed. */
-static void fill_rows(const struct run *r, struct result *res, struct rest_charges k_rest)
+static void fill_rows(const struct run *r, struct result *res, const struct rest_charges *k_rest)
 {
     const size_t *order = r->order, n = r->n_order;
     struct result_row *row = NULL;
@@ -1819,6 +1829,16 @@ static void fill_rows(const struct run *r, struct result *res, struct rest_charg
     }
 }
 
+/* The baseline at the run's end, its slots TD (the drain's included). */
+static void snap_now(const struct run *r, const struct rt_topdown *td, struct sample_snap *now)
+{
+    const double *c = rt_model_charges(r->md, &now->n_charge);
+    now->time = rt_model_time(r->md, 0);
+    now->charge = alloc_resize(NULL, now->n_charge ? now->n_charge : 1, sizeof *now->charge);
+    memcpy(now->charge, c, now->n_charge * sizeof *c);
+    now->slots = *td;
+}
+
 void run_fill(const struct run *r, struct result *res, struct rt_topdown *td)
 {
     rt_model_topdown(r->md, true, td);
@@ -1829,16 +1849,19 @@ void run_fill(const struct run *r, struct result *res, struct rt_topdown *td)
     res->macro_fused = r->fused;
     res->causality = r->o.causality;
     res->charged = true;
-    struct rest_charges rest = { 1, false, 0, 0 };
+    struct rest_charges rest = { 0 };
+    struct sample_snap now = { 0 };
     if (r->skipped) {
         estimate_lanes(r, res);
-        rest = rest_charges(r, res, (unsigned)res->sampling.units);
-        scale_sampled_slots(r, rest, td);
+        snap_now(r, td, &now);
+        rest_charges(r, res, &now, &rest);
+        scale_sampled_slots(r, &rest, td);
     } else {
         for (unsigned l = 0; l < res->n_lanes && l < r->o.n_lanes; l++)
             res->lanes[l].cycles = cycles(r, l);
     }
-    fill_rows(r, res, rest);
+    fill_rows(r, res, &rest);
+    free(now.charge);
     res->has_caches = true;
     res->n_caches = cache_levels(r->caches) < RESULT_MAX_LEVELS ? cache_levels(r->caches) : RESULT_MAX_LEVELS;
     for (unsigned k = 0; k < res->n_caches; k++) {

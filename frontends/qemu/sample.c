@@ -183,7 +183,6 @@ struct stratum {
     uint64_t insns;
     size_t lo, hi, n;
 };
-enum { MAX_STRATA = 64 };
 
 /* A reading's units (sample_lane.unit) and what the stream knows of each (sample_stream: the time
  * only; NULL: nothing). */
@@ -258,8 +257,8 @@ static unsigned strata(const struct sample_stream *s, struct pick pk, struct str
     uint64_t left = s->n_rest - s->n_tail, period = p->period;
     size_t unit = 0;
     unsigned k = 0;
-    while (left && k < MAX_STRATA) {
-        uint64_t insns = p->epoch && period * p->epoch < left && k + 1 < MAX_STRATA ? period * p->epoch : left;
+    while (left && k < SAMPLE_MAX_STRATA) {
+        uint64_t insns = p->epoch && period * p->epoch < left && k + 1 < SAMPLE_MAX_STRATA ? period * p->epoch : left;
         size_t n = s->n_units - unit < p->epoch || !p->epoch || insns == left ? s->n_units - unit : p->epoch;
         size_t m = picked(pk, unit, unit + n);
         if (k && (m < 2 || out[k - 1].n < 2)) {
@@ -284,7 +283,7 @@ static double rest(const struct sample_stream *s, struct pick pk, const struct s
         return (double)s->n_rest * l->tail[reading] / (double)s->n_tail;
     if (!s->n_units)
         return s->n_exact ? (double)s->n_rest * l->exact[reading] / (double)s->n_exact : 0;
-    struct stratum st[MAX_STRATA];
+    struct stratum st[SAMPLE_MAX_STRATA];
     unsigned k = strata(s, pk, st);
     double sum = s->n_tail ? l->tail[reading] : 0;
     for (unsigned i = 0; i < k; i++)
@@ -299,7 +298,7 @@ static double rest(const struct sample_stream *s, struct pick pk, const struct s
 static double rest_covariance(const struct sample_stream *s, struct pick pk, struct units x, struct units y,
                               double *df)
 {
-    struct stratum st[MAX_STRATA];
+    struct stratum st[SAMPLE_MAX_STRATA];
     unsigned k = strata(s, pk, st);
     double v = 0;
     *df = 0;
@@ -319,6 +318,20 @@ static unsigned binding(const struct sample_stream *s, struct pick pk, const str
 {
     return l->exact[SAMPLE_ASYNC] + rest(s, pk, l, SAMPLE_ASYNC) > l->exact[SAMPLE_TIME] + rest(s, pk, l, SAMPLE_TIME)
                ? SAMPLE_ASYNC : SAMPLE_TIME;
+}
+
+unsigned sample_strata(const struct sample_stream *s, const struct sample_lane *base, size_t *hi, double *est)
+{
+    if (!s->n_units)
+        return 0;
+    struct pick pk = pick_of(base);
+    struct stratum st[SAMPLE_MAX_STRATA];
+    unsigned n = strata(s, pk, st), k = binding(s, pk, base);
+    for (unsigned i = 0; i < n; i++) {
+        hi[i] = st[i].hi;
+        est[i] = st[i].n ? (double)st[i].insns * mean(units_of(s, base, k), pk, &st[i]) / (double)s->plan.unit : 0;
+    }
+    return n;
 }
 
 /* Lane L's cycles from the units PK picks. */
@@ -383,7 +396,7 @@ struct sample_estimate sample_lane_cycles(const struct sample_stream *s, const s
 void sample_rec_init(struct sample_rec *r, unsigned n_lanes, bool baseline, const unsigned *report,
                      const struct sample_plan *plan)
 {
-    *r = (struct sample_rec){ .n_lanes = n_lanes, .baseline = baseline, .parked = n_lanes };
+    *r = (struct sample_rec){ .n_lanes = n_lanes, .baseline = baseline, .parked = n_lanes, .epoch = plan->epoch };
     r->at_start = alloc_zeroed((size_t)n_lanes * SAMPLE_READINGS, sizeof *r->at_start);
     r->at_end = alloc_zeroed((size_t)n_lanes * SAMPLE_READINGS, sizeof *r->at_end);
     r->lane = alloc_zeroed(n_lanes, sizeof *r->lane);
@@ -406,8 +419,11 @@ void sample_rec_free(struct sample_rec *r)
     free(r->at_end);
     free(r->resting);
     free(r->turn);
-    free(r->charge);
-    free(r->tail_charge);
+    free(r->at_exact.charge);
+    for (size_t e = 0; e < r->n_epochs; e++)
+        free(r->at_epoch[e].charge);
+    free(r->at_epoch);
+    free(r->at_tail.charge);
     memset(r, 0, sizeof *r);
 }
 
@@ -443,6 +459,16 @@ static void readings(const struct rt_model *md, unsigned lane, double *out)
     out[SAMPLE_ASYNC] = rt_model_async_bound(md, lane);
 }
 
+/* MD's baseline now, into S (its charges' array reused). */
+static void snap_take(struct sample_snap *s, const struct rt_model *md)
+{
+    const double *c = rt_model_charges(md, &s->n_charge);
+    s->time = rt_model_time(md, 0);
+    s->charge = alloc_resize(s->charge, s->n_charge ? s->n_charge : 1, sizeof *s->charge);
+    memcpy(s->charge, c, s->n_charge * sizeof *c);
+    rt_model_topdown(md, false, &s->slots);
+}
+
 /* The exact part's end: each lane's readings, and the baseline's charges and slots, from which
  * the sampled part's are told apart. */
 static void read_exact(struct sample_rec *r, const struct rt_model *md)
@@ -451,13 +477,8 @@ static void read_exact(struct sample_rec *r, const struct rt_model *md)
         readings(md, l, r->lane[l].exact);
         memcpy(&r->at_end[l * SAMPLE_READINGS], r->lane[l].exact, sizeof r->lane[l].exact);
     }
-    if (!r->baseline)
-        return;
-    r->base_time = rt_model_time(md, 0);
-    const double *c = rt_model_charges(md, &r->n_charge);
-    r->charge = alloc_resize(NULL, r->n_charge, sizeof *r->charge);
-    memcpy(r->charge, c, r->n_charge * sizeof *c);
-    rt_model_topdown(md, false, &r->slots);
+    if (r->baseline)
+        snap_take(&r->at_exact, md);
 }
 
 /* A unit ends: how far each reading of each lane moved since it started. */
@@ -473,6 +494,11 @@ static void read_unit(struct sample_rec *r, const struct rt_model *md)
         }
     }
     r->n_units++;
+    if (r->baseline && r->epoch && r->n_units % r->epoch == 0 && r->n_epochs < SAMPLE_MAX_STRATA) {
+        r->at_epoch = alloc_resize(r->at_epoch, r->n_epochs + 1, sizeof *r->at_epoch);
+        r->at_epoch[r->n_epochs] = (struct sample_snap){ 0 };
+        snap_take(&r->at_epoch[r->n_epochs++], md);
+    }
 }
 
 /* The tail, modelled after the last unit: how far it moved each reading. A lane that rests moved
@@ -514,14 +540,8 @@ static void read_tail_start(struct sample_rec *r, const struct rt_model *md)
 {
     if (!r->baseline)
         return;
-    uint32_t n;
-    const double *c = rt_model_charges(md, &n);
     r->tail = true;
-    r->tail_time = rt_model_time(md, 0);
-    r->tail_charge = alloc_resize(r->tail_charge, n, sizeof *r->tail_charge);
-    memcpy(r->tail_charge, c, n * sizeof *c);
-    r->n_tail_charge = n;
-    rt_model_topdown(md, false, &r->tail_slots);
+    snap_take(&r->at_tail, md);
 }
 
 /* The end phase begins, right after a unit or a skip (nothing modelled since the last unit): the

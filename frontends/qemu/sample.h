@@ -127,6 +127,27 @@ struct sample_estimate sample_speedup(const struct sample_stream *s, const struc
 struct sample_estimate sample_lane_cycles(const struct sample_stream *s, const struct sample_lane *base,
                                           const struct sample_lane *lane);
 
+/* The rest but the tail as the estimates take it, stratum by stratum (at most SAMPLE_MAX_STRATA):
+ * HI[K], the units stratum K ends before (it holds units [HI[K-1], HI[K]), the first from 0), and
+ * EST[K], the cycles its units estimate for it less the known part, by BASE's binding reading (that
+ * of its cycles). Returns their number; none without a unit. */
+enum { SAMPLE_MAX_STRATA = 64 };
+unsigned sample_strata(const struct sample_stream *s, const struct sample_lane *base, size_t *hi, double *est);
+
+/* The baseline at one point of the stream: its time (rt_model_time), charges (rt_model_charges:
+ * CHARGE[N_CHARGE]) and slots (rt_model_topdown without the drain). */
+struct sample_snap {
+    double time;
+    double *charge;
+    uint32_t n_charge;
+    struct rt_topdown slots;
+};
+/* Snapshot S's charge to static instruction SIDX. */
+static inline double sample_snap_charge(const struct sample_snap *s, size_t sidx)
+{
+    return sidx < s->n_charge ? s->charge[sidx] : 0;
+}
+
 /* What a model's lanes read at the marks, kept by the thread that steps the model: the exact
  * part's cycles (and, for the model with the baseline, its charges and slots then), each unit's. */
 struct sample_rec {
@@ -136,16 +157,16 @@ struct sample_rec {
     double *at_end;                 /* [n_lanes][SAMPLE_READINGS]: at the last unit's end (before any: the exact part's) */
     struct sample_lane *lane;       /* [n_lanes] */
     size_t n_units, cap_units;
-    double base_time;               /* baseline: lane 0's rt_model_time at the exact part's end */
-    double *charge;                 /* baseline: rt_model_charges at the exact part's end */
-    uint32_t n_charge;
-    struct rt_topdown slots;        /* baseline: rt_model_topdown at the exact part's end */
-    /* baseline, from SAMPLE_END on (TAIL): the same at the tail's start, which is measured, not
-     * scaled with the rest */
+    /* baseline: the snapshots from which the report tells the sampled part's charges and slots
+     * apart, to scale each stratum's by its own factor: at the exact part's end; at the end of each
+     * epoch's last unit (AT_EPOCH[E]: after unit (E + 1) x EPOCH); from SAMPLE_END on (TAIL), at
+     * the tail's start, which is measured, not scaled with the rest */
+    struct sample_snap at_exact;
+    struct sample_snap *at_epoch;
+    size_t n_epochs;
+    uint64_t epoch;
     bool tail;
-    double tail_time, *tail_charge;
-    uint32_t n_tail_charge;
-    struct rt_topdown tail_slots;
+    struct sample_snap at_tail;
     /* The lanes rested since the last unit's end (from then on a resting lane's readings are the
      * baseline's); which of them rest now */
     bool rested, *resting;          /* resting: [n_lanes] */
