@@ -2881,6 +2881,7 @@ static void expect_sampled_holds_exact_on(const char *machine, const char *progr
     cr_assert_str_eq(json_string_value(json_object_get(how, "mode")), "sampled");
     cr_expect_eq(json_integer_value(json_object_get(how, "exact_instructions")), 1000000);
     cr_expect_eq(json_integer_value(json_object_get(how, "period")), 10000);
+    cr_expect_eq(json_integer_value(json_object_get(how, "period_doubles_every")), 500);
     cr_expect_eq(json_integer_value(json_object_get(how, "warmup")), 2000);
     cr_expect_eq(json_integer_value(json_object_get(how, "lanes_warmup")), 1500, "the lanes rest through the first 500");
     json_int_t units = json_integer_value(json_object_get(how, "intervals"));
@@ -2999,14 +3000,25 @@ Test(mdlsim_run, a_sampled_replay_models_the_runs_end_in_full_so_a_short_slow_la
  * second (10M) one in 20,000, the rest one in 40,000. Each epoch's charges and slots are scaled by
  * its own factor: the functions' shares and the top-down within a point of the exact run's. With
  * one factor for all, the set-up, sampled twice as densely, came out 56.2% of the cycles (45.6%
- * exact), the sum 41.4% (52.1%), retiring 64.3% of the slots (55.7%). */
+ * exact), the sum 41.4% (52.1%), retiring 64.3% of the slots (55.7%). The text and the page say
+ * that the period doubled. */
 Test(mdlsim_run, a_sampled_replay_scales_each_epochs_charges_and_slots_by_its_own_rate, .timeout = 300)
 {
     json_t *x = exact_run("--machine skylake --no-sensitivity --record $MDLSIM_TMP/mdlsim-phases.trace -- "
                           "../build/programs/reduction.x86 1000000", "mdlsim-phases-exact.json", "119999880.0\n");
-    json_t *s = replay_json("--machine skylake --no-sensitivity --sample-period 10000 --json "
-                            "$MDLSIM_TMP/mdlsim-phases.json $MDLSIM_TMP/mdlsim-phases.trace",
-                            scratch_path("mdlsim-phases.json"));
+    struct run t = mdlsim_stderr("replay --machine skylake --no-sensitivity --sample-period 10000 --json "
+                                 "$MDLSIM_TMP/mdlsim-phases.json --html $MDLSIM_TMP/mdlsim-phases.html "
+                                 "$MDLSIM_TMP/mdlsim-phases.trace");
+    cr_assert_eq(t.status, 0, "%s", t.out);
+    cr_expect(strstr(t.out, " intervals of 1000 (one per 10000 at first, doubling every 500, after 2000 of warm-up), "),
+              "%s", t.out);
+    free(t.out);
+    char *page = slurp(scratch_path("mdlsim-phases.html"));
+    cr_expect(strstr(page, " (one in every 10000 at first, the period doubling after every 500 intervals, each after "),
+              "the page says it too");
+    free(page);
+    remove(scratch_path("mdlsim-phases.html"));
+    json_t *s = load_report(scratch_path("mdlsim-phases.json"));
     json_t *how = json_object_get(s, "sampling");
     cr_assert_str_eq(json_string_value(json_object_get(how, "mode")), "sampled");
     cr_expect_gt(json_integer_value(json_object_get(how, "intervals")), 1000, "three epochs");

@@ -1483,7 +1483,7 @@ static void estimate_lanes(const struct run *r, struct result *res)
         fewest = n < fewest ? n : fewest;
     }
     res->sampling = (struct result_sampling){ .sampled = true, .exact = r->plan.exact, .period = r->plan.period,
-                                              .warm = r->plan.warm, .unit = r->plan.unit, .units = st.n_units,
+                                              .epoch = r->plan.epoch, .warm = r->plan.warm, .unit = r->plan.unit, .units = st.n_units,
                                               .lanes_warm = r->o.n_lanes > 1 ? r->plan.warm - r->plan.rest : r->plan.warm,
                                               .lanes_every = r->o.n_lanes > 1 && st.n_units > r->plan.epoch
                                                                  ? sample_lanes_every(&r->plan) : 1,

@@ -207,14 +207,16 @@ static void sampling_note(FILE *out, const struct result *r)
                  "; after the first %" PRIu64 " intervals, each sensitivity lane measured in one of %u, the lanes in turn, "
                  "each in %" PRIu64 " or more",
                  s->lanes_from, s->lanes_every, s->lane_units);
-    char tail[64] = "";
+    char tail[64] = "", doubling[80] = "";
     if (s->tail)
         snprintf(tail, sizeof tail, ", and the last %" PRIu64 " in full", s->tail);
+    if (s->epoch && s->units > s->epoch)
+        snprintf(doubling, sizeof doubling, " at first, the period doubling after every %" PRIu64 " intervals", s->epoch);
     fprintf(out, "<p class=\"note\" data-sampling>Sampled: the first %" PRIu64 " instructions were modelled in full, "
-                 "then %" PRIu64 " intervals of %" PRIu64 " instructions (one in every %" PRIu64 ", each after %" PRIu64
+                 "then %" PRIu64 " intervals of %" PRIu64 " instructions (one in every %" PRIu64 "%s, each after %" PRIu64
                  " of warm-up%s)%s: %.2f%% of the scope. Cycles and speed-ups are estimates; cycles lie between "
                  "%.0f and %.0f with 95%% confidence. Instruction and event counts are exact.</p>\n",
-            s->exact, s->units, s->unit, s->period, s->warm, lanes, tail,
+            s->exact, s->units, s->unit, s->period, doubling, s->warm, lanes, tail,
             r->instructions ? 100.0 * (double)s->modelled / (double)r->instructions : 0, r->cycles_low, r->cycles_high);
     if (s->strings)
         fprintf(out, "<p class=\"note\" data-sampling-strings>The cycles of %" PRIu64 " repeated string instructions "

@@ -66,13 +66,15 @@ static void sampling(FILE *out, const struct result *r)
         snprintf(lanes + strlen(lanes), sizeof lanes - strlen(lanes),
                  ", each in %llu or more, one of %u after the first %llu", (unsigned long long)s->lane_units,
                  s->lanes_every, (unsigned long long)s->lanes_from);
-    char tail[64] = "";
+    char tail[64] = "", doubling[64] = "";
     if (s->tail)
         snprintf(tail, sizeof tail, ", the last %llu in full", (unsigned long long)s->tail);
+    if (s->epoch && s->units > s->epoch)
+        snprintf(doubling, sizeof doubling, " at first, doubling every %llu", (unsigned long long)s->epoch);
     fprintf(out, "Modelled:           sampled: %llu instructions in full, then %llu intervals of %llu "
-                 "(one per %llu, after %llu of warm-up%s)%s: %.2f%% of the scope\n",
+                 "(one per %llu%s, after %llu of warm-up%s)%s: %.2f%% of the scope\n",
             (unsigned long long)s->exact, (unsigned long long)s->units, (unsigned long long)s->unit,
-            (unsigned long long)s->period, (unsigned long long)s->warm, lanes, tail,
+            (unsigned long long)s->period, doubling, (unsigned long long)s->warm, lanes, tail,
             r->instructions ? 100.0 * (double)s->modelled / (double)r->instructions : 0);
     if (s->strings)
         fprintf(out, "Known, not sampled: %llu string instructions, %.0f cycles as the description times them\n",
