@@ -381,6 +381,37 @@ Test(sample, knowing_the_copies_cycles_narrows_the_interval_and_it_still_holds_t
     cr_expect_gt(narrower, 3, "knowing the copies made the interval %.2f times narrower", narrower);
 }
 
+/* Units whose cycles follow their misses (300 + 40 a miss), the units meeting 5 a unit on average
+ * where their stratum has 6: each stratum's mean is moved by the misses it has more than its units
+ * at the units' slope, and the estimate is the true total, where the plain mean of the units is 7%
+ * low. The interval keeps the width of the units' own spread (the slope is estimated: no
+ * narrower). Without the events, or with too few units for a slope, the plain mean. */
+Test(sample, a_stratums_mean_moves_by_the_misses_it_has_more_of_than_its_units)
+{
+    enum { N = 200 };
+    static double u[N];
+    static struct sample_events ev[N], at[N];
+    unsigned seed = 11;
+    for (int i = 0; i < N; i++) {
+        ev[i].n[2] = rand_r(&seed) % 11;
+        u[i] = 300 + 40 * ev[i].n[2];
+        at[i].n[2] = 120.0 * i;     /* 20 units' worth of instructions a period, 6 misses each */
+    }
+    struct sample_stream s = { .plan = { .period = 20000, .warm = 2000, .unit = 1000, .epoch = 500 }, .n_exact = 0,
+                               .n_rest = N * 20000, .n_units = N };
+    struct sample_lane l = lane_of(0, u);
+    struct sample_estimate plain = sample_cycles(&s, &l);
+    s.event_unit = ev, s.event_at = at, s.n_event_periods = N, s.event_end.n[2] = 120.0 * N;
+    struct sample_estimate e = sample_cycles(&s, &l);
+    cr_expect_float_eq(e.cycles, N * 20 * (300 + 40 * 6), 1e-6);
+    cr_expect_lt(plain.cycles, 0.95 * e.cycles, "the units alone: %g", plain.cycles);
+    cr_expect_float_eq(e.high - e.low, plain.high - plain.low, 1e-6);
+    s.n_units = 40, s.n_rest = 40 * 20000, s.n_event_periods = 40, s.event_end.n[2] = 120.0 * 40;
+    struct sample_estimate few = sample_cycles(&s, &l);
+    s.event_unit = NULL;
+    cr_expect_float_eq(few.cycles, sample_cycles(&s, &l).cycles, 1e-9, "40 units: no slope");
+}
+
 /* ---- the verdict of a sampled result ------------------------------------------------------------ */
 
 extern const struct mdl_machine mdl_machine_skylake;

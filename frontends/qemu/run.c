@@ -188,6 +188,11 @@ struct run {
      * (modelled or skipped, as skip_run and model_run count it); IN_UNIT: between a unit's marks */
     double *known_unit, *known_period, known_now, known_run;
     size_t n_known_unit, cap_known_unit, n_known_period, cap_known_period;
+    /* the events of the region so far (sample_stream), at the unit's start, at the start of the
+     * current run of modelled or skipped instructions (the tail's, at the end), at each period's
+     * start, over each unit */
+    struct sample_events events, events_unit_start, events_run_start, *events_at, *events_unit;
+    size_t n_events_at, cap_events_at, n_events_unit, cap_events_unit;
     uint64_t known_strings, known_run_strings;     /* of them, string instructions: in all, in the run */
     double *known_charge;           /* [static instruction]: the known part of its executions in the rest */
     size_t n_known_charge, cap_known_charge;
@@ -365,6 +370,8 @@ void run_free(struct run *r)
     free(r->held_str);
     free(r->known_unit);
     free(r->known_period);
+    free(r->events_at);
+    free(r->events_unit);
     free(r->known_charge);
     free(r->known_mid);
     free(r->order);
@@ -781,9 +788,15 @@ static void know_unit(struct run *r, unsigned marks)
     if (marks & SAMPLE_UNIT_END) {
         r->known_unit = alloc_grow(r->known_unit, &r->cap_known_unit, r->n_known_unit + 1, 256, sizeof *r->known_unit);
         r->known_unit[r->n_known_unit++] = r->known_now;
+        r->events_unit = alloc_grow(r->events_unit, &r->cap_events_unit, r->n_events_unit + 1, 256,
+                                    sizeof *r->events_unit);
+        struct sample_events *u = &r->events_unit[r->n_events_unit++];
+        for (unsigned e = 0; e < SAMPLE_EVENTS; e++)
+            u->n[e] = r->events.n[e] - r->events_unit_start.n[e];
         r->in_unit = false;
     }
     if (marks & SAMPLE_UNIT_START) {
+        r->events_unit_start = r->events;
         r->known_now = 0;
         r->in_unit = true;
     }
@@ -829,17 +842,22 @@ static bool skips_through(const struct run *r)
 static void sample_next(struct run *r)
 {
     unsigned act = sample_tick(&r->clock), marks = act & ~(unsigned)SAMPLE_MODEL;
+    if (r->clock.begun > r->n_events_at) {        /* a period began with this instruction */
+        r->events_at = alloc_grow(r->events_at, &r->cap_events_at, r->clock.begun, 64, sizeof *r->events_at);
+        while (r->n_events_at < r->clock.begun)
+            r->events_at[r->n_events_at++] = r->events;
+    }
     if (marks) {
         mark(r, marks);
         know_unit(r, marks);
     }
     if (marks & SAMPLE_END) {       /* the tail starts */
         keep_known(r);
-        r->model_run = 0, r->known_run = 0, r->known_run_strings = 0;
+        r->model_run = 0, r->known_run = 0, r->known_run_strings = 0, r->events_run_start = r->events;
     }
     bool model = act & SAMPLE_MODEL, modelled = !r->holding;
     if (model != modelled)
-        r->known_run = 0, r->known_run_strings = 0;   /* a run of the other kind begins (skip_run, model_run) */
+        r->known_run = 0, r->known_run_strings = 0, r->events_run_start = r->events;  /* a run of the other kind begins */
     r->skipped += !model;
     r->skip_run = model ? 0 : r->skip_run + 1;
     r->model_run = model ? r->model_run + 1 : 0;
@@ -872,6 +890,8 @@ static inline void warm_accesses(struct run *r, uint8_t *levels, uint64_t *addr)
 static void count_accesses(struct run *r, struct sinsn *s, const uint8_t *levels)
 {
     for (unsigned k = 0; k < r->n_acc; k++) {
+        unsigned lv = levels[k];
+        r->events.n[lv >= r->n_levels ? 3 : lv < 3 ? lv : 2] += lv > 0;
         s->l1_misses += levels[k] > 0;
         s->ll_misses += levels[k] >= r->n_levels;
         r->roi_served[levels[k] < RESULT_MAX_LEVELS ? levels[k] : RESULT_MAX_LEVELS]++;
@@ -1043,6 +1063,7 @@ static void skip_branch(struct run *r, uint64_t next_pc)
     bool sync;
     skip_warm(r, s, levels, addr, &path, &sync);
     s->mispredicts += miss;
+    r->events.n[0] += miss;
     r->roi_branches++;
     r->roi_mispredicted += miss;
     skip_counted(r, 1);
@@ -1102,6 +1123,7 @@ static void model_pending(struct run *r, uint64_t next_pc, bool known_next)
         r->in_roi++;
         s->count++;
         s->mispredicts += miss;
+        r->events.n[0] += miss;
         r->roi_branches += in->branch != RT_BR_NONE && known_next;
         r->roi_mispredicted += miss;
         if (in->rep)
@@ -1449,9 +1471,14 @@ static struct sample_stream stream_of(const struct run *r)
     size_t units = r->rec.n_units;
     if (r->md2 && !r->handed && r->rec2.n_units < units)
         units = r->rec2.n_units;
-    return (struct sample_stream){ .plan = r->plan, .n_exact = exact, .n_rest = r->in_roi - exact, .n_units = units,
-                                   .n_tail = r->tail, .known_unit = r->known_unit, .known_period = r->known_period,
-                                   .n_periods = r->n_known_period, .known_tail = r->tail ? r->known_run : 0 };
+    struct sample_stream s = { .plan = r->plan, .n_exact = exact, .n_rest = r->in_roi - exact, .n_units = units,
+                               .n_tail = r->tail, .known_unit = r->known_unit, .known_period = r->known_period,
+                               .n_periods = r->n_known_period, .known_tail = r->tail ? r->known_run : 0,
+                               .event_unit = r->n_events_unit >= units ? r->events_unit : NULL,
+                               .event_at = r->events_at, .n_event_periods = r->n_events_at, .event_end = r->events };
+    for (unsigned e = 0; r->tail && e < SAMPLE_EVENTS; e++)
+        s.event_tail.n[e] = r->events.n[e] - r->events_run_start.n[e];
+    return s;
 }
 
 /* Lane L's readings, and its model's copy of the baseline's (the same stream: units pair up). */

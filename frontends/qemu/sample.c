@@ -231,6 +231,73 @@ static double mean(struct units x, struct pick p, const struct stratum *st)
     return st->n ? sum / (double)st->n : 0;
 }
 
+/* Events of stratum K of the N (its periods, the tail's left out of the last), per unit. */
+static void stratum_events(const struct sample_stream *s, const struct stratum *st, unsigned k, unsigned n,
+                           double *per_unit)
+{
+    size_t lo = st[k].lo < s->n_event_periods ? st[k].lo : s->n_event_periods;
+    const struct sample_events *from = lo < s->n_event_periods ? &s->event_at[lo] : &s->event_end;
+    const struct sample_events *to = k + 1 == n || st[k].hi >= s->n_event_periods ? &s->event_end : &s->event_at[st[k].hi];
+    double units = (double)st[k].insns / (double)s->plan.unit;
+    for (unsigned e = 0; e < SAMPLE_EVENTS; e++) {
+        double sum = to->n[e] - from->n[e] - (k + 1 == n && s->n_tail ? s->event_tail.n[e] : 0);
+        per_unit[e] = units > 0 ? sum / units : 0;
+    }
+}
+
+/* The fewest picked units of a stratum whose events move its mean: fewer, the slope is too loose. */
+enum { MIN_REGRESSION_UNITS = 50 };
+
+/* The slope B of X's unknown part on the units' events over a stratum's picked units, from their
+ * successive differences (as the spread: covariance()), by least squares; an event that moves in
+ * too few of them (MIN_REGRESSION_UNITS / 5) or is a combination of the others keeps a slope of 0. */
+static void slope(const struct sample_stream *s, struct units x, struct pick p, const struct stratum *st, double *b)
+{
+    double a[SAMPLE_EVENTS][SAMPLE_EVENTS + 1] = { { 0 } };
+    size_t moved[SAMPLE_EVENTS] = { 0 }, last = SIZE_MAX;
+    for (size_t u = st->lo; u < st->hi; u++) {
+        if (!picks(p, u))
+            continue;
+        if (last != SIZE_MAX) {
+            double d[SAMPLE_EVENTS], dy = unknown(x, u) - unknown(x, last);
+            for (unsigned i = 0; i < SAMPLE_EVENTS; i++) {
+                d[i] = s->event_unit[u].n[i] - s->event_unit[last].n[i];
+                moved[i] += d[i] != 0;
+            }
+            for (unsigned i = 0; i < SAMPLE_EVENTS; i++) {
+                for (unsigned j = 0; j < SAMPLE_EVENTS; j++)
+                    a[i][j] += d[i] * d[j];
+                a[i][SAMPLE_EVENTS] += d[i] * dy;
+            }
+        }
+        last = u;
+    }
+    bool used[SAMPLE_EVENTS];
+    for (unsigned i = 0; i < SAMPLE_EVENTS; i++) {
+        b[i] = 0;
+        used[i] = moved[i] >= MIN_REGRESSION_UNITS / 5;
+    }
+    /* Gauss-Jordan on the events used; a pivot that vanishes against its diagonal drops its event */
+    double diag[SAMPLE_EVENTS];
+    for (unsigned i = 0; i < SAMPLE_EVENTS; i++)
+        diag[i] = a[i][i];
+    for (unsigned i = 0; i < SAMPLE_EVENTS; i++) {
+        if (!used[i] || !(a[i][i] > 1e-9 * diag[i]) || !(diag[i] > 0)) {
+            used[i] = false;
+            continue;
+        }
+        for (unsigned r = 0; r < SAMPLE_EVENTS; r++) {
+            if (r == i || !used[r])
+                continue;
+            double f = a[r][i] / a[i][i];
+            for (unsigned c = 0; c <= SAMPLE_EVENTS; c++)
+                a[r][c] -= f * a[i][c];
+        }
+    }
+    for (unsigned i = 0; i < SAMPLE_EVENTS; i++)
+        b[i] = used[i] ? a[i][SAMPLE_EVENTS] / a[i][i] : 0;
+}
+
 /* The covariance of a unit's X and Y over a stratum's picked units, from successive differences
  * (Wolter's estimator for a systematic sample): a program's phases (start-up, then a kernel) are
  * trends, not spread, and the units of one period apart see the same phase but at its ends. */
@@ -275,6 +342,29 @@ static unsigned strata(const struct sample_stream *s, struct pick pk, struct str
     return k;
 }
 
+/* Stratum K's (of N) mean of X over the units PK picks, moved by the events (sample_stream) its
+ * stratum has more or less of than those units, at the units' slope. Without events or with
+ * fewer than MIN_REGRESSION_UNITS units: the plain mean. */
+static double stratum_mean(const struct sample_stream *s, struct units x, struct pick pk, const struct stratum *st,
+                           unsigned k, unsigned n)
+{
+    double m = mean(x, pk, &st[k]);
+    if (!s->event_unit || !s->event_at || st[k].n < MIN_REGRESSION_UNITS)
+        return m;
+    double b[SAMPLE_EVENTS], pop[SAMPLE_EVENTS];
+    slope(s, x, pk, &st[k], b);
+    stratum_events(s, st, k, n, pop);
+    for (unsigned e = 0; e < SAMPLE_EVENTS; e++) {
+        if (b[e] == 0)
+            continue;
+        double sum = 0;
+        for (size_t u = st[k].lo; u < st[k].hi; u++)
+            sum += picks(pk, u) ? s->event_unit[u].n[e] : 0;
+        m += b[e] * (pop[e] - sum / (double)st[k].n);
+    }
+    return m;
+}
+
 /* The rest's READING of lane L at the units' rate, stratum by stratum, over the units PK picks,
  * and the tail's; with no unit, at the exact part's. */
 static double rest(const struct sample_stream *s, struct pick pk, const struct sample_lane *l, unsigned reading)
@@ -287,7 +377,8 @@ static double rest(const struct sample_stream *s, struct pick pk, const struct s
     unsigned k = strata(s, pk, st);
     double sum = s->n_tail ? l->tail[reading] : 0;
     for (unsigned i = 0; i < k; i++)
-        sum += (st[i].n ? (double)st[i].insns * mean(units_of(s, l, reading), pk, &st[i]) / (double)s->plan.unit : 0) +
+        sum += (st[i].n ? (double)st[i].insns * stratum_mean(s, units_of(s, l, reading), pk, st, i, k) /
+                              (double)s->plan.unit : 0) +
                (reading == SAMPLE_TIME ? known(s, st, i, k) : 0);
     return sum;
 }
@@ -329,7 +420,8 @@ unsigned sample_strata(const struct sample_stream *s, const struct sample_lane *
     unsigned n = strata(s, pk, st), k = binding(s, pk, base);
     for (unsigned i = 0; i < n; i++) {
         hi[i] = st[i].hi;
-        est[i] = st[i].n ? (double)st[i].insns * mean(units_of(s, base, k), pk, &st[i]) / (double)s->plan.unit : 0;
+        est[i] = st[i].n ? (double)st[i].insns * stratum_mean(s, units_of(s, base, k), pk, st, i, n) /
+                               (double)s->plan.unit : 0;
     }
     return n;
 }

@@ -95,6 +95,12 @@ struct sample_lane {
  * With no unit measured (a scope shorter than a period's lead and warm-up), N_TAIL counts every
  * instruction of the rest the model stepped (warm-ups, the last steps it skipped), and the rest
  * goes at their rate. */
+/* The events of struct sample_stream: mispredicted branches, and accesses served by the second
+ * level, by the third, and by memory. */
+enum { SAMPLE_EVENTS = 4 };
+struct sample_events {
+    double n[SAMPLE_EVENTS];
+};
 struct sample_stream {
     struct sample_plan plan;
     uint64_t n_exact, n_rest, n_units, n_tail;
@@ -107,6 +113,15 @@ struct sample_stream {
     const double *known_unit, *known_period;
     size_t n_periods;
     double known_tail;
+    /* Events the reader also counts on every instruction of the rest (struct sample_events): over
+     * each unit (EVENT_UNIT[n_units]); so far at each period's start (EVENT_AT[N_EVENT_PERIODS], the
+     * periods begun) and at the stream's end (EVENT_END); in the tail (EVENT_TAIL). Each stratum's
+     * mean is moved by how many more or fewer of them it has than its units, at the slope the
+     * units' successive differences give (a regression estimator), as a unit's cycles follow its
+     * misses and mispredictions. NULL: none. */
+    const struct sample_events *event_unit, *event_at;
+    size_t n_event_periods;
+    struct sample_events event_end, event_tail;
 };
 struct sample_estimate {
     double cycles, low, high;       /* the estimate and its 95% interval */
