@@ -152,8 +152,10 @@ static const struct view {
     "                     branch predictor and the uop cache see every instruction. Cycles and\n" \
     "                     speed-ups are estimates with 95% confidence intervals (cycles_low/high,\n" \
     "                     speedup_low/high in JSON); instruction and event counts stay exact.\n" \
-    "                     A repeated string instruction's cycles are counted as the description\n" \
-    "                     times it, modelled or skipped, and the intervals sample the rest\n" \
+    "                     The units' rate is corrected by the mispredictions and misses (by\n" \
+    "                     level) the reader counts on every instruction, and a repeated string\n" \
+    "                     instruction's cycles are counted as the description times it, modelled\n" \
+    "                     or skipped: the intervals sample the rest\n" \
     "  --sample-period N  the first period, in instructions (10000 to 1000000000; default 20000)\n" \
     "  --robustness       check the verdict at both ends of every value the machine gives with a\n" \
     "                     plausible range (as block's --robustness) by replaying the run's trace:\n" \
