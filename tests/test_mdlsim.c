@@ -3102,6 +3102,35 @@ Test(mdlsim_run, a_sampled_replay_counts_the_long_copies_it_skips_and_its_interv
     remove(scratch_path("mdlsim-copies.trace"));
 }
 
+/* Short copies among ordinary instructions (copy.x86 in its mixed form: 20,000 copies of 64 bytes
+ * by rep movsb, one after every 100 steps of a checksum): each lasts less than the front end takes
+ * to fill the reorder buffer behind it, so the instructions after it issue meanwhile and exact
+ * top-down has no back end there. A sampled replay, which knows every copy's cycles, gives them the
+ * slots the modelled ones took: its slots are its cycles times the issue width, and its rows are
+ * the exact run's. Counting every known cycle as a back-end stall, it had read 4.6 slots a cycle,
+ * the back end at 8.8% of them against 0.45%, retiring at 80.7% against 88.4%. */
+Test(mdlsim_run, a_sampled_replay_gives_short_copies_the_slots_the_modelled_ones_took, .timeout = 300)
+{
+    json_t *x = exact_run("--machine skylake --no-sensitivity --no-causality --record $MDLSIM_TMP/mdlsim-short-copies.trace -- "
+                          "../build/programs/copy.x86 64 20000 100", "mdlsim-short-copies-exact.json", NULL);
+    json_t *s = replay_json("--machine skylake --no-sensitivity --no-causality --sample-period 10000 --json "
+                            "$MDLSIM_TMP/mdlsim-short-copies.json $MDLSIM_TMP/mdlsim-short-copies.trace",
+                            scratch_path("mdlsim-short-copies.json"));
+    json_t *how = json_object_get(s, "sampling");
+    cr_assert_str_eq(json_string_value(json_object_get(how, "mode")), "sampled");
+    cr_expect_gt(json_integer_value(json_object_get(how, "known_strings")), 15000, "the copies are known");
+    json_t *tx = json_object_get(x, "topdown"), *ts = json_object_get(s, "topdown");
+    cr_expect(fabs(num(ts, "slots") / (4 * num(s, "cycles")) - 1) < 1e-9, "%g slots in %g cycles", num(ts, "slots"),
+              num(s, "cycles"));
+    const char *rows[] = { "retiring", "bad_speculation", "frontend_bound", "backend_bound", "core_bound" };
+    for (unsigned k = 0; k < sizeof rows / sizeof *rows; k++)
+        cr_expect(fabs(num(ts, rows[k]) - num(tx, rows[k])) < 0.01, "%s: %.4f sampled, %.4f exact", rows[k],
+                  num(ts, rows[k]), num(tx, rows[k]));
+    json_decref(x);
+    json_decref(s);
+    remove(scratch_path("mdlsim-short-copies.trace"));
+}
+
 /* Integer member KEY of O, of member OBJ of O when OBJ is not NULL. */
 static json_int_t count_of(json_t *o, const char *obj, const char *key)
 {

@@ -94,6 +94,12 @@ struct run_access {
     bool store;
 };
 
+/* What the reader knows of a string instruction's executions: their cycles as the description
+ * times them, and of those the part that stalls the back end (string_stall). */
+struct string_known {
+    double time, stall;
+};
+
 struct run {
     struct run_opts o;
     struct dec *dec;
@@ -194,11 +200,11 @@ struct run {
     struct sample_events events, events_unit_start, events_run_start, *events_at, *events_unit;
     size_t n_events_at, cap_events_at, n_events_unit, cap_events_unit;
     uint64_t known_strings, known_run_strings;     /* of them, string instructions: in all, in the run */
-    double *known_charge;           /* [static instruction]: the known part of its executions in the rest */
+    struct string_known *known_charge;  /* [static instruction]: the known part of its executions in the rest */
     size_t n_known_charge, cap_known_charge;
     /* KNOWN_CHARGE when the tail started (SAMPLE_END, as REC.tail says): the known part of the rest
      * before it */
-    double *known_mid;
+    struct string_known *known_mid;
     size_t n_known_mid;
     bool in_unit;
     int exit_code;
@@ -802,15 +808,28 @@ static void know_unit(struct run *r, unsigned marks)
     }
 }
 
-/* Element I of the array *A of *N (capacity *CAP), the array grown with zeros to hold it. */
-static double *known_at(double **a, size_t *n, size_t *cap, size_t i)
+/* The array A of *N elements of SIZE (capacity *CAP), grown with zeros to hold element I. */
+static void *grown_to(void *a, size_t *n, size_t *cap, size_t i, size_t size)
 {
     if (i >= *n) {
-        *a = alloc_grow(*a, cap, i + 1, 64, sizeof **a);
-        memset(*a + *n, 0, (i + 1 - *n) * sizeof **a);
+        a = alloc_grow(a, cap, i + 1, 64, size);
+        memset((char *)a + *n * size, 0, (i + 1 - *n) * size);
         *n = i + 1;
     }
-    return &(*a)[i];
+    return a;
+}
+
+/* Of a string instruction's T cycles, those that stall the back end: the instructions after it
+ * issue meanwhile until they fill the reorder buffer behind it, which takes the front end the
+ * buffer's entries over the issue width (sed's 460,000 short rep stosq, 30 cycles each on
+ * Skylake, stall nothing: exact top-down has no back end there; a copy of megabytes stalls for
+ * nearly all of its time). A machine without a reorder buffer limit never stalls for one. */
+static double string_stall(const struct mdl_machine *m, double t)
+{
+    if (!m->rob)
+        return 0;
+    double cover = (double)m->rob / (m->issue_width ? m->issue_width : 1);
+    return t > cover ? t - cover : 0;
 }
 
 /* The known part of the region's string instruction IN (static SIDX) that did STR, after its
@@ -820,8 +839,13 @@ static void know_string(struct run *r, uint32_t sidx, const struct rt_insn *in, 
     if (!r->clock.begun)
         return;
     double t = rt_model_string_time(r->md, in, str);
-    *known_at(&r->known_charge, &r->n_known_charge, &r->cap_known_charge, sidx) += t;
-    *known_at(&r->known_period, &r->n_known_period, &r->cap_known_period, (size_t)r->clock.begun - 1) += t;
+    r->known_charge = grown_to(r->known_charge, &r->n_known_charge, &r->cap_known_charge, sidx,
+                               sizeof *r->known_charge);
+    r->known_charge[sidx].time += t;
+    r->known_charge[sidx].stall += string_stall(r->o.m, t);
+    size_t p = (size_t)r->clock.begun - 1;
+    r->known_period = grown_to(r->known_period, &r->n_known_period, &r->cap_known_period, p, sizeof *r->known_period);
+    r->known_period[p] += t;
     r->known_strings++;
     r->known_run_strings++;
     r->known_run += t;
@@ -1524,11 +1548,11 @@ static void estimate_lanes(const struct run *r, struct result *res)
 }
 
 /* The known part of SIDX's executions in the rest before the tail. */
-static double known_before_tail(const struct run *r, size_t sidx)
+static struct string_known known_before_tail(const struct run *r, size_t sidx)
 {
-    const double *k = r->rec.tail ? r->known_mid : r->known_charge;
+    const struct string_known *k = r->rec.tail ? r->known_mid : r->known_charge;
     size_t n = r->rec.tail ? r->n_known_mid : r->n_known_charge;
-    return sidx < n ? k[sidx] : 0;
+    return sidx < n ? k[sidx] : (struct string_known){ 0, 0 };
 }
 
 /* How a sampled run's charges and slots between the exact part and the tail make up its rest (the
@@ -1538,19 +1562,22 @@ static double known_before_tail(const struct run *r, size_t sidx)
  * twice as densely in the first epoch as in the second, then 12M of the reduction) with the
  * reduction at 63% of its cycles and the set-up at 143%, retiring at 72% of the slots for 56%.
  * With KNOWN, a string instruction's are what the reader knows of it (sample_stream's known
- * part: its skipped executions too), and the others' are scaled to the rest of the estimate. N 0:
+ * part: its skipped executions too), and the others' are scaled to the rest of the estimate. The
+ * slots take another factor (KS): only the strings' stalls are theirs (string_stall), the rest of
+ * their cycles overlap other instructions, whose slots they take as the modelled ones did. N 0:
  * nothing is scaled (an exact run). */
 struct rest_stratum {
     const struct sample_snap *lo, *hi;      /* the baseline at its ends */
-    double k;
+    double k, ks;
     double strings;                         /* with KNOWN: the model's charges to the strings in it */
+    double stalls;                          /* and of those, their stalls (at their known cycles' share) */
 };
 struct rest_charges {
     unsigned n;
     struct rest_stratum st[SAMPLE_MAX_STRATA];
     const struct sample_snap *before;       /* at the tail's start (with none, the run's end) */
     bool known;
-    double strings;                         /* with KNOWN: the strings' known cycles */
+    struct string_known strings;            /* with KNOWN: the strings' known cycles, and stalls */
 };
 
 /* The rest's strata (sample_strata) between the snapshots at their ends, into C; what the units
@@ -1567,12 +1594,12 @@ static void rest_strata(const struct run *r, struct rest_charges *c, double *est
         size_t e = r->rec.epoch ? hi[k] / r->rec.epoch : 0;
         bool last = k + 1 == n;
         whole = est[k] >= 0 && (last || (e > 0 && e <= r->rec.n_epochs && hi[k] % r->rec.epoch == 0));
-        c->st[k] = (struct rest_stratum){ lo, last ? c->before : whole ? &r->rec.at_epoch[e - 1] : lo, 0, 0 };
+        c->st[k] = (struct rest_stratum){ .lo = lo, .hi = last ? c->before : whole ? &r->rec.at_epoch[e - 1] : lo };
         lo = c->st[k].hi;
     }
     c->n = whole ? n : 1;
     if (!whole) {
-        c->st[0] = (struct rest_stratum){ &r->rec.at_exact, c->before, 0, 0 };
+        c->st[0] = (struct rest_stratum){ .lo = &r->rec.at_exact, .hi = c->before };
         est[0] = 1;
     }
 }
@@ -1581,30 +1608,40 @@ static void rest_strata(const struct run *r, struct rest_charges *c, double *est
 static void rest_charges(const struct run *r, const struct result *res, const struct sample_snap *now,
                          struct rest_charges *c)
 {
-    double est[SAMPLE_MAX_STRATA], known = 0, strings = 0, sum = 0;
+    double est[SAMPLE_MAX_STRATA], strings = 0, sum = 0;
+    struct string_known known = { 0, 0 };
     *c = (struct rest_charges){ .before = r->rec.tail ? &r->rec.at_tail : now };
     rest_strata(r, c, est);
-    for (size_t i = 0; res->sampling.units && i < r->n_known_charge; i++)
-        if (known_before_tail(r, i) > 0) {
-            known += known_before_tail(r, i);
-            for (unsigned k = 0; k < c->n; k++)
-                c->st[k].strings += sample_snap_charge(c->st[k].hi, i) - sample_snap_charge(c->st[k].lo, i);
+    for (size_t i = 0; res->sampling.units && i < r->n_known_charge; i++) {
+        struct string_known ki = known_before_tail(r, i);
+        if (!(ki.time > 0))
+            continue;
+        known.time += ki.time;
+        known.stall += ki.stall;
+        for (unsigned k = 0; k < c->n; k++) {
+            double ch = sample_snap_charge(c->st[k].hi, i) - sample_snap_charge(c->st[k].lo, i);
+            c->st[k].strings += ch;
+            c->st[k].stalls += ch * ki.stall / ki.time;
         }
+    }
     for (unsigned k = 0; k < c->n; k++) {
         strings += c->st[k].strings;
         sum += est[k];
     }
     const double exact = r->rec.at_exact.time, tail = now->time - c->before->time;
-    double modelled = c->before->time - exact - strings, rest = res->lanes[0].cycles - exact - known - tail;
-    c->known = known > 0 && modelled > 0 && rest > 0;
-    c->strings = c->known ? known : 0;
+    double modelled = c->before->time - exact - strings, rest = res->lanes[0].cycles - exact - known.time - tail;
+    c->known = known.time > 0 && modelled > 0 && rest > 0;
+    c->strings = c->known ? known : (struct string_known){ 0, 0 };
     if (!c->known)
         rest = res->lanes[0].cycles - exact - tail;
     for (unsigned k = 0; k < c->n; k++) {
         struct rest_stratum *s = &c->st[k];
         s->strings = c->known ? s->strings : 0;
-        double m = s->hi->time - s->lo->time - s->strings, share = sum > 0 ? est[k] / sum : 0;
+        s->stalls = c->known ? s->stalls : 0;
+        double span = s->hi->time - s->lo->time, share = sum > 0 ? est[k] / sum : 0;
+        double m = span - s->strings, ms = span - s->stalls;
         s->k = m > 0 ? rest * share / m : 0;
+        s->ks = ms > 0 ? (rest + c->strings.time - c->strings.stall) * share / ms : 0;
     }
 }
 
@@ -1616,8 +1653,8 @@ static double charge_of(const struct run *r, uint32_t sidx, const struct rest_ch
     if (!c->n)
         return all;
     double exact = sample_snap_charge(&r->rec.at_exact, sidx), before = sample_snap_charge(c->before, sidx);
-    if (c->known && known_before_tail(r, sidx) > 0)
-        return exact + known_before_tail(r, sidx) + (all - before);
+    if (c->known && known_before_tail(r, sidx).time > 0)
+        return exact + known_before_tail(r, sidx).time + (all - before);
     double sum = exact;
     for (unsigned k = 0; k < c->n; k++)
         sum += (sample_snap_charge(c->st[k].hi, sidx) - sample_snap_charge(c->st[k].lo, sidx)) * c->st[k].k;
@@ -1637,9 +1674,9 @@ static void add_slots(struct rt_topdown *td, const struct rt_topdown *a, const s
 }
 
 /* TD, the slots of a sampled run (the drain's included): the exact part's, each stratum's scaled
- * by its factor (C), the tail's as they were. With C's known part, the strings held the back end
- * (W slots a cycle) for their known cycles, where the model's charges to them stood as back-end
- * stalls too, and the rest of the slots are scaled as the other rows. */
+ * by its slots' factor (C), the tail's as they were. With C's known part, the strings' stalls held
+ * the back end (W slots a cycle), where the model's stalls at them stood as back-end slots too;
+ * the rest of the strings' cycles is in the other rows, scaled with them. */
 static void scale_sampled_slots(const struct run *r, const struct rest_charges *c, struct rt_topdown *td)
 {
     const double w = r->o.m->issue_width;
@@ -1648,11 +1685,11 @@ static void scale_sampled_slots(const struct run *r, const struct rest_charges *
     *td = *exact;
     for (unsigned k = 0; k < c->n; k++) {
         const struct rest_stratum *s = &c->st[k];
-        double d = s->hi->slots.core - s->lo->slots.core - s->strings * w;
-        add_slots(td, &s->hi->slots, &s->lo->slots, s->k);
-        core += (c->known && d < 0 ? 0 : d) * s->k;
+        double d = s->hi->slots.core - s->lo->slots.core - s->stalls * w;
+        add_slots(td, &s->hi->slots, &s->lo->slots, s->ks);
+        core += (c->known && d < 0 ? 0 : d) * s->ks;
     }
-    td->core = core + c->strings * w;
+    td->core = core + c->strings.stall * w;
     add_slots(td, &all, &c->before->slots, 1);
 }
 
