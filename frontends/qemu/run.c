@@ -788,6 +788,15 @@ static void keep_known(struct run *r)
     r->n_known_mid = r->n_known_charge;
 }
 
+/* The events of the region since FROM (one of its snapshots). */
+static struct sample_events events_since(const struct run *r, const struct sample_events *from)
+{
+    struct sample_events d;
+    for (unsigned e = 0; e < SAMPLE_EVENTS; e++)
+        d.n[e] = r->events.n[e] - from->n[e];
+    return d;
+}
+
 /* A unit's marks: the known part of the one that ended kept, the next one's started. */
 static void know_unit(struct run *r, unsigned marks)
 {
@@ -796,9 +805,7 @@ static void know_unit(struct run *r, unsigned marks)
         r->known_unit[r->n_known_unit++] = r->known_now;
         r->events_unit = alloc_grow(r->events_unit, &r->cap_events_unit, r->n_events_unit + 1, 256,
                                     sizeof *r->events_unit);
-        struct sample_events *u = &r->events_unit[r->n_events_unit++];
-        for (unsigned e = 0; e < SAMPLE_EVENTS; e++)
-            u->n[e] = r->events.n[e] - r->events_unit_start.n[e];
+        r->events_unit[r->n_events_unit++] = events_since(r, &r->events_unit_start);
         r->in_unit = false;
     }
     if (marks & SAMPLE_UNIT_START) {
@@ -1500,8 +1507,8 @@ static struct sample_stream stream_of(const struct run *r)
                                .n_periods = r->n_known_period, .known_tail = r->tail ? r->known_run : 0,
                                .event_unit = r->n_events_unit >= units ? r->events_unit : NULL,
                                .event_at = r->events_at, .n_event_periods = r->n_events_at, .event_end = r->events };
-    for (unsigned e = 0; r->tail && e < SAMPLE_EVENTS; e++)
-        s.event_tail.n[e] = r->events.n[e] - r->events_run_start.n[e];
+    if (r->tail)
+        s.event_tail = events_since(r, &r->events_run_start);
     return s;
 }
 
