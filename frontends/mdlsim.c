@@ -155,7 +155,9 @@ static const struct view {
     "                     The units' rate is corrected by the mispredictions and misses (by\n" \
     "                     level) the reader counts on every instruction, and a repeated string\n" \
     "                     instruction's cycles are counted as the description times it, modelled\n" \
-    "                     or skipped: the intervals sample the rest\n" \
+    "                     or skipped: the intervals sample the rest. Where the units of 500\n" \
+    "                     periods spread widely (their mean's 95% interval over +-5%), the\n" \
+    "                     period is kept, not doubled, after the next 500 (at most 16 times)\n" \
     "  --sample-period N  the first period, in instructions (10000 to 1000000000; default 20000)\n" \
     "  --robustness       check the verdict at both ends of every value the machine gives with a\n" \
     "                     plausible range (as block's --robustness) by replaying the run's trace:\n" \

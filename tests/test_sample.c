@@ -475,6 +475,57 @@ Test(sample, intervals_moved_by_the_misses_hold_the_true_total_and_narrow_by_at_
     cr_expect_geq(narrowest, 0.5 - 1e-9, "one interval %.3f of the units' spread", narrowest);
 }
 
+/* Units whose mean is known to within 5% at 95% (the first forty alike, then 400 and 440 in turn:
+ * a half-width of 0.6%) leave the period to double; units of 400 with one in ten at 4,000 (13%)
+ * keep it; fewer than two say nothing. Known cycles are left out first: the same spread, known,
+ * doubles. */
+Test(sample, an_epoch_keeps_the_period_only_when_its_units_spread_widely)
+{
+    enum { N = 500 };
+    static double even[N], wide[N], known[N];
+    for (int i = 0; i < N; i++) {
+        even[i] = i < 40 ? 400 : 400 + 40 * (i % 2);
+        wide[i] = i % 10 ? 400 : 4000;
+        known[i] = wide[i] - 400;
+    }
+    cr_expect_not(sample_keeps_period(even, NULL, N));
+    cr_expect(sample_keeps_period(wide, NULL, N));
+    cr_expect_not(sample_keeps_period(wide, known, N), "the reader knew the long ones");
+    cr_expect_not(sample_keeps_period(wide, NULL, 1));
+}
+
+/* A stream of 600,000 instructions at a tenth of the scale (periods of 200 at first, epochs of 500
+ * periods), each epoch's instructions costing more than the last's, whose third epoch keeps the
+ * period of the second (asked while the second's last period runs, as run.c asks): the clock
+ * counts 1,500 periods of 200, 400 and 400, then 125 of 800, and the strata follow it, so the
+ * units, each exact for its epoch, give the total exactly. Taken as doubling, they would not. */
+Test(sample, an_epoch_that_keeps_the_period_is_a_stratum_of_that_period)
+{
+    struct sample_plan p = { .exact = 0, .period = 200, .warm = 20, .unit = 10, .epoch = 500 };
+    struct sample_clock c;
+    sample_clock_start(&c, &p);
+    static double unit[2000];
+    size_t n = 0;
+    double total = 0;
+    for (int t = 0; t < 600000; t++) {
+        unsigned f = sample_tick(&c);
+        if (c.periods == p.epoch && c.begun / p.epoch == 2)
+            sample_clock_keep(&c);
+        double rate = 1 + (double)((c.begun - 1) / p.epoch);
+        total += rate;
+        if (f & SAMPLE_UNIT_START)
+            unit[n++] = 10 * rate;
+    }
+    cr_assert_eq(n, 1625, "periods begun: %zu", n);
+    cr_expect_eq(c.kept, 1ull << 2);
+    cr_expect_eq(c.plan.period, 800);
+    struct sample_stream s = { .plan = p, .kept = c.kept, .n_exact = 0, .n_rest = 600000, .n_units = n };
+    struct sample_lane l = lane_of(0, unit);
+    cr_expect_float_eq(sample_cycles(&s, &l).cycles, total, 1e-9 * total);
+    s.kept = 0;
+    cr_expect_gt(fabs(sample_cycles(&s, &l).cycles - total), 0.01 * total, "the strata as if every epoch doubled");
+}
+
 /* ---- the verdict of a sampled result ------------------------------------------------------------ */
 
 extern const struct mdl_machine mdl_machine_skylake;

@@ -32,7 +32,8 @@ struct result_lane {
 struct result_sampling {
     bool sampled;
     uint64_t exact, period, warm, unit;
-    uint64_t epoch;                 /* the period doubles after every EPOCH units (0: never) */
+    uint64_t epoch;                 /* the period doubles after every EPOCH units (0: never), */
+    unsigned kept;                  /* but at KEPT of them, where the units spread widely (sample.h) */
     uint64_t lanes_warm;            /* of the warm-up, the last instructions the sensitivity lanes stepped */
     unsigned lanes_every;           /* after the first LANES_FROM units, each sensitivity lane measured one */
     uint64_t lanes_from;            /* in LANES_EVERY, the lanes in turn */

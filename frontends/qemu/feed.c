@@ -146,6 +146,12 @@ static struct event *next_event(struct feed *f, const struct rt_insn *in, uint32
     return e;
 }
 
+void feed_flush(struct feed *f)
+{
+    if (f->threaded && f->b[f->fill].n)
+        hand_over(f);
+}
+
 void feed_step(struct feed *f, const struct rt_insn *in, uint32_t sidx, const uint64_t *addr,
                const uint8_t *levels, bool mispredicted, enum rt_path path)
 {

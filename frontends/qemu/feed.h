@@ -26,6 +26,9 @@ void feed_step_string(struct feed *f, const struct rt_insn *in, uint32_t sidx, c
  * steps the model: where the stream's sampling reads the lanes, and rests them. */
 typedef void feed_mark_fn(void *ctx, struct rt_model *md, unsigned what);
 void feed_mark(struct feed *f, feed_mark_fn *fn, void *ctx, unsigned what);
+/* The steps and marks fed so far go to the model thread now, not when their batch is full (what
+ * the marks record may then be waited for). */
+void feed_flush(struct feed *f);
 /* Returns once every step fed has run; the model may then be read. */
 void feed_finish(struct feed *f);
 void feed_free(struct feed *f);

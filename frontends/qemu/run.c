@@ -5,6 +5,7 @@
 #include "run.h"
 #include "cpus.h"
 #include "alloc.h"
+#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -868,6 +869,29 @@ static bool skips_through(const struct run *r)
     return !r->o.n_roi && stage_ahead(r->stage) > r->clock.left + r->plan.unit;
 }
 
+/* As the last period of epoch E begins (E >= 1): whether epoch E + 1 keeps the period, by the
+ * baseline's units of epoch E - 1 less what the reader knows of them (sample_keeps_period). An
+ * epoch behind, so that the model thread has nearly always measured them (it runs at most the
+ * feed's few batches behind the reader, and an epoch has 500 units of 3,000 modelled instructions
+ * or more at the default schedule); else the batch being filled goes to it, and the reader waits:
+ * the decision, and the report, never depend on timing. */
+static void choose_period(struct run *r)
+{
+    uint64_t epoch = r->plan.epoch;
+    if (!epoch || r->clock.periods != epoch || r->clock.begun / epoch < 2)
+        return;
+    uint64_t e = r->clock.begun / epoch - 1;        /* the epoch whose last period began */
+    if (e + 1 >= 64 || r->clock.n_kept >= SAMPLE_KEEP_MAX || e * epoch > r->rec.cap_published)
+        return;
+    if (sample_rec_published(&r->rec) < e * epoch)
+        feed_flush(r->feed);
+    while (sample_rec_published(&r->rec) < e * epoch)
+        sched_yield();
+    const double *known = r->n_known_unit >= e * epoch ? r->known_unit + (e - 1) * epoch : NULL;
+    if (sample_keeps_period(r->rec.published + (e - 1) * epoch, known, epoch))
+        sample_clock_keep(&r->clock);
+}
+
 /* The region's next instruction, as the sampling says: modelled, or held while it skips (step()
  * reads r->holding); the marks before it. */
 static void sample_next(struct run *r)
@@ -877,6 +901,7 @@ static void sample_next(struct run *r)
         r->events_at = alloc_grow(r->events_at, &r->cap_events_at, r->clock.begun, 64, sizeof *r->events_at);
         while (r->n_events_at < r->clock.begun)
             r->events_at[r->n_events_at++] = r->events;
+        choose_period(r);
     }
     if (marks) {
         mark(r, marks);
@@ -1502,7 +1527,8 @@ static struct sample_stream stream_of(const struct run *r)
     size_t units = r->rec.n_units;
     if (r->md2 && !r->handed && r->rec2.n_units < units)
         units = r->rec2.n_units;
-    struct sample_stream s = { .plan = r->plan, .n_exact = exact, .n_rest = r->in_roi - exact, .n_units = units,
+    struct sample_stream s = { .plan = r->plan, .kept = r->clock.kept, .n_exact = exact,
+                               .n_rest = r->in_roi - exact, .n_units = units,
                                .n_tail = r->tail, .known_unit = r->known_unit, .known_period = r->known_period,
                                .n_periods = r->n_known_period, .known_tail = r->tail ? r->known_run : 0,
                                .event_unit = r->n_events_unit >= units ? r->events_unit : NULL,
@@ -1541,7 +1567,8 @@ static void estimate_lanes(const struct run *r, struct result *res)
         fewest = n < fewest ? n : fewest;
     }
     res->sampling = (struct result_sampling){ .sampled = true, .exact = r->plan.exact, .period = r->plan.period,
-                                              .epoch = r->plan.epoch, .warm = r->plan.warm, .unit = r->plan.unit, .units = st.n_units,
+                                              .epoch = r->plan.epoch, .kept = r->clock.n_kept, .warm = r->plan.warm,
+                                              .unit = r->plan.unit, .units = st.n_units,
                                               .lanes_warm = r->o.n_lanes > 1 ? r->plan.warm - r->plan.rest : r->plan.warm,
                                               .lanes_every = r->o.n_lanes > 1 && st.n_units > r->plan.epoch
                                                                  ? sample_lanes_every(&r->plan) : 1,

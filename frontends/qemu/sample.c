@@ -88,11 +88,16 @@ static uint64_t lead_of(uint64_t n, uint64_t range)
     return z % range;
 }
 
-/* A period begins (with its lead): the epoch's last period done, the period doubles. */
+/* A period begins (with its lead): the epoch's last period done, the period doubles, unless the
+ * new epoch keeps it (sample_clock_keep). */
 static void begin_period(struct sample_clock *c)
 {
     if (c->plan.epoch && c->periods == c->plan.epoch) {
-        c->plan.period *= 2;
+        if (c->keep)
+            c->kept |= 1ull << (c->begun / c->plan.epoch);
+        else
+            c->plan.period *= 2;
+        c->keep = false;
         c->periods = 0;
     }
     c->periods++;
@@ -129,6 +134,29 @@ unsigned sample_turn(struct sample_clock *c)
     c->left = len;
     c->flags = c->phase == PHASE_SKIP || c->phase == PHASE_LEAD ? 0 : SAMPLE_MODEL;
     return c->flags | marks;
+}
+
+void sample_clock_keep(struct sample_clock *c)
+{
+    if (c->plan.epoch && c->n_kept < SAMPLE_KEEP_MAX && !c->keep) {
+        c->keep = true;
+        c->n_kept++;
+    }
+}
+
+bool sample_keeps_period(const double *unit, const double *known, size_t n)
+{
+    if (n < 2)
+        return false;
+    double sum = 0, diffs = 0, last = 0;
+    for (size_t i = 0; i < n; i++) {
+        double y = unit[i] - (known ? known[i] : 0);
+        diffs += i ? (y - last) * (y - last) : 0;
+        sum += y;
+        last = y;
+    }
+    double mean = sum / (double)n, var = diffs / (2.0 * (double)(n - 1));
+    return mean > 0 && 1.96 * sqrt(var / (double)n) > SAMPLE_KEEP_WIDTH * mean;
 }
 
 bool sample_clock_exact(const struct sample_clock *c)
@@ -348,7 +376,7 @@ static unsigned strata(const struct sample_stream *s, struct pick pk, struct str
     const struct sample_plan *p = &s->plan;
     uint64_t left = s->n_rest - s->n_tail, period = p->period;
     size_t unit = 0;
-    unsigned k = 0;
+    unsigned k = 0, e = 0;          /* strata made, epochs met */
     while (left && k < SAMPLE_MAX_STRATA) {
         uint64_t insns = p->epoch && period * p->epoch < left && k + 1 < SAMPLE_MAX_STRATA ? period * p->epoch : left;
         size_t n = s->n_units - unit < p->epoch || !p->epoch || insns == left ? s->n_units - unit : p->epoch;
@@ -362,7 +390,8 @@ static unsigned strata(const struct sample_stream *s, struct pick pk, struct str
         }
         unit += n;
         left -= insns;
-        period *= 2;
+        e++;
+        period *= e < 64 && (s->kept >> e & 1) ? 1 : 2;
     }
     return k;
 }
@@ -553,6 +582,10 @@ void sample_rec_init(struct sample_rec *r, unsigned n_lanes, bool baseline, cons
     r->lane = alloc_zeroed(n_lanes, sizeof *r->lane);
     r->resting = alloc_zeroed(n_lanes, sizeof *r->resting);
     r->turn = alloc_zeroed(n_lanes, sizeof *r->turn);
+    if (baseline && plan->epoch) {
+        r->cap_published = plan->epoch * 64;     /* the epochs a run's KEPT can name */
+        r->published = alloc_zeroed(r->cap_published, sizeof *r->published);
+    }
     /* lane L joins period P when P < FROM or (P + L) % K is 0: P = FIRST, FIRST + K, ... */
     size_t k = sample_lanes_every(plan);
     for (unsigned l = 1; l < n_lanes; l++)
@@ -570,6 +603,7 @@ void sample_rec_free(struct sample_rec *r)
     free(r->at_end);
     free(r->resting);
     free(r->turn);
+    free(r->published);
     free(r->at_exact.charge);
     for (size_t e = 0; e < r->n_epochs; e++)
         free(r->at_epoch[e].charge);
@@ -583,6 +617,11 @@ void sample_rec_park(struct sample_rec *r, unsigned from)
     r->parked = from;
     for (unsigned l = from; l < r->n_lanes; l++)
         r->resting[l] = true;
+}
+
+size_t sample_rec_published(struct sample_rec *r)
+{
+    return atomic_load_explicit(&r->n_published, memory_order_acquire);
 }
 
 void sample_rec_graft(struct sample_rec *r, unsigned l, const struct sample_rec *from, unsigned k)
@@ -643,6 +682,10 @@ static void read_unit(struct sample_rec *r, const struct rt_model *md)
             r->lane[l].unit[k][r->n_units] = now[k] - r->at_start[l * SAMPLE_READINGS + k];
             r->at_end[l * SAMPLE_READINGS + k] = now[k];
         }
+    }
+    if (r->n_units < r->cap_published) {
+        r->published[r->n_units] = r->lane[0].unit[SAMPLE_TIME][r->n_units];
+        atomic_store_explicit(&r->n_published, r->n_units + 1, memory_order_release);
     }
     r->n_units++;
     if (r->baseline && r->epoch && r->n_units % r->epoch == 0 && r->n_epochs < SAMPLE_MAX_STRATA) {

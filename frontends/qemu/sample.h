@@ -6,6 +6,7 @@
 #define SAMPLE_H
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include "model.h"
 
@@ -53,8 +54,15 @@ enum {
     SAMPLE_END = 256                /* every instruction is modelled from it on: the resting lanes join */
 };
 
+/* An epoch keeps the period of the one before, rather than doubling it, when the units of the
+ * epoch before that spread too widely for half as many per instruction (sample_keeps_period); at
+ * most SAMPLE_KEEP_MAX epochs keep it in a run, so that the strata stay few. */
+enum { SAMPLE_KEEP_MAX = 16 };
 struct sample_clock {
     struct sample_plan plan;        /* PLAN.period: the current epoch's */
+    bool keep;                      /* the next epoch keeps PLAN.period (sample_clock_keep) */
+    uint64_t kept;                  /* bit E: epoch E kept the period of the one before */
+    unsigned n_kept;
     uint64_t periods;               /* begun in the current epoch */
     uint64_t begun;                 /* periods begun in all */
     uint64_t lead;                  /* of the current period: skipped before its warm-up */
@@ -68,6 +76,13 @@ void sample_clock_start(struct sample_clock *c, const struct sample_plan *p);
 void sample_clock_end(struct sample_clock *c);
 /* Whether the exact part (or nothing yet) is running. */
 bool sample_clock_exact(const struct sample_clock *c);
+/* The next epoch keeps the current period (called while the current epoch's last period runs). */
+void sample_clock_keep(struct sample_clock *c);
+/* Whether units UNIT[N] (less KNOWN[N], the cycles the reader knows, where not NULL) spread too
+ * widely for an epoch to take half as many per instruction: their mean's 95% half-width, from
+ * their successive differences, over SAMPLE_KEEP_WIDTH of the mean. */
+#define SAMPLE_KEEP_WIDTH 0.05
+bool sample_keeps_period(const double *unit, const double *known, size_t n);
 /* The phase that begins when the one before has run out: its flags (sample_tick's). */
 unsigned sample_turn(struct sample_clock *c);
 /* The next instruction of the region: its SAMPLE_* flags. A countdown on the way. */
@@ -103,6 +118,7 @@ struct sample_events {
 };
 struct sample_stream {
     struct sample_plan plan;
+    uint64_t kept;                  /* the epochs that kept the period (sample_clock's KEPT) */
     uint64_t n_exact, n_rest, n_units, n_tail;
     /* The known part: what the reader knows of every instruction of the rest, modelled or skipped,
      * the cycles its repeated string instructions take on their own (rt_model_string_time): summed
@@ -172,6 +188,11 @@ struct sample_rec {
     double *at_end;                 /* [n_lanes][SAMPLE_READINGS]: at the last unit's end (before any: the exact part's) */
     struct sample_lane *lane;       /* [n_lanes] */
     size_t n_units, cap_units;
+    /* baseline, sampled: lane 0's time over each unit of the first 64 epochs, which the reader
+     * may read from its thread (sample_rec_published), for the period's rule (run.c) */
+    double *published;
+    size_t cap_published;
+    _Atomic size_t n_published;
     /* baseline: the snapshots from which the report tells the sampled part's charges and slots
      * apart, to scale each stratum's by its own factor: at the exact part's end; at the end of each
      * epoch's last unit (AT_EPOCH[E]: after unit (E + 1) x EPOCH); from SAMPLE_END on (TAIL), at
@@ -197,6 +218,8 @@ void sample_rec_free(struct sample_rec *r);
 /* Lanes FROM on of R's model rest from the start (the model rested them) and join no period before
  * the mark SAMPLE_RELEASE: another model measures them until then. */
 void sample_rec_park(struct sample_rec *r, unsigned from);
+/* The units whose baseline time R published so far (safe from another thread): PUBLISHED[0, n). */
+size_t sample_rec_published(struct sample_rec *r);
 /* R's lane L takes what FROM's lane K measured before FROM's model stopped (its exact part, its
  * units; R's model went on from there, R has every unit FROM has). */
 void sample_rec_graft(struct sample_rec *r, unsigned l, const struct sample_rec *from, unsigned k);

@@ -207,11 +207,14 @@ static void sampling_note(FILE *out, const struct result *r)
                  "; after the first %" PRIu64 " intervals, each sensitivity lane measured in one of %u, the lanes in turn, "
                  "each in %" PRIu64 " or more",
                  s->lanes_from, s->lanes_every, s->lane_units);
-    char tail[64] = "", doubling[80] = "";
+    char tail[64] = "", doubling[160] = "";
     if (s->tail)
         snprintf(tail, sizeof tail, ", and the last %" PRIu64 " in full", s->tail);
     if (s->epoch && s->units > s->epoch)
         snprintf(doubling, sizeof doubling, " at first, the period doubling after every %" PRIu64 " intervals", s->epoch);
+    if (s->kept)
+        snprintf(doubling + strlen(doubling), sizeof doubling - strlen(doubling),
+                 " but kept %u times, where the intervals spread widely", s->kept);
     fprintf(out, "<p class=\"note\" data-sampling>Sampled: the first %" PRIu64 " instructions were modelled in full, "
                  "then %" PRIu64 " intervals of %" PRIu64 " instructions (one in every %" PRIu64 "%s, each after %" PRIu64
                  " of warm-up%s)%s: %.2f%% of the scope. Cycles and speed-ups are estimates; cycles lie between "

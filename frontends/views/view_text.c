@@ -66,11 +66,14 @@ static void sampling(FILE *out, const struct result *r)
         snprintf(lanes + strlen(lanes), sizeof lanes - strlen(lanes),
                  ", each in %llu or more, one of %u after the first %llu", (unsigned long long)s->lane_units,
                  s->lanes_every, (unsigned long long)s->lanes_from);
-    char tail[64] = "", doubling[64] = "";
+    char tail[64] = "", doubling[96] = "";
     if (s->tail)
         snprintf(tail, sizeof tail, ", the last %llu in full", (unsigned long long)s->tail);
     if (s->epoch && s->units > s->epoch)
         snprintf(doubling, sizeof doubling, " at first, doubling every %llu", (unsigned long long)s->epoch);
+    if (s->kept)
+        snprintf(doubling + strlen(doubling), sizeof doubling - strlen(doubling),
+                 " but kept %u times (the intervals spread widely)", s->kept);
     fprintf(out, "Modelled:           sampled: %llu instructions in full, then %llu intervals of %llu "
                  "(one per %llu%s, after %llu of warm-up%s)%s: %.2f%% of the scope\n",
             (unsigned long long)s->exact, (unsigned long long)s->units, (unsigned long long)s->unit,
