@@ -881,7 +881,7 @@ static void choose_period(struct run *r)
     if (!epoch || r->clock.periods != epoch || r->clock.begun / epoch < 2)
         return;
     uint64_t e = r->clock.begun / epoch - 1;        /* the epoch whose last period began */
-    if (e + 1 >= 64 || r->clock.n_kept >= SAMPLE_KEEP_MAX || e * epoch > r->rec.cap_published)
+    if (e + 1 >= 64 || sample_clock_kept(&r->clock) >= SAMPLE_KEEP_MAX || e * epoch > r->rec.cap_published)
         return;
     if (sample_rec_published(&r->rec) < e * epoch)
         feed_flush(r->feed);
@@ -1567,7 +1567,7 @@ static void estimate_lanes(const struct run *r, struct result *res)
         fewest = n < fewest ? n : fewest;
     }
     res->sampling = (struct result_sampling){ .sampled = true, .exact = r->plan.exact, .period = r->plan.period,
-                                              .epoch = r->plan.epoch, .kept = r->clock.n_kept, .warm = r->plan.warm,
+                                              .epoch = r->plan.epoch, .kept = (unsigned)__builtin_popcountll(r->clock.kept), .warm = r->plan.warm,
                                               .unit = r->plan.unit, .units = st.n_units,
                                               .lanes_warm = r->o.n_lanes > 1 ? r->plan.warm - r->plan.rest : r->plan.warm,
                                               .lanes_every = r->o.n_lanes > 1 && st.n_units > r->plan.epoch

@@ -136,27 +136,15 @@ unsigned sample_turn(struct sample_clock *c)
     return c->flags | marks;
 }
 
-void sample_clock_keep(struct sample_clock *c)
+unsigned sample_clock_kept(const struct sample_clock *c)
 {
-    if (c->plan.epoch && c->n_kept < SAMPLE_KEEP_MAX && !c->keep) {
-        c->keep = true;
-        c->n_kept++;
-    }
+    return (unsigned)__builtin_popcountll(c->kept) + c->keep;
 }
 
-bool sample_keeps_period(const double *unit, const double *known, size_t n)
+void sample_clock_keep(struct sample_clock *c)
 {
-    if (n < 2)
-        return false;
-    double sum = 0, diffs = 0, last = 0;
-    for (size_t i = 0; i < n; i++) {
-        double y = unit[i] - (known ? known[i] : 0);
-        diffs += i ? (y - last) * (y - last) : 0;
-        sum += y;
-        last = y;
-    }
-    double mean = sum / (double)n, var = diffs / (2.0 * (double)(n - 1));
-    return mean > 0 && 1.96 * sqrt(var / (double)n) > SAMPLE_KEEP_WIDTH * mean;
+    if (c->plan.epoch && sample_clock_kept(c) < SAMPLE_KEEP_MAX)
+        c->keep = true;
 }
 
 bool sample_clock_exact(const struct sample_clock *c)
@@ -366,6 +354,15 @@ static double covariance(struct units x, struct units y, struct pick p, const st
     for (size_t last = next_pick(p, st->lo, st->hi), u; (u = next_pick(p, last + 1, st->hi)) < st->hi; last = u)
         sum += (unknown(x, u) - unknown(x, last)) * (unknown(y, u) - unknown(y, last));
     return st->n > 1 ? sum / (2.0 * (double)(st->n - 1)) : 0;
+}
+
+bool sample_keeps_period(const double *unit, const double *known, size_t n)
+{
+    struct units u = { unit, known };
+    struct pick every = { 1, 0, 0 };
+    struct stratum all = { .lo = 0, .hi = n, .n = n };
+    double m = mean(u, every, &all);
+    return n >= 2 && m > 0 && 1.96 * sqrt(covariance(u, u, every, &all) / (double)n) > SAMPLE_KEEP_WIDTH * m;
 }
 
 /* The rest's epochs as strata, with the units P picks; one with fewer than two of them joins the

@@ -62,7 +62,6 @@ struct sample_clock {
     struct sample_plan plan;        /* PLAN.period: the current epoch's */
     bool keep;                      /* the next epoch keeps PLAN.period (sample_clock_keep) */
     uint64_t kept;                  /* bit E: epoch E kept the period of the one before */
-    unsigned n_kept;
     uint64_t periods;               /* begun in the current epoch */
     uint64_t begun;                 /* periods begun in all */
     uint64_t lead;                  /* of the current period: skipped before its warm-up */
@@ -78,6 +77,8 @@ void sample_clock_end(struct sample_clock *c);
 bool sample_clock_exact(const struct sample_clock *c);
 /* The next epoch keeps the current period (called while the current epoch's last period runs). */
 void sample_clock_keep(struct sample_clock *c);
+/* The epochs that kept the period, and the next one if it is to. */
+unsigned sample_clock_kept(const struct sample_clock *c);
 /* Whether units UNIT[N] (less KNOWN[N], the cycles the reader knows, where not NULL) spread too
  * widely for an epoch to take half as many per instruction: their mean's 95% half-width, from
  * their successive differences, over SAMPLE_KEEP_WIDTH of the mean. */
