@@ -145,8 +145,11 @@ static const struct view {
     "                     whole run the last 100,000 or more too (a program's end: its exit,\n" \
     "                     frees, flushes and output), and the rest between is sampled:\n" \
     "                     in each period (20,000 instructions at first, doubling every 500\n" \
-    "                     periods), 2,000 are modelled to warm the pipeline (the sensitivity\n" \
-    "                     lanes the last 1,500 of them, from the baseline's state) and the next\n" \
+    "                     periods), 2,000 (4 reorder buffers if more) and 0 to 4 reorder buffers\n" \
+    "                     more, drawn for each period (Skylake 2,000 to 2,896, Ice Lake 2,000 to\n" \
+    "                     3,408, Alder Lake 2,048 to 4,096, Cortex-A72 2,000 to 2,512), are\n" \
+    "                     modelled to warm the pipeline (the sensitivity lanes all but the\n" \
+    "                     first 500, from the baseline's state) and the next\n" \
     "                     1,000 are measured: the baseline's in every period, each lane's in one\n" \
     "                     period of four, the lanes in turn, after the first 500; the caches, the\n" \
     "                     branch predictor and the uop cache see every instruction. Cycles and\n" \

@@ -108,6 +108,84 @@ Test(sample, units_start_at_every_place_of_a_loop_whose_length_divides_the_perio
                   "%u units of %u start in quarter %u of the room", quarter[k], units, k);
 }
 
+/* Each warm-up is its plan's length and 0 to WARM_SPREAD more, drawn for each period: every length
+ * about equally often, the unit's start moving with it, and the period's length kept (the skip
+ * after the unit gives back what the warm-up took). */
+Test(sample, each_warm_up_takes_a_length_drawn_between_its_own_and_the_spread_more)
+{
+    struct sample_plan p = { .exact = 0, .period = 200, .warm = 20, .warm_spread = 15, .unit = 10, .epoch = 0 };
+    struct sample_clock c;
+    sample_clock_start(&c, &p);
+    unsigned seen[16] = { 0 }, periods = 0, warm = 0, model = 0;
+    for (unsigned t = 0; t < 200 * 3200; t++) {
+        unsigned f = sample_tick(&c);
+        if (f & SAMPLE_UNIT_START) {
+            cr_assert(warm >= 20 && warm <= 35, "a warm-up of %u", warm);
+            seen[warm - 20]++, periods++;
+        }
+        warm = f & SAMPLE_MODEL ? warm + 1 : 0;
+        model += !!(f & SAMPLE_MODEL);
+        if (t % 200 == 199)
+            cr_assert_eq(c.periods, t / 200 + 1, "period %u keeps its length", t / 200);
+    }
+    cr_assert_eq(periods, 3200);
+    for (unsigned k = 0; k < 16; k++)
+        cr_expect(seen[k] > 200 * 3 / 4 && seen[k] < 200 * 5 / 4, "%u warm-ups of %u", seen[k], 20 + k);
+    cr_expect(model > 3200 * 37 && model < 3200 * 38, "%u modelled: 27.5 + 10 a period on average", model);
+}
+
+/* As a skip begins, the clock tells how many instructions it skips before the next warm-up: the
+ * rest of its period and the next one's lead, which a doubling period draws from its own room. */
+Test(sample, a_skip_knows_how_far_it_goes_through_the_next_periods_lead)
+{
+    struct sample_plan p = { .exact = 50, .period = 100, .warm = 10, .warm_spread = 10, .unit = 5, .epoch = 3 };
+    struct sample_clock c;
+    sample_clock_start(&c, &p);
+    uint64_t told = 0, run = 0;
+    unsigned skips = 0;
+    for (unsigned t = 0; t < 100 * 3 * 15; t++) {
+        unsigned f = sample_tick(&c);
+        if (!(f & SAMPLE_MODEL) && !run) {
+            told = sample_clock_skip_left(&c);
+            run = 1;
+        } else if (!(f & SAMPLE_MODEL)) {
+            run++;
+        } else if (run) {
+            cr_assert_eq(run, told, "skip %u: %llu skipped, %llu told", skips, (unsigned long long)run,
+                         (unsigned long long)told);
+            skips++, run = 0;
+        }
+    }
+    cr_expect_gt(skips, 3 * 3, "skips in three epochs and more");
+}
+
+/* A machine's reorder buffer sets the warm-ups: at least four of it, and four of it more drawn,
+ * as far as the first period leaves room (half of what its warm-up and unit leave); an exact plan
+ * has none. */
+Test(sample, the_warm_ups_scale_with_the_reorder_buffer_as_far_as_the_period_allows)
+{
+    struct sample_plan p = sample_plan_default(false, 20000);
+    sample_plan_fit_window(&p, 224);
+    cr_expect_eq(p.warm, 2000);
+    cr_expect_eq(p.warm_spread, 896);
+    p = sample_plan_default(false, 20000);
+    sample_plan_fit_window(&p, 512);
+    cr_expect_eq(p.warm, 2048);
+    cr_expect_eq(p.warm_spread, 2048);
+    p = sample_plan_default(false, 10000);
+    sample_plan_fit_window(&p, 2000);
+    cr_expect_eq(p.warm, 2000, "8,000 and a unit leave no room in a period of 10,000");
+    cr_expect_eq(p.warm_spread, 3500);
+    p = sample_plan_default(false, 20000);
+    sample_plan_fit_window(&p, 0);
+    cr_expect_eq(p.warm, 2000, "a description silent on its window");
+    cr_expect_eq(p.warm_spread, 0);
+    p = sample_plan_exact();
+    sample_plan_fit_window(&p, 224);
+    cr_expect_eq(p.warm, 0);
+    cr_expect_eq(p.warm_spread, 0);
+}
+
 /* Told that the stream's end is near, the clock models every instruction from then on: after the
  * unit in progress (a warm-up goes on to its unit), at once in a skip or a lead, and after the
  * exact part. 'N' marks where the end phase begins. */

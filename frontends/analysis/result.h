@@ -27,14 +27,16 @@ struct result_lane {
 };
 
 /* Run, replay: how the scope was modelled. In full, or sampled (frontends/qemu/sample.h): the
- * first EXACT instructions in full, then in each PERIOD a UNIT measured after WARM modelled; the
- * cycles, each lane's and each speed-up are then estimates with 95% intervals. */
+ * first EXACT instructions in full, then in each PERIOD a UNIT measured after WARM to WARM +
+ * WARM_SPREAD modelled (the length drawn for each period); the cycles, each lane's and each
+ * speed-up are then estimates with 95% intervals. */
 struct result_sampling {
     bool sampled;
-    uint64_t exact, period, warm, unit;
+    uint64_t exact, period, warm, warm_spread, unit;
     uint64_t epoch;                 /* the period doubles after every EPOCH units (0: never), */
     unsigned kept;                  /* but at KEPT of them, where the units spread widely (sample.h) */
-    uint64_t lanes_warm;            /* of the warm-up, the last instructions the sensitivity lanes stepped */
+    uint64_t lanes_warm;            /* of the warm-up, the last instructions the sensitivity lanes stepped
+                                       (and 0 to WARM_SPREAD more) */
     unsigned lanes_every;           /* after the first LANES_FROM units, each sensitivity lane measured one */
     uint64_t lanes_from;            /* in LANES_EVERY, the lanes in turn */
     uint64_t lane_units;            /* the fewest units a sensitivity lane measured */

@@ -280,6 +280,7 @@ struct run *run_new(const struct run_opts *o, char *err, size_t errlen)
     r->fused_first = -1;
     r->exit_code = -1;
     r->plan = o->sample ? *o->sample : sample_plan_exact();
+    sample_plan_fit_window(&r->plan, o->m->rob);
     sample_clock_start(&r->clock, &r->plan);
     if (!(r->dec = dec_open((enum mdl_isa)o->m->isa, err, errlen))) {
         free(r);
@@ -457,7 +458,7 @@ static void on_pace(void *ctx, struct rt_model *md, unsigned at)
 static bool near_end(const struct run *r, struct stage *st)
 {
     const struct sample_plan *p = &r->plan;
-    uint64_t k = p->last + p->warm + p->unit + (sample_clock_exact(&r->clock) ? p->short_rest : 0);
+    uint64_t k = p->last + p->warm + p->warm_spread + p->unit + (sample_clock_exact(&r->clock) ? p->short_rest : 0);
     return p->last && !r->o.n_roi && !r->clock.ending && stage_ends_within(st, k);
 }
 
@@ -860,13 +861,17 @@ static void know_string(struct run *r, uint32_t sidx, const struct rt_insn *in, 
     r->known_now += r->in_unit ? t : 0;
 }
 
-/* Whether a skip that begins goes on to its period's end, by what the caches' stage has read ahead
+/* Whether a skip that begins goes on to the next warm-up, by what the caches' stage has read ahead
  * (the whole run a region: the sampling counts every execution): then what it skips is past before
  * the stream ends, and nothing of it need be held for the tail (hold). Held anyway, it would cost a
- * long sampled run a twentieth of its processor time, writing what is thrown away. */
+ * long sampled run a twentieth of its processor time, writing what is thrown away. The skip goes
+ * on through the next period's lead: a stream ending in that lead, once the skip was taken as
+ * through, had no tail, where one thread (nothing read ahead) modelled its held steps; a report
+ * then depended on how far the stage had read (seen once the warm-ups' lengths were drawn, which
+ * moved the leads). */
 static bool skips_through(const struct run *r)
 {
-    return !r->o.n_roi && stage_ahead(r->stage) > r->clock.left + r->plan.unit;
+    return !r->o.n_roi && stage_ahead(r->stage) > sample_clock_skip_left(&r->clock) + r->plan.unit;
 }
 
 /* As the last period of epoch E begins (E >= 1): whether epoch E + 1 keeps the period, by the
@@ -1568,6 +1573,7 @@ static void estimate_lanes(const struct run *r, struct result *res)
     }
     res->sampling = (struct result_sampling){ .sampled = true, .exact = r->plan.exact, .period = r->plan.period,
                                               .epoch = r->plan.epoch, .kept = (unsigned)__builtin_popcountll(r->clock.kept), .warm = r->plan.warm,
+                                              .warm_spread = r->plan.warm_spread,
                                               .unit = r->plan.unit, .units = st.n_units,
                                               .lanes_warm = r->o.n_lanes > 1 ? r->plan.warm - r->plan.rest : r->plan.warm,
                                               .lanes_every = r->o.n_lanes > 1 && st.n_units > r->plan.epoch

@@ -9,9 +9,10 @@
 
 enum { PHASE_START, PHASE_EXACT, PHASE_LEAD, PHASE_REST, PHASE_WARM, PHASE_UNIT, PHASE_SKIP, PHASE_END };
 
-/* SMARTS's proportions: units of a thousand instructions, each after two thousand modelled
- * unmeasured (a window holds at most 512, and the caches and predictors are never cold: they see
- * every instruction). One unit per 20,000 instructions at first (15% modelled), the period
+/* SMARTS's proportions: units of a thousand instructions, each after about two thousand modelled
+ * unmeasured (2,000 and at least four reorder buffers, plus 0 to four more drawn for each period:
+ * sample_plan_fit_window; the caches and predictors are never cold: they see every instruction).
+ * One unit per 20,000 instructions at first (15% modelled), the period
  * doubling every 500 units: a 10-million-instruction rest gets 500 units, a billion about 3,000
  * (0.9% modelled). The sensitivity lanes, most of the model's work, rest through the first 500
  * of each warm-up and take the baseline's state: a quarter of their steps saved (9% of the
@@ -39,6 +40,37 @@ struct sample_plan sample_plan_default(bool force, uint64_t period)
                                  .last = force ? 0 : SAMPLE_LAST_DEFAULT, .short_rest = force ? 0 : SAMPLE_SHORT_DEFAULT };
 }
 
+/* Why the warm-ups' lengths spread, and scale with the window. A skip leaves the model in a state
+ * of its own (the window holds instructions from before it), and the state it settles into from
+ * there can keep a phase set by the skip: matrix product loops whose ROB-bound overlap of
+ * successive dot products repeats every two of them, in a model resumed at a skip, retire faster
+ * and slower by turns, +-10% in windows of 250 steps, with the same phase after every skip for
+ * 20,000 instructions and more on Ice Lake (gemm 96), and for about 3,000 on Alder Lake (gemm 128,
+ * its ROB of 512) before it dies down. A unit a fixed 2,000 instructions after the skip read that
+ * phase every time: gemm 96's cycles came out 1.6% to 3.1% low on Ice Lake at six first periods,
+ * outside every interval, and gemm 128's 3.1% to 4.3% high on Alder Lake; the lanes, which start
+ * from the baseline's state 500 in, read their own (gemm 96's latency speed-up 1.1199 against
+ * 1.1071 exact on Ice Lake, gemm 96's and 128's top ones outside their intervals on Alder Lake).
+ * No single length is right (from 1,000 to 20,000, gemm 96 on Ice Lake came out anywhere from
+ * -3.8% to +2.7%), nor draining the model at the skip, nor a warm-up of the baseline alone spread
+ * (the lanes', measured from where they join, then read theirs: gemm 128's latency speed-up on
+ * Alder Lake 1.045 to 1.050 against 1.066). A warm-up whose length is drawn afresh for each
+ * period, over a few times the window that sets how long the state takes to turn over, puts the
+ * units at every phase; at least as long, the warm-up outlasts the transient where it dies down:
+ * 2,000 and at least 4 windows, plus 0 to 4 windows (Skylake 2,000 to 2,896, Ice Lake 2,000 to
+ * 3,408, Alder Lake 2,048 to 4,096, Cortex-A72 2,000 to 2,512). README "Sampling" has the replays
+ * that chose it. */
+void sample_plan_fit_window(struct sample_plan *plan, unsigned window)
+{
+    uint64_t w = (uint64_t)SAMPLE_WARM_WINDOWS * window;
+    if (!plan->period)
+        return;             /* exact: no warm-up */
+    if (plan->warm < w && 2 * (w + plan->unit) <= plan->period)
+        plan->warm = w;
+    uint64_t fixed = plan->warm + plan->unit, room = plan->period > fixed ? (plan->period - fixed) / 2 : 0;
+    plan->warm_spread = w < room ? w : room;
+}
+
 unsigned sample_lanes_every(const struct sample_plan *plan)
 {
     return plan->rest && plan->lanes_every > 1 ? plan->lanes_every : 1;   /* the lanes rest only with REST */
@@ -61,10 +93,10 @@ static uint64_t phase_length(const struct sample_clock *c, unsigned phase)
     case PHASE_EXACT: return p->exact;
     case PHASE_LEAD: return c->lead;
     case PHASE_REST: return p->rest;
-    case PHASE_WARM: return p->warm - p->rest;
+    case PHASE_WARM: return p->warm - p->rest + c->longer;
     case PHASE_UNIT: return p->unit;
     case PHASE_END: return UINT64_MAX;
-    default: return p->period - p->warm - p->unit - c->lead;
+    default: return p->period - p->warm - c->longer - p->unit - c->lead;
     }
 }
 
@@ -101,7 +133,8 @@ static void begin_period(struct sample_clock *c)
         c->periods = 0;
     }
     c->periods++;
-    uint64_t room = c->plan.period - c->plan.warm - c->plan.unit;
+    uint64_t room = c->plan.period - c->plan.warm - c->plan.warm_spread - c->plan.unit;
+    c->longer = c->plan.warm_spread ? lead_of(~c->begun, c->plan.warm_spread + 1) : 0;
     c->lead = lead_of(c->begun++, room + 1);
 }
 
@@ -145,6 +178,17 @@ void sample_clock_keep(struct sample_clock *c)
 {
     if (c->plan.epoch && sample_clock_kept(c) < SAMPLE_KEEP_MAX)
         c->keep = true;
+}
+
+/* The skip under way goes on through the next period's lead, which begin_period draws (on a copy
+ * of the clock here: what it changes is the period's to change as it begins). */
+uint64_t sample_clock_skip_left(const struct sample_clock *c)
+{
+    if (c->phase != PHASE_SKIP || c->ending)
+        return c->left;
+    struct sample_clock next = *c;
+    begin_period(&next);
+    return c->left + next.lead;
 }
 
 bool sample_clock_exact(const struct sample_clock *c)

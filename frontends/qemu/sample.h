@@ -10,18 +10,19 @@
 #include <stdint.h>
 #include "model.h"
 
-/* The schedule, in instructions of the region. EXACT: modelled in full first (UINT64_MAX: all
- * of them, no sampling). Then periods: WARM modelled unmeasured, UNIT measured, the rest of the
- * period skipped, the warm-up starting less than a unit into the period, as a hash of its number
- * says; through the first REST instructions of the warm-up (at most WARM) only the baseline lane
- * is stepped. After EPOCH periods the period doubles: however long the run, the sample stays
- * between one and a few times EPOCH units (each epoch is a stratum of its own), and the share
- * modelled falls as the run grows. With REST, from the second epoch on (the first with no
- * EPOCH), each lane but the baseline joins the warm-up and unit of one period in LANES_EVERY (0 or
- * 1: every period), the lanes taking turns: lane L those of the periods P (counted from 0) where
- * (P + L) % LANES_EVERY is 0; it rests through the others. */
+/* The schedule, in instructions of the region. EXACT: modelled in full first (UINT64_MAX: all of
+ * them, no sampling). Then periods: WARM modelled unmeasured and 0 to WARM_SPREAD more, UNIT
+ * measured, the rest of the period skipped, the warm-up starting anywhere the period leaves room
+ * for; the warm-up's start and its length are hashes of the period's number. Through the first
+ * REST instructions of the warm-up (at most WARM) only the baseline lane is stepped. After EPOCH
+ * periods the period doubles: however long the run, the sample stays between one and a few times
+ * EPOCH units (each epoch is a stratum of its own), and the share modelled falls as the run grows.
+ * With REST, from the second epoch on (the first with no EPOCH), each lane but the baseline joins
+ * the warm-up and unit of one period in LANES_EVERY (0 or 1: every period), the lanes taking
+ * turns: lane L those of the periods P (counted from 0) where (P + L) % LANES_EVERY is 0; it rests
+ * through the others. */
 struct sample_plan {
-    uint64_t exact, period, warm, rest, unit, epoch;
+    uint64_t exact, period, warm, warm_spread, rest, unit, epoch;
     unsigned lanes_every;
     /* Of a whole run, the stream's last LAST instructions or more (0: none) are modelled in full too
      * (run.c tells the clock when it sees them coming: sample_clock_end), and every one when the
@@ -36,6 +37,11 @@ struct sample_plan {
 #define SAMPLE_SHORT_DEFAULT 500000ull
 #define SAMPLE_PERIOD_DEFAULT 20000ull
 struct sample_plan sample_plan_default(bool force, uint64_t period);
+/* PLAN's warm-ups, for a machine whose reorder buffer holds WINDOW entries: SAMPLE_WARM_WINDOWS
+ * times WINDOW at least, and their lengths spread over as many more (sample.c says why), as far as
+ * the first period leaves room for. */
+enum { SAMPLE_WARM_WINDOWS = 4 };
+void sample_plan_fit_window(struct sample_plan *plan, unsigned window);
 /* In how many periods each lane joins one after the first epoch, under PLAN (1: every one). */
 unsigned sample_lanes_every(const struct sample_plan *plan);
 struct sample_plan sample_plan_exact(void);
@@ -65,6 +71,7 @@ struct sample_clock {
     uint64_t periods;               /* begun in the current epoch */
     uint64_t begun;                 /* periods begun in all */
     uint64_t lead;                  /* of the current period: skipped before its warm-up */
+    uint64_t longer;                /* of the current period: its warm-up's length beyond WARM */
     uint64_t left;                  /* instructions before the phase changes */
     unsigned phase, flags;          /* flags: SAMPLE_MODEL while the phase models */
     bool ending;                    /* sample_clock_end: no skip from now on */
@@ -75,6 +82,9 @@ void sample_clock_start(struct sample_clock *c, const struct sample_plan *p);
 void sample_clock_end(struct sample_clock *c);
 /* Whether the exact part (or nothing yet) is running. */
 bool sample_clock_exact(const struct sample_clock *c);
+/* The instructions left before the model steps again, while the sampling skips: the skip's and
+ * the next period's lead (the period after it starts modelled); else those left in the phase. */
+uint64_t sample_clock_skip_left(const struct sample_clock *c);
 /* The next epoch keeps the current period (called while the current epoch's last period runs). */
 void sample_clock_keep(struct sample_clock *c);
 /* The epochs that kept the period, and the next one if it is to. */

@@ -194,14 +194,24 @@ static void stat_box(FILE *out, const char *value, const char *what)
 
 /* A sampled run says so before any number: which instructions the model saw, and how sure the
  * estimates are. */
+/* N instructions, or "N to N + MORE" where each period draws the length. */
+static void html_span(char *buf, size_t size, uint64_t n, uint64_t more)
+{
+    int k = snprintf(buf, size, "%" PRIu64, n);
+    if (more && k > 0 && (size_t)k < size)
+        snprintf(buf + k, size - (size_t)k, " to %" PRIu64, n + more);
+}
+
 static void sampling_note(FILE *out, const struct result *r)
 {
     const struct result_sampling *s = &r->sampling;
     if (!s->sampled)
         return;
-    char lanes[200] = "";
+    char lanes[200] = "", warm[48], lanes_warm[48];
+    html_span(warm, sizeof warm, s->warm, s->warm_spread);
+    html_span(lanes_warm, sizeof lanes_warm, s->lanes_warm, s->warm_spread);
     if (s->lanes_warm < s->warm)
-        snprintf(lanes, sizeof lanes, ", the sensitivity lanes' last %" PRIu64, s->lanes_warm);
+        snprintf(lanes, sizeof lanes, ", the sensitivity lanes' last %s", lanes_warm);
     if (s->lanes_every > 1)
         snprintf(lanes + strlen(lanes), sizeof lanes - strlen(lanes),
                  "; after the first %" PRIu64 " intervals, each sensitivity lane measured in one of %u, the lanes in turn, "
@@ -216,10 +226,10 @@ static void sampling_note(FILE *out, const struct result *r)
         snprintf(doubling + strlen(doubling), sizeof doubling - strlen(doubling),
                  " but kept %u times, where the intervals spread widely", s->kept);
     fprintf(out, "<p class=\"note\" data-sampling>Sampled: the first %" PRIu64 " instructions were modelled in full, "
-                 "then %" PRIu64 " intervals of %" PRIu64 " instructions (one in every %" PRIu64 "%s, each after %" PRIu64
+                 "then %" PRIu64 " intervals of %" PRIu64 " instructions (one in every %" PRIu64 "%s, each after %s"
                  " of warm-up%s)%s: %.2f%% of the scope. Cycles and speed-ups are estimates; cycles lie between "
                  "%.0f and %.0f with 95%% confidence. Instruction and event counts are exact.</p>\n",
-            s->exact, s->units, s->unit, s->period, doubling, s->warm, lanes, tail,
+            s->exact, s->units, s->unit, s->period, doubling, warm, lanes, tail,
             r->instructions ? 100.0 * (double)s->modelled / (double)r->instructions : 0, r->cycles_low, r->cycles_high);
     if (s->strings)
         fprintf(out, "<p class=\"note\" data-sampling-strings>The cycles of %" PRIu64 " repeated string instructions "

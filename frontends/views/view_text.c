@@ -48,6 +48,15 @@ static void program_replaced(FILE *out, const struct result *r)
             *r->replaced_by ? result_printable(name) : "another program", (unsigned long long)r->executed);
 }
 
+/* N instructions, or "N to N + MORE" where each period draws its length. */
+static void span(char *buf, size_t size, uint64_t n, uint64_t more)
+{
+    if (more)
+        snprintf(buf, size, "%llu to %llu", (unsigned long long)n, (unsigned long long)(n + more));
+    else
+        snprintf(buf, size, "%llu", (unsigned long long)n);
+}
+
 /* A run's scope modelled in full, or sampled: then its cycles are an estimate, with its interval. */
 static void sampling(FILE *out, const struct result *r)
 {
@@ -59,9 +68,11 @@ static void sampling(FILE *out, const struct result *r)
     fprintf(out, "Cycles, 95%%:        %.0f to %.0f (%+.1f%%, %+.1f%%)\n", r->cycles_low, r->cycles_high,
             r->cycles > 0 ? 100 * (r->cycles_low / r->cycles - 1) : 0,
             r->cycles > 0 ? 100 * (r->cycles_high / r->cycles - 1) : 0);
-    char lanes[160] = "";
+    char lanes[160] = "", warm[48], lanes_warm[48];
+    span(warm, sizeof warm, s->warm, s->warm_spread);
+    span(lanes_warm, sizeof lanes_warm, s->lanes_warm, s->warm_spread);
     if (s->lanes_warm < s->warm)
-        snprintf(lanes, sizeof lanes, ", the lanes' last %llu", (unsigned long long)s->lanes_warm);
+        snprintf(lanes, sizeof lanes, ", the lanes' last %s", lanes_warm);
     if (s->lanes_every > 1)
         snprintf(lanes + strlen(lanes), sizeof lanes - strlen(lanes),
                  ", each in %llu or more, one of %u after the first %llu", (unsigned long long)s->lane_units,
@@ -75,9 +86,9 @@ static void sampling(FILE *out, const struct result *r)
         snprintf(doubling + strlen(doubling), sizeof doubling - strlen(doubling),
                  " but kept %u times (the intervals spread widely)", s->kept);
     fprintf(out, "Modelled:           sampled: %llu instructions in full, then %llu intervals of %llu "
-                 "(one per %llu%s, after %llu of warm-up%s)%s: %.2f%% of the scope\n",
+                 "(one per %llu%s, after %s of warm-up%s)%s: %.2f%% of the scope\n",
             (unsigned long long)s->exact, (unsigned long long)s->units, (unsigned long long)s->unit,
-            (unsigned long long)s->period, doubling, (unsigned long long)s->warm, lanes, tail,
+            (unsigned long long)s->period, doubling, warm, lanes, tail,
             r->instructions ? 100.0 * (double)s->modelled / (double)r->instructions : 0);
     if (s->strings)
         fprintf(out, "Known, not sampled: %llu string instructions, %.0f cycles as the description times them\n",
