@@ -20,6 +20,10 @@
 #include "files.h"
 #include "scratch.h"
 #include "utf8.h"
+#include "mdl_machine.h"
+
+extern const struct mdl_machine mdl_machine_skylake, mdl_machine_icelake, mdl_machine_alderlake,
+    mdl_machine_cortex_a72;
 #include "view_json.h"
 
 /* mdlsim's output, as REDIRECT sends it to the pipe; run by PREFIX ("env -i ..."). */
@@ -2852,16 +2856,15 @@ static void top_speedup(json_t *o, double *s, double *low, double *high)
     *high = h ? json_number_value(h) : *s;
 }
 
-/* The reorder buffer's entries in MACHINE's description. */
+/* The reorder buffer's entries in MACHINE's description, as mdlc compiled it. */
 static unsigned rob_of(const char *machine)
 {
-    static const struct { const char *name; unsigned rob; } robs[] = {
-        { "skylake", 224 }, { "icelake", 352 }, { "alderlake", 512 }, { "cortex-a72", 128 },
-    };
-    for (size_t i = 0; i < sizeof robs / sizeof *robs; i++)
-        if (!strcmp(robs[i].name, machine))
-            return robs[i].rob;
-    cr_assert_fail("no reorder buffer known for %s", machine);
+    const struct mdl_machine *m[] = { &mdl_machine_skylake, &mdl_machine_icelake, &mdl_machine_alderlake,
+                                      &mdl_machine_cortex_a72 };
+    for (size_t i = 0; i < sizeof m / sizeof *m; i++)
+        if (!strcmp(m[i]->name, machine))
+            return m[i]->rob;
+    cr_assert_fail("no bundled machine %s", machine);
     return 0;
 }
 

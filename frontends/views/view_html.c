@@ -192,8 +192,6 @@ static void stat_box(FILE *out, const char *value, const char *what)
     fprintf(out, "<div class=\"stat\"><b>%s</b><span>%s</span></div>\n", value, what);
 }
 
-/* A sampled run says so before any number: which instructions the model saw, and how sure the
- * estimates are. */
 /* N instructions, or "N to N + MORE" where each period draws the length. */
 static void html_span(char *buf, size_t size, uint64_t n, uint64_t more)
 {
@@ -202,6 +200,8 @@ static void html_span(char *buf, size_t size, uint64_t n, uint64_t more)
         snprintf(buf + k, size - (size_t)k, " to %" PRIu64, n + more);
 }
 
+/* A sampled run says so before any number: which instructions the model saw, and how sure the
+ * estimates are. */
 static void sampling_note(FILE *out, const struct result *r)
 {
     const struct result_sampling *s = &r->sampling;
