@@ -148,10 +148,10 @@ static const struct view {
     "                     periods), 2,000 (4 reorder buffers if more) and 0 to 4 reorder buffers\n" \
     "                     more, drawn for each period (Skylake 2,000 to 2,896, Ice Lake 2,000 to\n" \
     "                     3,408, Alder Lake 2,048 to 4,096, Cortex-A72 2,000 to 2,512), are\n" \
-    "                     modelled to warm the pipeline (the sensitivity lanes all but the\n" \
-    "                     first 500, from the baseline's state) and the next\n" \
-    "                     1,000 are measured: the baseline's in every period, each lane's in one\n" \
-    "                     period of four, the lanes in turn, after the first 500; the caches, the\n" \
+    "                     modelled to warm the pipeline (each sensitivity lane going on from\n" \
+    "                     its own state, as it was at its last unit) and the next\n" \
+    "                     1,000 are measured: the baseline's in every period, the lanes' in one\n" \
+    "                     period of four, all in the same, after the first 500; the caches, the\n" \
     "                     branch predictor and the uop cache see every instruction. Cycles and\n" \
     "                     speed-ups are estimates with 95% confidence intervals (cycles_low/high,\n" \
     "                     speedup_low/high in JSON); instruction and event counts stay exact.\n" \

@@ -59,7 +59,8 @@ static double fe_decode(struct rt_model *md, const struct step *s, unsigned l)
 
 /* Without paths the decoders' state moves with the instructions' lengths and forms and the
  * front end's speed only, not with the back end: the lanes of lane 0's speed decode in its
- * cycles, and take its state rather than repeat its work. */
+ * cycles, and take its state rather than repeat its work (moved to their own clock, behind lane
+ * 0's by fe_off once they rested apart: the rules are the same from any start time). */
 static bool decodes_as_lane0(const struct rt_model *md, unsigned l)
 {
     return l > 0 && !md->paths && md->fe_cost[l] == md->fe_cost[0];
@@ -749,10 +750,11 @@ void kernel_inputs(struct rt_model *md, const struct step *s, unsigned a, unsign
         for (unsigned l = a; l < b; l++) {
             double d;
             if (a == 0 && decodes_as_lane0(md, l)) {
-                md->pd_t[l] = md->pd_t[0];
-                md->dec_t[l] = md->dec_t[0];
+                double off = md->fe_off[l];
+                md->pd_t[l] = md->pd_t[0] - off;
+                md->dec_t[l] = md->dec_t[0] - off;
                 md->dec_free[l] = md->dec_free[0];
-                d = d0;
+                d = d0 - off;
             } else {
                 d = fe_decode(md, s, l);
             }

@@ -111,6 +111,7 @@ void lanes_set(struct rt_model *md, const struct rt_lane_cfg *lanes, unsigned n)
     if (md->cfg != lanes)
         memcpy(md->cfg, lanes, n * sizeof *lanes);
     md->live = md->n_shared = 0;
+    md->paused = 1;
     memset(md->win_max, 0, sizeof md->win_max);
     for (unsigned l = 0; l < n; l++) {
         unsigned s = md->live;
@@ -196,10 +197,28 @@ static void lanes_freeze(struct rt_model *md, unsigned lane)
         f[FROZEN + a] = md->async_total[(size_t)a * L + s];
 }
 
+/* Slot FROM's lane moves to slot TO (its state, its parameters), as STATE. */
+static void lanes_move(struct rt_model *md, unsigned from, unsigned to, unsigned state)
+{
+    unsigned lane = md->lane_of[from];
+    if (from != to) {
+        lanes_copy(md, from, &to, 1);
+        lanes_place(md, lane, to);
+        model_slot_params(md, &md->cfg[lane], to);
+    }
+    md->lane_state[lane] = (uint8_t)state;
+}
+
 void lanes_done(struct rt_model *md, unsigned lane)
 {
     if (lane == 0 || lane >= md->n_lanes || md->lane_state[lane] == LANE_DONE)
         return;     /* the baseline steps on: it makes the choices every lane shares */
+    if (md->lane_state[lane] == LANE_PAUSED) {     /* frozen when it paused: the last paused slot moves in */
+        unsigned last = --md->paused;
+        if (md->slot_of[lane] != last)
+            lanes_move(md, last, md->slot_of[lane], LANE_PAUSED);
+        md->lane_state[lane] = LANE_RESTING;
+    }
     if (md->lane_state[lane] == LANE_RESTING) {
         md->lane_state[lane] = LANE_DONE;   /* frozen when it began to rest */
         return;
@@ -214,36 +233,80 @@ void lanes_done(struct rt_model *md, unsigned lane)
         shared_merge(md);
     } else {
         unsigned last = --md->live;     /* the last live slot moves into the lane's */
-        if (s != last) {
-            lanes_copy(md, last, &s, 1);
-            lanes_place(md, md->lane_of[last], s);
-            model_slot_params(md, &md->cfg[md->lane_of[s]], s);
-        }
+        if (s != last)
+            lanes_move(md, last, s, LANE_LIVE);
         lanes_changed(md);
     }
     md->lane_state[lane] = LANE_DONE;
 }
 
-/* Every lane but the baseline and the done ones rests: frozen, in no slot (the slots' states are
- * dropped, not moved). */
+/* Every lane but the baseline and the done ones rests, frozen: the lanes stepped in a slot pause
+ * there, their state kept, the sharing ones keep nothing (the baseline's state is theirs). Only
+ * the baseline is stepped meanwhile. */
 void lanes_rest(struct rt_model *md)
 {
     for (unsigned l = 1; l < md->n_lanes; l++)
         if (md->lane_state[l] == LANE_LIVE || md->lane_state[l] == LANE_SHARED) {
             lanes_freeze(md, l);
-            md->lane_state[l] = LANE_RESTING;
+            md->lane_state[l] = md->lane_state[l] == LANE_LIVE ? LANE_PAUSED : LANE_RESTING;
         }
+    if (md->live > 1)               /* else the lanes paused before stay so */
+        md->paused = md->live;
     md->live = 1;
     md->n_shared = 0;
     shared_merge(md);
     lanes_changed(md);
 }
 
-/* The resting lanes in WHICH (NULL: all) take the baseline's state: shared where they may, else in
- * a slot of their own with a copy of it. */
+/* The paused lanes L with KEEP[L] (NULL: all) move to the first slots, as STATE; the others lose
+ * their state (they rest, and take the baseline's when they join). The slots they take, the
+ * baseline's counted. */
+static unsigned paused_keep(struct rt_model *md, const bool *keep, unsigned state)
+{
+    unsigned k = 1;
+    for (unsigned s = 1; s < md->paused; s++) {
+        unsigned lane = md->lane_of[s];
+        if (keep && !keep[lane])
+            md->lane_state[lane] = LANE_RESTING;
+        else
+            lanes_move(md, s, k++, state);
+    }
+    return k;
+}
+
+void lanes_forget(struct rt_model *md, unsigned first)
+{
+    bool keep[RT_MAX_LANES];
+    for (unsigned l = 0; l < md->n_lanes; l++)
+        keep[l] = l < first;
+    md->paused = paused_keep(md, keep, LANE_PAUSED);
+}
+
+/* The paused lanes in WHICH (NULL: all) go on from their own state; the others lose it. A lane
+ * whose decoders follow lane 0's takes their state moved to its own clock (decodes_as_lane0). */
+static void lanes_resume(struct rt_model *md, const bool *which)
+{
+    md->live = paused_keep(md, which, LANE_LIVE);
+    md->paused = 1;
+    for (unsigned k = 1; k < md->live; k++)
+        md->fe_off[k] = md->pd_t[0] - md->pd_t[k];
+}
+
+/* The resting lanes in WHICH (NULL: all) join: the paused ones from their own state, the others
+ * from the baseline's, shared where they may, else in a slot of their own with a copy of it. A lane
+ * joining from the baseline's state starts in the phase the baseline's skips set (the checksum
+ * loop's p0156 speed-up on Ice Lake read 1.100 from it, 1.0764 from its own, exact 1.0764). When
+ * none joins, the paused lanes stay as they are. */
 void lanes_join(struct rt_model *md, const bool *which)
 {
     unsigned slots[RT_MAX_LANES], n = 0;
+    bool any = !which;
+    for (unsigned l = 1; l < md->n_lanes && !any; l++)
+        any = which[l] && (md->lane_state[l] == LANE_PAUSED || md->lane_state[l] == LANE_RESTING);
+    if (!any)
+        return;
+    if (md->live == 1)
+        lanes_resume(md, which);
     for (unsigned l = 1; l < md->n_lanes; l++)
         if (md->lane_state[l] == LANE_RESTING && (!which || which[l]) && !lanes_try_share(md, l))
             slots[n++] = lanes_fork(md, l);

@@ -170,7 +170,7 @@ void model_lane_arrays(struct rt_model *md, double **out[N_LANE_ARRAYS])
 {
     double **all[N_LANE_ARRAYS] = { &md->fe_t, &md->disp_t, &md->ret_t, &md->last_ret, &md->pd_t, &md->dec_t,
                                     &md->dec_free, &md->ser_t, &md->end_t, &md->rs_t, &md->grp_c, &md->grp_n,
-                                    &md->fe_low, &md->lat_scale, &md->fe_cost, &md->ret_cost, &md->penalty, &md->mem_scale,
+                                    &md->fe_low, &md->fe_off, &md->lat_scale, &md->fe_cost, &md->ret_cost, &md->penalty, &md->mem_scale,
                                     &md->ser_scale };
     memcpy(out, all, sizeof all);
 }
@@ -621,7 +621,8 @@ uint32_t rt_model_causal_window(const struct rt_model *md) { return md->tn ? tai
 /* LANE's reading WHICH (FROZEN_*) of per-slot array A. */
 static double reading(const struct rt_model *md, unsigned lane, const double *a, unsigned which)
 {
-    if (lane < md->n_lanes && (md->lane_state[lane] == LANE_DONE || md->lane_state[lane] == LANE_RESTING))
+    if (lane < md->n_lanes && (md->lane_state[lane] == LANE_DONE || md->lane_state[lane] == LANE_RESTING ||
+                                 md->lane_state[lane] == LANE_PAUSED))
         return lanes_frozen(md, lane)[which];
     return a[lane < md->n_lanes ? lanes_reading_slot(md, lane) : 0];
 }
@@ -665,6 +666,8 @@ void rt_model_lane_done(struct rt_model *md, unsigned lane) { lanes_done(md, lan
 void rt_model_lanes_rest(struct rt_model *md) { lanes_rest(md); }
 
 void rt_model_lanes_join(struct rt_model *md, const bool *which) { lanes_join(md, which); }
+
+void rt_model_lanes_forget(struct rt_model *md, unsigned first) { lanes_forget(md, first); }
 
 bool rt_model_lane_shared(const struct rt_model *md, unsigned lane)
 {

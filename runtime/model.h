@@ -104,14 +104,18 @@ void rt_model_baseline_only(struct rt_model *md);
  * longer stepped, and its readings stay as they are. */
 void rt_model_lane_done(struct rt_model *md, unsigned lane);
 /* The lanes but the baseline (and those done) rest: they are not stepped and their readings stay
- * as they are. Sampling rests them through the first part of a warm-up (their own state is as old
- * as the last unit they measured, the baseline's is warmed), and through the periods they sit
- * out. */
+ * as they are; a lane stepped in a state of its own keeps it. Sampling rests them through the
+ * first part of a warm-up and through the periods they sit out, as it skips the baseline. */
 void rt_model_lanes_rest(struct rt_model *md);
-/* The resting lanes L with WHICH[L] (NULL: all) join the baseline again: each takes the baseline's
- * state as it then is (shared while it may be) and is stepped from there, as a lane whose
- * parameters had been the baseline's until then. */
+/* The resting lanes L with WHICH[L] (NULL: all) join the baseline again: a lane that kept its own
+ * state goes on from it, as the baseline goes on from its own after a skip; a lane that had the
+ * baseline's (shared), or one of its own whose lane did not join the last time the others did,
+ * takes the baseline's state as it then is (shared while it may be), as a lane whose parameters
+ * had been the baseline's until then. */
 void rt_model_lanes_join(struct rt_model *md, const bool *which);
+/* The resting lanes from FIRST on lose the state they kept, and join with the baseline's: as lanes
+ * another model measured until then would (a run's report is the same on one thread or two). */
+void rt_model_lanes_forget(struct rt_model *md, unsigned first);
 /* Lanes are stepped only once they differ from the baseline: a lane whose parameters differ
  * only in what no step has read so far has the baseline's state, which it shares (exact: it
  * takes a copy at the first step that reads one). ON by default; off, every lane is stepped

@@ -76,9 +76,10 @@ struct lane_diff {
 };
 
 /* A lane is stepped in a slot of its own (LIVE), shares the baseline's state (SHARED: none of its
- * parameters read so far differs), is measured and keeps what it had (DONE), or keeps it until it
- * joins the baseline again (RESTING). */
-enum { LANE_LIVE, LANE_SHARED, LANE_DONE, LANE_RESTING };
+ * parameters read so far differs), is measured and keeps what it had (DONE), keeps its readings
+ * until it joins the baseline again (RESTING), or rests in its slot and joins again from its own
+ * state (PAUSED). */
+enum { LANE_LIVE, LANE_SHARED, LANE_DONE, LANE_RESTING, LANE_PAUSED };
 
 struct step;
 struct kin;
@@ -92,6 +93,7 @@ struct rt_model {
     /* Lanes and slots: the parameters and state of a lane being stepped are its slot's (every
      * [entity][slot] array below); slots [0, live) are stepped, slot 0 is the baseline's. */
     unsigned n_lanes, live;
+    unsigned paused;                /* slots [1, paused) hold the paused lanes (live is 1 then) */
     struct rt_lane_cfg *cfg;        /* [n_lanes] */
     uint8_t *lane_state;            /* [n_lanes]: LANE_* */
     unsigned *slot_of;              /* [n_lanes]: a live lane's slot */
@@ -119,6 +121,9 @@ struct rt_model {
                                        cycles, decoders still free in the latter */
     double *fe_low;                 /* [L]: the last redirect of a mispredicted branch: the legacy
                                        decoders deliver nothing before it (by paths only) */
+    double *fe_off;                 /* [L]: how far the lane's clock is behind lane 0's, for the
+                                       decoders' state it takes from lane 0 (decodes_as_lane0): not
+                                       0 once it joined again from its own state */
     double *ser_t, *ser_scale;      /* [L]: the measured-throughput bound of microcoded forms */
     double *end_t;                  /* [L]: the latest result so far */
     bool legacy;                    /* instructions come through the legacy decoders */
@@ -213,7 +218,7 @@ struct kin {
 
 /* The arrays of one value per lane, allocated and freed together: the timing state first, then
  * the parameters. */
-enum { N_LANE_STATE = 13, N_LANE_ARRAYS = 19 };
+enum { N_LANE_STATE = 14, N_LANE_ARRAYS = 20 };
 
 /* The readings a done lane keeps: its time, latest result and issue, then its async totals. */
 enum { FROZEN_TIME, FROZEN_LATEST, FROZEN_ISSUED, FROZEN };

@@ -156,6 +156,9 @@ static void grow_stores(struct shadow *sh)
         alloc_out_of_memory(bytes, 1);
     if (sh->times)
         memcpy(times, sh->times, (size_t)sh->n_st * sh->lanes * sizeof *sh->times);
+    /* the new stores' times are set for the lanes being stepped as they are written: a lane resting
+     * in its slot meanwhile reads a time long past (0), never memory left undefined */
+    memset(times + (size_t)sh->n_st * sh->lanes, 0, bytes - (size_t)sh->n_st * sh->lanes * sizeof *sh->times);
     free(sh->times);
     sh->times = times;
     sh->seq = alloc_resize(sh->seq, sh->st_cap, sizeof *sh->seq);

@@ -79,6 +79,12 @@ struct how {
     unsigned reps;              /* repetitions (0: REPS) */
     unsigned rest_at, join_at;  /* the lanes rest from this repetition on, join from that (0: never) */
     unsigned join_every;        /* > 1: only the lanes L with L % JOIN_EVERY == 1 join */
+    bool done_resting;          /* the odd lanes are done as they rest, not at odd_done_at */
+    unsigned rejoin_at;         /* they rest again and all join from this repetition (0: never) */
+    unsigned rest_again_at;     /* they rest again from this repetition, resting (0: never) */
+    unsigned forget_from;       /* resting, the lanes from this one on lose their state (0: none do) */
+    double *joined;             /* each lane's time as it joined (rejoin_at's join, if any) */
+    bool *shared;               /* whether each lane shared the baseline's state as it rested */
     const char *isa;            /* the kernel's copy (rt_model_vectors); NULL: the widest */
 };
 
@@ -105,14 +111,28 @@ static bool run_how(const struct mdl_machine *m, const struct block *b, const st
     for (unsigned rep = 0; rep < (how.reps ? how.reps : REPS); rep++) {
         for (unsigned l = 1; rep == how.odd_done_at && rep && l < n; l += 2)
             rt_model_lane_done(md, l);
+        for (unsigned l = 0; how.shared && rep && rep == how.rest_at && l < n; l++)
+            how.shared[l] = rt_model_lane_shared(md, l);
         if (rep && rep == how.rest_at)
             rt_model_lanes_rest(md);
+        for (unsigned l = 1; how.done_resting && rep == how.rest_at && rep && l < n; l += 2)
+            rt_model_lane_done(md, l);
+        if (rep && rep == how.rest_again_at)
+            rt_model_lanes_rest(md);
+        if (rep && rep == how.join_at && how.forget_from)
+            rt_model_lanes_forget(md, how.forget_from);
         if (rep && rep == how.join_at) {
             bool which[RT_MAX_LANES];
             for (unsigned l = 0; l < n; l++)
                 which[l] = how.join_every < 2 || l % how.join_every == 1;
             rt_model_lanes_join(md, which);
         }
+        if (rep && rep == how.rejoin_at) {
+            rt_model_lanes_rest(md);
+            rt_model_lanes_join(md, NULL);
+        }
+        for (unsigned l = 0; how.joined && rep && rep == (how.rejoin_at ? how.rejoin_at : how.join_at) && l < n; l++)
+            how.joined[l] = rt_model_time(md, l);
         for (size_t i = 0; i < b->n; i++) {
             uint64_t addr[RT_MAX_MEM];
             uint8_t level[RT_MAX_MEM];
@@ -311,39 +331,81 @@ static void expect_rest_and_join(const struct mdl_machine *m, const struct analy
                                  unsigned seed, void *parted)
 {
     const unsigned n = plan->n_lanes, rest = REPS / 3, join = 2 * REPS / 3;
-    double plain[RT_MAX_LANES], at_rest[RT_MAX_LANES], resting[RT_MAX_LANES], shared[RT_MAX_LANES],
-        stepped[RT_MAX_LANES], some[RT_MAX_LANES];
-    struct how h = { .rest_at = rest, .join_at = join, .odd_done_at = rest / 2 };
+    double plain[RT_MAX_LANES], at_rest[RT_MAX_LANES], resting[RT_MAX_LANES], all[RT_MAX_LANES], some[RT_MAX_LANES],
+        at_once[RT_MAX_LANES], done_resting[RT_MAX_LANES], done_before[RT_MAX_LANES], joined[RT_MAX_LANES],
+        joined_some[RT_MAX_LANES], again[RT_MAX_LANES], rejoined[RT_MAX_LANES], twice[RT_MAX_LANES],
+        forgot[RT_MAX_LANES], joined_forgot[RT_MAX_LANES];
+    bool shared[RT_MAX_LANES];
+    struct how h = { .rest_at = rest, .join_at = join, .odd_done_at = rest / 2, .joined = joined, .shared = shared };
     run_how(m, b, plan->lanes, n, false, (struct how){ .odd_done_at = rest / 2 }, plain, NULL, NULL);
     run_how(m, b, plan->lanes, n, false, (struct how){ .odd_done_at = rest / 2, .reps = rest }, at_rest, NULL, NULL);
     run_how(m, b, plan->lanes, n, false, (struct how){ .rest_at = rest, .odd_done_at = rest / 2, .reps = join },
             resting, NULL, NULL);
-    run_how(m, b, plan->lanes, n, false, h, shared, NULL, NULL);
+    run_how(m, b, plan->lanes, n, false, h, all, NULL, NULL);
+    h.rest_again_at = (rest + join) / 2;
+    h.joined = NULL;
+    h.shared = NULL;
+    run_how(m, b, plan->lanes, n, false, h, twice, NULL, NULL);
+    h.rest_again_at = 0;
+    h.forget_from = n / 2;
+    h.joined = joined_forgot;
+    run_how(m, b, plan->lanes, n, false, h, forgot, NULL, NULL);
+    h.forget_from = 0;
     h.join_every = 3;
+    h.joined = joined_some;
     run_how(m, b, plan->lanes, n, false, h, some, NULL, NULL);
-    h.join_every = 0;
-    h.every_lane = true;
-    run_how(m, b, plan->lanes, n, false, h, stepped, NULL, NULL);
-    cr_expect_eq(shared[0], plain[0], "%s, seed %u: the baseline %.17g, %.17g without a rest", m->name, seed,
-                 shared[0], plain[0]);
+    h.rejoin_at = (join + REPS) / 2;
+    h.joined = rejoined;
+    run_how(m, b, plan->lanes, n, false, h, again, NULL, NULL);
+    /* resting and joining at once, odd lanes done as they rest or before: nothing moves */
+    run_how(m, b, plan->lanes, n, false, (struct how){ .rest_at = rest, .join_at = rest, .odd_done_at = rest / 2 },
+            at_once, NULL, NULL);
+    run_how(m, b, plan->lanes, n, false, (struct how){ .odd_done_at = rest }, done_before, NULL, NULL);
+    run_how(m, b, plan->lanes, n, false, (struct how){ .rest_at = rest, .join_at = rest, .done_resting = true },
+            done_resting, NULL, NULL);
+    cr_expect_eq(all[0], plain[0], "%s, seed %u: the baseline %.17g, %.17g without a rest", m->name, seed, all[0],
+                 plain[0]);
     for (unsigned l = 1; l < n; l++) {
         const char *knob = rt_knob_name(plan->lanes[l].knob[0]);
+        bool odd = l % 2 == 1, third = l % 3 == 1;
         cr_expect_eq(resting[l], at_rest[l], "%s, seed %u, lane %u (%s) resting: %.17g, %.17g when it began", m->name,
                      seed, l, knob, resting[l], at_rest[l]);
-        cr_expect_eq(shared[l], stepped[l], "%s, seed %u, lane %u (%s) joined: %.17g, stepped in a slot %.17g", m->name,
-                     seed, l, knob, shared[l], stepped[l]);
-        double alone = l % 3 == 1 ? shared[l] : resting[l];
-        cr_expect_eq(some[l], alone, "%s, seed %u, lane %u (%s) with a third of the lanes joining: %.17g, %.17g",
-                     m->name, seed, l, knob, some[l], alone);
-        *(unsigned *)parted += l % 2 == 0 && shared[l] != shared[0];
+        cr_expect_eq(twice[l], all[l], "%s, seed %u, lane %u (%s) rested again while resting: %.17g, %.17g", m->name,
+                     seed, l, knob, twice[l], all[l]);
+        cr_expect_eq(at_once[l], plain[l], "%s, seed %u, lane %u (%s) rested and joined at once: %.17g, %.17g", m->name,
+                     seed, l, knob, at_once[l], plain[l]);
+        cr_expect_eq(done_resting[l], done_before[l], "%s, seed %u, lane %u (%s) done as it rested: %.17g, %.17g",
+                     m->name, seed, l, knob, done_resting[l], done_before[l]);
+        cr_expect_eq(some[l], third ? all[l] : resting[l], "%s, seed %u, lane %u (%s) with a third of the lanes "
+                     "joining: %.17g, %.17g", m->name, seed, l, knob, some[l], third ? all[l] : resting[l]);
+        double from = shared[l] ? joined[0] : at_rest[l];   /* the time of the state it rested with */
+        if (!odd)
+            cr_expect_eq(joined[l], from, "%s, seed %u, lane %u (%s, %s as it rested) joined at %.17g, not %.17g",
+                         m->name, seed, l, knob, shared[l] ? "shared" : "in a slot", joined[l], from);
+        double want = l < n / 2 ? joined[l] : joined_forgot[0];     /* those forgetting take the baseline's */
+        if (!odd)
+            cr_expect_eq(joined_forgot[l], want, "%s, seed %u, lane %u (%s) joined at %.17g, %.17g (the lanes from %u "
+                         "forgot their state)", m->name, seed, l, knob, joined_forgot[l], want, n / 2);
+        if (!odd && l < n / 2)
+            cr_expect_eq(forgot[l], all[l], "%s, seed %u, lane %u (%s) kept its state: %.17g, %.17g", m->name, seed, l,
+                         knob, forgot[l], all[l]);
+        if (!odd && third)
+            cr_expect_eq(joined_some[l], joined[l], "%s, seed %u, lane %u (%s) joined with a third: %.17g, %.17g",
+                         m->name, seed, l, knob, joined_some[l], joined[l]);
+        if (!odd && !third)     /* it lost its state by not joining: it takes the baseline's */
+            cr_expect_eq(rejoined[l], rejoined[0], "%s, seed %u, lane %u (%s) joined again: %.17g, the baseline %.17g",
+                         m->name, seed, l, knob, rejoined[l], rejoined[0]);
+        *(unsigned *)parted += !odd && all[l] != all[0];
     }
 }
 
 /* Lanes that rest keep their times while the baseline goes on as it would have, and join it again
- * with its state: shared until they differ, exactly as when each takes a copy of it in a slot of
- * its own (every lane stepped), with some done before they rest; when only some of them join, those
- * end as they would have with all joining, the others as they rested. */
-Test(lanes, lanes_rest_with_their_times_and_join_again_with_the_baselines_state)
+ * from the state they rested with: their own where they had one (a slot), the baseline's where
+ * they shared it or were told to forget theirs. Resting again while resting changes nothing, nor do
+ * resting and joining at once, nor a lane done as it rests;
+ * when only some join, those end as they would have with all joining, the others as they rested,
+ * and those, having lost their state, take the baseline's when they join later. */
+Test(lanes, lanes_rest_with_their_times_and_join_again_from_the_state_they_rested_with)
 {
     unsigned parted = 0;
     each_random_block(10, 3, 0x2545f4914f6cdd1dull, expect_rest_and_join, &parted);

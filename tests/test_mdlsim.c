@@ -2903,16 +2903,17 @@ static void expect_sampled_holds_exact_on(const char *machine, const char *progr
                  "%s: 2,000 and at least four reorder buffers", machine);
     cr_expect_eq(json_integer_value(json_object_get(how, "warmup_spread")), windows,
                  "%s: the warm-ups spread over four reorder buffers", machine);
-    cr_expect_eq(json_integer_value(json_object_get(how, "lanes_warmup")), warmup - 500,
-                 "the lanes rest through the first 500");
+    cr_expect_eq(json_integer_value(json_object_get(how, "lanes_warmup")), warmup,
+                 "the lanes warm as long as the baseline");
     json_int_t units = json_integer_value(json_object_get(how, "intervals"));
     cr_expect_gt(units, 90, "%s", program);
     cr_expect_geq(json_integer_value(json_object_get(how, "tail_instructions")), 100000,
                  "%s: the run's last 100,000 instructions or more modelled in full", program);
     cr_expect_eq(json_integer_value(json_object_get(how, "lanes_every")), units > 500 ? 4 : 1,
-                 "%s: each lane in one period of four after the first 500", program);
+                 "%s: the lanes in one period of four after the first 500", program);
     cr_expect_eq(json_integer_value(json_object_get(how, "lane_intervals")),
-                 units > 500 ? 500 + (units - 500) / 4 : units, "%s: the intervals of the lane measured least", program);
+                 units > 500 ? 500 + (units - 500 + 3) / 4 : units, "%s: the intervals of the lanes, every fourth one",
+                 program);
     cr_expect_eq(json_integer_value(json_object_get(s, "instructions")), json_integer_value(json_object_get(x, "instructions")),
                  "instruction counts stay exact");
     double c = num(x, "cycles"), low = num(s, "cycles_low"), high = num(s, "cycles_high");
@@ -3002,6 +3003,14 @@ Test(mdlsim_run, a_sampled_replay_of_the_matrix_product_holds_the_exact_cycles_a
 {
     expect_sampled_holds_exact_on("icelake", "gemm.x86 128", "145.387\n");
     expect_sampled_holds_exact_on("alderlake", "gemm.x86 128", "145.387\n");
+}
+
+/* A checksum loop between short copies, whose p0156-accelerated lane settles far from the
+ * baseline's state: a lane that took the baseline's state in each warm-up kept its phase, and read
+ * 1.100 against 1.0764 exact, outside its interval. Going on from its own state, it holds it. */
+Test(mdlsim_run, a_sampled_replay_of_the_checksum_loop_holds_the_exact_port_speed_up_on_ice_lake, .timeout = 300)
+{
+    expect_sampled_holds_exact_on("icelake", "copy.x86 64 100 5000", "3743698800\n");
 }
 
 /* The share of the cycles the report O gives function NAME (0 when it has no row). */
@@ -3342,12 +3351,11 @@ Test(mdlsim_run, a_short_run_is_exact_by_default_and_the_text_says_how_it_was_mo
     r = mdlsim_stderr("run --machine skylake --sample --sample-period 10000 --html $MDLSIM_TMP/mdlsim-sampled.html "
                       "-- ../build/programs/exact.x86 100");
     cr_assert_eq(r.status, 0, "%s", r.out);
-    cr_expect(strstr(r.out, " of 1000 (one per 10000, after 2000 to 2896 of warm-up, the lanes' last 1500 to 2396), the last "), "%s",
-              r.out);
+    cr_expect(strstr(r.out, " of 1000 (one per 10000, after 2000 to 2896 of warm-up), the last "), "the lanes warm as "
+              "long: %s", r.out);
     free(r.out);
     char *page = slurp(scratch_path("mdlsim-sampled.html"));
-    cr_expect(strstr(page, "(one in every 10000, each after 2000 to 2896 of warm-up, the sensitivity lanes' last 1500 to 2396), "
-                           "and the last "),
+    cr_expect(strstr(page, "(one in every 10000, each after 2000 to 2896 of warm-up), and the last "),
               "the page's note says it too");
     free(page);
     remove(scratch_path("mdlsim-sampled.html"));

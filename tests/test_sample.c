@@ -746,7 +746,7 @@ static void chain_open(struct chain *c, unsigned every)
     const struct rt_lane_cfg lanes[] = { { { RT_KNOB_NONE }, { 0 }, 1 }, { { RT_KNOB_LATENCY }, { 0 }, 1.15 } };
     c->md = rt_model_new(m, lanes, 2, false, (unsigned)c->b.n_orig, err, sizeof err);
     cr_assert(c->md, "%s", err);
-    sample_rec_init(&c->rec, 2, true, NULL, &(struct sample_plan){ .rest = 1, .lanes_every = every });
+    sample_rec_init(&c->rec, 2, true, &(struct sample_plan){ .rest = 1, .lanes_every = every });
 }
 
 static void chain_steps(struct chain *c, unsigned n)
@@ -797,28 +797,29 @@ Test(sample, a_tail_that_ends_while_the_lanes_rest_moves_them_as_the_baseline)
     chain_close(&c);
 }
 
-/* A stream that ends after the lanes joined: a lane moved the baseline's way while it rested, then
- * its own from the baseline's state. */
-Test(sample, a_tail_after_the_lanes_joined_moves_them_the_baselines_way_then_their_own)
+/* A stream that ends after the lanes joined: a lane goes on from its own state, and its tail counts
+ * the baseline's cycles while it rested, then its own. */
+Test(sample, a_tail_after_the_lanes_joined_counts_the_baselines_way_then_their_own)
 {
     struct chain c = { 0 };
     double b0 = chain_rested(&c);
-    double b1 = rt_model_time(c.md, 0);
+    double b1 = rt_model_time(c.md, 0), l1 = rt_model_time(c.md, 1);
     sample_rec_mark(&c.rec, c.md, SAMPLE_JOIN);
-    cr_expect_eq(rt_model_time(c.md, 1), b1, "a lane that joins takes the baseline's state");
+    cr_expect_eq(rt_model_time(c.md, 1), l1, "a lane that joins goes on from its own state");
+    cr_expect_lt(l1, b0, "the faster lane is behind the baseline");
     chain_steps(&c, 60);
     sample_rec_mark(&c.rec, c.md, SAMPLE_TAIL_END);
-    double own = rt_model_time(c.md, 1) - b1;
+    double own = rt_model_time(c.md, 1) - l1;
     cr_expect(own < rt_model_time(c.md, 0) - b1, "the lane is no faster after it joined");
     cr_expect_eq(c.rec.lane[1].tail[SAMPLE_TIME], (b1 - b0) + own, "lane %.17g, expected %.17g",
                  c.rec.lane[1].tail[SAMPLE_TIME], (b1 - b0) + own);
     chain_close(&c);
 }
 
-/* Lanes take turns: with each lane in one period of two, lane 1 rests through period 0 (its time
- * stands while the baseline's moves) and joins period 1 with the baseline's state; a stream that
- * ends while it rests moves it the baseline's way. */
-Test(sample, each_lane_joins_one_period_in_two_and_rests_through_the_other)
+/* With each lane in one period of two, every lane joins period 0 and 2 and sits period 1 out (its
+ * time stands while the baseline's moves), each time going on from its own state; a stream that
+ * ends in period 2 counts for it the baseline's cycles until it joined, then its own. */
+Test(sample, each_lane_joins_one_period_in_two_from_its_own_state_and_rests_through_the_other)
 {
     struct chain c = { 0 };
     chain_open(&c, 2);
@@ -826,26 +827,33 @@ Test(sample, each_lane_joins_one_period_in_two_and_rests_through_the_other)
     sample_rec_mark(&c.rec, c.md, SAMPLE_EXACT_END);
     sample_rec_mark(&c.rec, c.md, SAMPLE_REST);
     double l0 = rt_model_time(c.md, 1);
+    cr_expect_lt(l0, rt_model_time(c.md, 0), "the faster lane is behind the baseline");
     sample_rec_mark(&c.rec, c.md, SAMPLE_JOIN | SAMPLE_UNIT_START);
+    cr_expect_eq(rt_model_time(c.md, 1), l0, "lane 1 joins period 0 from its own state");
     chain_steps(&c, 40);
-    cr_expect_eq(rt_model_time(c.md, 1), l0, "lane 1 sits period 0 out");
+    cr_expect_gt(rt_model_time(c.md, 1), l0, "and steps on");
     sample_rec_mark(&c.rec, c.md, SAMPLE_UNIT_END);
-    double b1 = rt_model_time(c.md, 0);
     sample_rec_mark(&c.rec, c.md, SAMPLE_REST);
+    double l1 = rt_model_time(c.md, 1), b1 = rt_model_time(c.md, 0);
     sample_rec_mark(&c.rec, c.md, SAMPLE_JOIN | SAMPLE_UNIT_START);
-    cr_expect_eq(rt_model_time(c.md, 1), b1, "lane 1 joins period 1 with the baseline's state");
     chain_steps(&c, 40);
-    cr_expect_lt(rt_model_time(c.md, 1), rt_model_time(c.md, 0), "and steps on, faster");
+    cr_expect_eq(rt_model_time(c.md, 1), l1, "lane 1 sits period 1 out");
+    cr_expect_gt(rt_model_time(c.md, 0), b1, "while the baseline steps on");
     sample_rec_mark(&c.rec, c.md, SAMPLE_UNIT_END);
     cr_expect_eq(c.rec.n_units, 2);
     cr_expect_eq(c.rec.lane[1].every, 2);
-    cr_expect_eq(c.rec.lane[1].first, 1, "lane 1 measured unit 1");
+    cr_expect_eq(c.rec.lane[1].first, 0, "lane 1 measured unit 0");
+    double b_end = rt_model_time(c.md, 0);
     sample_rec_mark(&c.rec, c.md, SAMPLE_REST);
+    chain_steps(&c, 10);
+    double b2 = rt_model_time(c.md, 0);
     sample_rec_mark(&c.rec, c.md, SAMPLE_JOIN);
-    double b2 = rt_model_time(c.md, 0), l2 = rt_model_time(c.md, 1);
+    cr_expect_eq(rt_model_time(c.md, 1), l1, "lane 1 joins period 2 from its own state");
     chain_steps(&c, 30);
-    cr_expect_eq(rt_model_time(c.md, 1), l2, "lane 1 sits period 2 out");
+    cr_expect_gt(rt_model_time(c.md, 1), l1, "and steps on");
     sample_rec_mark(&c.rec, c.md, SAMPLE_TAIL_END);
-    cr_expect_eq(c.rec.lane[1].tail[SAMPLE_TIME], rt_model_time(c.md, 0) - b2, "resting, it moved as the baseline");
+    double want = (b2 - b_end) + (rt_model_time(c.md, 1) - l1);
+    cr_expect_eq(c.rec.lane[1].tail[SAMPLE_TIME], want, "lane %.17g, expected %.17g", c.rec.lane[1].tail[SAMPLE_TIME],
+                 want);
     chain_close(&c);
 }

@@ -37,8 +37,8 @@ struct result_sampling {
     unsigned kept;                  /* but at KEPT of them, where the units spread widely (sample.h) */
     uint64_t lanes_warm;            /* of the warm-up, the last instructions the sensitivity lanes stepped
                                        (and 0 to WARM_SPREAD more) */
-    unsigned lanes_every;           /* after the first LANES_FROM units, each sensitivity lane measured one */
-    uint64_t lanes_from;            /* in LANES_EVERY, the lanes in turn */
+    unsigned lanes_every;           /* after the first LANES_FROM units, the sensitivity lanes measured one */
+    uint64_t lanes_from;            /* in LANES_EVERY, all the same one */
     uint64_t lane_units;            /* the fewest units a sensitivity lane measured */
     uint64_t units;                 /* units measured */
     uint64_t tail;                  /* the instructions after the last unit, modelled in full (the run's end) */

@@ -115,11 +115,14 @@ struct run {
      * stream, caches and predictor); when there are many lanes, they are shared with a second
      * model on a third thread: MD has lanes [0, split) with causality, MD2 a copy of the baseline
      * and the rest, lane l at AT2[l - split]. With HANDOFF, MD has every lane, those from SPLIT on
-     * parked until the second epoch of a sampled run; there (HANDED) MD2 stops and they join MD. */
+     * parked until the second epoch of a sampled run; there (HANDED) MD2 stops and they join MD.
+     * HAND_AT: where that split is whether or not there is a second model: from there on, the lanes
+     * join from the baseline's state there (RELEASED) rather than their own, on one thread as on
+     * two, so that the report is the same. */
     struct rt_model *md, *md2;
     struct feed *feed, *feed2;
-    unsigned split, at2[RT_MAX_LANES];
-    bool handoff, handed;
+    unsigned split, hand_at, at2[RT_MAX_LANES];
+    bool handoff, handed, released;
     struct insn_store insns;
     struct sinsn *s;
     size_t n_s, cap_s;
@@ -303,8 +306,10 @@ struct run *run_new(const struct run_opts *o, char *err, size_t errlen)
      * thread only where every thread has a processor: otherwise it adds a baseline's work. */
     unsigned cpus = o->one_thread ? 1 : cpus_available();
     bool spare = o->cores > 1 ? cpus >= 3 * o->cores : cpus > 1;
+    bool turns = r->plan.epoch && sample_lanes_every(&r->plan) > 1;
+    r->hand_at = o->n_lanes >= 8 && turns ? split_point(o->n_lanes) : o->n_lanes;
     r->split = spare && o->n_lanes >= 8 ? split_point(o->n_lanes) : o->n_lanes;
-    r->handoff = r->split < o->n_lanes && r->plan.epoch && sample_lanes_every(&r->plan) > 1;
+    r->handoff = r->split < o->n_lanes && turns;
     unsigned n1 = r->handoff ? o->n_lanes : r->split;  /* the first model's lanes, parked ones included */
     r->md = rt_model_new(o->m, o->lanes, n1, o->causality, 1024, err, errlen);
     unsigned n2 = 0;
@@ -313,15 +318,12 @@ struct run *run_new(const struct run_opts *o, char *err, size_t errlen)
         n2 = share_rest(o->lanes, r->split, o->n_lanes, rest, r->at2);
         r->md2 = rt_model_new(o->m, rest, n2, false, 1024, err, errlen);
     }
-    sample_rec_init(&r->rec, n1, true, NULL, &r->plan);
+    sample_rec_init(&r->rec, n1, true, &r->plan);
+    sample_rec_hand_at(&r->rec, r->hand_at);
     if (r->md && r->handoff)
         park_rest(r);
-    if (n2) {
-        unsigned report[RT_MAX_LANES] = { 0 };  /* the second model's lanes by the report's numbers */
-        for (unsigned l = r->split; l < o->n_lanes; l++)
-            report[r->at2[l - r->split]] = l;
-        sample_rec_init(&r->rec2, n2, false, report, &r->plan);
-    }
+    if (n2)
+        sample_rec_init(&r->rec2, n2, false, &r->plan);
     if (!r->md || (r->split < o->n_lanes && !r->md2) || !r->ci || !r->caches || !r->bp) {
         /* the model's own checks say what they refused; an allocation that failed says nothing */
         if (!r->md && errlen && err[0])
@@ -768,13 +770,15 @@ static struct feed *second(const struct run *r)
  * each period steps a quarter of the lanes (sample_lanes_every), few enough for one model: at the join
  * of that epoch's first period the second model stops, and its lanes join the first's, from the
  * same baseline (its copy stepped the same instructions alike). That copy had cost a long run a
- * twelfth of its processor time (gemm 320, every lane: 11.0 -> 10.1 s). */
+ * twelfth of its processor time (gemm 320, every lane: 11.0 -> 10.1 s). On one thread, the same
+ * lanes take the baseline's state there too (hand_at). */
 static void mark(struct run *r, unsigned what)
 {
     r->units_ended += (what & SAMPLE_UNIT_END) != 0;
-    if ((what & SAMPLE_JOIN) && r->handoff && !r->handed && r->clock.begun > r->plan.epoch) {
+    if ((what & SAMPLE_JOIN) && r->hand_at < r->o.n_lanes && !r->released && r->clock.begun > r->plan.epoch) {
         what |= SAMPLE_RELEASE;
-        r->handed = true;
+        r->released = true;
+        r->handed = r->handoff;
     }
     feed_mark(r->feed, on_mark, &r->rec, what);
     if (second(r))

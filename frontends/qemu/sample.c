@@ -14,28 +14,32 @@ enum { PHASE_START, PHASE_EXACT, PHASE_LEAD, PHASE_REST, PHASE_WARM, PHASE_UNIT,
  * sample_plan_fit_window; the caches and predictors are never cold: they see every instruction).
  * One unit per 20,000 instructions at first (15% modelled), the period
  * doubling every 500 units: a 10-million-instruction rest gets 500 units, a billion about 3,000
- * (0.9% modelled). The sensitivity lanes, most of the model's work, rest through the first 500
- * of each warm-up and take the baseline's state: a quarter of their steps saved (9% of the
- * model's instructions on gemm 128), and on the test programs no error that the full warm-up
- * does not make. 1,000 saved twice as much, but its lanes start too close to the unit: gemm 64's
- * latency speed-up came out 0.001 to 0.003 high at four periods, outside its interval at three
- * (within 0.001 of the exact one at 500 or none). After the first epoch, each lane joins one
- * period in four (the lanes in turn, so that each period steps a quarter of them): the baseline,
- * whose cycles are the report's, is measured in every unit, a lane's speed-up pairs its units
- * with the baseline's same ones, whose differences vary far less than either: a lane needs fewer
- * units than the cycles for an interval as narrow. Against one in two, the top speed-up's
- * interval widens 1 to 2 times (at most +-0.0068 on the test programs, chase's, from +-0.0034;
- * gemm 320's +-0.0063 from +-0.0043) and a long run takes 4-5% less time (gemm 320 live, every
- * lane: 6.0-6.2 s -> 5.7-5.9 s). The share stays one in four as the period doubles, as the
- * baseline's stays one unit per period: doubling it with the period as well gave the last epochs,
- * which hold most of the instructions, the fewest units, and gemm 320's speed-ups missed the exact
- * ones by up to 0.0046 (0.0018 at one in four).
+ * (0.9% modelled). The sensitivity lanes, most of the model's work, go on from their own state: a
+ * lane rests in its slot from a unit's end to the next warm-up it joins, whole, as the baseline
+ * rests through a skip (lanes.c). Taking the baseline's state 500 instructions into the warm-up,
+ * as they did, started each in the phase the baseline's skips set, and a lane whose steady state
+ * lay far from the baseline's kept it: the checksum loop's p0156 speed-up on Ice Lake read 1.100
+ * (exact 1.0764) at any point of the warm-up, now 1.0764. From their own state 500 in, they read
+ * the transient of their own rest instead (gemm 96's latency speed-up on Ice Lake 1.1149 to 1.1215
+ * against 1.1071); warmed as long as the baseline, 1.1066 to 1.1123. Over 73 replays against
+ * --exact, the top speed-up held in 70 intervals (61 before), the top five's in 320 of 365 (302),
+ * their mean error 0.00080 (0.00097), the intervals 17% wider; a sampled replay of gemm 128 runs
+ * 4.4% more instructions. After the first epoch, every lane joins one period in four, all the same
+ * one (a lane that sat out a join the others took would lose its state): the baseline, whose
+ * cycles are the report's, is measured in every unit, a lane's speed-up pairs its units with the
+ * baseline's same ones, whose differences vary far less than either: a lane needs fewer units
+ * than the cycles for an interval as narrow. Against one in two, the top speed-up's interval
+ * widened 1 to 2 times (at most +-0.0068 on the test programs, chase's, from +-0.0034; gemm 320's
+ * +-0.0063 from +-0.0043) and a long run took 4-5% less time. The share stays one in four as the
+ * period doubles, as the baseline's stays one unit per period: doubling it with the period as
+ * well gave the last epochs, which hold most of the instructions, the fewest units, and gemm 320's
+ * speed-ups missed the exact ones by up to 0.0046 (0.0018 at one in four).
  * From the first unit on, every interval widened up to 2 times and two short programs' speed-ups
  * missed the exact ones in 10 of 48 lanes, against none: a short run keeps every lane. */
 struct sample_plan sample_plan_default(bool force, uint64_t period)
 {
     return (struct sample_plan){ .exact = force ? 0 : SAMPLE_EXACT_DEFAULT,
-                                 .period = period ? period : SAMPLE_PERIOD_DEFAULT, .warm = 2000, .rest = 500,
+                                 .period = period ? period : SAMPLE_PERIOD_DEFAULT, .warm = 2000, .rest = 0,
                                  .unit = 1000, .epoch = 500, .lanes_every = 4,
                                  .last = force ? 0 : SAMPLE_LAST_DEFAULT, .short_rest = force ? 0 : SAMPLE_SHORT_DEFAULT };
 }
@@ -73,7 +77,7 @@ void sample_plan_fit_window(struct sample_plan *plan, unsigned window)
 
 unsigned sample_lanes_every(const struct sample_plan *plan)
 {
-    return plan->rest && plan->lanes_every > 1 ? plan->lanes_every : 1;   /* the lanes rest only with REST */
+    return plan->lanes_every > 1 ? plan->lanes_every : 1;
 }
 
 struct sample_plan sample_plan_exact(void)
@@ -160,7 +164,7 @@ unsigned sample_turn(struct sample_clock *c)
         if (c->phase == PHASE_LEAD)
             begin_period(c);
         marks |= c->phase == PHASE_UNIT ? SAMPLE_UNIT_START : 0;
-        if (c->plan.rest)
+        if (c->plan.rest || c->plan.lanes_every > 1)    /* a rest of none: they rest, and join at once */
             marks |= c->phase == PHASE_REST ? SAMPLE_REST : c->phase == PHASE_WARM ? SAMPLE_JOIN : 0;
         len = phase_length(c, c->phase);
     } while (len == 0);
@@ -614,10 +618,10 @@ struct sample_estimate sample_lane_cycles(const struct sample_stream *s, const s
 
 /* ---- what the model read at the marks ---------------------------------------------------------- */
 
-void sample_rec_init(struct sample_rec *r, unsigned n_lanes, bool baseline, const unsigned *report,
-                     const struct sample_plan *plan)
+void sample_rec_init(struct sample_rec *r, unsigned n_lanes, bool baseline, const struct sample_plan *plan)
 {
-    *r = (struct sample_rec){ .n_lanes = n_lanes, .baseline = baseline, .parked = n_lanes, .epoch = plan->epoch };
+    *r = (struct sample_rec){ .n_lanes = n_lanes, .baseline = baseline, .parked = n_lanes, .hand_at = n_lanes,
+                              .epoch = plan->epoch };
     r->at_start = alloc_zeroed((size_t)n_lanes * SAMPLE_READINGS, sizeof *r->at_start);
     r->at_end = alloc_zeroed((size_t)n_lanes * SAMPLE_READINGS, sizeof *r->at_end);
     r->lane = alloc_zeroed(n_lanes, sizeof *r->lane);
@@ -627,11 +631,11 @@ void sample_rec_init(struct sample_rec *r, unsigned n_lanes, bool baseline, cons
         r->cap_published = plan->epoch * 64;     /* the epochs a run's KEPT can name */
         r->published = alloc_zeroed(r->cap_published, sizeof *r->published);
     }
-    /* lane L joins period P when P < FROM or (P + L) % K is 0: P = FIRST, FIRST + K, ... */
+    /* every lane joins period P when P < FROM or P % K is 0: all in the same periods, so that each
+     * goes on from its own state (a lane that sat out a join the others took would lose it) */
     size_t k = sample_lanes_every(plan);
     for (unsigned l = 1; l < n_lanes; l++)
-        r->lane[l] = (struct sample_lane){ .every = k, .first = (k - (report ? report[l] : l) % k) % k,
-                                           .from = plan->epoch };
+        r->lane[l] = (struct sample_lane){ .every = k, .first = 0, .from = plan->epoch };
 }
 
 void sample_rec_free(struct sample_rec *r)
@@ -658,6 +662,11 @@ void sample_rec_park(struct sample_rec *r, unsigned from)
     r->parked = from;
     for (unsigned l = from; l < r->n_lanes; l++)
         r->resting[l] = true;
+}
+
+void sample_rec_hand_at(struct sample_rec *r, unsigned from)
+{
+    r->hand_at = from;
 }
 
 size_t sample_rec_published(struct sample_rec *r)
@@ -737,15 +746,14 @@ static void read_unit(struct sample_rec *r, const struct rt_model *md)
 }
 
 /* The tail, modelled after the last unit: how far it moved each reading. A lane that rests moved
- * the baseline's way; one that joined after the lanes rested (since the last unit: nothing was
- * modelled between) moved the baseline's way until then, its own since, from the baseline's
- * readings then. */
+ * the baseline's way; one that joined since the last unit, the baseline's way until then and its
+ * own since (join); one stepped since the last unit, its own way from its readings then. */
 static void read_tail(struct sample_rec *r, const struct rt_model *md)
 {
     for (unsigned l = 0; l < r->n_lanes; l++) {
         double now[SAMPLE_READINGS];
         readings(md, r->resting[l] ? 0 : l, now);
-        const double *from = &r->at_end[(r->rested || r->resting[l] ? 0 : l) * SAMPLE_READINGS];
+        const double *from = &r->at_end[(r->resting[l] ? 0 : l) * SAMPLE_READINGS];
         for (unsigned k = 0; k < SAMPLE_READINGS; k++)
             r->lane[l].tail[k] = now[k] - from[k];
     }
@@ -760,12 +768,24 @@ static const bool *turns(struct sample_rec *r)
     return r->turn;
 }
 
-/* The resting lanes in WHICH take the baseline's state. */
+/* The resting lanes in WHICH join, from their own state or the baseline's. Each one's readings at
+ * the last unit's end become those it joins with, less what the baseline's moved since: a tail
+ * (read_tail) then counts for it the baseline's cycles while it rested, as it counts its own
+ * after (a lane that joins from the baseline's state takes them with it). */
 static void join(struct sample_rec *r, struct rt_model *md, const bool *which)
 {
     rt_model_lanes_join(md, which);
-    for (unsigned l = 1; l < r->n_lanes; l++)
-        r->resting[l] = r->resting[l] && !which[l];
+    double base[SAMPLE_READINGS];
+    readings(md, 0, base);
+    for (unsigned l = 1; l < r->n_lanes; l++) {
+        if (!r->resting[l] || !which[l])
+            continue;
+        r->resting[l] = false;
+        double *end = &r->at_end[l * SAMPLE_READINGS];
+        readings(md, l, end);
+        for (unsigned k = 0; k < SAMPLE_READINGS; k++)
+            end[k] -= base[k] - r->at_end[k];
+    }
 }
 
 /* The tail starts (SAMPLE_END): the baseline's cycles, charges and slots then. The report scales
@@ -780,9 +800,9 @@ static void read_tail_start(struct sample_rec *r, const struct rt_model *md)
 }
 
 /* The end phase begins, right after a unit or a skip (nothing modelled since the last unit): the
- * lanes resting take the baseline's state, which its readings at the unit's end still are, so the
- * tail counts their own cycles from there (they would count the baseline's: the end of a run of
- * gemm 96 took its latency speed-up from 1.1267 to 1.1223, the exact one 1.1255). */
+ * lanes resting join (from their own state, or the baseline's), so the tail counts their own
+ * cycles from the readings they join with (it would count the baseline's: the end of a run of gemm
+ * 96 took its latency speed-up from 1.1267 to 1.1223, the exact one 1.1255). */
 static void join_for_end(struct sample_rec *r, struct rt_model *md)
 {
     bool any = false;
@@ -793,27 +813,23 @@ static void join_for_end(struct sample_rec *r, struct rt_model *md)
     if (!any)
         return;
     join(r, md, r->turn);
-    for (unsigned l = 1; l < r->n_lanes; l++)
-        if (r->turn[l])
-            memcpy(&r->at_end[l * SAMPLE_READINGS], &r->at_end[0], SAMPLE_READINGS * sizeof *r->at_end);
 }
 
 void sample_rec_mark(struct sample_rec *r, struct rt_model *md, unsigned what)
 {
     if (what & SAMPLE_EXACT_END)
         read_exact(r, md);
-    if (what & SAMPLE_UNIT_END) {
+    if (what & SAMPLE_UNIT_END)
         read_unit(r, md);
-        r->rested = false;
-    }
     if (what & SAMPLE_REST) {
         rt_model_lanes_rest(md);
         for (unsigned l = 1; l < r->n_lanes; l++)
             r->resting[l] = true;
-        r->rested = true;
     }
-    if (what & SAMPLE_RELEASE)
+    if (what & SAMPLE_RELEASE) {
+        rt_model_lanes_forget(md, r->hand_at);
         r->parked = r->n_lanes;
+    }
     if (what & SAMPLE_JOIN)
         join(r, md, turns(r));
     if (what & SAMPLE_END) {

@@ -17,10 +17,10 @@
  * REST instructions of the warm-up (at most WARM) only the baseline lane is stepped. After EPOCH
  * periods the period doubles: however long the run, the sample stays between one and a few times
  * EPOCH units (each epoch is a stratum of its own), and the share modelled falls as the run grows.
- * With REST, from the second epoch on (the first with no EPOCH), each lane but the baseline joins
- * the warm-up and unit of one period in LANES_EVERY (0 or 1: every period), the lanes taking
- * turns: lane L those of the periods P (counted from 0) where (P + L) % LANES_EVERY is 0; it rests
- * through the others. */
+ * From the second epoch on (the first with no EPOCH), the lanes but the baseline join the warm-up
+ * and unit of one period in LANES_EVERY (0 or 1: every period), all the same one: the periods P
+ * (counted from 0) where P % LANES_EVERY is 0; they rest through the others (SAMPLE_REST and
+ * SAMPLE_JOIN mark where they rest and join, REST 0 included). */
 struct sample_plan {
     uint64_t exact, period, warm, warm_spread, rest, unit, epoch;
     unsigned lanes_every;
@@ -56,7 +56,8 @@ enum {
                                        modelled once the stream ended: read them */
     SAMPLE_REST = 32,               /* a warm-up starts with it: the lanes but the baseline rest */
     SAMPLE_JOIN = 64,               /* the lanes join the baseline again before it */
-    SAMPLE_RELEASE = 128,           /* (run.c, with a SAMPLE_JOIN) the parked lanes join from now on */
+    SAMPLE_RELEASE = 128,           /* (run.c, with a SAMPLE_JOIN) the parked lanes join from now on, and
+                                       those from hand_at on from the baseline's state */
     SAMPLE_END = 256                /* every instruction is modelled from it on: the resting lanes join */
 };
 
@@ -214,21 +215,23 @@ struct sample_rec {
     uint64_t epoch;
     bool tail;
     struct sample_snap at_tail;
-    /* The lanes rested since the last unit's end (from then on a resting lane's readings are the
-     * baseline's); which of them rest now */
-    bool rested, *resting;          /* resting: [n_lanes] */
+    bool *resting;                  /* [n_lanes]: which lanes rest now (their readings are the
+                                       baseline's: a lane resting through the end moves its way) */
     bool *turn;                     /* [n_lanes]: whether the lane joins the period that begins */
     uint64_t joins;                 /* SAMPLE_JOIN marks so far (the number of the next period) */
     unsigned parked;                /* the lanes from this one on take no turn before SAMPLE_RELEASE */
+    unsigned hand_at;               /* and from this one on, lose their own state there */
 };
-/* The readings of a model's N_LANES lanes, lane L the report's REPORT[L] (NULL: L), sampled by
- * PLAN; BASELINE: lane 0 is the report's baseline (sample_rec). */
-void sample_rec_init(struct sample_rec *r, unsigned n_lanes, bool baseline, const unsigned *report,
-                     const struct sample_plan *plan);
+/* The readings of a model's N_LANES lanes, sampled by PLAN; BASELINE: lane 0 is the report's
+ * baseline (sample_rec). */
+void sample_rec_init(struct sample_rec *r, unsigned n_lanes, bool baseline, const struct sample_plan *plan);
 void sample_rec_free(struct sample_rec *r);
 /* Lanes FROM on of R's model rest from the start (the model rested them) and join no period before
  * the mark SAMPLE_RELEASE: another model measures them until then. */
 void sample_rec_park(struct sample_rec *r, unsigned from);
+/* At the mark SAMPLE_RELEASE, R's lanes FROM on lose their own state: they join with the
+ * baseline's, as the lanes another model measured until then (sample_rec_park) do. */
+void sample_rec_hand_at(struct sample_rec *r, unsigned from);
 /* The units whose baseline time R published so far (safe from another thread): PUBLISHED[0, n). */
 size_t sample_rec_published(struct sample_rec *r);
 /* R's lane L takes what FROM's lane K measured before FROM's model stopped (its exact part, its

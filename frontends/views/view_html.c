@@ -214,7 +214,7 @@ static void sampling_note(FILE *out, const struct result *r)
         snprintf(lanes, sizeof lanes, ", the sensitivity lanes' last %s", lanes_warm);
     if (s->lanes_every > 1)
         snprintf(lanes + strlen(lanes), sizeof lanes - strlen(lanes),
-                 "; after the first %" PRIu64 " intervals, each sensitivity lane measured in one of %u, the lanes in turn, "
+                 "; after the first %" PRIu64 " intervals, the sensitivity lanes measured in one of %u, all in the same, "
                  "each in %" PRIu64 " or more",
                  s->lanes_from, s->lanes_every, s->lane_units);
     char tail[64] = "", doubling[160] = "";
