@@ -115,14 +115,14 @@ struct run {
      * stream, caches and predictor); when there are many lanes, they are shared with a second
      * model on a third thread: MD has lanes [0, split) with causality, MD2 a copy of the baseline
      * and the rest, lane l at AT2[l - split]. With HANDOFF, MD has every lane, those from SPLIT on
-     * parked until the second epoch of a sampled run; there (HANDED) MD2 stops and they join MD.
-     * HAND_AT: where that split is whether or not there is a second model: from there on, the lanes
-     * join from the baseline's state there (RELEASED) rather than their own, on one thread as on
-     * two, so that the report is the same. */
+     * parked until the second epoch of a sampled run; there (RELEASED, handed()) MD2 stops and
+     * they join MD. HAND_AT: where that split is whether or not there is a second model: from there
+     * on, the lanes join from the baseline's state there rather than their own, on one thread as
+     * on two, so that the report is the same. */
     struct rt_model *md, *md2;
     struct feed *feed, *feed2;
     unsigned split, hand_at, at2[RT_MAX_LANES];
-    bool handoff, handed, released;
+    bool handoff, released;
     struct insn_store insns;
     struct sinsn *s;
     size_t n_s, cap_s;
@@ -759,10 +759,16 @@ static void on_mark(void *ctx, struct rt_model *md, unsigned what)
     sample_rec_mark(ctx, md, what);
 }
 
+/* Whether the second model handed its lanes over to the first. */
+static bool handed(const struct run *r)
+{
+    return r->handoff && r->released;
+}
+
 /* The second model's feed while it models (NULL: none, or it handed its lanes over). */
 static struct feed *second(const struct run *r)
 {
-    return r->handed ? NULL : r->feed2;
+    return handed(r) ? NULL : r->feed2;
 }
 
 /* The marks WHAT to both models, between the steps they separate; the units they end, counted on
@@ -778,7 +784,6 @@ static void mark(struct run *r, unsigned what)
     if ((what & SAMPLE_JOIN) && r->hand_at < r->o.n_lanes && !r->released && r->clock.begun > r->plan.epoch) {
         what |= SAMPLE_RELEASE;
         r->released = true;
-        r->handed = r->handoff;
     }
     feed_mark(r->feed, on_mark, &r->rec, what);
     if (second(r))
@@ -1508,7 +1513,7 @@ bool run_consume(struct run *r, const struct run_source *src, char *err, size_t 
     feed_finish(r->feed);
     if (r->feed2)
         feed_finish(r->feed2);
-    for (unsigned l = r->split; r->handed && l < r->o.n_lanes; l++)
+    for (unsigned l = r->split; handed(r) && l < r->o.n_lanes; l++)
         sample_rec_graft(&r->rec, l, &r->rec2, r->at2[l - r->split]);
     stage_free(rd->stage);
     r->stage = NULL;
@@ -1534,7 +1539,7 @@ static struct sample_stream stream_of(const struct run *r)
 {
     uint64_t exact = r->in_roi < r->plan.exact ? r->in_roi : r->plan.exact;
     size_t units = r->rec.n_units;
-    if (r->md2 && !r->handed && r->rec2.n_units < units)
+    if (r->md2 && !handed(r) && r->rec2.n_units < units)
         units = r->rec2.n_units;
     struct sample_stream s = { .plan = r->plan, .kept = r->clock.kept, .n_exact = exact,
                                .n_rest = r->in_roi - exact, .n_units = units,
@@ -1551,7 +1556,7 @@ static struct sample_stream stream_of(const struct run *r)
 static void lane_readings(const struct run *r, unsigned l, const struct sample_lane **lane,
                           const struct sample_lane **base)
 {
-    bool first = l < r->split || r->handed;     /* the handed lanes' readings were grafted */
+    bool first = l < r->split || handed(r);     /* the handed lanes' readings were grafted */
     const struct sample_rec *rec = first ? &r->rec : &r->rec2;
     *lane = &rec->lane[first ? l : r->at2[l - r->split]];
     *base = &rec->lane[0];
