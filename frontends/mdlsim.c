@@ -138,8 +138,8 @@ static const struct view {
     "  --quiet            no progress line (on a terminal, once the run has taken a second:\n" \
     "                     instructions modelled, MIPS and the time, on stderr)\n" \
     "  --exact            model every instruction of the scope (the default for a scope of at most\n" \
-    "                     1,000,000 instructions, and for a whole run that ends within about\n" \
-    "                     1,500,000 more: too few for the sample to tell its spread)\n" \
+    "                     1,000,000 instructions, and for a run, region or not, that ends within\n" \
+    "                     about 1,500,000 more: too few for the sample to tell its spread)\n" \
     "  --sample           sample from the first instruction to the last. By default, the first\n" \
     "                     1,000,000 instructions of the scope are modelled in full, and of a\n" \
     "                     whole run the last 100,000 or more too (a program's end: its exit,\n" \

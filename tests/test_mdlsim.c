@@ -3330,32 +3330,34 @@ Test(mdlsim_run, a_sampled_replay_counts_every_event_as_an_exact_one, .timeout =
     expect_sampled_counts_exact("skylake", "$MDLSIM_TMP/calls-stripped 20000", NULL, 10000);
 }
 
-/* A run of PROGRAM on MACHINE with default options: its text's instruction count starts with
- * COUNT and it says MODELLED. */
-static void expect_modelled(const char *machine, const char *program, const char *count, const char *modelled)
+/* A run of PROGRAM with OPTIONS (the machine's among them) and default sampling: its text's
+ * instruction count starts with COUNT and it says MODELLED. */
+static void expect_modelled(const char *options, const char *program, const char *count, const char *modelled)
 {
     char cmd[256];
-    snprintf(cmd, sizeof cmd, "run --machine %s --no-sensitivity -- ../build/programs/%s", machine, program);
+    snprintf(cmd, sizeof cmd, "run %s --no-sensitivity -- ../build/programs/%s", options, program);
     struct run r = mdlsim_stderr(cmd);
     cr_assert_eq(r.status, 0, "%s", r.out);
     char want[64];
     snprintf(want, sizeof want, "Instructions:       %s", count);
-    cr_expect(strstr(r.out, want), "%s: %s", program, r.out);
-    cr_expect(strstr(r.out, modelled), "%s: %s", program, r.out);
+    cr_expect(strstr(r.out, want), "%s %s: %s", options, program, r.out);
+    cr_expect(strstr(r.out, modelled), "%s %s: %s", options, program, r.out);
     free(r.out);
 }
 
 Test(mdlsim_run, a_short_run_is_exact_by_default_and_the_text_says_how_it_was_modelled)
 {
     const char *exact = "Modelled:           every instruction (exact)\n";
-    expect_modelled("skylake", "exact.x86 100", "", exact);
+    expect_modelled("--machine skylake", "exact.x86 100", "", exact);
     /* 1.3M instructions: the 300,000 after the first million would get five units, and their spread
      * would say nothing of what they missed (the end of its initialisation): exact too */
-    expect_modelled("skylake", "reduction.x86 70000", "130", exact);
+    expect_modelled("--machine skylake", "reduction.x86 70000", "130", exact);
     /* 2.35M instructions, the default matrix product: the 1.35M between the first million and the
      * last 100,000 got 60 units, an interval 5.7% wide on Alder Lake; 3.3M are sampled */
-    expect_modelled("alderlake", "gemm.x86 64", "23", exact);
-    expect_modelled("alderlake", "gemm.x86 72", "33", "Modelled:           sampled: 1000000 instructions in full, then ");
+    expect_modelled("--machine alderlake", "gemm.x86 64", "23", exact);
+    expect_modelled("--machine alderlake", "gemm.x86 72", "33", "Modelled:           sampled: 1000000 instructions in full, then ");
+    /* a region ends with the stream at the latest: its 2.1M instructions of the 2.35M, exact too */
+    expect_modelled("--machine skylake --roi kernel_gemm", "gemm.x86 64", "21", exact);
     struct run r = mdlsim_stderr("run --machine skylake --no-sensitivity --sample --sample-period 10000 -- "
                                  "../build/programs/exact.x86 100");
     cr_assert_eq(r.status, 0, "%s", r.out);
