@@ -307,8 +307,9 @@ struct run *run_new(const struct run_opts *o, char *err, size_t errlen)
     unsigned cpus = o->one_thread ? 1 : cpus_available();
     bool spare = o->cores > 1 ? cpus >= 3 * o->cores : cpus > 1;
     bool turns = r->plan.epoch && sample_lanes_every(&r->plan) > 1;
-    r->hand_at = o->n_lanes >= 8 && turns ? split_point(o->n_lanes) : o->n_lanes;
-    r->split = spare && o->n_lanes >= 8 ? split_point(o->n_lanes) : o->n_lanes;
+    unsigned cut = o->n_lanes >= 8 ? split_point(o->n_lanes) : o->n_lanes;
+    r->hand_at = turns ? cut : o->n_lanes;
+    r->split = spare ? cut : o->n_lanes;
     r->handoff = r->split < o->n_lanes && turns;
     unsigned n1 = r->handoff ? o->n_lanes : r->split;  /* the first model's lanes, parked ones included */
     r->md = rt_model_new(o->m, o->lanes, n1, o->causality, 1024, err, errlen);

@@ -34,9 +34,9 @@ struct sample_plan {
  * (PERIOD, when not 0). */
 #define SAMPLE_EXACT_DEFAULT 1000000ull
 #define SAMPLE_LAST_DEFAULT 100000ull
-/* A whole run ending within SHORT after them is exact: 1,400,000, so that a run of about 2.5M
- * instructions is. Sampled, the 1.5M between its exact parts got 60 to 75 units, too few for their
- * spread: gemm.x86 64 (2.35M) on Alder Lake came out in an interval 5.7% wide, reduction.x86 120000
+/* A whole run, or a region, whose stream ends within SHORT after them is exact (run.c, near_end):
+ * 1,400,000, so that a run of about 2.5M instructions is. Sampled, the 1.5M between its exact
+ * parts got 60 to 75 units, too few for their spread: gemm.x86 64 (2.35M) on Alder Lake came out in an interval 5.7% wide, reduction.x86 120000
  * (2.1M) 3.8% to 4.2% wide and 0.9% off on Ice Lake; modelled in full they take 1.3 times the
  * sampled replay's time (1.5 times its processor time). The caches' stage must see that far ahead
  * (stage_ends_within): its buffers hold about 2M words, a gemm's 3M instructions, a sort's 1.7M; a
