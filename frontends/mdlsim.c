@@ -158,9 +158,11 @@ static const struct view {
     "                     The units' rate is corrected by the mispredictions and misses (by\n" \
     "                     level) the reader counts on every instruction, and a repeated string\n" \
     "                     instruction's cycles are counted as the description times it, modelled\n" \
-    "                     or skipped: the intervals sample the rest. Where the units of 500\n" \
-    "                     periods spread widely (their mean's 95% interval over +-5%), the\n" \
-    "                     period is kept, not doubled, after the next 500 (at most 16 times)\n" \
+    "                     or skipped: the intervals sample the rest. Every 50 periods, where the\n" \
+    "                     units so far (but the last 50's) would give the cycles an interval\n" \
+    "                     over +-2.5% if the run ended 500 periods later, the period halves (at\n" \
+    "                     most 8 times, to no less than twice a warm-up and unit); where they\n" \
+    "                     would at twice the period, it is kept, not doubled (at most 16 times)\n" \
     "  --sample-period N  the first period, in instructions (10000 to 1000000000; default 20000)\n" \
     "  --robustness       check the verdict at both ends of every value the machine gives with a\n" \
     "                     plausible range (as block's --robustness) by replaying the run's trace:\n" \

@@ -1,6 +1,8 @@
 /* The rules of the core model on tiny hand-computed cases: a machine compiled in-process from a
  * few lines of MDL, instructions built by hand, cycles checked against arithmetic. */
 #include <criterion/criterion.h>
+#include <stdatomic.h>
+#include <stdint.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -438,6 +440,45 @@ Test(model, gives_the_same_times_when_its_steps_are_fed_to_a_thread)
     feed_free(f);
     rt_model_free(direct);
     rt_model_free(fed);
+}
+
+/* A mark fed among steps records what it read; feed_wait returns once it has run, whether its
+ * batch was full and handed over or still being filled. */
+static void count_mark(void *ctx, struct rt_model *md, unsigned what)
+{
+    (void)md;
+    atomic_fetch_add((_Atomic unsigned *)ctx, what);
+}
+
+static bool marks_ran(const void *ctx)
+{
+    return atomic_load((_Atomic unsigned *)(uintptr_t)ctx) >= 2;
+}
+
+Test(model, a_wait_on_the_feed_returns_once_the_marks_fed_so_far_have_run)
+{
+    const struct mdl_machine *m = machine("window { rob 32; }");
+    struct rt_insn body[2] = { insn(m, "SLOW", 1, 1), insn(m, "ALU", 1, 2) };
+    char err[128];
+    struct rt_model *md = rt_model_new(m, &baseline, 1, true, 2, err, sizeof err);
+    cr_assert(md, "%s", err);
+    for (unsigned half = 0; half < 2; half++) {     /* the mark in a full batch, then in the one being filled */
+        static _Atomic unsigned ran;
+        atomic_store(&ran, 0);
+        struct feed *f = feed_new(md, true);
+        cr_assert(f);
+        unsigned n = half ? 100 : 40000;
+        for (unsigned i = 0; i < n; i++) {
+            feed_step(f, &body[i % 2], i % 2, NULL, NULL, false, RT_PATH_COUNT);
+            if (i == 50)
+                feed_mark(f, count_mark, (void *)&ran, 2);
+        }
+        feed_wait(f, marks_ran, (const void *)&ran);
+        cr_expect_geq(atomic_load(&ran), 2, "the mark ran before the wait returned");
+        feed_finish(f);
+        feed_free(f);
+    }
+    rt_model_free(md);
 }
 
 Test(model, reports_latency_as_the_bottleneck_of_a_chain_and_the_port_of_a_throughput_loop)

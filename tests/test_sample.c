@@ -572,6 +572,19 @@ Test(sample, an_epoch_keeps_the_period_only_when_its_units_spread_widely)
     cr_expect_not(sample_keeps_period(wide, NULL, 1));
 }
 
+/* The N units UNIT of a stream of 600,000 instructions the clock C sampled under P give its
+ * TOTAL exactly by the strata the clock's spans give, and not as if every epoch doubled. */
+static void expect_strata_follow_the_clock(const struct sample_plan *p, const struct sample_clock *c, double *unit,
+                                           size_t n, double total)
+{
+    struct sample_stream s = { .plan = *p, .span = c->span, .n_spans = c->n_spans, .n_exact = 0, .n_rest = 600000,
+                               .n_units = n };
+    struct sample_lane l = lane_of(0, unit);
+    cr_expect_float_eq(sample_cycles(&s, &l).cycles, total, 1e-9 * total);
+    s.span = NULL;
+    cr_expect_gt(fabs(sample_cycles(&s, &l).cycles - total), 0.01 * total, "the strata as if every epoch doubled");
+}
+
 /* A stream of 600,000 instructions at a tenth of the scale (periods of 200 at first, epochs of 500
  * periods), each epoch's instructions costing more than the last's, whose third epoch keeps the
  * period of the second (asked while the second's last period runs, as run.c asks): the clock
@@ -595,13 +608,95 @@ Test(sample, an_epoch_that_keeps_the_period_is_a_stratum_of_that_period)
             unit[n++] = 10 * rate;
     }
     cr_assert_eq(n, 1625, "periods begun: %zu", n);
-    cr_expect_eq(c.kept, 1ull << 2);
+    cr_expect_eq(c.kept, 1);
     cr_expect_eq(c.plan.period, 800);
-    struct sample_stream s = { .plan = p, .kept = c.kept, .n_exact = 0, .n_rest = 600000, .n_units = n };
-    struct sample_lane l = lane_of(0, unit);
-    cr_expect_float_eq(sample_cycles(&s, &l).cycles, total, 1e-9 * total);
-    s.kept = 0;
-    cr_expect_gt(fabs(sample_cycles(&s, &l).cycles - total), 0.01 * total, "the strata as if every epoch doubled");
+    expect_strata_follow_the_clock(&p, &c, unit, n, total);
+}
+
+/* The same stream, the period halved from the 101st period on (asked as the 100th begins, as run.c
+ * asks every SAMPLE_CHECK periods): 100 periods of 200, then 400 of 100 to the epoch's end, 500 of
+ * 200 and 500 of 400 (it doubles again, from the halved period), and the rest at 800; the unit
+ * before each change of period ends a stratum (SAMPLE_STRATUM_END), as each epoch's last does,
+ * and the strata follow the spans, so that the units, each exact for its span, give the total
+ * exactly. */
+Test(sample, a_period_that_halves_for_the_rest_of_its_epoch_begins_a_stratum_of_its_own)
+{
+    struct sample_plan p = { .exact = 0, .period = 200, .warm = 20, .unit = 10, .epoch = 500 };
+    struct sample_clock c;
+    sample_clock_start(&c, &p);
+    static double unit[2000];
+    size_t n = 0, ends[8], n_ends = 0;
+    double total = 0;
+    for (int t = 0; t < 600000; t++) {
+        unsigned f = sample_tick(&c);
+        if (c.begun == 100 && !c.halve && !c.halved)
+            sample_clock_halve(&c);
+        if ((f & SAMPLE_STRATUM_END) && n_ends < 8)
+            ends[n_ends++] = n;
+        cr_assert(!(f & SAMPLE_STRATUM_END) || (f & SAMPLE_UNIT_END), "a stratum ends with a unit");
+        double rate = c.n_spans == 1 ? 1 : c.n_spans == 2 ? 3 : c.n_spans == 3 ? 2 : c.n_spans == 4 ? 5 : 4;
+        total += rate;
+        if (f & SAMPLE_UNIT_START)
+            unit[n++] = 10 * rate;
+    }
+    cr_expect_eq(c.halved, 1);
+    cr_assert_eq(c.n_spans, 5);
+    const struct sample_span want[] = { { 0, 200 }, { 100, 100 }, { 500, 200 }, { 1000, 400 }, { 1500, 800 } };
+    for (unsigned i = 0; i < 5; i++)
+        cr_expect(c.span[i].from == want[i].from && c.span[i].period == want[i].period, "span %u: %llu, %llu", i,
+                  (unsigned long long)c.span[i].from, (unsigned long long)c.span[i].period);
+    cr_assert_eq(n_ends, 4, "strata ended: %zu", n_ends);
+    for (unsigned i = 0; i < 4; i++)
+        cr_expect_eq(ends[i], want[i + 1].from, "stratum %u ended after %zu units", i, ends[i]);
+    expect_strata_follow_the_clock(&p, &c, unit, n, total);
+}
+
+/* A period halves only to one that holds twice the warm-up and unit, and a few times in a run. */
+Test(sample, the_period_halves_no_lower_than_twice_the_warm_up_and_unit_and_at_most_a_few_times)
+{
+    struct sample_plan p = { .exact = 0, .period = 100, .warm = 20, .unit = 10, .epoch = 500 };
+    struct sample_clock c;
+    sample_clock_start(&c, &p);
+    sample_clock_halve(&c);
+    cr_expect_not(c.halve, "50 does not hold 2 x (20 + 10)");
+    p.period = 1u << 20;
+    sample_clock_start(&c, &p);
+    for (int t = 0; t < 1 << 24; t++) {
+        sample_tick(&c);
+        sample_clock_halve(&c);
+    }
+    cr_expect_eq(c.halved, SAMPLE_HALVE_MAX);
+    cr_expect_eq(c.span[SAMPLE_HALVE_MAX].period, (1u << 20) >> SAMPLE_HALVE_MAX, "halved each time");
+}
+
+/* Units of 400 cycles, a tenth of them 4,000 (their mean 760): 50 of them at a period of 20,000
+ * leave the cycles' 95% half-width at 39% of a run measured by them alone, 19% with a million
+ * instructions before them known exactly, and 11% with 500 periods more like them ahead: too wide
+ * each way; a hundred million before them make it 0.4%. Units of 400 and 520 in turn (their
+ * spread 18% of their mean) are too wide alone (5.0%), not with 500 periods ahead (1.5%). Units
+ * alike are never too wide, nor are those whose long ones the reader knows. */
+Test(sample, a_run_is_too_wide_while_its_units_spread_beyond_two_and_a_half_percent_of_its_estimate)
+{
+    struct sample_plan p = sample_plan_default(false, 0);
+    struct sample_clock c;
+    sample_clock_start(&c, &p);
+    enum { N = 50 };
+    double wide[N], even[N], known[N], turns[N];
+    for (int i = 0; i < N; i++) {
+        wide[i] = i % 10 ? 400 : 4000;
+        even[i] = 400;
+        known[i] = wide[i] - 400;
+        turns[i] = i % 2 ? 520 : 400;
+    }
+    cr_expect(sample_too_wide(&c, wide, NULL, N, 0, 0, p.period));
+    cr_expect(sample_too_wide(&c, wide, NULL, N, 1000000, 0, p.period));
+    cr_expect(sample_too_wide(&c, wide, NULL, N, 1000000, 500, p.period));
+    cr_expect_not(sample_too_wide(&c, wide, NULL, N, 100000000, 0, p.period));
+    cr_expect(sample_too_wide(&c, turns, NULL, N, 0, 0, p.period));
+    cr_expect_not(sample_too_wide(&c, turns, NULL, N, 0, 500, p.period), "the periods ahead narrow it");
+    cr_expect_not(sample_too_wide(&c, even, NULL, N, 0, 0, p.period));
+    cr_expect_not(sample_too_wide(&c, wide, known, N, 0, 0, p.period), "the reader knew the long ones");
+    cr_expect_not(sample_too_wide(&c, wide, NULL, 1, 0, 0, p.period), "one unit has no spread");
 }
 
 /* ---- the verdict of a sampled result ------------------------------------------------------------ */

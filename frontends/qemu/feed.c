@@ -152,6 +152,19 @@ void feed_flush(struct feed *f)
         hand_over(f);
 }
 
+void feed_wait(struct feed *f, feed_ready_fn *ready, const void *ctx)
+{
+    if (ready(ctx))
+        return;
+    feed_flush(f);
+    if (!f->threaded)
+        return;
+    pthread_mutex_lock(&f->lock);
+    while (!ready(ctx) && f->b[f->run].full)        /* the model thread tells each batch it ran */
+        pthread_cond_wait(&f->changed, &f->lock);
+    pthread_mutex_unlock(&f->lock);
+}
+
 void feed_step(struct feed *f, const struct rt_insn *in, uint32_t sidx, const uint64_t *addr,
                const uint8_t *levels, bool mispredicted, enum rt_path path)
 {

@@ -29,6 +29,11 @@ void feed_mark(struct feed *f, feed_mark_fn *fn, void *ctx, unsigned what);
 /* The steps and marks fed so far go to the model thread now, not when their batch is full (what
  * the marks record may then be waited for). */
 void feed_flush(struct feed *f);
+/* Returns once READY(CTX) holds (asked again after each batch the model thread runs), or every
+ * step fed has run: what a mark fed so far records, read from another thread, without spinning
+ * on a processor the model threads need. */
+typedef bool feed_ready_fn(const void *ctx);
+void feed_wait(struct feed *f, feed_ready_fn *ready, const void *ctx);
 /* Returns once every step fed has run; the model may then be read. */
 void feed_finish(struct feed *f);
 void feed_free(struct feed *f);

@@ -887,27 +887,74 @@ static bool skips_through(const struct run *r)
     return !r->o.n_roi && stage_ahead(r->stage) > sample_clock_skip_left(&r->clock) + r->plan.unit;
 }
 
-/* As the last period of epoch E begins (E >= 1): whether epoch E + 1 keeps the period, by the
- * baseline's units of epoch E - 1 less what the reader knows of them (sample_keeps_period). An
- * epoch behind, so that the model thread has nearly always measured them (it runs at most the
- * feed's few batches behind the reader, and an epoch has 500 units of 3,000 modelled instructions
- * or more at the default schedule); else the batch being filled goes to it, and the reader waits:
- * the decision, and the report, never depend on timing. */
+/* Waits until the model thread measured the baseline's first N units (it runs at most the feed's
+ * few batches behind the reader, so it nearly always has); the batch being filled goes to it, and
+ * the reader waits: the periods' rules, and the report, never depend on timing. */
+struct awaited {
+    struct sample_rec *rec;
+    size_t n;
+};
+
+static bool units_published(const void *ctx)
+{
+    const struct awaited *a = ctx;
+    return sample_rec_published(a->rec) >= a->n;
+}
+
+static void await_units(struct run *r, size_t n)
+{
+    feed_wait(r->feed, units_published, &(struct awaited){ &r->rec, n });
+}
+
+/* How many periods apart the run's width is asked after (sample.h): SAMPLE_CHECK, or an epoch if
+ * shorter. */
+static uint64_t check_every(const struct run *r)
+{
+    return r->plan.epoch < SAMPLE_CHECK ? r->plan.epoch : SAMPLE_CHECK;
+}
+
+/* Whether the run would be estimated too loosely (sample_too_wide) were it to end AHEAD periods of
+ * PERIOD from now, by the baseline's units before the last check_every periods (none past those
+ * published), less what the reader knows of them. */
+static bool too_wide(struct run *r, uint64_t ahead, uint64_t period)
+{
+    uint64_t lag = check_every(r);
+    if (!lag || r->clock.begun < 2 * lag || r->clock.begun - lag > r->rec.cap_published)
+        return false;
+    size_t n = r->clock.begun - lag;
+    await_units(r, n);
+    const double *known = r->n_known_unit >= n ? r->known_unit : NULL;
+    return sample_too_wide(&r->clock, r->rec.published, known, n, r->plan.exact, ahead, period);
+}
+
+/* As the last period of an epoch begins, after two epochs' periods or more: whether the next epoch
+ * keeps the period, by the baseline's units of the epoch's length before this one's periods, less
+ * what the reader knows of them (sample_keeps_period). An epoch behind, so that the model thread
+ * has nearly always measured them (an epoch has 500 units of 3,000 modelled instructions or more
+ * at the default schedule). */
 static void choose_period(struct run *r)
 {
-    uint64_t epoch = r->plan.epoch;
-    if (!epoch || r->clock.periods != epoch || r->clock.begun / epoch < 2)
+    uint64_t epoch = r->plan.epoch, begun = r->clock.begun;
+    if (!epoch || r->clock.periods != epoch || begun < 2 * epoch)
         return;
-    uint64_t e = r->clock.begun / epoch - 1;        /* the epoch whose last period began */
-    if (e + 1 >= 64 || sample_clock_kept(&r->clock) >= SAMPLE_KEEP_MAX || e * epoch > r->rec.cap_published)
+    uint64_t lo = begun - 2 * epoch;
+    if (sample_clock_kept(&r->clock) >= SAMPLE_KEEP_MAX || lo + epoch > r->rec.cap_published)
         return;
-    if (sample_rec_published(&r->rec) < e * epoch)
-        feed_flush(r->feed);
-    while (sample_rec_published(&r->rec) < e * epoch)
-        sched_yield();
-    const double *known = r->n_known_unit >= e * epoch ? r->known_unit + (e - 1) * epoch : NULL;
-    if (sample_keeps_period(r->rec.published + (e - 1) * epoch, known, epoch))
+    await_units(r, lo + epoch);
+    const double *known = r->n_known_unit >= lo + epoch ? r->known_unit + lo : NULL;
+    if (sample_keeps_period(r->rec.published + lo, known, epoch) && too_wide(r, epoch, 2 * r->clock.plan.period))
         sample_clock_keep(&r->clock);
+}
+
+/* As the last of every check_every periods begins: whether the next period halves, where the run
+ * ending an epoch from now at this period would be estimated too loosely (too_wide). A program whose
+ * units spread widely gets more of them: tclsh's start-up (6.4M instructions, 263 units at a period
+ * of 20,000) came out in an interval 7.3% wide on Alder Lake, python3's dictionary (193M) 6.0%. */
+static void choose_density(struct run *r)
+{
+    uint64_t every = check_every(r);
+    if (every && r->clock.periods % every == 0 && too_wide(r, r->plan.epoch + every, r->clock.plan.period))
+        sample_clock_halve(&r->clock);
 }
 
 /* The region's next instruction, as the sampling says: modelled, or held while it skips (step()
@@ -920,6 +967,7 @@ static void sample_next(struct run *r)
         while (r->n_events_at < r->clock.begun)
             r->events_at[r->n_events_at++] = r->events;
         choose_period(r);
+        choose_density(r);
     }
     if (marks) {
         mark(r, marks);
@@ -1545,7 +1593,7 @@ static struct sample_stream stream_of(const struct run *r)
     size_t units = r->rec.n_units;
     if (r->md2 && !handed(r) && r->rec2.n_units < units)
         units = r->rec2.n_units;
-    struct sample_stream s = { .plan = r->plan, .kept = r->clock.kept, .n_exact = exact,
+    struct sample_stream s = { .plan = r->plan, .span = r->clock.span, .n_spans = r->clock.n_spans, .n_exact = exact,
                                .n_rest = r->in_roi - exact, .n_units = units,
                                .n_tail = r->tail, .known_unit = r->known_unit, .known_period = r->known_period,
                                .n_periods = r->n_known_period, .known_tail = r->tail ? r->known_run : 0,
@@ -1585,7 +1633,7 @@ static void estimate_lanes(const struct run *r, struct result *res)
         fewest = n < fewest ? n : fewest;
     }
     res->sampling = (struct result_sampling){ .sampled = true, .exact = r->plan.exact, .period = r->plan.period,
-                                              .epoch = r->plan.epoch, .kept = (unsigned)__builtin_popcountll(r->clock.kept), .warm = r->plan.warm,
+                                              .epoch = r->plan.epoch, .kept = r->clock.kept, .halved = r->clock.halved, .warm = r->plan.warm,
                                               .warm_spread = r->plan.warm_spread,
                                               .unit = r->plan.unit, .units = st.n_units,
                                               .lanes_warm = r->o.n_lanes > 1 ? r->plan.warm - r->plan.rest : r->plan.warm,
@@ -1643,11 +1691,13 @@ static void rest_strata(const struct run *r, struct rest_charges *c, double *est
     unsigned n = sample_strata(&st, &r->rec.lane[0], hi, est);
     const struct sample_snap *lo = &r->rec.at_exact;
     bool whole = n > 0;
+    size_t e = 0;
     for (unsigned k = 0; whole && k < n; k++) {
-        size_t e = r->rec.epoch ? hi[k] / r->rec.epoch : 0;
         bool last = k + 1 == n;
-        whole = est[k] >= 0 && (last || (e > 0 && e <= r->rec.n_epochs && hi[k] % r->rec.epoch == 0));
-        c->st[k] = (struct rest_stratum){ .lo = lo, .hi = last ? c->before : whole ? &r->rec.at_epoch[e - 1] : lo };
+        while (e < r->rec.n_epochs && r->rec.epoch_units[e] < hi[k])
+            e++;
+        whole = est[k] >= 0 && (last || (e < r->rec.n_epochs && r->rec.epoch_units[e] == hi[k]));
+        c->st[k] = (struct rest_stratum){ .lo = lo, .hi = last ? c->before : whole ? &r->rec.at_epoch[e] : lo };
         lo = c->st[k].hi;
     }
     c->n = whole ? n : 1;

@@ -87,7 +87,8 @@ struct sample_plan sample_plan_exact(void)
 
 void sample_clock_start(struct sample_clock *c, const struct sample_plan *p)
 {
-    *c = (struct sample_clock){ .plan = *p, .left = 1, .phase = PHASE_START, .flags = 0 };
+    *c = (struct sample_clock){ .plan = *p, .left = 1, .phase = PHASE_START, .flags = 0, .n_spans = 1 };
+    c->span[0] = (struct sample_span){ 0, p->period };
 }
 
 static uint64_t phase_length(const struct sample_clock *c, unsigned phase)
@@ -124,18 +125,31 @@ static uint64_t lead_of(uint64_t n, uint64_t range)
     return z % range;
 }
 
-/* A period begins (with its lead): the epoch's last period done, the period doubles, unless the
- * new epoch keeps it (sample_clock_keep). */
+/* The periods from the next one on are PERIOD long: a span begins (while there is room for one). */
+static void set_period(struct sample_clock *c, uint64_t period)
+{
+    if (c->n_spans == SAMPLE_MAX_SPANS)
+        return;
+    c->plan.period = period;
+    c->span[c->n_spans++] = (struct sample_span){ c->begun, period };
+}
+
+/* A period begins (with its lead): the period halves if it is to (sample_clock_halve), the epoch
+ * going on; else, the epoch's last period done, a new epoch begins at twice the period, or at the
+ * same if it keeps it (sample_clock_keep). Each change, and each kept epoch, begins a span. */
 static void begin_period(struct sample_clock *c)
 {
-    if (c->plan.epoch && c->periods == c->plan.epoch) {
-        if (c->keep)
-            c->kept |= 1ull << (c->begun / c->plan.epoch);
-        else
-            c->plan.period *= 2;
-        c->keep = false;
-        c->periods = 0;
+    bool end = c->plan.epoch && c->periods == c->plan.epoch;
+    if (c->halve) {
+        set_period(c, c->plan.period / 2);
+        c->halved++;
+    } else if (end) {
+        c->kept += c->keep;
+        set_period(c, c->keep ? c->plan.period : c->plan.period * 2);
     }
+    if (end)
+        c->periods = 0, c->keep = false;
+    c->halve = false;
     c->periods++;
     uint64_t room = c->plan.period - c->plan.warm - c->plan.warm_spread - c->plan.unit;
     c->longer = c->plan.warm_spread ? lead_of(~c->begun, c->plan.warm_spread + 1) : 0;
@@ -159,6 +173,8 @@ unsigned sample_turn(struct sample_clock *c)
     uint64_t len;
     do {
         marks |= c->phase == PHASE_EXACT ? SAMPLE_EXACT_END : c->phase == PHASE_UNIT ? SAMPLE_UNIT_END : 0;
+        if (c->phase == PHASE_UNIT && (c->halve || (c->plan.epoch && c->periods == c->plan.epoch)))
+            marks |= SAMPLE_STRATUM_END;
         c->phase = next_phase(c);
         marks |= c->phase == PHASE_END ? SAMPLE_END : 0;
         if (c->phase == PHASE_LEAD)
@@ -175,13 +191,21 @@ unsigned sample_turn(struct sample_clock *c)
 
 unsigned sample_clock_kept(const struct sample_clock *c)
 {
-    return (unsigned)__builtin_popcountll(c->kept) + c->keep;
+    return c->kept + c->keep;
 }
 
 void sample_clock_keep(struct sample_clock *c)
 {
     if (c->plan.epoch && sample_clock_kept(c) < SAMPLE_KEEP_MAX)
         c->keep = true;
+}
+
+void sample_clock_halve(struct sample_clock *c)
+{
+    uint64_t half = c->plan.period / 2;
+    if (c->halved < SAMPLE_HALVE_MAX && c->n_spans < SAMPLE_MAX_SPANS && half >= 2 * (c->plan.warm + c->plan.unit) &&
+        half >= c->plan.warm + c->plan.warm_spread + c->plan.unit)
+        c->halve = true;
 }
 
 /* The skip under way goes on through the next period's lead, which begin_period draws (on a copy
@@ -413,18 +437,28 @@ bool sample_keeps_period(const double *unit, const double *known, size_t n)
     return n >= 2 && m > 0 && 1.96 * sqrt(covariance(u, u, every, &all) / (double)n) > SAMPLE_KEEP_WIDTH * m;
 }
 
-/* The rest's epochs as strata, with the units P picks; one with fewer than two of them joins the
- * one before (the last, cut short), or the first the one after it, so that each has a spread.
- * Returns their number. */
+/* The rest's epochs as strata, with the units P picks: EPOCH periods each, from the start of each
+ * span of one period's length (sample_span) on, the last cut short where the span ends; one with
+ * fewer than two of them joins the one before (the last, cut short), or the first the one after it,
+ * so that each has a spread. Returns their number. */
 static unsigned strata(const struct sample_stream *s, struct pick pk, struct stratum *out)
 {
     const struct sample_plan *p = &s->plan;
-    uint64_t left = s->n_rest - s->n_tail, period = p->period;
+    uint64_t left = s->n_rest - s->n_tail, period = p->period, at = 0;    /* AT: the periods before it */
     size_t unit = 0;
-    unsigned k = 0, e = 0;          /* strata made, epochs met */
+    unsigned k = 0, sp = 0;         /* strata made, the span they are in */
     while (left && k < SAMPLE_MAX_STRATA) {
-        uint64_t insns = p->epoch && period * p->epoch < left && k + 1 < SAMPLE_MAX_STRATA ? period * p->epoch : left;
-        size_t n = s->n_units - unit < p->epoch || !p->epoch || insns == left ? s->n_units - unit : p->epoch;
+        uint64_t periods = p->epoch ? p->epoch : UINT64_MAX;
+        if (s->span) {
+            while (sp + 1 < s->n_spans && s->span[sp + 1].from <= at)
+                sp++;
+            period = s->span[sp].period;
+            if (sp + 1 < s->n_spans && s->span[sp + 1].from - at < periods)
+                periods = s->span[sp + 1].from - at;
+        }
+        bool cut = periods != UINT64_MAX && periods <= (left - 1) / period && k + 1 < SAMPLE_MAX_STRATA;
+        uint64_t insns = cut ? periods * period : left;
+        size_t n = !cut || s->n_units - unit < periods ? s->n_units - unit : (size_t)periods;
         size_t m = picked(pk, unit, unit + n);
         if (k && (m < 2 || out[k - 1].n < 2)) {
             out[k - 1].insns += insns;
@@ -435,10 +469,42 @@ static unsigned strata(const struct sample_stream *s, struct pick pk, struct str
         }
         unit += n;
         left -= insns;
-        e++;
-        period *= e < 64 && (s->kept >> e & 1) ? 1 : 2;
+        at += periods;
+        period *= s->span ? 1 : 2;
     }
     return k;
+}
+
+bool sample_too_wide(const struct sample_clock *c, const double *unit, const double *known, size_t n,
+                     uint64_t n_exact, uint64_t ahead, uint64_t period)
+{
+    uint64_t insns = 0;             /* of the first N periods */
+    for (unsigned i = 0; i < c->n_spans && c->span[i].from < n; i++) {
+        uint64_t to = i + 1 < c->n_spans && c->span[i + 1].from < n ? c->span[i + 1].from : n;
+        insns += (to - c->span[i].from) * c->span[i].period;
+    }
+    struct sample_stream s = { .plan = c->plan, .span = c->span, .n_spans = c->n_spans, .n_rest = insns,
+                               .n_units = n };
+    struct pick every = { 1, 0, 0 };
+    struct stratum st[SAMPLE_MAX_STRATA];
+    unsigned k = n >= 2 ? strata(&s, every, st) : 0;
+    struct units whole = { unit, NULL }, rest = { unit, known };
+    double cycles = 0, var = 0, m = 0, spread = 0;
+    for (unsigned i = 0; i < k; i++) {
+        double units = (double)st[i].insns / (double)c->plan.unit, nk = (double)st[i].n;
+        double fpc = nk < units ? 1 - nk / units : 0;
+        m = mean(whole, every, &st[i]);
+        spread = covariance(rest, rest, every, &st[i]);
+        cycles += units * m;
+        var += nk > 0 ? units * units * fpc * spread / nk : 0;
+    }
+    /* the exact part at the units' rate; AHEAD periods more of PERIOD, each a stratum of one unit,
+     * as the last stratum's */
+    double per = (double)period / (double)c->plan.unit;
+    cycles += insns ? cycles * (double)n_exact / (double)insns : 0;
+    cycles += (double)ahead * per * m;
+    var += (double)ahead * per * per * (1 - 1 / per) * spread;
+    return cycles > 0 && 1.96 * sqrt(var) > SAMPLE_WIDTH_AIM * cycles;
 }
 
 /* Whether stratum K's mean is moved by its events (stratum_mean). */
@@ -620,15 +686,14 @@ struct sample_estimate sample_lane_cycles(const struct sample_stream *s, const s
 
 void sample_rec_init(struct sample_rec *r, unsigned n_lanes, bool baseline, const struct sample_plan *plan)
 {
-    *r = (struct sample_rec){ .n_lanes = n_lanes, .baseline = baseline, .parked = n_lanes, .hand_at = n_lanes,
-                              .epoch = plan->epoch };
+    *r = (struct sample_rec){ .n_lanes = n_lanes, .baseline = baseline, .parked = n_lanes, .hand_at = n_lanes };
     r->at_start = alloc_zeroed((size_t)n_lanes * SAMPLE_READINGS, sizeof *r->at_start);
     r->at_end = alloc_zeroed((size_t)n_lanes * SAMPLE_READINGS, sizeof *r->at_end);
     r->lane = alloc_zeroed(n_lanes, sizeof *r->lane);
     r->resting = alloc_zeroed(n_lanes, sizeof *r->resting);
     r->turn = alloc_zeroed(n_lanes, sizeof *r->turn);
     if (baseline && plan->epoch) {
-        r->cap_published = plan->epoch * 64;     /* the epochs a run's KEPT can name */
+        r->cap_published = plan->epoch * 64;     /* enough for the periods' rules (run.c) */
         r->published = alloc_zeroed(r->cap_published, sizeof *r->published);
     }
     /* every lane joins period P when P < FROM or P % K is 0: all in the same periods, so that each
@@ -653,6 +718,7 @@ void sample_rec_free(struct sample_rec *r)
     for (size_t e = 0; e < r->n_epochs; e++)
         free(r->at_epoch[e].charge);
     free(r->at_epoch);
+    free(r->epoch_units);
     free(r->at_tail.charge);
     memset(r, 0, sizeof *r);
 }
@@ -738,11 +804,18 @@ static void read_unit(struct sample_rec *r, const struct rt_model *md)
         atomic_store_explicit(&r->n_published, r->n_units + 1, memory_order_release);
     }
     r->n_units++;
-    if (r->baseline && r->epoch && r->n_units % r->epoch == 0 && r->n_epochs < SAMPLE_MAX_STRATA) {
-        r->at_epoch = alloc_resize(r->at_epoch, r->n_epochs + 1, sizeof *r->at_epoch);
-        r->at_epoch[r->n_epochs] = (struct sample_snap){ 0 };
-        snap_take(&r->at_epoch[r->n_epochs++], md);
-    }
+}
+
+/* A stratum ended with the unit just read: the baseline's snapshot there, and the units before it. */
+static void read_stratum_end(struct sample_rec *r, const struct rt_model *md)
+{
+    if (!r->baseline || r->n_epochs == SAMPLE_MAX_STRATA)
+        return;
+    r->at_epoch = alloc_resize(r->at_epoch, r->n_epochs + 1, sizeof *r->at_epoch);
+    r->epoch_units = alloc_resize(r->epoch_units, r->n_epochs + 1, sizeof *r->epoch_units);
+    r->at_epoch[r->n_epochs] = (struct sample_snap){ 0 };
+    r->epoch_units[r->n_epochs] = r->n_units;
+    snap_take(&r->at_epoch[r->n_epochs++], md);
 }
 
 /* The tail, modelled after the last unit: how far it moved each reading. A lane that rests moved
@@ -821,6 +894,8 @@ void sample_rec_mark(struct sample_rec *r, struct rt_model *md, unsigned what)
         read_exact(r, md);
     if (what & SAMPLE_UNIT_END)
         read_unit(r, md);
+    if ((what & (SAMPLE_UNIT_END | SAMPLE_STRATUM_END)) == (SAMPLE_UNIT_END | SAMPLE_STRATUM_END))
+        read_stratum_end(r, md);
     if (what & SAMPLE_REST) {
         rt_model_lanes_rest(md);
         for (unsigned l = 1; l < r->n_lanes; l++)

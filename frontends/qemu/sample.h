@@ -65,17 +65,31 @@ enum {
     SAMPLE_JOIN = 64,               /* the lanes join the baseline again before it */
     SAMPLE_RELEASE = 128,           /* (run.c, with a SAMPLE_JOIN) the parked lanes join from now on, and
                                        those from hand_at on from the baseline's state */
-    SAMPLE_END = 256                /* every instruction is modelled from it on: the resting lanes join */
+    SAMPLE_END = 256,               /* every instruction is modelled from it on: the resting lanes join */
+    SAMPLE_STRATUM_END = 512        /* (with SAMPLE_UNIT_END) the unit was its stratum's last */
 };
 
 /* An epoch keeps the period of the one before, rather than doubling it, when the units of the
  * epoch before that spread too widely for half as many per instruction (sample_keeps_period); at
- * most SAMPLE_KEEP_MAX epochs keep it in a run, so that the strata stay few. */
-enum { SAMPLE_KEEP_MAX = 16 };
+ * most SAMPLE_KEEP_MAX epochs keep it in a run, so that the strata stay few. And the period halves
+ * for the rest of the epoch where the units so far would leave the run's interval too wide an epoch
+ * from now (sample_too_wide), at most SAMPLE_HALVE_MAX times in a run and never below twice a
+ * warm-up and unit (run.c, choose_period and choose_density); the next epoch doubles the halved
+ * period, so that the run goes on as densely sampled as it needed. */
+enum { SAMPLE_KEEP_MAX = 16, SAMPLE_HALVE_MAX = 8 };
+/* The periods from period number FROM (counted from 0) on are PERIOD long, up to the next span's
+ * FROM. A clock's first span starts at 0; each epoch, and each halving, starts one. */
+struct sample_span {
+    uint64_t from, period;
+};
+enum { SAMPLE_MAX_SPANS = 64 };
 struct sample_clock {
     struct sample_plan plan;        /* PLAN.period: the current epoch's */
     bool keep;                      /* the next epoch keeps PLAN.period (sample_clock_keep) */
-    uint64_t kept;                  /* bit E: epoch E kept the period of the one before */
+    bool halve;                     /* the next period halves it, beginning a span (sample_clock_halve) */
+    unsigned kept, halved;          /* the epochs that kept the period; the times it halved */
+    struct sample_span span[SAMPLE_MAX_SPANS];
+    unsigned n_spans;
     uint64_t periods;               /* begun in the current epoch */
     uint64_t begun;                 /* periods begun in all */
     uint64_t lead;                  /* of the current period: skipped before its warm-up */
@@ -95,6 +109,10 @@ bool sample_clock_exact(const struct sample_clock *c);
 uint64_t sample_clock_skip_left(const struct sample_clock *c);
 /* The next epoch keeps the current period (called while the current epoch's last period runs). */
 void sample_clock_keep(struct sample_clock *c);
+/* The next period halves the current one, if SAMPLE_HALVE_MAX allows and the half holds twice the
+ * warm-up and unit; it begins a span (and a stratum), the epoch going on. Whether it will: the
+ * unit that ends now ends a stratum (SAMPLE_STRATUM_END). */
+void sample_clock_halve(struct sample_clock *c);
 /* The epochs that kept the period, and the next one if it is to. */
 unsigned sample_clock_kept(const struct sample_clock *c);
 /* Whether units UNIT[N] (less KNOWN[N], the cycles the reader knows, where not NULL) spread too
@@ -102,6 +120,18 @@ unsigned sample_clock_kept(const struct sample_clock *c);
  * their successive differences, over SAMPLE_KEEP_WIDTH of the mean. */
 #define SAMPLE_KEEP_WIDTH 0.05
 bool sample_keeps_period(const double *unit, const double *known, size_t n);
+/* Whether the run's interval would be too wide if it ended AHEAD periods of PERIOD after the first
+ * N units' periods: the 95% half-width of the cycles' estimate over SAMPLE_WIDTH_AIM of it, from
+ * the units' time UNIT[N] (less KNOWN[N], the cycles the reader knows, where not NULL) in the
+ * periods C's spans give them, the N_EXACT instructions before them at the units' rate (known
+ * exactly: no spread), and the periods ahead as the last stratum's units. */
+#define SAMPLE_WIDTH_AIM 0.025
+/* Every SAMPLE_CHECK periods (an epoch, if shorter), run.c asks sample_too_wide of the units
+ * before the last SAMPLE_CHECK (the model thread has measured them nearly always) whether the next
+ * period halves; as an epoch's last begins, whether the next epoch may keep the period. */
+enum { SAMPLE_CHECK = 50 };
+bool sample_too_wide(const struct sample_clock *c, const double *unit, const double *known, size_t n,
+                     uint64_t n_exact, uint64_t ahead, uint64_t period);
 /* The phase that begins when the one before has run out: its flags (sample_tick's). */
 unsigned sample_turn(struct sample_clock *c);
 /* The next instruction of the region: its SAMPLE_* flags. A countdown on the way. */
@@ -137,7 +167,9 @@ struct sample_events {
 };
 struct sample_stream {
     struct sample_plan plan;
-    uint64_t kept;                  /* the epochs that kept the period (sample_clock's KEPT) */
+    /* The periods' lengths (the clock's SPAN[N_SPANS]); NULL: PLAN.period doubling every epoch. */
+    const struct sample_span *span;
+    unsigned n_spans;
     uint64_t n_exact, n_rest, n_units, n_tail;
     /* The known part: what the reader knows of every instruction of the rest, modelled or skipped,
      * the cycles its repeated string instructions take on their own (rt_model_string_time): summed
@@ -207,19 +239,19 @@ struct sample_rec {
     double *at_end;                 /* [n_lanes][SAMPLE_READINGS]: at the last unit's end (before any: the exact part's) */
     struct sample_lane *lane;       /* [n_lanes] */
     size_t n_units, cap_units;
-    /* baseline, sampled: lane 0's time over each unit of the first 64 epochs, which the reader
-     * may read from its thread (sample_rec_published), for the period's rule (run.c) */
+    /* baseline, sampled: lane 0's time over each of the first 64 x EPOCH units, which the reader
+     * may read from its thread (sample_rec_published), for the period's rules (run.c) */
     double *published;
     size_t cap_published;
     _Atomic size_t n_published;
     /* baseline: the snapshots from which the report tells the sampled part's charges and slots
      * apart, to scale each stratum's by its own factor: at the exact part's end; at the end of each
-     * epoch's last unit (AT_EPOCH[E]: after unit (E + 1) x EPOCH); from SAMPLE_END on (TAIL), at
-     * the tail's start, which is measured, not scaled with the rest */
+     * stratum's last unit (SAMPLE_STRATUM_END: AT_EPOCH[E], after EPOCH_UNITS[E] units); from
+     * SAMPLE_END on (TAIL), at the tail's start, which is measured, not scaled with the rest */
     struct sample_snap at_exact;
     struct sample_snap *at_epoch;
+    size_t *epoch_units;
     size_t n_epochs;
-    uint64_t epoch;
     bool tail;
     struct sample_snap at_tail;
     bool *resting;                  /* [n_lanes]: which lanes rest now (their readings are the

@@ -217,7 +217,7 @@ static void sampling_note(FILE *out, const struct result *r)
                  "; after the first %" PRIu64 " intervals, the sensitivity lanes measured in one of %u, all in the same, "
                  "each in %" PRIu64 " or more",
                  s->lanes_from, s->lanes_every, s->lane_units);
-    char tail[64] = "", doubling[160] = "";
+    char tail[64] = "", doubling[240] = "";
     if (s->tail)
         snprintf(tail, sizeof tail, ", and the last %" PRIu64 " in full", s->tail);
     if (s->epoch && s->units > s->epoch)
@@ -225,6 +225,10 @@ static void sampling_note(FILE *out, const struct result *r)
     if (s->kept)
         snprintf(doubling + strlen(doubling), sizeof doubling - strlen(doubling),
                  " but kept %u times, where the intervals spread widely", s->kept);
+    if (s->halved)
+        snprintf(doubling + strlen(doubling), sizeof doubling - strlen(doubling),
+                 "%s halved %u times, where the run's interval was wide",
+                 !doubling[0] ? " at first, the period" : s->kept ? " and" : "", s->halved);
     fprintf(out, "<p class=\"note\" data-sampling>Sampled: the first %" PRIu64 " instructions were modelled in full, "
                  "then %" PRIu64 " intervals of %" PRIu64 " instructions (one in every %" PRIu64 "%s, each after %s"
                  " of warm-up%s)%s: %.2f%% of the scope. Cycles and speed-ups are estimates; cycles lie between "

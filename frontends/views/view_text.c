@@ -77,7 +77,7 @@ static void sampling(FILE *out, const struct result *r)
         snprintf(lanes + strlen(lanes), sizeof lanes - strlen(lanes),
                  ", each in %llu or more, one of %u after the first %llu", (unsigned long long)s->lane_units,
                  s->lanes_every, (unsigned long long)s->lanes_from);
-    char tail[64] = "", doubling[96] = "";
+    char tail[64] = "", doubling[160] = "";
     if (s->tail)
         snprintf(tail, sizeof tail, ", the last %llu in full", (unsigned long long)s->tail);
     if (s->epoch && s->units > s->epoch)
@@ -85,6 +85,10 @@ static void sampling(FILE *out, const struct result *r)
     if (s->kept)
         snprintf(doubling + strlen(doubling), sizeof doubling - strlen(doubling),
                  " but kept %u times (the intervals spread widely)", s->kept);
+    if (s->halved)
+        snprintf(doubling + strlen(doubling), sizeof doubling - strlen(doubling),
+                 "%s halved %u times (the interval was wide)", !doubling[0] ? " at first," : s->kept ? " and" : "",
+                 s->halved);
     fprintf(out, "Modelled:           sampled: %llu instructions in full, then %llu intervals of %llu "
                  "(one per %llu%s, after %s of warm-up%s)%s: %.2f%% of the scope\n",
             (unsigned long long)s->exact, (unsigned long long)s->units, (unsigned long long)s->unit,
