@@ -150,7 +150,10 @@ static const struct view {
     "                     3,408, Alder Lake 2,048 to 4,096, Cortex-A72 2,000 to 2,512), are\n" \
     "                     modelled to warm the pipeline (each sensitivity lane going on from\n" \
     "                     its own state, as it was at its last unit) and the next\n" \
-    "                     1,000 are measured: the baseline's in every period, the lanes' in one\n" \
+    "                     1,000 are measured. A warm-up starts at the first instruction, up to\n" \
+    "                     1,000 further, whose address followed the baseline's last unit, and\n" \
+    "                     the lanes join at the one that followed theirs: in a loop the model\n" \
+    "                     goes on as if nothing had been skipped. Measured: the baseline's in every period, the lanes' in one\n" \
     "                     period of four, all in the same, after the first 500; the caches, the\n" \
     "                     branch predictor and the uop cache see every instruction. Cycles and\n" \
     "                     speed-ups are estimates with 95% confidence intervals (cycles_low/high,\n" \

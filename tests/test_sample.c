@@ -27,7 +27,7 @@ static void trace_clock_ending(const struct sample_plan *p, unsigned n, unsigned
     for (unsigned i = 0; i < n; i++) {
         if (i == end)
             sample_clock_end(&c);
-        unsigned f = sample_tick(&c);
+        unsigned f = sample_tick(&c, 0);
         if (f & SAMPLE_EXACT_END)
             *out++ = 'E';
         if (f & SAMPLE_UNIT_END)
@@ -93,7 +93,7 @@ Test(sample, units_start_at_every_place_of_a_loop_whose_length_divides_the_perio
     sample_clock_start(&c, &p);
     unsigned at[5] = { 0 }, quarter[4] = { 0 }, units = 0;
     for (unsigned t = 0; t < 200 * 4000; t++)
-        if (sample_tick(&c) & SAMPLE_UNIT_START) {
+        if (sample_tick(&c, 0) & SAMPLE_UNIT_START) {
             unsigned in = t % 200;
             cr_assert(in >= 20 && in <= 200 - 10, "a unit starts %u into its period", in);
             at[t % 5]++, units++;
@@ -118,7 +118,7 @@ Test(sample, each_warm_up_takes_a_length_drawn_between_its_own_and_the_spread_mo
     sample_clock_start(&c, &p);
     unsigned seen[16] = { 0 }, periods = 0, warm = 0, model = 0;
     for (unsigned t = 0; t < 200 * 3200; t++) {
-        unsigned f = sample_tick(&c);
+        unsigned f = sample_tick(&c, 0);
         if (f & SAMPLE_UNIT_START) {
             cr_assert(warm >= 20 && warm <= 35, "a warm-up of %u", warm);
             seen[warm - 20]++, periods++;
@@ -134,29 +134,103 @@ Test(sample, each_warm_up_takes_a_length_drawn_between_its_own_and_the_spread_mo
     cr_expect(model > 3200 * 37 && model < 3200 * 38, "%u modelled: 27.5 + 10 a period on average", model);
 }
 
-/* As a skip begins, the clock tells how many instructions it skips before the next warm-up: the
- * rest of its period and the next one's lead, which a doubling period draws from its own room. */
-Test(sample, a_skip_knows_how_far_it_goes_through_the_next_periods_lead)
+/* As a skip begins, the clock tells how many instructions it skips at most before the next
+ * warm-up: the rest of its period, the next one's lead (which a doubling period draws from its own
+ * room) and as far as that warm-up may move on to start where the model left off. Exactly as many
+ * where no address recurs, fewer in a loop. */
+Test(sample, a_skip_knows_how_far_it_may_go_through_the_next_periods_lead)
 {
     struct sample_plan p = { .exact = 50, .period = 100, .warm = 10, .warm_spread = 10, .unit = 5, .epoch = 3 };
+    for (unsigned loop = 0; loop < 2; loop++) {
+        struct sample_clock c;
+        sample_clock_start(&c, &p);
+        uint64_t told = 0, run = 0;
+        unsigned skips = 0, shorter = 0;
+        for (unsigned t = 0; t < 100 * 3 * 15; t++) {
+            unsigned f = sample_tick(&c, loop ? t % 7 : t);
+            if (!(f & SAMPLE_MODEL) && !run) {
+                told = sample_clock_skip_left(&c);
+                run = 1;
+            } else if (!(f & SAMPLE_MODEL)) {
+                run++;
+            } else if (run) {
+                cr_assert(loop ? run <= told : run == told, "skip %u: %llu skipped, %llu told", skips,
+                          (unsigned long long)run, (unsigned long long)told);
+                shorter += run < told;
+                skips++, run = 0;
+            }
+        }
+        cr_expect_gt(skips, 3 * 3, "skips in three epochs and more");
+        if (loop)
+            cr_expect_gt(shorter, 0, "a loop's warm-ups start before the furthest they may");
+    }
+}
+
+/* The period that C's instruction belongs to has the lanes (sample_rec's turns; no epochs). */
+static bool lanes_period(const struct sample_clock *c)
+{
+    return (c->begun - 1) % c->plan.lanes_every == 0;
+}
+
+/* A skip is seamless in a loop (7 addresses here): the first instruction modelled after it is the
+ * one whose address followed the last unit, and the lanes, which join one period in two, join where
+ * they left off, the baseline modelled from where it did, but where a lead
+ * drawn near the end of its room leaves too little of it; each period keeps its length, the skip
+ * after the unit giving back what the lead took. */
+Test(sample, a_warm_up_starts_where_the_model_left_off_and_the_lanes_join_where_they_did)
+{
+    struct sample_plan p = { .exact = 10, .period = 60, .warm = 6, .warm_spread = 4, .unit = 5, .epoch = 0,
+                             .lanes_every = 2 };
     struct sample_clock c;
     sample_clock_start(&c, &p);
-    uint64_t told = 0, run = 0;
-    unsigned skips = 0;
-    for (unsigned t = 0; t < 100 * 3 * 15; t++) {
-        unsigned f = sample_tick(&c);
-        if (!(f & SAMPLE_MODEL) && !run) {
-            told = sample_clock_skip_left(&c);
-            run = 1;
-        } else if (!(f & SAMPLE_MODEL)) {
-            run++;
-        } else if (run) {
-            cr_assert_eq(run, told, "skip %u: %llu skipped, %llu told", skips, (unsigned long long)run,
-                         (unsigned long long)told);
-            skips++, run = 0;
+    uint64_t base_at = UINT64_MAX, lanes_at = UINT64_MAX, begun = 0;
+    unsigned starts = 0, joins = 0, apart = 0, met = 0, room = 60 - 6 - 4 - 5;
+    bool modelled = true;
+    for (unsigned t = 0; t < 10 + 60 * 40; t++) {
+        uint64_t pc = 0x1000 + 4 * (t % 7);
+        unsigned f = sample_tick(&c, pc);
+        if (c.begun != begun) {
+            cr_assert_eq((t - 10) % 60, 0, "period %llu begins %u into the stream", (unsigned long long)c.begun, t);
+            begun = c.begun;
         }
+        if (f & (SAMPLE_EXACT_END | SAMPLE_UNIT_END)) {
+            base_at = pc;
+            lanes_at = f & SAMPLE_EXACT_END || lanes_period(&c) ? pc : lanes_at;
+        }
+        if ((f & SAMPLE_MODEL) && !modelled) {
+            cr_assert(pc == base_at || c.lead + c.moved == room, "a warm-up starts at %#llx", (unsigned long long)pc);
+            starts++, met += pc == base_at;
+        }
+        if ((f & SAMPLE_JOIN) && lanes_period(&c)) {
+            cr_assert(pc == lanes_at || c.lead + c.moved == room, "the lanes join at %#llx", (unsigned long long)pc);
+            joins++, apart += pc == lanes_at && lanes_at != base_at;
+        }
+        modelled = f & SAMPLE_MODEL;
     }
-    cr_expect_gt(skips, 3 * 3, "skips in three epochs and more");
+    cr_expect_eq(starts, 40);
+    cr_expect_gt(met, 30, "%u of 40 warm-ups start where the model left off (the others, at the end of the room)", met);
+    cr_expect_eq(joins, 20);
+    cr_expect_gt(apart, 0, "the lanes left off elsewhere than the baseline");
+}
+
+/* Where no address recurs, a warm-up starts as far into its period as the period leaves room for
+ * (here, less than SAMPLE_ALIGN_MAX beyond its lead): the unit stays in its period. */
+Test(sample, a_warm_up_that_meets_no_address_where_the_model_left_off_starts_at_the_end_of_its_room)
+{
+    struct sample_plan p = { .exact = 10, .period = 60, .warm = 6, .warm_spread = 4, .unit = 5, .epoch = 0 };
+    struct sample_clock c;
+    sample_clock_start(&c, &p);
+    unsigned starts = 0;
+    bool modelled = true;
+    for (unsigned t = 0; t < 10 + 60 * 40; t++) {
+        unsigned f = sample_tick(&c, t);
+        if ((f & SAMPLE_MODEL) && !modelled) {
+            cr_assert_eq((t - 10) % 60, 60 - 6 - 4 - 5, "a warm-up starts %u into its period", (t - 10) % 60);
+            starts++;
+        }
+        modelled = f & SAMPLE_MODEL;
+    }
+    cr_expect_eq(starts, 40);
 }
 
 /* A machine's reorder buffer sets the warm-ups: at least four of it, and four of it more drawn,
@@ -305,7 +379,7 @@ static struct sample_stream sample_program(const double *piece, const double *fa
     if (known)
         memset(known->period, 0, PIECES * sizeof *known->period);
     for (int t = 0; t < PIECES * 10; t++) {
-        unsigned f = sample_tick(&c);
+        unsigned f = sample_tick(&c, 0);
         if (f & SAMPLE_UNIT_START) {
             unit[n] = piece[t / 10];
             if (unit_fast)
@@ -501,7 +575,7 @@ static void sample_misses(const double *misses, struct sample_events *unit, stru
     size_t n = 0, seen = 0;
     double sum = 0;
     for (int t = 0; t < PIECES * 10; t++) {
-        unsigned f = sample_tick(&c);
+        unsigned f = sample_tick(&c, 0);
         for (; seen < c.begun; seen++)
             at[seen] = (struct sample_events){ .n = { 0, 0, 0, sum } };
         if (f & SAMPLE_UNIT_START)
@@ -599,7 +673,7 @@ Test(sample, an_epoch_that_keeps_the_period_is_a_stratum_of_that_period)
     size_t n = 0;
     double total = 0;
     for (int t = 0; t < 600000; t++) {
-        unsigned f = sample_tick(&c);
+        unsigned f = sample_tick(&c, 0);
         if (c.periods == p.epoch && c.begun / p.epoch == 2)
             sample_clock_keep(&c);
         double rate = 1 + (double)((c.begun - 1) / p.epoch);
@@ -628,7 +702,7 @@ Test(sample, a_period_that_halves_for_the_rest_of_its_epoch_begins_a_stratum_of_
     size_t n = 0, ends[8], n_ends = 0;
     double total = 0;
     for (int t = 0; t < 600000; t++) {
-        unsigned f = sample_tick(&c);
+        unsigned f = sample_tick(&c, 0);
         if (c.begun == 100 && !c.halve && !c.halved)
             sample_clock_halve(&c);
         if ((f & SAMPLE_STRATUM_END) && n_ends < 8)
@@ -662,7 +736,7 @@ Test(sample, the_period_halves_no_lower_than_twice_the_warm_up_and_unit_and_at_m
     p.period = 1u << 20;
     sample_clock_start(&c, &p);
     for (int t = 0; t < 1 << 24; t++) {
-        sample_tick(&c);
+        sample_tick(&c, 0);
         sample_clock_halve(&c);
     }
     cr_expect_eq(c.halved, SAMPLE_HALVE_MAX);

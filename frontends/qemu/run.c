@@ -959,9 +959,9 @@ static void choose_density(struct run *r)
 
 /* The region's next instruction, as the sampling says: modelled, or held while it skips (step()
  * reads r->holding); the marks before it. */
-static void sample_next(struct run *r)
+static void sample_next(struct run *r, uint64_t pc)
 {
-    unsigned act = sample_tick(&r->clock), marks = act & ~(unsigned)SAMPLE_MODEL;
+    unsigned act = sample_tick(&r->clock, pc), marks = act & ~(unsigned)SAMPLE_MODEL;
     if (r->clock.begun > r->n_events_at) {        /* a period began with this instruction */
         r->events_at = alloc_grow(r->events_at, &r->cap_events_at, r->clock.begun, 64, sizeof *r->events_at);
         while (r->n_events_at < r->clock.begun)
@@ -1241,7 +1241,7 @@ static void model_pending(struct run *r, uint64_t next_pc, bool known_next)
     bool sync = stack_sync(r, s);
     bool inside = in_region(r, s);
     if (inside) {
-        sample_next(r);
+        sample_next(r, in->pc);
         r->in_roi++;
         s->count++;
         s->mispredicts += miss;

@@ -97,6 +97,10 @@ struct sample_clock {
     uint64_t left;                  /* instructions before the phase changes */
     unsigned phase, flags;          /* flags: SAMPLE_MODEL while the phase models */
     bool ending;                    /* sample_clock_end: no skip from now on */
+    /* Where the baseline ([0]) and the lanes ([1]) left off: the address of the instruction after
+     * the last unit each was stepped through (or after the exact part), and how far the current
+     * period's warm-up moved on to meet them (sample_turn) */
+    uint64_t resume[2], moved;
 };
 void sample_clock_start(struct sample_clock *c, const struct sample_plan *p);
 /* The stream's end is near: every instruction from here on is modelled, once the exact part or the
@@ -132,12 +136,20 @@ bool sample_keeps_period(const double *unit, const double *known, size_t n);
 enum { SAMPLE_CHECK = 50 };
 bool sample_too_wide(const struct sample_clock *c, const double *unit, const double *known, size_t n,
                      uint64_t n_exact, uint64_t ahead, uint64_t period);
-/* The phase that begins when the one before has run out: its flags (sample_tick's). */
-unsigned sample_turn(struct sample_clock *c);
-/* The next instruction of the region: its SAMPLE_* flags. A countdown on the way. */
-static inline unsigned sample_tick(struct sample_clock *c)
+/* A skip is seamless where the model goes on at the instruction it left off before (the address
+ * after its last unit): the model then sees a stream that ran, as if nothing had been skipped, and
+ * a loop's steady state carries over. So a warm-up starts at the first instruction of that address
+ * once its lead is over, and the lanes join where they left off, the baseline modelled meanwhile;
+ * each moved on by at most SAMPLE_ALIGN_MAX instructions and within the period (the skip after
+ * the unit shortens as much), else it starts where it got to. sample.c says why. */
+enum { SAMPLE_ALIGN_MAX = 1000 };
+/* The phase that begins when the one before has run out, with the instruction at PC: its flags
+ * (sample_tick's). */
+unsigned sample_turn(struct sample_clock *c, uint64_t pc);
+/* The next instruction of the region, at PC: its SAMPLE_* flags. A countdown on the way. */
+static inline unsigned sample_tick(struct sample_clock *c, uint64_t pc)
 {
-    return --c->left ? c->flags : sample_turn(c);
+    return --c->left ? c->flags : sample_turn(c, pc);
 }
 
 /* What was measured, for one lane, as two readings: [SAMPLE_TIME] when everything retired,
