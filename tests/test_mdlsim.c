@@ -2907,6 +2907,10 @@ static void expect_sampled_holds_exact_on(const char *machine, const char *progr
                  "the lanes warm as long as the baseline");
     json_int_t units = json_integer_value(json_object_get(how, "intervals"));
     cr_expect_gt(units, 90, "%s", program);
+    json_int_t resumed = json_integer_value(json_object_get(how, "warmups_resumed"));
+    cr_expect(resumed >= units * 9 / 10 && resumed <= units + 1,
+              "%s, a loop: %lld warm-ups of about %lld began where the model left off", program, (long long)resumed,
+              (long long)units);
     cr_expect_geq(json_integer_value(json_object_get(how, "tail_instructions")), 100000,
                  "%s: the run's last 100,000 instructions or more modelled in full", program);
     cr_expect_eq(json_integer_value(json_object_get(how, "lanes_every")), units > 500 ? 4 : 1,
@@ -3081,7 +3085,7 @@ Test(mdlsim_run, a_sampled_replay_models_the_runs_end_in_full_so_a_short_slow_la
  * its own factor: the functions' shares and the top-down within a point of the exact run's. With
  * one factor for all, the set-up, sampled twice as densely, came out 56.2% of the cycles (45.6%
  * exact), the sum 41.4% (52.1%), retiring 64.3% of the slots (55.7%). The text and the page say
- * that the period doubled. */
+ * that the period doubled, and how many warm-ups began where the model left off (a loop: nearly all). */
 Test(mdlsim_run, a_sampled_replay_scales_each_epochs_charges_and_slots_by_its_own_rate, .timeout = 300)
 {
     json_t *x = exact_run("--machine skylake --no-sensitivity --record $MDLSIM_TMP/mdlsim-phases.trace -- "
@@ -3092,10 +3096,17 @@ Test(mdlsim_run, a_sampled_replay_scales_each_epochs_charges_and_slots_by_its_ow
     cr_assert_eq(t.status, 0, "%s", t.out);
     cr_expect(strstr(t.out, " intervals of 1000 (one per 10000 at first, doubling every 500, after 2000 to 2896 of warm-up), "),
               "%s", t.out);
+    unsigned long long resumed = 0, warmups = 0;
+    const char *line = strstr(t.out, "\nResumed:            ");
+    cr_expect(line && sscanf(line, "\nResumed: %llu of %llu warm-ups where the model left off (at the address after its "
+                                   "last interval)\n", &resumed, &warmups) == 2 && warmups > 900 && resumed >= warmups * 9 / 10,
+              "the reduction's loop: warm-ups began where the model left off: %s", t.out);
     free(t.out);
     char *page = slurp(scratch_path("mdlsim-phases.html"));
     cr_expect(strstr(page, " (one in every 10000 at first, the period doubling after every 500 intervals, each after "),
               "the page says it too");
+    cr_expect(strstr(page, " warm-ups began where the model left off, at the address after its last interval"),
+              "the page says where the warm-ups began");
     free(page);
     remove(scratch_path("mdlsim-phases.html"));
     json_t *s = load_report(scratch_path("mdlsim-phases.json"));

@@ -36,6 +36,7 @@ struct result_sampling {
     uint64_t epoch;                 /* the period doubles after every EPOCH units (0: never), */
     unsigned kept;                  /* but at KEPT of them, where the units spread widely (sample.h), */
     unsigned halved;                /* and it halved HALVED times, where the run's interval was too wide */
+    uint64_t warmups, resumed;      /* warm-ups begun, RESUMED of them where the model left off (sample.h) */
     uint64_t lanes_warm;            /* of the warm-up, the last instructions the sensitivity lanes stepped
                                        (and 0 to WARM_SPREAD more) */
     unsigned lanes_every;           /* after the first LANES_FROM units, the sensitivity lanes measured one */

@@ -1634,6 +1634,7 @@ static void estimate_lanes(const struct run *r, struct result *res)
     }
     res->sampling = (struct result_sampling){ .sampled = true, .exact = r->plan.exact, .period = r->plan.period,
                                               .epoch = r->plan.epoch, .kept = r->clock.kept, .halved = r->clock.halved, .warm = r->plan.warm,
+                                              .warmups = r->clock.warmups, .resumed = r->clock.resumed,
                                               .warm_spread = r->plan.warm_spread,
                                               .unit = r->plan.unit, .units = st.n_units,
                                               .lanes_warm = r->o.n_lanes > 1 ? r->plan.warm - r->plan.rest : r->plan.warm,

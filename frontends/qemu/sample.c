@@ -91,6 +91,20 @@ void sample_clock_start(struct sample_clock *c, const struct sample_plan *p)
     c->span[0] = (struct sample_span){ 0, p->period };
 }
 
+/* What the current period used before its skip: the lead, the wait to align, the warm-up, the unit. */
+static uint64_t used_of(const struct sample_clock *c)
+{
+    return c->lead + c->moved + c->plan.warm + c->longer + c->plan.unit;
+}
+
+/* The skip X less what periods before took beyond their own length (DEBT), as far as X goes. */
+static uint64_t repay(struct sample_clock *c, uint64_t x)
+{
+    uint64_t take = c->debt < x ? c->debt : x;
+    c->debt -= take;
+    return x - take;
+}
+
 static uint64_t phase_length(const struct sample_clock *c, unsigned phase)
 {
     const struct sample_plan *p = &c->plan;
@@ -101,7 +115,7 @@ static uint64_t phase_length(const struct sample_clock *c, unsigned phase)
     case PHASE_WARM: return p->warm - p->rest + c->longer;
     case PHASE_UNIT: return p->unit;
     case PHASE_END: return UINT64_MAX;
-    default: return p->period - p->warm - c->longer - p->unit - c->lead - c->moved;
+    default: return p->period > used_of(c) ? p->period - used_of(c) : 0;
     }
 }
 
@@ -180,11 +194,13 @@ static bool lanes_in(const struct sample_clock *c)
     return every == 1 || p < c->plan.epoch || p % every == 0;
 }
 
-/* How much further the current period's warm-up may move on to align (waits_to_align). */
+/* How much further the current period's warm-up may move on to align (waits_to_align): in all,
+ * SAMPLE_ALIGN_MAX or half the period's room if less, so that a period, its lead drawn over the
+ * room, takes no more than its length on average (the periods keep their places). */
 static uint64_t align_left(const struct sample_clock *c)
 {
-    uint64_t room = room_of(c) - c->lead - c->moved, align = SAMPLE_ALIGN_MAX - c->moved;
-    return room < align ? room : align;
+    uint64_t most = room_of(c) / 2;
+    return (most < SAMPLE_ALIGN_MAX ? most : SAMPLE_ALIGN_MAX) - c->moved;
 }
 
 /* Whether phase NEXT, about to begin with the instruction at PC, waits for an instruction where the
@@ -192,9 +208,10 @@ static uint64_t align_left(const struct sample_clock *c)
  * for theirs, once the baseline's was met or given up. Why: a loop with two steady states (Skylake's
  * port rule on branchy's data loop) stays in one in the exact run, and a model resumed anywhere fell
  * in either about half of the time: branchy 200000's exact cycles fell outside all 12 intervals of
- * two recordings at six first periods, inside 11 once resumed where it left off. Over 46 replays
- * against --exact, the exact cycles fell inside 44 intervals (42), the top speed-up inside 45 (44),
- * for 1% more instructions modelled (README "Sampling"). */
+ * two recordings at six first periods, inside all 12 once resumed where it left off (11 while a
+ * wait ended at its period's room: a lead drawn near it let the model change state now and then).
+ * Over 46 replays against --exact, the exact cycles fell inside 44 intervals (42), the top speed-up
+ * inside 45 (44), for 1% more instructions modelled (README "Sampling"). */
 static bool waits_to_align(const struct sample_clock *c, unsigned next, uint64_t pc)
 {
     if (c->ending || !align_left(c))
@@ -219,12 +236,15 @@ unsigned sample_turn(struct sample_clock *c, uint64_t pc)
         marks |= c->phase == PHASE_EXACT ? SAMPLE_EXACT_END : c->phase == PHASE_UNIT ? SAMPLE_UNIT_END : 0;
         if (c->phase == PHASE_UNIT && (c->halve || (c->plan.epoch && c->periods == c->plan.epoch)))
             marks |= SAMPLE_STRATUM_END;
-        if (waits_to_align(c, next_phase(c), pc)) {
+        unsigned next = next_phase(c);
+        if (waits_to_align(c, next, pc)) {
             c->moved++;
             len = 1;
             break;
         }
-        c->phase = next_phase(c);
+        if (next == PHASE_REST)
+            c->warmups++, c->resumed += pc == c->resume[0];
+        c->phase = next;
         marks |= c->phase == PHASE_END ? SAMPLE_END : 0;
         if (c->phase == PHASE_LEAD)
             begin_period(c);
@@ -232,6 +252,10 @@ unsigned sample_turn(struct sample_clock *c, uint64_t pc)
         if (c->plan.rest || c->plan.lanes_every > 1)    /* a rest of none: they rest, and join at once */
             marks |= c->phase == PHASE_REST ? SAMPLE_REST : c->phase == PHASE_WARM ? SAMPLE_JOIN : 0;
         len = phase_length(c, c->phase);
+        if (c->phase == PHASE_SKIP) {   /* what the period took beyond its length is given back */
+            c->debt += used_of(c) > c->plan.period ? used_of(c) - c->plan.period : 0;
+            len = repay(c, len);
+        }
     } while (len == 0);
     c->left = len;
     c->flags = c->phase == PHASE_SKIP || c->phase == PHASE_LEAD ? 0 : SAMPLE_MODEL;

@@ -98,9 +98,11 @@ struct sample_clock {
     unsigned phase, flags;          /* flags: SAMPLE_MODEL while the phase models */
     bool ending;                    /* sample_clock_end: no skip from now on */
     /* Where the baseline ([0]) and the lanes ([1]) left off: the address of the instruction after
-     * the last unit each was stepped through (or after the exact part), and how far the current
-     * period's warm-up moved on to meet them (sample_turn) */
-    uint64_t resume[2], moved;
+     * the last unit each was stepped through (or after the exact part); how far the current
+     * period's warm-up moved on to meet them (sample_turn); what the periods so far took beyond
+     * their length, moving on that far, given back by the next skips */
+    uint64_t resume[2], moved, debt;
+    uint64_t warmups, resumed;      /* warm-ups begun, and those begun where the model left off */
 };
 void sample_clock_start(struct sample_clock *c, const struct sample_plan *p);
 /* The stream's end is near: every instruction from here on is modelled, once the exact part or the
@@ -140,8 +142,9 @@ bool sample_too_wide(const struct sample_clock *c, const double *unit, const dou
  * after its last unit): the model then sees a stream that ran, as if nothing had been skipped, and
  * a loop's steady state carries over. So a warm-up starts at the first instruction of that address
  * once its lead is over, and the lanes join where they left off, the baseline modelled meanwhile;
- * each moved on by at most SAMPLE_ALIGN_MAX instructions and within the period (the skip after
- * the unit shortens as much), else it starts where it got to. sample.c says why. */
+ * each moved on by at most SAMPLE_ALIGN_MAX instructions (or half the period's room, if less), else it
+ * starts where it got to. The skip after the unit gives back what that took; beyond the period's
+ * length, the next periods' skips do. sample.c says why. */
 enum { SAMPLE_ALIGN_MAX = 1000 };
 /* The phase that begins when the one before has run out, with the instruction at PC: its flags
  * (sample_tick's). */

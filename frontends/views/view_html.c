@@ -235,6 +235,10 @@ static void sampling_note(FILE *out, const struct result *r)
                  "%.0f and %.0f with 95%% confidence. Instruction and event counts are exact.</p>\n",
             s->exact, s->units, s->unit, s->period, doubling, warm, lanes, tail,
             r->instructions ? 100.0 * (double)s->modelled / (double)r->instructions : 0, r->cycles_low, r->cycles_high);
+    if (s->warmups)
+        fprintf(out, "<p class=\"note\" data-sampling-resumed>%" PRIu64 " of %" PRIu64 " warm-ups began where the "
+                     "model left off, at the address after its last interval: there, the model went on as if nothing "
+                     "had been skipped.</p>\n", s->resumed, s->warmups);
     if (s->strings)
         fprintf(out, "<p class=\"note\" data-sampling-strings>The cycles of %" PRIu64 " repeated string instructions "
                      "(%.0f) are counted as the description times them, not sampled: the intervals sample the rest.</p>\n",

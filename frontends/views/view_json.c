@@ -350,6 +350,7 @@ static void json_sampling(struct jw *out, const struct result_sampling *s)
         jkey_u64(out, "period_doubles_every", s->epoch, false);
         jkey_u64(out, "period_kept", s->kept, false);
         jkey_u64(out, "period_halved", s->halved, false);
+        jkey_u64(out, "warmups_resumed", s->resumed, false);
         jkey_u64(out, "warmup", s->warm, false);
         jkey_u64(out, "warmup_spread", s->warm_spread, false);
         jkey_u64(out, "lanes_warmup", s->lanes_warm, false);

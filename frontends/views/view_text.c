@@ -94,6 +94,9 @@ static void sampling(FILE *out, const struct result *r)
             (unsigned long long)s->exact, (unsigned long long)s->units, (unsigned long long)s->unit,
             (unsigned long long)s->period, doubling, warm, lanes, tail,
             r->instructions ? 100.0 * (double)s->modelled / (double)r->instructions : 0);
+    if (s->warmups)
+        fprintf(out, "Resumed:            %llu of %llu warm-ups where the model left off (at the address after its "
+                     "last interval)\n", (unsigned long long)s->resumed, (unsigned long long)s->warmups);
     if (s->strings)
         fprintf(out, "Known, not sampled: %llu string instructions, %.0f cycles as the description times them\n",
                 (unsigned long long)s->strings, s->string_cycles);
