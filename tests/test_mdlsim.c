@@ -2875,11 +2875,13 @@ static unsigned rob_of(const char *machine)
  * hundred units or more. */
 static void expect_sampled_holds_exact_on(const char *machine, const char *program, const char *exact_out)
 {
-    /* files of the machine's own: the tests that call this run side by side in one scratch directory */
-    char cmd[512], exact[64], trace[64], sampled[64];
-    snprintf(exact, sizeof exact, "mdlsim-exact-all-%s.json", machine);
-    snprintf(trace, sizeof trace, "mdlsim-sampled-%s.trace", machine);
-    snprintf(sampled, sizeof sampled, "mdlsim-sampled-%s.json", machine);
+    /* files of the machine's and program's own (its name up to the first '.'): the tests that call
+     * this run side by side in one scratch directory */
+    char cmd[512], exact[96], trace[96], sampled[96];
+    int name = (int)strcspn(program, ".");
+    snprintf(exact, sizeof exact, "mdlsim-exact-all-%s-%.*s.json", machine, name, program);
+    snprintf(trace, sizeof trace, "mdlsim-sampled-%s-%.*s.trace", machine, name, program);
+    snprintf(sampled, sizeof sampled, "mdlsim-sampled-%s-%.*s.json", machine, name, program);
     /* in an empty environment, as the goldens: the stream depends on it (the C library reads it) */
     snprintf(cmd, sizeof cmd, "run --machine %s --exact --json $MDLSIM_TMP/%s --record $MDLSIM_TMP/%s -- "
              "../build/programs/%s", machine, exact, trace, program);

@@ -416,3 +416,31 @@ Test(view_html, puts_the_cores_side_by_side_with_their_names_escaped)
     release(a);
     release(b);
 }
+
+/* A sampled run's note counts what happened once in the singular, and says how many warm-ups began
+ * where the model left off. */
+Test(view_html, says_how_a_sampled_run_was_modelled_and_counts_once_in_the_singular)
+{
+    struct result *r = sample();
+    r->command = "run";
+    r->scope = RESULT_SCOPE_RUN;
+    r->cycles_low = r->cycles * 0.99, r->cycles_high = r->cycles * 1.01;
+    r->sampling = (struct result_sampling){ .sampled = true, .exact = 1000000, .period = 20000, .warm = 2000,
+                                            .warm_spread = 896, .unit = 1000, .epoch = 500, .kept = 1, .halved = 1,
+                                            .warmups = 700, .resumed = 650, .lanes_warm = 2000, .lanes_every = 1,
+                                            .units = 700, .modelled = 3000000 };
+    char *html = page(r);
+    static const char *const has[] = { " but kept 1 time, where the intervals spread widely",
+                                       " and halved 1 time, where the run's interval was wide",
+                                       "650 of 700 warm-ups began where the model left off", NULL };
+    static const char *const lacks[] = { "1 times", NULL };
+    expect_strings(html, has, lacks);
+    r->sampling.kept = 2, r->sampling.halved = 3;
+    free(html);
+    html = page(r);
+    static const char *const has2[] = { " but kept 2 times,", " and halved 3 times,", NULL };
+    static const char *const none[] = { NULL };
+    expect_strings(html, has2, none);
+    free(html);
+    release(r);
+}

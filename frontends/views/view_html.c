@@ -224,11 +224,11 @@ static void sampling_note(FILE *out, const struct result *r)
         snprintf(doubling, sizeof doubling, " at first, the period doubling after every %" PRIu64 " intervals", s->epoch);
     if (s->kept)
         snprintf(doubling + strlen(doubling), sizeof doubling - strlen(doubling),
-                 " but kept %u times, where the intervals spread widely", s->kept);
+                 " but kept %u time%s, where the intervals spread widely", s->kept, s->kept == 1 ? "" : "s");
     if (s->halved)
         snprintf(doubling + strlen(doubling), sizeof doubling - strlen(doubling),
-                 "%s halved %u times, where the run's interval was wide",
-                 !doubling[0] ? " at first, the period" : s->kept ? " and" : "", s->halved);
+                 "%s halved %u time%s, where the run's interval was wide",
+                 !doubling[0] ? " at first, the period" : s->kept ? " and" : "", s->halved, s->halved == 1 ? "" : "s");
     fprintf(out, "<p class=\"note\" data-sampling>Sampled: the first %" PRIu64 " instructions were modelled in full, "
                  "then %" PRIu64 " intervals of %" PRIu64 " instructions (one in every %" PRIu64 "%s, each after %s"
                  " of warm-up%s)%s: %.2f%% of the scope. Cycles and speed-ups are estimates; cycles lie between "

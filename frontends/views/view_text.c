@@ -84,11 +84,11 @@ static void sampling(FILE *out, const struct result *r)
         snprintf(doubling, sizeof doubling, " at first, doubling every %llu", (unsigned long long)s->epoch);
     if (s->kept)
         snprintf(doubling + strlen(doubling), sizeof doubling - strlen(doubling),
-                 " but kept %u times (the intervals spread widely)", s->kept);
+                 " but kept %u time%s (the intervals spread widely)", s->kept, s->kept == 1 ? "" : "s");
     if (s->halved)
         snprintf(doubling + strlen(doubling), sizeof doubling - strlen(doubling),
-                 "%s halved %u times (the interval was wide)", !doubling[0] ? " at first," : s->kept ? " and" : "",
-                 s->halved);
+                 "%s halved %u time%s (the interval was wide)", !doubling[0] ? " at first," : s->kept ? " and" : "",
+                 s->halved, s->halved == 1 ? "" : "s");
     fprintf(out, "Modelled:           sampled: %llu instructions in full, then %llu intervals of %llu "
                  "(one per %llu%s, after %s of warm-up%s)%s: %.2f%% of the scope\n",
             (unsigned long long)s->exact, (unsigned long long)s->units, (unsigned long long)s->unit,
