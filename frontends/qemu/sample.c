@@ -186,12 +186,34 @@ static unsigned next_phase(const struct sample_clock *c)
     return p == PHASE_START ? PHASE_EXACT : p == PHASE_SKIP ? PHASE_LEAD : p + 1;
 }
 
+/* The units a lane measured (sample_lane): all before FROM, then those with index % EVERY ==
+ * FIRST. */
+struct pick {
+    size_t every, first, from;
+};
+
+static struct pick pick_of(const struct sample_lane *l)
+{
+    return l->every > 1 ? (struct pick){ l->every, l->first, l->from } : (struct pick){ 1, 0, 0 };
+}
+
+static bool picks(struct pick p, size_t u)
+{
+    return u < p.from || u % p.every == p.first;
+}
+
+/* The units every lane but the baseline measures under PLAN: all in the first epoch, then one in
+ * sample_lanes_every, all the same one (sample_rec_init; the clock's lanes_in). */
+static struct pick plan_pick(const struct sample_plan *plan)
+{
+    return (struct pick){ sample_lanes_every(plan), 0, plan->epoch };
+}
+
 /* Whether the lanes join the current period (sample_rec's turns: every one of the first epoch,
  * then one in lanes_every). */
 static bool lanes_in(const struct sample_clock *c)
 {
-    uint64_t p = c->begun - 1, every = sample_lanes_every(&c->plan);
-    return every == 1 || p < c->plan.epoch || p % every == 0;
+    return picks(plan_pick(&c->plan), c->begun - 1);
 }
 
 /* How much further the current period's warm-up may move on to align (waits_to_align): in all,
@@ -253,7 +275,8 @@ unsigned sample_turn(struct sample_clock *c, uint64_t pc)
             marks |= c->phase == PHASE_REST ? SAMPLE_REST : c->phase == PHASE_WARM ? SAMPLE_JOIN : 0;
         len = phase_length(c, c->phase);
         if (c->phase == PHASE_SKIP) {   /* what the period took beyond its length is given back */
-            c->debt += used_of(c) > c->plan.period ? used_of(c) - c->plan.period : 0;
+            uint64_t used = used_of(c);
+            c->debt += used > c->plan.period ? used - c->plan.period : 0;
             len = repay(c, len);
         }
     } while (len == 0);
@@ -312,22 +335,6 @@ static double t975(double df)
         return df < 2 ? 12.706 : 4.303;
     double z3 = z * z * z, z5 = z3 * z * z;
     return z + (z3 + z) / (4 * df) + (5 * z5 + 16 * z3 + 3 * z) / (96 * df * df);
-}
-
-/* The units a lane measured (sample_lane): all before FROM, then those with index % EVERY ==
- * FIRST. */
-struct pick {
-    size_t every, first, from;
-};
-
-static struct pick pick_of(const struct sample_lane *l)
-{
-    return l->every > 1 ? (struct pick){ l->every, l->first, l->from } : (struct pick){ 1, 0, 0 };
-}
-
-static bool picks(struct pick p, size_t u)
-{
-    return u < p.from || u % p.every == p.first;
 }
 
 /* The first unit from U on, before HI, that P picks; HI if none. */
@@ -771,9 +778,9 @@ void sample_rec_init(struct sample_rec *r, unsigned n_lanes, bool baseline, cons
     }
     /* every lane joins period P when P < FROM or P % K is 0: all in the same periods, so that each
      * goes on from its own state (a lane that sat out a join the others took would lose it) */
-    size_t k = sample_lanes_every(plan);
+    struct pick pk = plan_pick(plan);
     for (unsigned l = 1; l < n_lanes; l++)
-        r->lane[l] = (struct sample_lane){ .every = k, .first = 0, .from = plan->epoch };
+        r->lane[l] = (struct sample_lane){ .every = pk.every, .first = pk.first, .from = pk.from };
 }
 
 void sample_rec_free(struct sample_rec *r)
