@@ -2924,6 +2924,11 @@ static void expect_sampled_holds_exact_on(const char *machine, const char *progr
                  "instruction counts stay exact");
     double c = num(x, "cycles"), low = num(s, "cycles_low"), high = num(s, "cycles_high");
     cr_expect(low <= c && c <= high, "%s: exact cycles %g within the sampled [%g, %g]", program, c, low, high);
+    double drift = fabs(num(how, "warmup_drift")) * num(s, "cycles"), se = num(how, "warmup_drift_error") * num(s, "cycles");
+    cr_expect(drift < 0.02 * num(s, "cycles"), "%s: the warm-ups drifted %g cycles", program, drift);
+    cr_expect_geq(fmin(high - num(s, "cycles"), num(s, "cycles") - low), drift > 1.5 * se ? (drift - se) * (1 - 1e-9) : 0,
+                  "%s: the interval [%g, %g] holds the warm-ups' drift of %g (+-%g) beyond its noise", program, low,
+                  high, drift, se);
     cr_expect_leq(high - low, 0.05 * num(s, "cycles"), "%s: an interval no wider than 5%% of the estimate: [%g, %g]",
                   program, low, high);
     cr_expect_str_eq(top_sensitivity(s), top_sensitivity(x), "%s", program);

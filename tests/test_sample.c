@@ -134,6 +134,37 @@ Test(sample, each_warm_up_takes_a_length_drawn_between_its_own_and_the_spread_mo
     cr_expect(model > 3200 * 37 && model < 3200 * 38, "%u modelled: 27.5 + 10 a period on average", model);
 }
 
+/* The last unit-long part of each warm-up is marked as it starts (the drift is read over it),
+ * whatever the warm-up's drawn length, and nothing changes what is modelled; a warm-up shorter
+ * than a unit after the lanes' rest has no such part. */
+Test(sample, the_last_unit_long_part_of_each_warm_up_is_marked_where_the_warm_up_is_that_long)
+{
+    struct sample_plan p = { .exact = 0, .period = 200, .warm = 20, .warm_spread = 15, .unit = 10, .epoch = 0 };
+    struct sample_clock c;
+    sample_clock_start(&c, &p);
+    unsigned since = 0, marks = 0, units = 0;
+    for (unsigned t = 0; t < 200 * 400; t++) {
+        unsigned f = sample_tick(&c, 0);
+        if (f & SAMPLE_PRE_START)
+            marks++, since = 0;
+        if (f & SAMPLE_UNIT_START) {
+            cr_assert_eq(marks, units + 1, "one mark before each unit");
+            cr_assert_eq(since, 10, "the part before unit %u: %u instructions", units, since);
+            units++;
+        }
+        cr_assert(!(f & SAMPLE_PRE_START) || (f & SAMPLE_MODEL), "the part is modelled");
+        since++;
+    }
+    cr_expect_eq(units, 400);
+    char got[128];
+    struct sample_plan q = { .exact = 3, .period = 8, .warm = 2, .unit = 3, .epoch = 0 };
+    sample_clock_start(&c, &q);
+    for (unsigned t = 0; t < 3 + 16; t++)
+        cr_expect(!(sample_tick(&c, 0) & SAMPLE_PRE_START), "a warm-up of 2 has no part of 3");
+    trace_clock(&q, 3 + 16, got);
+    cr_expect_str_eq(got, "mmmE...mmSmmmU.mmSmmmU..", "the schedule is the same");
+}
+
 /* As a skip begins, the clock tells how many instructions it skips at most before the next
  * warm-up: the rest of its period, the next one's lead (which a doubling period draws from its own
  * room) and as far as that warm-up may move on
@@ -900,6 +931,68 @@ Test(sample, the_tail_measured_in_full_adds_its_own_cycles_to_the_strata)
     cr_expect_float_eq(e.high - e.low, 0, 1e-6, "every unit agrees and the tail is exact");
 }
 
+/* Units that all agree have no spread, but where each warm-up's last part took longer than its unit
+ * the model had not settled: the interval holds the change that drift makes to the estimate, each
+ * stratum's at its own units' mean (here 40 and 60 by turns, 50 cycles a unit, over the first
+ * epoch's 40,000 instructions, -10 over the 160,000 after it), less its standard error (the first
+ * stratum's turns: 160^2 x 200 / 20); units without a drift measured are left out. A drift within
+ * its noise widens nothing. */
+Test(sample, the_cycles_interval_holds_how_far_the_warm_ups_last_part_drifted_from_the_units)
+{
+    double u[60], d[60];
+    for (int i = 0; i < 60; i++) {
+        u[i] = 400;
+        d[i] = i < 20 ? (i % 2 ? 60 : 40) : i == 30 ? NAN : -10;
+    }
+    struct sample_stream s = { .plan = { .period = 2000, .warm = 500, .unit = 250, .epoch = 20 }, .n_exact = 1000,
+                               .n_rest = 20 * 2000 + 40 * 4000, .n_units = 60 };
+    struct sample_lane l = lane_of(700, u);
+    struct sample_estimate plain = sample_cycles(&s, &l);
+    cr_expect_float_eq(plain.high - plain.low, 0, 1e-6, "no drift known: no width");
+    s.drift_unit = d;
+    double bias = 20 * 2000 * 50 / 250.0 + 40 * 4000 * -10 / 250.0, se, want_se = sqrt(160.0 * 160 * 200 / 20);
+    cr_expect_float_eq(sample_drift(&s, &se), bias, 1e-6);
+    cr_expect_float_eq(se, want_se, 1e-6);
+    struct sample_estimate e = sample_cycles(&s, &l);
+    cr_expect_float_eq(e.cycles, plain.cycles, 1e-6, "the estimate stays");
+    cr_expect_float_eq(e.low, e.cycles - (bias - want_se), 1e-6);
+    cr_expect_float_eq(e.high, e.cycles + (bias - want_se), 1e-6);
+    for (int i = 0; i < 60; i++)
+        d[i] = i % 2 ? 40 : -40;
+    cr_expect_lt(fabs(sample_drift(&s, &se)), se, "turns about nothing");
+    e = sample_cycles(&s, &l);
+    cr_expect_float_eq(e.high - e.low, 0, 1e-6, "a drift within its noise widens nothing");
+    s.plan.epoch = 0, s.n_rest = 60 * 2000;    /* one stratum: 1.2 standard errors, in the noise still */
+    for (int i = 0; i < 60; i++)
+        d[i] = i % 2 ? 167 : -107;
+    double z = sample_drift(&s, &se) / se;
+    cr_expect(z > 1.1 && z < 1.3, "%g standard errors", z);
+    cr_expect_float_eq(sample_drift_widening(&s), 0, 1e-9);
+    e = sample_cycles(&s, &l);
+    cr_expect_float_eq(e.high - e.low, 0, 1e-6, "a drift within 1.5 standard errors widens nothing");
+}
+
+/* What the reader knows of the warm-up's last part and of the unit is left out of the drift, as of
+ * the units: a long copy in that part, timed by the description, is no drift. */
+Test(sample, a_copy_the_reader_knows_in_the_warm_ups_last_part_is_no_drift)
+{
+    double u[40], d[40], kp[40], ku[40];
+    for (int i = 0; i < 40; i++) {
+        u[i] = 400 + (i == 7 ? 3000 : 0);
+        ku[i] = i == 7 ? 3000 : 0;          /* unit 7 met a copy */
+        kp[i] = i == 20 ? 5000 : 0;         /* the part before unit 20 another */
+        d[i] = 400 + kp[i] - u[i];
+    }
+    struct sample_stream s = { .plan = { .period = 2000, .warm = 500, .unit = 250 }, .n_exact = 1000,
+                               .n_rest = 40 * 2000, .n_units = 40, .drift_unit = d, .known_pre = kp,
+                               .known_unit = ku };
+    double se;
+    cr_expect_float_eq(sample_drift(&s, &se), 0, 1e-9);
+    cr_expect_float_eq(se, 0, 1e-9);
+    s.known_pre = NULL;
+    cr_expect_gt(sample_drift(&s, &se), 0, "without what the reader knows, the copy is drift");
+}
+
 /* A chain of multiplies on Skylake, read by a sample_rec at the marks: the baseline, and a lane
  * with every latency 15% shorter (faster on the chain). */
 struct chain {
@@ -994,6 +1087,32 @@ Test(sample, a_tail_after_the_lanes_joined_counts_the_baselines_way_then_their_o
     cr_expect(own < rt_model_time(c.md, 0) - b1, "the lane is no faster after it joined");
     cr_expect_eq(c.rec.lane[1].tail[SAMPLE_TIME], (b1 - b0) + own, "lane %.17g, expected %.17g",
                  c.rec.lane[1].tail[SAMPLE_TIME], (b1 - b0) + own);
+    chain_close(&c);
+}
+
+/* The baseline's time over the warm-up's last part, read at its marks, less the unit's, is the unit's
+ * drift; a unit whose warm-up had no such part has none (NaN). */
+Test(sample, a_unit_records_how_its_warm_ups_last_part_took_longer_or_shorter_than_itself)
+{
+    struct chain c = { 0 };
+    chain_open(&c, 1);
+    chain_steps(&c, 40);
+    sample_rec_mark(&c.rec, c.md, SAMPLE_EXACT_END);
+    sample_rec_mark(&c.rec, c.md, SAMPLE_PRE_START);
+    double p0 = rt_model_time(c.md, 0);
+    chain_steps(&c, 20);
+    double p1 = rt_model_time(c.md, 0);
+    sample_rec_mark(&c.rec, c.md, SAMPLE_UNIT_START);
+    chain_steps(&c, 40);
+    double u1 = rt_model_time(c.md, 0);
+    sample_rec_mark(&c.rec, c.md, SAMPLE_UNIT_END);
+    cr_assert_eq(c.rec.n_units, 1);
+    cr_expect_gt(p1 - p0, 0);
+    cr_expect_eq(c.rec.drift[0], (p1 - p0) - (u1 - p1), "drift %.17g", c.rec.drift[0]);
+    sample_rec_mark(&c.rec, c.md, SAMPLE_UNIT_START);
+    chain_steps(&c, 40);
+    sample_rec_mark(&c.rec, c.md, SAMPLE_UNIT_END);
+    cr_expect(isnan(c.rec.drift[1]), "no part measured before unit 1");
     chain_close(&c);
 }
 

@@ -7,6 +7,7 @@
 #include <string.h>
 #include <strings.h>
 #include "views/view_html.h"
+#include "views/view_text.h"
 #include "analysis/analysis.h"
 
 extern const struct mdl_machine mdl_machine_skylake;
@@ -146,17 +147,21 @@ static void release(struct result *r)
     free(r);
 }
 
-/* The page of R, NUL-terminated. */
-static char *page(const struct result *r)
+/* What VIEW writes of R, NUL-terminated. */
+static char *rendered(const struct result *r, bool (*view)(FILE *, const struct result *))
 {
     char *buf = NULL;
     size_t len = 0;
     FILE *out = open_memstream(&buf, &len);
     cr_assert(out);
-    cr_assert(view_html(out, r), "view_html reported a write error on memory");
+    cr_assert(view(out, r), "the view reported a write error on memory");
     fclose(out);
     return buf;
 }
+
+/* The page of R, and its text. */
+static char *page(const struct result *r) { return rendered(r, view_html); }
+static char *text_of(const struct result *r) { return rendered(r, view_text); }
 
 static size_t count(const char *hay, const char *needle)
 {
@@ -419,6 +424,47 @@ Test(view_html, puts_the_cores_side_by_side_with_their_names_escaped)
 
 /* A sampled run's note counts what happened once in the singular, and says how many warm-ups began
  * where the model left off. */
+/* How far the warm-ups still drifted is said, as a share of the cycles, in the text and on the
+ * page; a run whose warm-ups settled (no drift) says nothing of it. */
+Test(view_html, says_how_far_a_sampled_runs_warm_ups_drifted_and_nothing_where_they_settled)
+{
+    struct result *r = sample();
+    r->command = "run";
+    r->scope = RESULT_SCOPE_RUN;
+    r->cycles_low = r->cycles * 0.99, r->cycles_high = r->cycles * 1.01;
+    r->sampling = (struct result_sampling){ .sampled = true, .exact = 1000000, .period = 20000, .warm = 2000,
+                                            .unit = 1000, .epoch = 500, .lanes_warm = 2000, .lanes_every = 1,
+                                            .units = 700, .modelled = 3000000, .drift = -0.0042 * r->cycles,
+                                            .drift_se = 0.0011 * r->cycles, .drift_widened = 0.0031 * r->cycles };
+    char *html = page(r), *txt = text_of(r);
+    static const char *const has[] = { "data-sampling-drift", "would change the cycles by -0.42% (+-0.11%)",
+                                       "the cycles' interval is 0.31% wider each way for it", NULL };
+    static const char *const none[] = { NULL };
+    expect_strings(html, has, none);
+    static const char *const has_text[] = { "Warm-up drift:      -0.42% of the cycles, +-0.11% (the last 1000 "
+                                            "instructions of each warm-up against its interval): the cycles' "
+                                            "interval widened by 0.31% each way\n", NULL };
+    expect_strings(txt, has_text, none);
+    free(html);
+    free(txt);
+    r->sampling.drift_widened = 0;
+    html = page(r), txt = text_of(r);
+    static const char *const noise[] = { "of the cycles, +-0.11% (the last 1000 instructions of each warm-up against "
+                                         "its interval): within its noise\n", NULL };
+    expect_strings(txt, noise, none);
+    expect_strings(html, none, (const char *const[]){ "data-sampling-drift", NULL });
+    free(html);
+    free(txt);
+    r->sampling.drift = 0;
+    html = page(r), txt = text_of(r);
+    static const char *const lacks[] = { "data-sampling-drift", NULL }, *const lacks_text[] = { "Warm-up drift", NULL };
+    expect_strings(html, none, lacks);
+    expect_strings(txt, none, lacks_text);
+    free(html);
+    free(txt);
+    release(r);
+}
+
 Test(view_html, says_how_a_sampled_run_was_modelled_and_counts_once_in_the_singular)
 {
     struct result *r = sample();

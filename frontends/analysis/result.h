@@ -49,6 +49,9 @@ struct result_sampling {
      * description times them rather than samples (sample_stream's known part), and those cycles */
     uint64_t strings;
     double string_cycles;
+    /* how far the model still moved as the units began (sample_drift), in cycles, its standard
+       error, and how much each end of the cycles' interval moved out for it (0: within its noise) */
+    double drift, drift_se, drift_widened;
     double confidence;
 };
 

@@ -195,9 +195,12 @@ struct run {
     uint64_t model_run;             /* and modelled since the last skipped one */
     uint64_t tail;                  /* of them, modelled after the stream's end (sample_stream.n_tail) */
     /* the known part (sample_stream): each measured unit's, each period's, and the current run's
-     * (modelled or skipped, as skip_run and model_run count it); IN_UNIT: between a unit's marks */
-    double *known_unit, *known_period, known_now, known_run;
-    size_t n_known_unit, cap_known_unit, n_known_period, cap_known_period;
+     * (modelled or skipped, as skip_run and model_run count it); IN_UNIT: between a unit's marks;
+     * and of the part of each unit's warm-up its drift is read over (KNOWN_PRE, in step with
+     * KNOWN_UNIT; PRE_NOW since SAMPLE_PRE_START, IN_PRE until the unit starts) */
+    double *known_unit, *known_period, known_now, known_run, *known_pre, pre_now, pre_last;
+    size_t n_known_unit, cap_known_unit, n_known_period, cap_known_period, cap_known_pre;
+    bool in_pre;
     /* the events of the region so far (sample_stream), at the unit's start, at the start of the
      * current run of modelled or skipped instructions (the tail's, at the end), at each period's
      * start, over each unit */
@@ -380,6 +383,7 @@ void run_free(struct run *r)
     free(r->held_addr);
     free(r->held_str);
     free(r->known_unit);
+    free(r->known_pre);
     free(r->known_period);
     free(r->events_at);
     free(r->events_unit);
@@ -816,6 +820,8 @@ static struct sample_events events_since(const struct run *r, const struct sampl
 static void know_unit(struct run *r, unsigned marks)
 {
     if (marks & SAMPLE_UNIT_END) {
+        r->known_pre = alloc_grow(r->known_pre, &r->cap_known_pre, r->n_known_unit + 1, 256, sizeof *r->known_pre);
+        r->known_pre[r->n_known_unit] = r->pre_last;
         r->known_unit = alloc_grow(r->known_unit, &r->cap_known_unit, r->n_known_unit + 1, 256, sizeof *r->known_unit);
         r->known_unit[r->n_known_unit++] = r->known_now;
         r->events_unit = alloc_grow(r->events_unit, &r->cap_events_unit, r->n_events_unit + 1, 256,
@@ -823,10 +829,16 @@ static void know_unit(struct run *r, unsigned marks)
         r->events_unit[r->n_events_unit++] = events_since(r, &r->events_unit_start);
         r->in_unit = false;
     }
+    if (marks & SAMPLE_PRE_START) {
+        r->pre_now = 0;
+        r->in_pre = true;
+    }
     if (marks & SAMPLE_UNIT_START) {
         r->events_unit_start = r->events;
         r->known_now = 0;
         r->in_unit = true;
+        r->pre_last = r->in_pre ? r->pre_now : 0;
+        r->in_pre = false;
     }
 }
 
@@ -872,6 +884,7 @@ static void know_string(struct run *r, uint32_t sidx, const struct rt_insn *in, 
     r->known_run_strings++;
     r->known_run += t;
     r->known_now += r->in_unit ? t : 0;
+    r->pre_now += r->in_pre ? t : 0;
 }
 
 /* Whether a skip that begins goes on to the next warm-up, by what the caches' stage has read ahead
@@ -1598,7 +1611,8 @@ static struct sample_stream stream_of(const struct run *r)
                                .n_tail = r->tail, .known_unit = r->known_unit, .known_period = r->known_period,
                                .n_periods = r->n_known_period, .known_tail = r->tail ? r->known_run : 0,
                                .event_unit = r->n_events_unit >= units ? r->events_unit : NULL,
-                               .event_at = r->events_at, .n_event_periods = r->n_events_at, .event_end = r->events };
+                               .event_at = r->events_at, .n_event_periods = r->n_events_at, .event_end = r->events,
+                               .drift_unit = r->rec.drift, .known_pre = r->known_pre };
     if (r->tail)
         s.event_tail = events_since(r, &r->events_run_start);
     return s;
@@ -1647,6 +1661,8 @@ static void estimate_lanes(const struct run *r, struct result *res)
         return;     /* the rest at the rate of what was modelled, strings and all */
     res->sampling.strings = r->known_strings - (r->tail ? r->known_run_strings : 0);
     res->sampling.string_cycles = sample_known(&st);
+    res->sampling.drift = sample_drift(&st, &res->sampling.drift_se);
+    res->sampling.drift_widened = sample_drift_widening(&st);
 }
 
 /* The known part of SIDX's executions in the rest before the tail. */

@@ -66,7 +66,9 @@ enum {
     SAMPLE_RELEASE = 128,           /* (run.c, with a SAMPLE_JOIN) the parked lanes join from now on, and
                                        those from hand_at on from the baseline's state */
     SAMPLE_END = 256,               /* every instruction is modelled from it on: the resting lanes join */
-    SAMPLE_STRATUM_END = 512        /* (with SAMPLE_UNIT_END) the unit was its stratum's last */
+    SAMPLE_STRATUM_END = 512,       /* (with SAMPLE_UNIT_END) the unit was its stratum's last */
+    SAMPLE_PRE_START = 1024         /* the warm-up's last unit-long part starts with it: read the
+                                       baseline's time (sample_drift) */
 };
 
 /* An epoch keeps the period of the one before, rather than doubling it, when the units of the
@@ -204,12 +206,26 @@ struct sample_stream {
     const struct sample_events *event_unit, *event_at;
     size_t n_event_periods;
     struct sample_events event_end, event_tail;
+    /* The baseline's time over the last unit-long part of each unit's warm-up, less the unit's
+     * (DRIFT_UNIT[n_units]; NaN where the warm-up had no such part), for sample_drift, and what the
+     * reader knows of that part (KNOWN_PRE[n_units], beside KNOWN_UNIT: the drift compares the
+     * unknown parts). NULL: none. */
+    const double *drift_unit, *known_pre;
 };
 struct sample_estimate {
     double cycles, low, high;       /* the estimate and its 95% interval */
 };
 /* The cycles the estimates of S count as known (its known part, the measured tail's left out). */
 double sample_known(const struct sample_stream *s);
+/* How far the model still moved as the units began: what the rest's estimate would change by if
+ * each unit took the time of the unit-long part of its warm-up just before it (DRIFT_UNIT), in
+ * cycles (0: none known), and its standard error (*SE, if not NULL). A warm-up long enough leaves
+ * the two alike on average; where it is not, its state's transient, which the units' spread does
+ * not show, sets the estimate's error, and each lane's cycles' interval widens by as much of the
+ * drift as its standard error does not account for (sample.c says why). */
+double sample_drift(const struct sample_stream *s, double *se);
+/* How much sample_cycles widens each end of an interval for the drift (0: within its noise). */
+double sample_drift_widening(const struct sample_stream *s);
 /* The units of S lane L measured. */
 size_t sample_lane_units(const struct sample_stream *s, const struct sample_lane *l);
 /* Lane L's cycles over the stream. */
@@ -273,6 +289,11 @@ struct sample_rec {
                                        baseline's: a lane resting through the end moves its way) */
     bool *turn;                     /* [n_lanes]: whether the lane joins the period that begins */
     uint64_t joins;                 /* SAMPLE_JOIN marks so far (the number of the next period) */
+    /* baseline: lane 0's time as the warm-up's last part began (SAMPLE_PRE_START; NaN: it has not
+     * in this period), its time over that part once the unit starts, and each unit's drift
+     * (sample_stream's DRIFT_UNIT) */
+    double pre_at, pre;
+    double *drift;
     unsigned parked;                /* the lanes from this one on take no turn before SAMPLE_RELEASE */
     unsigned hand_at;               /* and from this one on, lose their own state there */
 };

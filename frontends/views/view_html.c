@@ -243,6 +243,12 @@ static void sampling_note(FILE *out, const struct result *r)
         fprintf(out, "<p class=\"note\" data-sampling-strings>The cycles of %" PRIu64 " repeated string instructions "
                      "(%.0f) are counted as the description times them, not sampled: the intervals sample the rest.</p>\n",
                 s->strings, s->string_cycles);
+    if (s->drift_widened > 0 && r->cycles > 0)
+        fprintf(out, "<p class=\"note\" data-sampling-drift>The model still moved as the intervals began: the last "
+                     "%" PRIu64 " instructions of each warm-up, measured as an interval, would change the cycles by "
+                     "%+.2f%% (+-%.2f%%). A warm-up too short errs the same way in every interval, which their spread "
+                     "does not show: the cycles' interval is %.2f%% wider each way for it.</p>\n",
+                s->unit, 100 * s->drift / r->cycles, 100 * s->drift_se / r->cycles, 100 * s->drift_widened / r->cycles);
 }
 
 /* Machine, command and scope, then the numbers a reader checks first. */

@@ -340,8 +340,9 @@ static void program_end(struct jw *out, const struct result *r)
 }
 
 /* How a run's scope was modelled: "exact", or "sampled" with the schedule (sample.h). */
-static void json_sampling(struct jw *out, const struct result_sampling *s)
+static void json_sampling(struct jw *out, const struct result *r)
 {
+    const struct result_sampling *s = &r->sampling;
     jw_str(out, ",\"sampling\":{");
     jkey_str(out, "mode", s->sampled ? "sampled" : "exact", true);
     if (s->sampled) {
@@ -363,6 +364,9 @@ static void json_sampling(struct jw *out, const struct result_sampling *s)
         jkey_u64(out, "detailed_instructions", s->modelled, false);
         jkey_u64(out, "known_strings", s->strings, false);
         jkey_num(out, "known_string_cycles", s->string_cycles, false);
+        jkey_num(out, "warmup_drift", r->cycles > 0 ? s->drift / r->cycles : 0, false);
+        jkey_num(out, "warmup_drift_error", r->cycles > 0 ? s->drift_se / r->cycles : 0, false);
+        jkey_num(out, "warmup_drift_widening", r->cycles > 0 ? s->drift_widened / r->cycles : 0, false);
         jkey_num(out, "confidence", s->confidence, false);
     }
     jw_char(out, '}');
@@ -426,7 +430,7 @@ static void json_head(struct jw *out, const struct result *r)
         jkey_num(out, "cycles_high", r->cycles_high, false);
     }
     if (r->scope != RESULT_SCOPE_BLOCK)
-        json_sampling(out, &r->sampling);
+        json_sampling(out, r);
     if (r->scope == RESULT_SCOPE_BLOCK)
         jkey_num(out, "cycles_per_iteration", r->cycles, false);
     jkey_num(out, "ipc", r->ipc, false);

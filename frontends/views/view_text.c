@@ -2,6 +2,7 @@
  * table and, for runs, memory and branches; the verdict last, where a terminal leaves the eye. */
 #include "view_text.h"
 #include "alloc.h"
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -100,6 +101,16 @@ static void sampling(FILE *out, const struct result *r)
     if (s->strings)
         fprintf(out, "Known, not sampled: %llu string instructions, %.0f cycles as the description times them\n",
                 (unsigned long long)s->strings, s->string_cycles);
+    if (s->drift != 0 && r->cycles > 0)
+    {
+        char widened[64] = "within its noise";
+        if (s->drift_widened > 0)
+            snprintf(widened, sizeof widened, "the cycles' interval widened by %.2f%% each way",
+                     100 * s->drift_widened / r->cycles);
+        fprintf(out, "Warm-up drift:      %+.2f%% of the cycles, +-%.2f%% (the last %llu instructions of each warm-up "
+                     "against its interval): %s\n",
+                100 * s->drift / r->cycles, 100 * s->drift_se / r->cycles, (unsigned long long)s->unit, widened);
+    }
 }
 
 /* A block's iterations, and whether its timing repeated (else its cycles are the slope of the
