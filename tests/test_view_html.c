@@ -422,11 +422,9 @@ Test(view_html, puts_the_cores_side_by_side_with_their_names_escaped)
     release(b);
 }
 
-/* A sampled run's note counts what happened once in the singular, and says how many warm-ups began
- * where the model left off. */
-/* How far the warm-ups still drifted is said, as a share of the cycles, in the text and on the
- * page; a run whose warm-ups settled (no drift) says nothing of it. */
-Test(view_html, says_how_far_a_sampled_runs_warm_ups_drifted_and_nothing_where_they_settled)
+/* The sample as a sampled run's result: 700 units of 1,000 after its first million instructions,
+ * its cycles within 1% each way. */
+static struct result *sampled_run(void)
 {
     struct result *r = sample();
     r->command = "run";
@@ -434,8 +432,18 @@ Test(view_html, says_how_far_a_sampled_runs_warm_ups_drifted_and_nothing_where_t
     r->cycles_low = r->cycles * 0.99, r->cycles_high = r->cycles * 1.01;
     r->sampling = (struct result_sampling){ .sampled = true, .exact = 1000000, .period = 20000, .warm = 2000,
                                             .unit = 1000, .epoch = 500, .lanes_warm = 2000, .lanes_every = 1,
-                                            .units = 700, .modelled = 3000000, .drift = -0.0042 * r->cycles,
-                                            .drift_se = 0.0011 * r->cycles, .drift_widened = 0.0031 * r->cycles };
+                                            .units = 700, .modelled = 3000000 };
+    return r;
+}
+
+/* How far the warm-ups still drifted is said, as a share of the cycles, in the text and on the
+ * page; a run whose warm-ups settled (no drift) says nothing of it. */
+Test(view_html, says_how_far_a_sampled_runs_warm_ups_drifted_and_nothing_where_they_settled)
+{
+    struct result *r = sampled_run();
+    r->sampling.drift = -0.0042 * r->cycles;
+    r->sampling.drift_se = 0.0011 * r->cycles;
+    r->sampling.drift_widened = 0.0031 * r->cycles;
     char *html = page(r), *txt = text_of(r);
     static const char *const has[] = { "data-sampling-drift", "would change the cycles by -0.42% (+-0.11%)",
                                        "the cycles' interval is 0.31% wider each way for it", NULL };
@@ -465,16 +473,14 @@ Test(view_html, says_how_far_a_sampled_runs_warm_ups_drifted_and_nothing_where_t
     release(r);
 }
 
+/* A sampled run's note counts what happened once in the singular, and says how many warm-ups began
+ * where the model left off. */
 Test(view_html, says_how_a_sampled_run_was_modelled_and_counts_once_in_the_singular)
 {
-    struct result *r = sample();
-    r->command = "run";
-    r->scope = RESULT_SCOPE_RUN;
-    r->cycles_low = r->cycles * 0.99, r->cycles_high = r->cycles * 1.01;
-    r->sampling = (struct result_sampling){ .sampled = true, .exact = 1000000, .period = 20000, .warm = 2000,
-                                            .warm_spread = 896, .unit = 1000, .epoch = 500, .kept = 1, .halved = 1,
-                                            .warmups = 700, .resumed = 650, .lanes_warm = 2000, .lanes_every = 1,
-                                            .units = 700, .modelled = 3000000 };
+    struct result *r = sampled_run();
+    r->sampling.warm_spread = 896;
+    r->sampling.kept = 1, r->sampling.halved = 1;
+    r->sampling.warmups = 700, r->sampling.resumed = 650;
     char *html = page(r);
     static const char *const has[] = { " but kept 1 time, where the intervals spread widely",
                                        " and halved 1 time, where the run's interval was wide",

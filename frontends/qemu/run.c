@@ -197,8 +197,8 @@ struct run {
     /* the known part (sample_stream): each measured unit's, each period's, and the current run's
      * (modelled or skipped, as skip_run and model_run count it); IN_UNIT: between a unit's marks;
      * and of the part of each unit's warm-up its drift is read over (KNOWN_PRE, in step with
-     * KNOWN_UNIT; PRE_NOW since SAMPLE_PRE_START, IN_PRE until the unit starts) */
-    double *known_unit, *known_period, known_now, known_run, *known_pre, pre_now, pre_last;
+     * KNOWN_UNIT; PRE_NOW since the last unit, IN_PRE from SAMPLE_PRE_START until the unit starts) */
+    double *known_unit, *known_period, known_now, known_run, *known_pre, pre_now;
     size_t n_known_unit, cap_known_unit, n_known_period, cap_known_period, cap_known_pre;
     bool in_pre;
     /* the events of the region so far (sample_stream), at the unit's start, at the start of the
@@ -821,7 +821,8 @@ static void know_unit(struct run *r, unsigned marks)
 {
     if (marks & SAMPLE_UNIT_END) {
         r->known_pre = alloc_grow(r->known_pre, &r->cap_known_pre, r->n_known_unit + 1, 256, sizeof *r->known_pre);
-        r->known_pre[r->n_known_unit] = r->pre_last;
+        r->known_pre[r->n_known_unit] = r->pre_now;
+        r->pre_now = 0;
         r->known_unit = alloc_grow(r->known_unit, &r->cap_known_unit, r->n_known_unit + 1, 256, sizeof *r->known_unit);
         r->known_unit[r->n_known_unit++] = r->known_now;
         r->events_unit = alloc_grow(r->events_unit, &r->cap_events_unit, r->n_events_unit + 1, 256,
@@ -829,15 +830,12 @@ static void know_unit(struct run *r, unsigned marks)
         r->events_unit[r->n_events_unit++] = events_since(r, &r->events_unit_start);
         r->in_unit = false;
     }
-    if (marks & SAMPLE_PRE_START) {
-        r->pre_now = 0;
+    if (marks & SAMPLE_PRE_START)
         r->in_pre = true;
-    }
     if (marks & SAMPLE_UNIT_START) {
         r->events_unit_start = r->events;
         r->known_now = 0;
         r->in_unit = true;
-        r->pre_last = r->in_pre ? r->pre_now : 0;
         r->in_pre = false;
     }
 }

@@ -846,7 +846,7 @@ struct sample_estimate sample_lane_cycles(const struct sample_stream *s, const s
 void sample_rec_init(struct sample_rec *r, unsigned n_lanes, bool baseline, const struct sample_plan *plan)
 {
     *r = (struct sample_rec){ .n_lanes = n_lanes, .baseline = baseline, .parked = n_lanes, .hand_at = n_lanes,
-                              .pre_at = NAN, .pre = NAN };
+                              .pre_at = NAN };
     r->at_start = alloc_zeroed((size_t)n_lanes * SAMPLE_READINGS, sizeof *r->at_start);
     r->at_end = alloc_zeroed((size_t)n_lanes * SAMPLE_READINGS, sizeof *r->at_end);
     r->lane = alloc_zeroed(n_lanes, sizeof *r->lane);
@@ -961,7 +961,9 @@ static void read_unit(struct sample_rec *r, const struct rt_model *md)
             r->at_end[l * SAMPLE_READINGS + k] = now[k];
         }
     }
-    r->drift[r->n_units] = r->pre - r->lane[0].unit[SAMPLE_TIME][r->n_units];
+    /* NaN without a part measured before the unit */
+    r->drift[r->n_units] = r->at_start[SAMPLE_TIME] - r->pre_at - r->lane[0].unit[SAMPLE_TIME][r->n_units];
+    r->pre_at = NAN;
     if (r->n_units < r->cap_published) {
         r->published[r->n_units] = r->lane[0].unit[SAMPLE_TIME][r->n_units];
         atomic_store_explicit(&r->n_published, r->n_units + 1, memory_order_release);
@@ -1076,12 +1078,9 @@ void sample_rec_mark(struct sample_rec *r, struct rt_model *md, unsigned what)
     }
     if (what & SAMPLE_PRE_START)
         r->pre_at = rt_model_time(md, 0);
-    if (what & SAMPLE_UNIT_START) {
+    if (what & SAMPLE_UNIT_START)
         for (unsigned l = 0; l < r->n_lanes; l++)
             readings(md, l, &r->at_start[l * SAMPLE_READINGS]);
-        r->pre = r->at_start[SAMPLE_TIME] - r->pre_at;  /* NaN without a part measured */
-        r->pre_at = NAN;
-    }
     if (what & SAMPLE_TAIL_END)
         read_tail(r, md);
 }

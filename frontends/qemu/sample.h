@@ -290,9 +290,8 @@ struct sample_rec {
     bool *turn;                     /* [n_lanes]: whether the lane joins the period that begins */
     uint64_t joins;                 /* SAMPLE_JOIN marks so far (the number of the next period) */
     /* baseline: lane 0's time as the warm-up's last part began (SAMPLE_PRE_START; NaN: it has not
-     * in this period), its time over that part once the unit starts, and each unit's drift
-     * (sample_stream's DRIFT_UNIT) */
-    double pre_at, pre;
+     * since the last unit), and each unit's drift (sample_stream's DRIFT_UNIT) */
+    double pre_at;
     double *drift;
     unsigned parked;                /* the lanes from this one on take no turn before SAMPLE_RELEASE */
     unsigned hand_at;               /* and from this one on, lose their own state there */
