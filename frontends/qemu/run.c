@@ -1752,12 +1752,15 @@ static void rest_charges(const struct run *r, const struct result *res, const st
     c->strings = c->known ? known : (struct string_known){ 0, 0 };
     if (!c->known)
         rest = res->lanes[0].cycles - exact - tail;
+    const double w = r->o.m->issue_width;
     for (unsigned k = 0; k < c->n; k++) {
         struct rest_stratum *s = &c->st[k];
         s->strings = c->known ? s->strings : 0;
         s->stalls = c->known ? s->stalls : 0;
         double span = s->hi->time - s->lo->time, share = sum > 0 ? est[k] / sum : 0;
-        double m = span - s->strings, ms = span - s->stalls;
+        /* the slots' own span: a snapshot's slots end with its last issue, not its last retirement */
+        double issued = w > 0 ? (rt_topdown_total(&s->hi->slots) - rt_topdown_total(&s->lo->slots)) / w : span;
+        double m = span - s->strings, ms = issued - s->stalls;
         s->k = m > 0 ? rest * share / m : 0;
         s->ks = ms > 0 ? (rest + c->strings.time - c->strings.stall) * share / ms : 0;
     }
@@ -1791,11 +1794,11 @@ static void add_slots(struct rt_topdown *td, const struct rt_topdown *a, const s
         td->memory[i] += (a->memory[i] - b->memory[i]) * k;
 }
 
-/* TD, the slots of a sampled run (the drain's included): the exact part's, each stratum's scaled
- * by its slots' factor (C), the tail's as they were. With C's known part, the strings' stalls held
- * the back end (W slots a cycle), where the model's stalls at them stood as back-end slots too;
- * the rest of the strings' cycles is in the other rows, scaled with them. */
-static void scale_sampled_slots(const struct run *r, const struct rest_charges *c, struct rt_topdown *td)
+/* TD, the slots of a sampled run of CYCLES (the drain's included): the exact part's, each stratum's
+ * scaled by its slots' factor (C), the tail's as they were. With C's known part, the strings'
+ * stalls held the back end (W slots a cycle), where the model's stalls at them stood as back-end
+ * slots too; the rest of the strings' cycles is in the other rows, scaled with them. */
+static void scale_sampled_slots(const struct run *r, const struct rest_charges *c, double cycles, struct rt_topdown *td)
 {
     const double w = r->o.m->issue_width;
     const struct rt_topdown all = *td, *exact = &r->rec.at_exact.slots;
@@ -1809,6 +1812,13 @@ static void scale_sampled_slots(const struct run *r, const struct rest_charges *
     }
     td->core = core + c->strings.stall * w;
     add_slots(td, &all, &c->before->slots, 1);
+    /* what the exact part's and the tail's last issues stood apart from their retirements (a
+     * snapshot's slots end with its last issue), spread over the rows, so that the slots are the
+     * cycles times W */
+    const struct rt_topdown sum = *td, none = { .n_levels = td->n_levels };
+    double total = rt_topdown_total(td);
+    if (total > 0)
+        add_slots(td, &sum, &none, w * cycles / total - 1);
 }
 
 /* Room for one more held step and its N addresses; false once too many were skipped. Out of line:
@@ -2037,7 +2047,7 @@ void run_fill(const struct run *r, struct result *res, struct rt_topdown *td)
         estimate_lanes(r, res);
         snap_now(r, td, &now);
         rest_charges(r, res, &now, &rest);
-        scale_sampled_slots(r, &rest, td);
+        scale_sampled_slots(r, &rest, res->lanes[0].cycles, td);
     } else {
         for (unsigned l = 0; l < res->n_lanes && l < r->o.n_lanes; l++)
             res->lanes[l].cycles = cycles(r, l);
