@@ -153,8 +153,9 @@ static const struct view {
     "                     1,000 are measured. A warm-up starts at the first instruction, up to\n" \
     "                     1,000 further, whose address followed the baseline's last unit, and\n" \
     "                     the lanes join at the one that followed theirs: in a loop the model\n" \
-    "                     goes on as if nothing had been skipped. Measured: the baseline's in every period, the lanes' in one\n" \
-    "                     period of four, all in the same, after the first 500; the caches, the\n" \
+    "                     goes on as if nothing had been skipped. Measured: the baseline's in\n" \
+    "                     every period, the lanes' in one period of four, all in the same,\n" \
+    "                     after the first 125; the caches, the\n" \
     "                     branch predictor and the uop cache see every instruction. Cycles and\n" \
     "                     speed-ups are estimates with 95% confidence intervals (cycles_low/high,\n" \
     "                     speedup_low/high in JSON); instruction and event counts stay exact.\n" \

@@ -18,6 +18,7 @@
 #include "capture.h"
 #include "cpus.h"
 #include "files.h"
+#include "sample.h"
 #include "scratch.h"
 #include "utf8.h"
 #include "mdl_machine.h"
@@ -2915,11 +2916,14 @@ static void expect_sampled_holds_exact_on(const char *machine, const char *progr
               (long long)units);
     cr_expect_geq(json_integer_value(json_object_get(how, "tail_instructions")), 100000,
                  "%s: the run's last 100,000 instructions or more modelled in full", program);
-    cr_expect_eq(json_integer_value(json_object_get(how, "lanes_every")), units > 500 ? 4 : 1,
-                 "%s: the lanes in one period of four after the first 500", program);
-    cr_expect_eq(json_integer_value(json_object_get(how, "lane_intervals")),
-                 units > 500 ? 500 + (units - 500 + 3) / 4 : units, "%s: the intervals of the lanes, every fourth one",
-                 program);
+    json_int_t from = json_integer_value(json_object_get(how, "lanes_every_after")), turns = 0;
+    cr_expect_eq(from, SAMPLE_LANES_FROM);
+    cr_expect_eq(json_integer_value(json_object_get(how, "lanes_every")), units > from ? 4 : 1,
+                 "%s: the lanes in one period of four after the first %lld", program, (long long)from);
+    for (json_int_t u = from; u < units; u++)
+        turns += u % 4 == 0;
+    cr_expect_eq(json_integer_value(json_object_get(how, "lane_intervals")), units > from ? from + turns : units,
+                 "%s: the intervals of the lanes, every fourth one after the first %lld", program, (long long)from);
     cr_expect_eq(json_integer_value(json_object_get(s, "instructions")), json_integer_value(json_object_get(x, "instructions")),
                  "instruction counts stay exact");
     double c = num(x, "cycles"), low = num(s, "cycles_low"), high = num(s, "cycles_high");
@@ -2956,7 +2960,7 @@ Test(mdlsim_run, a_sampled_replay_holds_the_exact_cycles_and_speed_up_in_its_int
     expect_sampled_holds_exact("reduction.x86 230000", "27599640.0\n");
     expect_sampled_holds_exact("gemm.x86 80", "46.763\n");
     expect_sampled_holds_exact("chase.x86 65536", "12921\n");
-    /* over 500 units: the lanes take turns after them */
+    /* over 500 units: the lanes take turns after the first 125, their strata cut there */
     expect_sampled_holds_exact("gemm.x86 96", "108.450\n");
 }
 

@@ -500,6 +500,33 @@ Test(sample, a_lane_measured_in_one_unit_of_two_holds_the_true_speed_up_about_95
     expect_tally(t, "speed-up");
 }
 
+/* The lanes measure every unit of the first LANES_FROM periods, then one in four: for them, the
+ * periods before the turns are a stratum of their own, so that the units taken more densely do not
+ * stand for the rest of the epoch. A lane twice as fast through the first 125 units only (600
+ * units, every one alike but for that) has its speed-up exactly; counted with the epoch's other
+ * units, the first 125 would have been 125 of its 218 and the speed-up 1.26. The baseline, which
+ * measures every unit, keeps its epochs whole. */
+Test(sample, the_units_before_the_lanes_take_turns_are_a_stratum_of_their_own)
+{
+    double base[600], lane[600];
+    struct sample_plan p = { .period = 200, .warm = 20, .unit = 10, .epoch = 500, .lanes_every = 4, .lanes_from = 125 };
+    struct sample_lane b = lane_of(0, base), l = lane_of(0, lane);
+    l.every = 4, l.first = 0, l.from = 125;
+    for (int i = 0; i < 600; i++) {
+        base[i] = 100;
+        lane[i] = i < 125 ? 50 : i % 4 == 0 ? 100 : NAN;
+    }
+    /* periods of 200 through the first epoch, of 400 in the second */
+    struct sample_stream s = { .plan = p, .n_exact = 0, .n_rest = 500 * 200 + 100 * 400, .n_units = 600 };
+    double truth = (500.0 * 20 * 100 + 100.0 * 40 * 100) / (125.0 * 20 * 50 + 375.0 * 20 * 100 + 100.0 * 40 * 100);
+    struct sample_estimate e = sample_speedup(&s, &b, &l);
+    cr_expect_float_eq(e.cycles, truth, 1e-9, "%.6f against %.6f", e.cycles, truth);
+    size_t hi[SAMPLE_MAX_STRATA];
+    double est[SAMPLE_MAX_STRATA];
+    cr_expect_eq(sample_strata(&s, &b, hi, est), 2, "the baseline's two epochs");
+    cr_expect_eq(hi[0], 500);
+}
+
 /* A scope too short for a unit (a function of a dozen instructions called a hundred times, sampled
  * on request): the rest goes at the rate of the part the model stepped after the exact part (the
  * tail, then), with no spread known; all of it stepped, the estimate is exact. */

@@ -288,10 +288,11 @@ Test(stage, a_sampled_stream_ending_anywhere_in_a_period_gives_the_tail_one_thre
     }
 }
 
-/* With every lane, two model threads share them; from the second epoch of a sampled run (each
- * period steps half of the lanes), the first model takes the second's, which join it from its
- * baseline and measure their next units there (run.c's mark): the report is the one a single
- * model gives on one thread. Epochs of four short periods, which the streams run past, and whose
+/* With every lane, two model threads share them; once the lanes of a sampled run take turns (one
+ * period in four steps them), the first model takes the second's, which join it from its baseline
+ * and measure their next units there (run.c's mark): the report is the one a single model gives on
+ * one thread. The turns begin in the third period, inside the first epoch, which the lanes'
+ * estimates then cut in two strata. Epochs of four short periods, which the streams run past, and whose
  * few units spread widely: some keep the period, the reader waiting for the model's units of the
  * epoch before (run.c's choose_period), the same on one thread or two. */
 Test(stage, a_stream_sampled_past_its_first_epoch_gives_one_report_with_its_lanes_handed_over, .timeout = 120)
@@ -301,6 +302,7 @@ Test(stage, a_stream_sampled_past_its_first_epoch_gives_one_report_with_its_lane
         random_stream(&s, seed, 80000);
         struct sample_plan sp = sample_plan_default(true, 10000);
         sp.epoch = 4;
+        sp.lanes_from = 2;
         char *a = expect_one_report(&s, seed, &sp, true, true);
         const char *key = "\"intervals\":", *at = strstr(a, key);
         cr_assert(at && strtoul(at + strlen(key), NULL, 10) > sp.epoch + 2,

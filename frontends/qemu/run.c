@@ -115,7 +115,7 @@ struct run {
      * stream, caches and predictor); when there are many lanes, they are shared with a second
      * model on a third thread: MD has lanes [0, split) with causality, MD2 a copy of the baseline
      * and the rest, lane l at AT2[l - split]. With HANDOFF, MD has every lane, those from SPLIT on
-     * parked until the second epoch of a sampled run; there (RELEASED, handed()) MD2 stops and
+     * parked until the lanes of a sampled run take turns; there (RELEASED, handed()) MD2 stops and
      * they join MD. HAND_AT: where that split is whether or not there is a second model: from there
      * on, the lanes join from the baseline's state there rather than their own, on one thread as
      * on two, so that the report is the same. */
@@ -780,16 +780,16 @@ static struct feed *second(const struct run *r)
 }
 
 /* The marks WHAT to both models, between the steps they separate; the units they end, counted on
- * the reader's side (the models' records are theirs until feed_finish). From the second epoch on,
- * each period steps a quarter of the lanes (sample_lanes_every), few enough for one model: at the join
- * of that epoch's first period the second model stops, and its lanes join the first's, from the
- * same baseline (its copy stepped the same instructions alike). That copy had cost a long run a
- * twelfth of its processor time (gemm 320, every lane: 11.0 -> 10.1 s). On one thread, the same
- * lanes take the baseline's state there too (hand_at). */
+ * the reader's side (the models' records are theirs until feed_finish). Once the lanes take turns
+ * (the plan's lanes_from), one period in four steps them (sample_lanes_every), few enough for one
+ * model: at the join of the first of those the second model stops, and its lanes join the
+ * first's, from the same baseline (its copy stepped the same instructions alike). That copy had
+ * cost a long run a twelfth of its processor time (gemm 320, every lane: 11.0 -> 10.1 s). On one
+ * thread, the same lanes take the baseline's state there too (hand_at). */
 static void mark(struct run *r, unsigned what)
 {
     r->units_ended += (what & SAMPLE_UNIT_END) != 0;
-    if ((what & SAMPLE_JOIN) && r->hand_at < r->o.n_lanes && !r->released && r->clock.begun > r->plan.epoch) {
+    if ((what & SAMPLE_JOIN) && r->hand_at < r->o.n_lanes && !r->released && r->clock.begun > r->plan.lanes_from) {
         what |= SAMPLE_RELEASE;
         r->released = true;
     }
@@ -1650,9 +1650,9 @@ static void estimate_lanes(const struct run *r, struct result *res)
                                               .warm_spread = r->plan.warm_spread,
                                               .unit = r->plan.unit, .units = st.n_units,
                                               .lanes_warm = r->o.n_lanes > 1 ? r->plan.warm - r->plan.rest : r->plan.warm,
-                                              .lanes_every = r->o.n_lanes > 1 && st.n_units > r->plan.epoch
+                                              .lanes_every = r->o.n_lanes > 1 && st.n_units > r->plan.lanes_from
                                                                  ? sample_lanes_every(&r->plan) : 1,
-                                              .lanes_from = r->plan.epoch, .lane_units = fewest,
+                                              .lanes_from = r->plan.lanes_from, .lane_units = fewest,
                                               .modelled = r->in_roi - r->skipped, .tail = r->tail,
                                               .confidence = 0.95 };
     if (!st.n_units)

@@ -24,7 +24,7 @@ enum { PHASE_START, PHASE_EXACT, PHASE_LEAD, PHASE_REST, PHASE_WARM, PHASE_PRE, 
  * against 1.1071); warmed as long as the baseline, 1.1066 to 1.1123. Over 73 replays against
  * --exact, the top speed-up held in 70 intervals (61 before), the top five's in 320 of 365 (302),
  * their mean error 0.00080 (0.00097), the intervals 17% wider; a sampled replay of gemm 128 runs
- * 4.4% more instructions. After the first epoch, every lane joins one period in four, all the same
+ * 4.4% more instructions. After the first 125 periods, every lane joins one period in four, all the same
  * one (a lane that sat out a join the others took would lose its state): the baseline, whose
  * cycles are the report's, is measured in every unit, a lane's speed-up pairs its units with the
  * baseline's same ones, whose differences vary far less than either: a lane needs fewer units
@@ -35,12 +35,15 @@ enum { PHASE_START, PHASE_EXACT, PHASE_LEAD, PHASE_REST, PHASE_WARM, PHASE_PRE, 
  * well gave the last epochs, which hold most of the instructions, the fewest units, and gemm 320's
  * speed-ups missed the exact ones by up to 0.0046 (0.0018 at one in four).
  * From the first unit on, every interval widened up to 2 times and two short programs' speed-ups
- * missed the exact ones in 10 of 48 lanes, against none: a short run keeps every lane. */
+ * missed the exact ones in 10 of 48 lanes, against none: a short run keeps every lane, through its
+ * first 125 periods, which are a stratum of their own for the lanes. Through the whole first epoch,
+ * as they did, the lanes took a long run's model about as long as the three epochs after it (gemm
+ * 320: 500 of its 1,085 lane units). README "Sampling" has the replays that chose it. */
 struct sample_plan sample_plan_default(bool force, uint64_t period)
 {
     return (struct sample_plan){ .exact = force ? 0 : SAMPLE_EXACT_DEFAULT,
                                  .period = period ? period : SAMPLE_PERIOD_DEFAULT, .warm = 2000, .rest = 0,
-                                 .unit = 1000, .epoch = 500, .lanes_every = 4,
+                                 .unit = 1000, .epoch = 500, .lanes_every = 4, .lanes_from = SAMPLE_LANES_FROM,
                                  .last = force ? 0 : SAMPLE_LAST_DEFAULT, .short_rest = force ? 0 : SAMPLE_SHORT_DEFAULT };
 }
 
@@ -211,15 +214,23 @@ static bool picks(struct pick p, size_t u)
     return u < p.from || u % p.every == p.first;
 }
 
-/* The units every lane but the baseline measures under PLAN: all in the first epoch, then one in
- * sample_lanes_every, all the same one (sample_rec_init; the clock's lanes_in). */
+/* The units every lane but the baseline measures under PLAN: all in the first LANES_FROM periods,
+ * then one in sample_lanes_every, all the same one (sample_rec_init; the clock's lanes_in). */
 static struct pick plan_pick(const struct sample_plan *plan)
 {
-    return (struct pick){ sample_lanes_every(plan), 0, plan->epoch };
+    return (struct pick){ sample_lanes_every(plan), 0, plan->lanes_from };
 }
 
-/* Whether the lanes join the current period (sample_rec's turns: every one of the first epoch,
- * then one in lanes_every). */
+/* The period from which the lanes take turns, where it falls inside the first epoch (0: it does
+ * not): the lanes' strata are cut there. */
+static uint64_t turns_cut(const struct sample_plan *plan)
+{
+    bool cuts = sample_lanes_every(plan) > 1 && plan->lanes_from && (!plan->epoch || plan->lanes_from < plan->epoch);
+    return cuts ? plan->lanes_from : 0;
+}
+
+/* Whether the lanes join the current period (sample_rec's turns: every one of the first
+ * LANES_FROM, then one in lanes_every). */
 static bool lanes_in(const struct sample_clock *c)
 {
     return picks(plan_pick(&c->plan), c->begun - 1);
@@ -528,7 +539,8 @@ bool sample_keeps_period(const double *unit, const double *known, size_t n)
 }
 
 /* The rest's epochs as strata, with the units P picks: EPOCH periods each, from the start of each
- * span of one period's length (sample_span) on, the last cut short where the span ends; one with
+ * span of one period's length (sample_span) on, the last cut short where the span ends, and for a
+ * lane that takes turns the first where the turns begin (turns_cut); one with
  * fewer than two of them joins the one before (the last, cut short), or the first the one after it,
  * so that each has a spread. Returns their number. */
 static unsigned strata(const struct sample_stream *s, struct pick pk, struct stratum *out)
@@ -546,6 +558,8 @@ static unsigned strata(const struct sample_stream *s, struct pick pk, struct str
             if (sp + 1 < s->n_spans && s->span[sp + 1].from - at < periods)
                 periods = s->span[sp + 1].from - at;
         }
+        if (pk.every > 1 && at < turns_cut(p) && turns_cut(p) - at < periods)
+            periods = turns_cut(p) - at;
         bool cut = periods != UINT64_MAX && periods <= (left - 1) / period && k + 1 < SAMPLE_MAX_STRATA;
         uint64_t insns = cut ? periods * period : left;
         size_t n = !cut || s->n_units - unit < periods ? s->n_units - unit : (size_t)periods;
@@ -560,7 +574,7 @@ static unsigned strata(const struct sample_stream *s, struct pick pk, struct str
         unit += n;
         left -= insns;
         at += periods;
-        period *= s->span ? 1 : 2;
+        period *= s->span || !p->epoch || at % p->epoch ? 1 : 2;   /* without spans: doubling every epoch */
     }
     return k;
 }

@@ -17,13 +17,16 @@
  * REST instructions of the warm-up (at most WARM) only the baseline lane is stepped. After EPOCH
  * periods the period doubles: however long the run, the sample stays between one and a few times
  * EPOCH units (each epoch is a stratum of its own), and the share modelled falls as the run grows.
- * From the second epoch on (the first with no EPOCH), the lanes but the baseline join the warm-up
- * and unit of one period in LANES_EVERY (0 or 1: every period), all the same one: the periods P
- * (counted from 0) where P % LANES_EVERY is 0; they rest through the others (SAMPLE_REST and
- * SAMPLE_JOIN mark where they rest and join, REST 0 included). */
+ * From period LANES_FROM on (counted from 0), the lanes but the baseline join the warm-up and unit
+ * of one period in LANES_EVERY (0 or 1: every period), all the same one: the periods P where
+ * P % LANES_EVERY is 0; they rest through the others (SAMPLE_REST and SAMPLE_JOIN mark where they
+ * rest and join, REST 0 included). For the lanes' estimates, the first LANES_FROM periods are a
+ * stratum of their own where they end inside the first epoch: the lanes sample them at another
+ * rate. */
 struct sample_plan {
     uint64_t exact, period, warm, warm_spread, rest, unit, epoch;
     unsigned lanes_every;
+    uint64_t lanes_from;
     /* Of a whole run, the stream's last LAST instructions or more (0: none) are modelled in full too
      * (run.c tells the clock when it sees them coming: sample_clock_end), and every one when the
      * stream ends within SHORT more after them as the exact part runs: too few units to sample. */
@@ -43,6 +46,8 @@ struct sample_plan {
  * stream denser than that is sampled, as any longer one. */
 #define SAMPLE_SHORT_DEFAULT 1400000ull
 #define SAMPLE_PERIOD_DEFAULT 20000ull
+/* The lanes take turns from period SAMPLE_LANES_FROM on (sample.c says why). */
+#define SAMPLE_LANES_FROM 125ull
 struct sample_plan sample_plan_default(bool force, uint64_t period);
 /* PLAN's warm-ups, for a machine whose reorder buffer holds WINDOW entries: SAMPLE_WARM_WINDOWS
  * times WINDOW at least, and their lengths spread over as many more (sample.c says why), as far as
