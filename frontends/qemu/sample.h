@@ -54,7 +54,7 @@ struct sample_plan sample_plan_default(bool force, uint64_t period);
  * the first period leaves room for. */
 enum { SAMPLE_WARM_WINDOWS = 4 };
 void sample_plan_fit_window(struct sample_plan *plan, unsigned window);
-/* In how many periods each lane joins one after the first epoch, under PLAN (1: every one). */
+/* In how many periods each lane joins one once it takes turns, under PLAN (1: every one). */
 unsigned sample_lanes_every(const struct sample_plan *plan);
 struct sample_plan sample_plan_exact(void);
 
