@@ -2972,7 +2972,7 @@ Test(mdlsim_run, a_sampled_replay_holds_the_exact_cycles_and_speed_up_in_its_int
  * -1.21% within +-2.02% (with epochs keeping the period alone, 3,587 units, +0.05% within +-4.26%,
  * 8.5% wide; with the period doubling every epoch, -2.37% within +-3.61%). */
 Test(mdlsim_run, a_sampled_run_whose_units_spread_widely_is_sampled_densely_enough_for_an_interval_within_5_percent,
-     .timeout = 300)
+     .timeout = 900)
 {
     struct run r = mdlsim_by("env -i PATH=/usr/bin:/bin PYTHONHASHSEED=0 ",
                              "run --machine alderlake --sample-period 10000 --json $MDLSIM_TMP/mdlsim-kept.json "
@@ -3018,7 +3018,7 @@ Test(mdlsim_run, a_sampled_replay_of_random_branches_holds_the_exact_cycles_and_
  * this period: +4.31% over the exact cycles, outside its interval). Each period's warm-up, its
  * length drawn over four reorder buffers, puts the units at every phase. */
 Test(mdlsim_run, a_sampled_replay_of_the_matrix_product_holds_the_exact_cycles_and_speed_up_on_the_larger_windows,
-     .timeout = 300)
+     .timeout = 900)
 {
     expect_sampled_holds_exact_on("icelake", "gemm.x86 128", "145.387\n");
     expect_sampled_holds_exact_on("alderlake", "gemm.x86 128", "145.387\n");
