@@ -385,6 +385,11 @@ static inline_always void kernel_resources(struct rt_model *md, const struct ste
             md->async_total[(size_t)as[k].resource * md->L + l] += as[k].cost;
 }
 
+/* How a copy of the kernel gives the lanes' uops their ports: a lane at a time, or in a pass over
+ * the lanes of a port (ports_take_lanes_) in AVX2's instructions or in AVX-512's, which convert
+ * 64-bit integers and count their leading zeros. */
+enum ports_pass { PASS_SCALAR, PASS_AVX2, PASS_AVX512 };
+
 /* The uops of the instruction that run WHEN (ports.h; their ports chosen as the step began):
  * each takes its port from the time T was when they became ready, and the instruction goes on
  * once they have started, the K-th of them allowed K cycles after the first (a form's uops run
@@ -394,7 +399,7 @@ static inline_always void kernel_resources(struct rt_model *md, const struct ste
  * from its past). */
 static inline_always void kernel_ports(struct rt_model *md, const struct step *s, struct taint *tn, unsigned set,
                                        unsigned a, unsigned b, const double *d, double *t, enum ports_when when,
-                                       bool wide)
+                                       enum ports_pass pass)
 {
     if (!s->placed)
         return;
@@ -410,12 +415,12 @@ static inline_always void kernel_ports(struct rt_model *md, const struct step *s
         size_t row = (size_t)c->port[u] * pl->L;
         double len = c->len[u];
         int64_t n = ports_cycles(len);
-        if (wide && n == 1 && len > 0) {
+        if (pass != PASS_SCALAR && n == 1 && len > 0) {
             /* the lanes a vector at a time where the window has the cycle, the others after; in
              * whole passes (the rows and ports_off are padded to them) */
             ports_take_lanes_(pl->base + row, pl->bits[0] + row, pl->bits[1] + row, pl->scale + row, pl->per + row,
                               from, d, md->ports_off, rank, at, left, a, b, a / PORTS_PASS * PORTS_PASS,
-                              (b + PORTS_PASS - 1) / PORTS_PASS * PORTS_PASS);
+                              (b + PORTS_PASS - 1) / PORTS_PASS * PORTS_PASS, pass == PASS_AVX512);
             for (unsigned l = a; l < b; l++)
                 if (left[l])
                     at[l] = ports_take_on(pl, row + l, from[l], len, n, d[l]) - rank;
@@ -497,7 +502,7 @@ static inline_always void kernel_fills(struct rt_model *md, const struct step *s
  * store-to-load forwarding, whose data carries the set of what computed it), then take their
  * load-to-use latency, or the arrival of the line they wait for. */
 static inline_always void kernel_load(struct rt_model *md, const struct step *s, const struct kin *in,
-                                      struct taint *tn, unsigned a, unsigned b, const double *d, double *t, bool wide)
+                                      struct taint *tn, unsigned a, unsigned b, const double *d, double *t, enum ports_pass pass)
 {
     _Alignas(64) double ld[RT_MAX_LANES], done[RT_MAX_LANES];
     if (tn)
@@ -524,7 +529,7 @@ static inline_always void kernel_load(struct rt_model *md, const struct step *s,
      * the operation after it (else a load's latency would hide its port's throughput). */
     if (!s->in->eliminated)
         kernel_resources(md, s, tn, TN_LOAD, a, b, d, ld);
-    kernel_ports(md, s, tn, TN_LOAD, a, b, d, ld, PORTS_AT_LOAD, wide);
+    kernel_ports(md, s, tn, TN_LOAD, a, b, d, ld, PORTS_AT_LOAD, pass);
     if (a == 0)
         md->load0 = ld[0];
     pass_copy(md->rs_t, ld, a, b);
@@ -612,10 +617,9 @@ static void hook_retire(const struct rt_model *md, const struct step *s, struct 
 }
 
 /* One step of lanes [a, b) (TN: lane 0's taints, then A is 0; VEC: compiled for a vector
- * extension; WIDE: one whose vectors hold the ports' pass, AVX-512's: its 64-bit conversions
- * and leading zeros); each lane's retirement time to RETIRE. */
+ * extension; PASS: how the lanes' uops take their ports); each lane's retirement time to RETIRE. */
 static inline_always void step_kernel(struct rt_model *md, const struct step *s, const struct kin *in, unsigned a,
-                                      unsigned b, struct taint *tn, double *retire, bool vec, bool wide)
+                                      unsigned b, struct taint *tn, double *retire, bool vec, enum ports_pass pass)
 {
     _Alignas(64) double d[RT_MAX_LANES], t[RT_MAX_LANES];
     kernel_dispatch(md, s, in, a, b, tn, d, t, vec);
@@ -624,17 +628,17 @@ static inline_always void step_kernel(struct rt_model *md, const struct step *s,
     if (tn)
         taint_copy(tn, TN_INSN, TN_DISPATCH);
     if (s->loads)
-        kernel_load(md, s, in, tn, a, b, d, t, wide);
+        kernel_load(md, s, in, tn, a, b, d, t, pass);
     else if (s->stores)
         kernel_cache(md, s, tn, TN_INSN, a, b, d, t);
     if (s->stores) {
         kernel_regs(md, tn, TN_INSN, s->in->addr, s->in->n_addr, a, b, t);
-        kernel_ports(md, s, tn, TN_INSN, a, b, d, t, PORTS_AT_ADDRESS, wide);
+        kernel_ports(md, s, tn, TN_INSN, a, b, d, t, PORTS_AT_ADDRESS, pass);
     }
     kernel_operands(md, s, tn, a, b, d, t, vec);
     if (!s->in->eliminated && !s->loads)
         kernel_resources(md, s, tn, TN_INSN, a, b, d, t);
-    kernel_ports(md, s, tn, TN_INSN, a, b, d, t, PORTS_AT_OPERATION, wide);
+    kernel_ports(md, s, tn, TN_INSN, a, b, d, t, PORTS_AT_OPERATION, pass);
     if (!s->loads)
         pass_copy(md->rs_t, t, a, b);
     /* A scheduler entry holds what set its uop's start (not the uop: an instruction that waits
@@ -670,20 +674,20 @@ static inline_always void step_kernel(struct rt_model *md, const struct step *s,
 #if VECTOR_CLONES
 static __attribute__((target("avx512f,avx512cd,avx512dq,popcnt"))) void step_avx512(STEP_ARGS)
 {
-    step_kernel(md, s, in, a, b, tn, retire, true, true);
+    step_kernel(md, s, in, a, b, tn, retire, true, PASS_AVX512);
 }
 static __attribute__((target("avx2,popcnt"))) void step_avx2(STEP_ARGS)
 {
-    step_kernel(md, s, in, a, b, tn, retire, true, false);
+    step_kernel(md, s, in, a, b, tn, retire, true, PASS_AVX2);
 }
 #endif
-static void step_default(STEP_ARGS) { step_kernel(md, s, in, a, b, tn, retire, false, false); }
+static void step_default(STEP_ARGS) { step_kernel(md, s, in, a, b, tn, retire, false, PASS_SCALAR); }
 
 /* Lane 0 alone, with its taints or without: the kernel over one lane, in the baseline ISA. */
 static void step_baseline(struct rt_model *md, const struct step *s, const struct kin *in, struct taint *tn,
                           double *retire)
 {
-    step_kernel(md, s, in, 0, 1, tn, retire, false, false);
+    step_kernel(md, s, in, 0, 1, tn, retire, false, PASS_SCALAR);
 }
 
 static const struct {

@@ -148,6 +148,45 @@ static inline __attribute__((always_inline)) void ports_shift_(uint64_t sh, uint
     *w1 = *w1 >> (sh & 63) & near;
 }
 
+/* Conversions and a bit's index a pass over the lanes takes. NATIVE: in the processor's own
+ * instructions (AVX-512DQ converts 64-bit integers, AVX-512CD counts their leading zeros); else
+ * in instructions AVX2 has, through a double's mantissa and masks, as exact for the values a
+ * calendar sees (|X| < 2^51). */
+#define PORTS_MAGIC 0x1.8p52                     /* a double whose last mantissa bit is 1 */
+#define PORTS_MAGIC_BITS 0x4338000000000000ll   /* its bits */
+
+/* X truncated to an integer, as (int64_t)X is. */
+static inline __attribute__((always_inline)) int64_t ports_int_(double x, bool native)
+{
+    if (native)
+        return (int64_t)x;
+    double y = __builtin_trunc(x) + PORTS_MAGIC;
+    int64_t i;
+    memcpy(&i, &y, sizeof i);
+    return i - PORTS_MAGIC_BITS;
+}
+
+/* Integer K as a double. */
+static inline __attribute__((always_inline)) double ports_double_(int64_t k, bool native)
+{
+    if (native)
+        return (double)k;
+    int64_t i = k + PORTS_MAGIC_BITS;
+    double y;
+    memcpy(&y, &i, sizeof y);
+    return y - PORTS_MAGIC;
+}
+
+/* The index of the one bit set in X (0 when none is). */
+static inline __attribute__((always_inline)) uint64_t ports_bit_(uint64_t x, bool native)
+{
+    if (native)
+        return 63 - (uint64_t)__builtin_clzll(x | 1);
+    return (-(uint64_t)((x & 0xaaaaaaaaaaaaaaaaull) != 0) & 1) | (-(uint64_t)((x & 0xccccccccccccccccull) != 0) & 2) |
+           (-(uint64_t)((x & 0xf0f0f0f0f0f0f0f0ull) != 0) & 4) | (-(uint64_t)((x & 0xff00ff00ff00ff00ull) != 0) & 8) |
+           (-(uint64_t)((x & 0xffff0000ffff0000ull) != 0) & 16) | (-(uint64_t)((x & 0xffffffff00000000ull) != 0) & 32);
+}
+
 /* ports_take_on for a uop of one cycle, without a branch, on calendar C where MAY (all ones or
  * zero) lets the lane take a port (else nothing changes; *AT is T). It does what ports_take_on
  * does but when the window, moved as that would move it, has no free cycle from the uop's on: then
@@ -157,14 +196,18 @@ static inline __attribute__((always_inline)) void ports_shift_(uint64_t sh, uint
 static inline __attribute__((always_inline)) uint64_t ports_take_one_(int64_t *base_, uint64_t *bits0,
                                                                       uint64_t *bits1, const double *scale,
                                                                       const double *per_, size_t c, double t,
-                                                                      double disp, uint64_t may, double *at)
+                                                                      double disp, uint64_t may, double *at,
+                                                                      bool native)
 {
     double per = per_[c];
     int64_t base = base_[c];
     uint64_t w0 = bits0[c], w1 = bits1[c];
-    uint64_t on = may & ports_mask_(per != 0);               /* a cycle that takes no time: T */
-    int64_t k = (int64_t)(t * per + PORTS_EPS);             /* floor: times are not negative */
-    int64_t before = (int64_t)(disp * per + PORTS_EPS) - 1;  /* the cycle before dispatch */
+    double kt = t * per + PORTS_EPS, kd = disp * per + PORTS_EPS;
+    /* cycles beyond what the conversions without NATIVE hold (infinite times): ports_take_on's */
+    uint64_t far = native ? 0 : ~(ports_mask_(__builtin_fabs(kt) < 0x1p51) & ports_mask_(__builtin_fabs(kd) < 0x1p51));
+    uint64_t on = may & ports_mask_(per != 0) & ~far;        /* a cycle that takes no time: T */
+    int64_t k = ports_int_(kt, native);                      /* floor: times are not negative */
+    int64_t before = ports_int_(kd, native) - 1;             /* the cycle before dispatch */
     k = k > before ? k : before;
     k = k > base ? k : base;
     /* beyond the window: it moves on to the cycle before dispatch */
@@ -186,10 +229,10 @@ static inline __attribute__((always_inline)) uint64_t ports_take_one_(int64_t *b
     bits0[c] = w0 | (low << (off & 63) & first0 & took);
     bits1[c] = w1 | (low << (off1 & 63) & ~first0 & took);
     uint64_t from = (off & first0) + ((64 + off1) & ~first0);
-    int64_t start = base + (int64_t)(from + 63 - (uint64_t)__builtin_clzll(low | 1));
-    double s = (double)start * scale[c];
+    int64_t start = base + (int64_t)(from + ports_bit_(low, native));
+    double s = ports_double_(start, native) * scale[c];
     *at = took && s > t ? s : t;
-    return on & fits & ~took;
+    return (on & fits & ~took) | (may & ports_mask_(per != 0) & far);
 }
 
 /* ports_take_one_ over lanes [A, B) of the port whose calendars' fields start at BASE .. PER:
@@ -203,7 +246,7 @@ static inline __attribute__((always_inline)) void
 ports_take_lanes_(int64_t *restrict base, uint64_t *restrict bits0, uint64_t *restrict bits1,
                   const double *restrict scale, const double *restrict per, const double *restrict t,
                   const double *restrict disp, const uint64_t *restrict off, double rank, double *restrict at,
-                  uint64_t *restrict left, unsigned a, unsigned b, unsigned first, unsigned end)
+                  uint64_t *restrict left, unsigned a, unsigned b, unsigned first, unsigned end, bool native)
 {
 #if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC ivdep
@@ -211,7 +254,7 @@ ports_take_lanes_(int64_t *restrict base, uint64_t *restrict bits0, uint64_t *re
     for (uint64_t l = first; l < end; l++) {
         uint64_t on = (off[l] - 1) & ports_mask_(l >= a) & ports_mask_(l < b);  /* the lane takes ports */
         double x, tl = on ? t[l] : 0, dl = on ? disp[l] : 0;
-        left[l] = ports_take_one_(base, bits0, bits1, scale, per, l, tl, dl, on, &x);
+        left[l] = ports_take_one_(base, bits0, bits1, scale, per, l, tl, dl, on, &x, native);
         at[l] = on ? x - rank : -INFINITY;
     }
 }
