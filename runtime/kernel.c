@@ -408,7 +408,7 @@ static inline_always void kernel_ports(struct rt_model *md, const struct step *s
     _Alignas(64) uint64_t left[RT_MAX_LANES];
     pass_copy(from, t, a, b);
     const struct ports_lanes *pl = md->pl;
-    unsigned rank = 0;
+    unsigned rank = 0, step = pass == PASS_AVX512 ? PORTS_PASS : PORTS_PASS_AVX2;
     for (unsigned u = 0; u < c->n; u++) {
         if (c->when[u] != when)
             continue;
@@ -419,8 +419,8 @@ static inline_always void kernel_ports(struct rt_model *md, const struct step *s
             /* the lanes a vector at a time where the window has the cycle, the others after; in
              * whole passes (the rows and ports_off are padded to them) */
             ports_take_lanes_(pl->base + row, pl->bits[0] + row, pl->bits[1] + row, pl->scale + row, pl->per + row,
-                              from, d, md->ports_off, rank, at, left, a, b, a / PORTS_PASS * PORTS_PASS,
-                              (b + PORTS_PASS - 1) / PORTS_PASS * PORTS_PASS, pass == PASS_AVX512);
+                              from, d, md->ports_off, rank, at, left, a, b, a / step * step,
+                              (b + step - 1) / step * step, pass == PASS_AVX512);
             for (unsigned l = a; l < b; l++)
                 if (left[l])
                     at[l] = ports_take_on(pl, row + l, from[l], len, n, d[l]) - rank;

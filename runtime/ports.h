@@ -61,9 +61,10 @@ void ports_choose(struct ports *pc, const struct mdl_template *t, bool stores, s
 enum { CAL_WORDS = 2, CAL_CYCLES = CAL_WORDS * 64 };
 
 /* The lanes a pass over one port's calendars (ports_take_lanes_) takes at a time: GCC's vectors
- * for it are 16 lanes long (its shift counts and leading zeros are ints), and a loop of fewer
- * lanes or of a remainder runs scalar. */
-enum { PORTS_PASS = 16 };
+ * for it are 16 lanes long in AVX-512 (its shift counts and leading zeros are ints), 4 in AVX2
+ * (PORTS_PASS_AVX2), and a loop of fewer lanes or of a remainder runs scalar. The rows are padded
+ * to the longer. */
+enum { PORTS_PASS = 16, PORTS_PASS_AVX2 = 4 };
 
 /* What the lanes read: each port's calendar in each lane, and its speed there, each field an
  * array [port][lane] (C = port * L + lane), so that a pass over the lanes of one port reads each
@@ -137,13 +138,20 @@ static inline int64_t ports_cycles(double len)
  * the compiler's booleans). */
 static inline uint64_t ports_mask_(bool c) { return -(uint64_t)c; }
 
+/* Whether V, never negative as a signed word, is below N, as a word: compared signed, which AVX2
+ * does in one instruction (an unsigned compare it does in three). */
+static inline __attribute__((always_inline)) uint64_t ports_below_(uint64_t v, int64_t n)
+{
+    return ports_mask_((int64_t)v < n);
+}
+
 /* A window's words W0 and W1 moved on by SH cycles (0: they stay) as ports_cal_advance_ moves
  * them, without a branch. */
 static inline __attribute__((always_inline)) void ports_shift_(uint64_t sh, uint64_t *w0, uint64_t *w1)
 {
-    uint64_t near = ports_mask_(sh < 64), some = ports_mask_(sh != 0);
+    uint64_t near = ports_below_(sh, 64), some = ports_mask_(sh != 0);
     uint64_t lo = *w0 >> (sh & 63) | (*w1 << ((64 - sh) & 63) & some);        /* SH < 64 */
-    uint64_t hi = *w1 >> ((sh - 64) & 63) & ports_mask_(sh < CAL_CYCLES);     /* 64 <= SH */
+    uint64_t hi = *w1 >> ((sh - 64) & 63) & ports_below_(sh, CAL_CYCLES);     /* 64 <= SH */
     *w0 = (lo & near) | (hi & ~near);
     *w1 = *w1 >> (sh & 63) & near;
 }
@@ -177,14 +185,20 @@ static inline __attribute__((always_inline)) double ports_double_(int64_t k, boo
     return y - PORTS_MAGIC;
 }
 
-/* The index of the one bit set in X (0 when none is). */
+/* The index of the one bit set in X (0 when none is): without NATIVE, the exponent of the half
+ * holding it as a double (one or nought: 0). */
 static inline __attribute__((always_inline)) uint64_t ports_bit_(uint64_t x, bool native)
 {
     if (native)
         return 63 - (uint64_t)__builtin_clzll(x | 1);
-    return (-(uint64_t)((x & 0xaaaaaaaaaaaaaaaaull) != 0) & 1) | (-(uint64_t)((x & 0xccccccccccccccccull) != 0) & 2) |
-           (-(uint64_t)((x & 0xf0f0f0f0f0f0f0f0ull) != 0) & 4) | (-(uint64_t)((x & 0xff00ff00ff00ff00ull) != 0) & 8) |
-           (-(uint64_t)((x & 0xffff0000ffff0000ull) != 0) & 16) | (-(uint64_t)((x & 0xffffffff00000000ull) != 0) & 32);
+    uint64_t high = ports_mask_(x >> 32 != 0);
+    uint64_t half = ((x >> 32 & high) | (x & 0xffffffffu & ~high)) | 1;
+    uint64_t bits = half | 0x4330000000000000ull;           /* 2^52 + HALF */
+    double y;
+    memcpy(&y, &bits, sizeof y);
+    y -= 0x1p52;
+    memcpy(&bits, &y, sizeof bits);
+    return (bits >> 52) - 1023 + (high & 32);
 }
 
 /* ports_take_on for a uop of one cycle, without a branch, on calendar C where MAY (all ones or
@@ -215,12 +229,12 @@ static inline __attribute__((always_inline)) uint64_t ports_take_one_(int64_t *b
     ports_shift_((uint64_t)(before - base) & move, &w0, &w1);
     base = move ? before : base;
     uint64_t off = (uint64_t)(k - base);                     /* not negative */
-    uint64_t fits = ports_mask_(off < CAL_CYCLES);           /* else the uop takes nothing (and
+    uint64_t fits = ports_below_(off, CAL_CYCLES);           /* else the uop takes nothing (and
                                                                 no word below has a free bit) */
-    uint64_t in0 = ports_mask_(off < 64);
+    uint64_t in0 = ports_below_(off, 64);
     uint64_t free0 = ~w0 >> (off & 63) & in0;                /* word 0's free cycles from K on */
     uint64_t off1 = (off - 64) & ~in0;                       /* word 1's from K on, or all of it */
-    uint64_t free1 = ~w1 >> (off1 & 63) & ports_mask_(off1 < 64);
+    uint64_t free1 = ~w1 >> (off1 & 63) & ports_below_(off1, 64);
     uint64_t first0 = ports_mask_(free0 != 0);
     uint64_t x = (free0 & first0) | (free1 & ~first0);
     uint64_t low = x & -x;                                   /* the first free one */
@@ -251,8 +265,8 @@ ports_take_lanes_(int64_t *restrict base, uint64_t *restrict bits0, uint64_t *re
 #if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC ivdep
 #endif
-    for (uint64_t l = first; l < end; l++) {
-        uint64_t on = (off[l] - 1) & ports_mask_(l >= a) & ports_mask_(l < b);  /* the lane takes ports */
+    for (int64_t l = first; l < end; l++) {
+        uint64_t on = (off[l] - 1) & ports_mask_(l >= (int64_t)a) & ports_mask_(l < (int64_t)b);  /* it takes ports */
         double x, tl = on ? t[l] : 0, dl = on ? disp[l] : 0;
         left[l] = ports_take_one_(base, bits0, bits1, scale, per, l, tl, dl, on, &x, native);
         at[l] = on ? x - rank : -INFINITY;
