@@ -271,7 +271,8 @@ static inline_always void pass_groups(struct rt_model *md, const struct step *s,
         md->rs_wait0 = -INFINITY;
     /* the lanes that start a group where the scheduler may be full, 64 at a time in a mask: which
      * they are changes from step to step, and a branch per lane would guess wrong */
-    for (unsigned at = a; at < b; at += 64) {
+    bool any = station_any_may_be_full(md->rs, starts, a, b);
+    for (unsigned at = a; any && at < b; at += 64) {
         unsigned end = b - at < 64 ? b : at + 64;
         uint64_t ask = 0;
         for (unsigned l = at; l < end; l++)
@@ -421,7 +422,10 @@ static inline_always void kernel_ports(struct rt_model *md, const struct step *s
             ports_take_lanes_(pl->base + row, pl->bits[0] + row, pl->bits[1] + row, pl->scale + row, pl->per + row,
                               from, d, md->ports_off, rank, at, left, a, b, a / step * step,
                               (b + step - 1) / step * step, pass == PASS_AVX512);
+            uint64_t any = 0;   /* a pass: a uop is seldom left to ports_take_on */
             for (unsigned l = a; l < b; l++)
+                any |= left[l];
+            for (unsigned l = a; any && l < b; l++)
                 if (left[l])
                     at[l] = ports_take_on(pl, row + l, from[l], len, n, d[l]) - rank;
         } else {

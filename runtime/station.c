@@ -19,6 +19,7 @@ struct station *station_new(unsigned size, unsigned width, unsigned L)
         sc->count = alloc_zeroed((size_t)HORIZON * L, sizeof *sc->count);
         sc->busy = alloc_zeroed((size_t)HORIZON / 64 * L, sizeof *sc->busy);
         sc->cal = alloc_zeroed(L, sizeof *sc->cal);
+        sc->held = alloc_zeroed(L, sizeof *sc->held);
         sc->last = alloc_zeroed(HORIZON, sizeof *sc->last);
         for (unsigned k = 0; k < HORIZON; k++)
             sc->last[k][0] = sc->last[k][1] = NONE;
@@ -33,6 +34,7 @@ void station_free(struct station *sc)
     free(sc->count);
     free(sc->busy);
     free(sc->cal);
+    free(sc->held);
     free(sc->last);
     free(sc);
 }
@@ -62,7 +64,7 @@ static inline int64_t hold(struct station *sc, unsigned l, unsigned count, int64
         station_move_to_(sc, l, k - HORIZON + 1);
     sc->count[(size_t)l * HORIZON + SLOT(k)] += count;
     sc->busy[(size_t)l * (HORIZON / 64) + SLOT(k) / 64] |= 1ull << (SLOT(k) % 64);
-    c->held += count;
+    sc->held[l] += count;
     return k;
 }
 
@@ -90,10 +92,11 @@ void station_copy_lane(struct station *sc, unsigned from, unsigned to)
     uint64_t *tb = &sc->busy[(size_t)to * (HORIZON / 64)];
     const uint32_t *fc = &sc->count[(size_t)from * HORIZON];
     uint32_t *tc = &sc->count[(size_t)to * HORIZON];
-    for (size_t w = 0; sc->cal[from].held && w < HORIZON / 64; w++) {
+    for (size_t w = 0; sc->held[from] && w < HORIZON / 64; w++) {
         tb[w] = fb[w];
         for (uint64_t bits = fb[w]; bits; bits &= bits - 1)
             tc[w * 64 + (size_t)__builtin_ctzll(bits)] = fc[w * 64 + (size_t)__builtin_ctzll(bits)];
     }
     sc->cal[to] = sc->cal[from];
+    sc->held[to] = sc->held[from];
 }

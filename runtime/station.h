@@ -20,7 +20,6 @@ enum { STATION_HORIZON = 1 << 14 };
 
 struct station_cal {
     int64_t base;                   /* cycle of slot base % HORIZON: no entry frees before it */
-    uint32_t held;                  /* entries freeing at base or later */
 };
 
 struct station {
@@ -29,6 +28,8 @@ struct station {
     uint32_t *count;                /* [L][HORIZON]: entries freeing at each cycle */
     uint64_t *busy;                 /* [L][HORIZON / 64]: the cycles whose count is not zero */
     struct station_cal *cal;        /* [L] */
+    uint32_t *held;                 /* [L]: the entries freeing at the lane's base or later (an
+                                       array apart: a pass over the lanes reads it, pass_groups) */
     uint64_t (*last)[2];            /* [HORIZON]: lane 0's last two entries freeing at each cycle
                                        (NONE: none), for what made room (two chains in turn) */
 };
@@ -87,10 +88,10 @@ static inline void station_move_to_(struct station *sc, unsigned l, int64_t k)
     /* every entry held frees within a horizon of the base: one pass over its cycles meets them
      * all, however far K is */
     int64_t end = k - c->base > STATION_HORIZON ? c->base + STATION_HORIZON : k;
-    uint32_t held = c->held;
+    uint32_t held = sc->held[l];
     for (int64_t j = c->base; held && (j = station_next_held_(sc, l, j, end)) < end; j++)
         held -= station_forget_(sc, l, j);
-    c->held = held;
+    sc->held[l] = held;
     if (c->base < k)
         c->base = k;
 }
@@ -104,7 +105,23 @@ static inline unsigned station_limit_(const struct station *sc)
 /* Whether lane L may have no room for a group: else station_room answers minus infinity at once. */
 static inline bool station_may_be_full(const struct station *sc, unsigned l)
 {
-    return sc->size && sc->cal[l].held > station_limit_(sc);
+    return sc->size && sc->held[l] > station_limit_(sc);
+}
+
+/* Whether any lane of [A, B) that starts a group (STARTS[L] not 0) may have no room for it: a
+ * pass, where most steps find none (the lanes' calendars are asked one by one only if one may). */
+static inline __attribute__((always_inline)) bool station_any_may_be_full(const struct station *sc,
+                                                                          const double *starts, unsigned a,
+                                                                          unsigned b)
+{
+    if (!sc->size)
+        return false;
+    uint32_t limit = station_limit_(sc);
+    const uint32_t *held = sc->held;
+    unsigned any = 0;
+    for (unsigned l = a; l < b; l++)
+        any |= (starts[l] != 0) & (held[l] > limit);
+    return any;
 }
 
 /* When lane L has room for a group issuing at D or later: minus infinity when it has room at D
@@ -120,7 +137,7 @@ static inline double station_room(struct station *sc, unsigned l, double d, uint
         return -INFINITY;
     station_move_to_(sc, l, (int64_t)(d + 1e-9) + 1);   /* freed by D: those of D's cycle and before (D >= 0) */
     struct station_cal *c = &sc->cal[l];
-    uint32_t held = c->held;
+    uint32_t held = sc->held[l];
     int64_t base = c->base;
     double room = -INFINITY;
     while (held > limit) {          /* the entries held all free within a horizon of the base */
@@ -137,7 +154,7 @@ static inline double station_room(struct station *sc, unsigned l, double d, uint
         held -= station_forget_(sc, l, k);
         base = k + 1;
     }
-    c->held = held;
+    sc->held[l] = held;
     c->base = base;
     if (*n_made > STATION_MADE_MAX)
         *n_made = STATION_MADE_MAX;
