@@ -158,8 +158,8 @@ static inline __attribute__((always_inline)) void ports_shift_(uint64_t sh, uint
 
 /* Conversions and a bit's index a pass over the lanes takes. NATIVE: in the processor's own
  * instructions (AVX-512DQ converts 64-bit integers, AVX-512CD counts their leading zeros); else
- * in instructions AVX2 has, through a double's mantissa and masks, as exact for the values a
- * calendar sees (|X| < 2^51). */
+ * in instructions AVX2 has, through a double's mantissa, as exact for the values a calendar sees
+ * (|X| < 2^51). */
 #define PORTS_MAGIC 0x1.8p52                     /* a double whose last mantissa bit is 1 */
 #define PORTS_MAGIC_BITS 0x4338000000000000ll   /* its bits */
 
@@ -193,10 +193,8 @@ static inline __attribute__((always_inline)) uint64_t ports_bit_(uint64_t x, boo
         return 63 - (uint64_t)__builtin_clzll(x | 1);
     uint64_t high = ports_mask_(x >> 32 != 0);
     uint64_t half = ((x >> 32 & high) | (x & 0xffffffffu & ~high)) | 1;
-    uint64_t bits = half | 0x4330000000000000ull;           /* 2^52 + HALF */
-    double y;
-    memcpy(&y, &bits, sizeof y);
-    y -= 0x1p52;
+    double y = ports_double_((int64_t)half, false);
+    uint64_t bits;
     memcpy(&bits, &y, sizeof bits);
     return (bits >> 52) - 1023 + (high & 32);
 }
@@ -219,7 +217,8 @@ static inline __attribute__((always_inline)) uint64_t ports_take_one_(int64_t *b
     double kt = t * per + PORTS_EPS, kd = disp * per + PORTS_EPS;
     /* cycles beyond what the conversions without NATIVE hold (infinite times): ports_take_on's */
     uint64_t far = native ? 0 : ~(ports_mask_(__builtin_fabs(kt) < 0x1p51) & ports_mask_(__builtin_fabs(kd) < 0x1p51));
-    uint64_t on = may & ports_mask_(per != 0) & ~far;        /* a cycle that takes no time: T */
+    uint64_t live = may & ports_mask_(per != 0);             /* a cycle that takes no time: T */
+    uint64_t on = live & ~far;
     int64_t k = ports_int_(kt, native);                      /* floor: times are not negative */
     int64_t before = ports_int_(kd, native) - 1;             /* the cycle before dispatch */
     k = k > before ? k : before;
@@ -246,7 +245,7 @@ static inline __attribute__((always_inline)) uint64_t ports_take_one_(int64_t *b
     int64_t start = base + (int64_t)(from + ports_bit_(low, native));
     double s = ports_double_(start, native) * scale[c];
     *at = took && s > t ? s : t;
-    return (on & fits & ~took) | (may & ports_mask_(per != 0) & far);
+    return (on & fits & ~took) | (live & far);
 }
 
 /* ports_take_one_ over lanes [A, B) of the port whose calendars' fields start at BASE .. PER:
